@@ -1,0 +1,389 @@
+"""Exact minimum deadwood and best discard over 64-bit hand masks.
+
+Conventions
+-----------
+* ``mask``: int64 inside kernels (uint64 in public arrays) hand, bit ``suit * 13 + rank``, jokers at bits 52 and 53.
+* ``tab``: a :class:`kernels.tables.Tables` for the rule set's ace mode and values.
+* Every function is pure; batch functions write into caller-allocated ``out`` arrays.
+
+The method (exact, never greedy)
+--------------------------------
+Runs stay inside a suit, so without sets the least deadwood is the sum of four table
+reads ``run_deadwood[pattern of suit s]``. Sets tie suits together, but only at ranks
+held in three or more suits. For each such rank the solver tries the set choices
+that can matter (``_sets_min``): all cards in the set, none, or for a 4-card rank the
+set of three leaving one card to a run. Any card that cannot be part of a 3-card run
+in its suit never needs to leave a set, which prunes almost every branch.
+
+Jokers (RULES.md): a joker meld is natural cards ``S`` plus jokers, where ``S`` alone
+is a set or run with one (or two) cards missing. The solver tries every such ``S``
+(``_joker_partials``), solves the natural rest exactly, and keeps the best.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from numba.cpython.unsafe.numbers import leading_zeros
+
+from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
+from kernels.layout import NATURAL_BITS
+from kernels.tables import KEY_OFFSET
+
+BIG = 1 << 30  # larger than any deadwood
+RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # the Aces; shift for a rank
+# Joker-meld natural parts in one hand: far above what 13 cards can produce.
+MAX_PARTIALS = 4096
+
+
+@njit(cache=True, inline="always")
+def _strip_easy_sets(p0, p1, p2, p3, run_capable):
+    """Put every set no run could use into a set; return the patterns left and the
+    ranks still contested between a set and a run.
+
+    A rank held in three or more suits none of whose cards fits a 3-card run in its
+    suit is always best as a set (of 3 or 4): those cards have no other use.
+    """
+    ranks = at_least_three(p0, p1, p2, p3)
+    if ranks == 0:
+        return p0, p1, p2, p3, ranks, ranks
+    wanted = run_capable[p0] | run_capable[p1] | run_capable[p2] | run_capable[p3]
+    contested = ranks & wanted
+    easy = ranks & ~contested
+    return p0 & ~easy, p1 & ~easy, p2 & ~easy, p3 & ~easy, easy, contested
+
+
+@njit(cache=True, inline="always")
+def _four_reads(p0, p1, p2, p3, run_deadwood):
+    return (
+        np.int64(run_deadwood[p0]) + run_deadwood[p1] + run_deadwood[p2] + run_deadwood[p3]
+    )
+
+
+@njit(cache=True)
+def _sets_min(p0, p1, p2, p3, ranks, run_deadwood, run_capable):
+    """Least deadwood of four suit patterns, choosing sets at the ``ranks`` given.
+
+    ``ranks`` is a 13-bit mask of ranks held in at least three suits. Recursion depth
+    is the number of such ranks (at most 4 in a 13-card hand).
+    """
+    if ranks == 0:
+        return _four_reads(p0, p1, p2, p3, run_deadwood)
+    r = lowest_bit(ranks)
+    rest = ranks & (ranks - 1)
+    bit = 1 << r
+    # Which suits hold this rank, and which of those cards a run could want.
+    h0 = p0 & bit
+    h1 = p1 & bit
+    h2 = p2 & bit
+    h3 = p3 & bit
+    c0 = run_capable[p0] & h0
+    c1 = run_capable[p1] & h1
+    c2 = run_capable[p2] & h2
+    c3 = run_capable[p3] & h3
+    n_held = (h0 != 0) + (h1 != 0) + (h2 != 0) + (h3 != 0)
+    n_capable = (c0 != 0) + (c1 != 0) + (c2 != 0) + (c3 != 0)
+    # Every held card of the rank in the set.
+    best = _sets_min(p0 & ~h0, p1 & ~h1, p2 & ~h2, p3 & ~h3, rest, run_deadwood, run_capable)
+    if n_capable == 0:
+        return best
+    if n_held == 4:
+        # A set of three, leaving out one card a run can use.
+        if c0:
+            best = min(best, _sets_min(p0, p1 & ~h1, p2 & ~h2, p3 & ~h3, rest, run_deadwood, run_capable))
+        if c1:
+            best = min(best, _sets_min(p0 & ~h0, p1, p2 & ~h2, p3 & ~h3, rest, run_deadwood, run_capable))
+        if c2:
+            best = min(best, _sets_min(p0 & ~h0, p1 & ~h1, p2, p3 & ~h3, rest, run_deadwood, run_capable))
+        if c3:
+            best = min(best, _sets_min(p0 & ~h0, p1 & ~h1, p2 & ~h2, p3, rest, run_deadwood, run_capable))
+        if n_capable == 1:
+            # No set at all only helps if two or more cards go to runs.
+            return best
+    return min(best, _sets_min(p0, p1, p2, p3, rest, run_deadwood, run_capable))
+
+
+@njit(cache=True, inline="always")
+def natural_min_deadwood(mask, run_deadwood, run_capable):
+    """Least deadwood of a hand of natural cards (no jokers)."""
+    p0, p1, p2, p3 = suit_patterns(mask)
+    q0, q1, q2, q3, easy, contested = _strip_easy_sets(p0, p1, p2, p3, run_capable)
+    if contested == 0:
+        return _four_reads(q0, q1, q2, q3, run_deadwood)
+    return _sets_min(q0, q1, q2, q3, contested, run_deadwood, run_capable)
+
+
+@njit(cache=True)
+def _joker_partials(natural, windows, missing, out):
+    """Write every natural part of a meld that lacks exactly ``missing`` cards.
+
+    A meld with ``missing`` jokers has natural cards ``S``: a run window of length L
+    with L - missing of its cards (the joker may stand for a card held elsewhere, so
+    every such subset counts), or 3 - missing or 4 - missing cards of one rank. At
+    least one card is natural. Returns how many masks were written to ``out``.
+    """
+    n = 0
+    for s in range(4):
+        p = (natural >> (13 * s)) & 0x1FFF
+        if p == 0:
+            continue
+        for w in windows:
+            held = p & w
+            k = popcount(w) - missing  # natural cards this meld needs
+            if k < 1 or popcount(held) < k:
+                continue
+            extra = popcount(held) - k  # held cards the jokers stand in for
+            if extra == 0:
+                out[n] = held << (13 * s)
+                n += 1
+            elif extra == 1:
+                rest = held
+                while rest:
+                    b = rest & -rest
+                    rest ^= b
+                    out[n] = (held ^ b) << (13 * s)
+                    n += 1
+            elif extra == 2:
+                r1 = held
+                while r1:
+                    b1 = r1 & -r1
+                    r1 ^= b1
+                    r2 = r1
+                    while r2:
+                        b2 = r2 & -r2
+                        r2 ^= b2
+                        out[n] = (held ^ b1 ^ b2) << (13 * s)
+                        n += 1
+    # Sets: every subset of a rank's cards of size 3 - missing or 4 - missing (>= 1).
+    for r in range(13):
+        cards = natural & (RANK_ACROSS_SUITS << r)
+        have = popcount(cards)
+        if have == 0:
+            continue
+        sub = cards
+        while True:
+            size = popcount(sub)
+            if size >= 1 and (size == 3 - missing or size == 4 - missing):
+                out[n] = sub
+                n += 1
+            if sub == 0:
+                break
+            sub = (sub - 1) & cards
+    return n
+
+
+@njit(cache=True)
+def _joker_min_deadwood(mask, tab):
+    """Least deadwood of a hand holding one or two jokers."""
+    run_deadwood = tab.run_deadwood
+    run_capable = tab.run_capable
+    natural = mask & NATURAL_BITS
+    jokers = popcount(mask >> 52)
+    joker_value = np.int64(tab.card_value[52])
+    best = natural_min_deadwood(natural, run_deadwood, run_capable) + jokers * joker_value
+    single = np.empty(MAX_PARTIALS, np.int64)
+    n_single = _joker_partials(natural, tab.windows, 1, single)
+    for i in range(n_single):
+        d = natural_min_deadwood(natural & ~single[i], run_deadwood, run_capable)
+        best = min(best, d + (jokers - 1) * joker_value)
+        if jokers == 2:
+            # The second joker in another meld of its own.
+            for k in range(i + 1, n_single):
+                if single[i] & single[k] == 0:
+                    rest = natural & ~single[i] & ~single[k]
+                    best = min(best, natural_min_deadwood(rest, run_deadwood, run_capable))
+    if jokers == 2:
+        # Both jokers in one meld.
+        double = np.empty(MAX_PARTIALS, np.int64)
+        n_double = _joker_partials(natural, tab.windows, 2, double)
+        for i in range(n_double):
+            best = min(best, natural_min_deadwood(natural & ~double[i], run_deadwood, run_capable))
+    return best
+
+
+@njit(cache=True, inline="always")
+def min_deadwood_one(mask, tab):
+    """Exact least deadwood of one hand (int64 mask; 0, 1 or 2 jokers; up to 13 cards)."""
+    if (mask >> 52) == 0:
+        return natural_min_deadwood(mask, tab.run_deadwood, tab.run_capable)
+    return _joker_min_deadwood(mask, tab)
+
+
+# A discard candidate is packed into one integer so that the best is a plain minimum:
+# least deadwood, then highest card value, then highest card index.
+NO_KEY = np.int64(1) << 40
+
+
+@njit(cache=True, inline="always")
+def _pack(d, value, card):
+    return ((d + KEY_OFFSET) << 16) | ((255 - value) << 8) | (63 - card)
+
+
+@njit(cache=True, inline="always")
+def _suit_key(q, s, total, forbidden, tab):
+    """Best packed key for discarding one card of pattern ``q`` in suit ``s``.
+
+    ``tab.best_removal[q]`` holds the in-suit best already packed relative to the
+    pattern's own deadwood; only the suit of a forbidden card needs a scan.
+    """
+    if forbidden // 13 == s and (q >> (forbidden - 13 * s)) & 1:
+        best = NO_KEY
+        base = total - tab.run_deadwood[q]
+        rest = q
+        while rest:
+            r = lowest_bit(rest)
+            rest &= rest - 1
+            card = 13 * s + r
+            if card != forbidden:
+                d = base + tab.run_deadwood[q ^ (1 << r)]
+                best = min(best, _pack(d, np.int64(tab.card_value[card]), card))
+        return best
+    if q == 0:
+        return NO_KEY
+    return np.int64(tab.best_removal[q]) + (total << 16) - 13 * s
+
+
+@njit(cache=True, inline="always")
+def _leaf_key(q0, q1, q2, q3, forbidden, tab):
+    """Deadwood of one set choice, and the best discard among its run-side cards."""
+    total = (
+        np.int64(tab.run_deadwood[q0])
+        + tab.run_deadwood[q1]
+        + tab.run_deadwood[q2]
+        + tab.run_deadwood[q3]
+    )
+    key = min(
+        min(_suit_key(q0, 0, total, forbidden, tab), _suit_key(q1, 1, total, forbidden, tab)),
+        min(_suit_key(q2, 2, total, forbidden, tab), _suit_key(q3, 3, total, forbidden, tab)),
+    )
+    return total, key
+
+
+@njit(cache=True)
+def _sets_best_key(p0, p1, p2, p3, ranks, forbidden, tab):
+    """Like ``_sets_min``, also folding in every leaf's best run-side discard.
+
+    Removing a run-side card from a leaf arrangement leaves a valid arrangement of the
+    smaller hand, so each leaf key is achievable; cards of the contested ranks are
+    solved exactly by the caller, so the minimum over all keys is exact.
+    """
+    if ranks == 0:
+        return _leaf_key(p0, p1, p2, p3, forbidden, tab)
+    r = lowest_bit(ranks)
+    rest = ranks & (ranks - 1)
+    bit = 1 << r
+    run_capable = tab.run_capable
+    h0 = p0 & bit
+    h1 = p1 & bit
+    h2 = p2 & bit
+    h3 = p3 & bit
+    c0 = run_capable[p0] & h0
+    c1 = run_capable[p1] & h1
+    c2 = run_capable[p2] & h2
+    c3 = run_capable[p3] & h3
+    n_held = (h0 != 0) + (h1 != 0) + (h2 != 0) + (h3 != 0)
+    n_capable = (c0 != 0) + (c1 != 0) + (c2 != 0) + (c3 != 0)
+    total, key = _sets_best_key(p0 & ~h0, p1 & ~h1, p2 & ~h2, p3 & ~h3, rest, forbidden, tab)
+    if n_capable == 0:
+        return total, key
+    if n_held == 4:
+        if c0:
+            t, k = _sets_best_key(p0, p1 & ~h1, p2 & ~h2, p3 & ~h3, rest, forbidden, tab)
+            total, key = min(total, t), min(key, k)
+        if c1:
+            t, k = _sets_best_key(p0 & ~h0, p1, p2 & ~h2, p3 & ~h3, rest, forbidden, tab)
+            total, key = min(total, t), min(key, k)
+        if c2:
+            t, k = _sets_best_key(p0 & ~h0, p1 & ~h1, p2, p3 & ~h3, rest, forbidden, tab)
+            total, key = min(total, t), min(key, k)
+        if c3:
+            t, k = _sets_best_key(p0 & ~h0, p1 & ~h1, p2 & ~h2, p3, rest, forbidden, tab)
+            total, key = min(total, t), min(key, k)
+        if n_capable == 1:
+            return total, key
+    t, k = _sets_best_key(p0, p1, p2, p3, rest, forbidden, tab)
+    return min(total, t), min(key, k)
+
+
+@njit(cache=True)
+def _best_discard_by_search(mask, forbidden, tab):
+    """Best discard by solving the hand once per candidate card (used with jokers)."""
+    key = NO_KEY
+    rest = mask
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        if card != forbidden:
+            d = min_deadwood_one(mask ^ (np.int64(1) << card), tab)
+            key = min(key, _pack(d, np.int64(tab.card_value[card]), card))
+    return key
+
+
+@njit(cache=True)
+def _set_card_key(mask, forbidden, total, easy, contested, tab):
+    """Best packed key among the cards of set ranks (``total``: the hand's deadwood).
+
+    A card of an uncontested set of 4 leaves a set of 3 (deadwood unchanged); one of
+    3 leaves two cards no run can use as deadwood; a contested card is solved exactly.
+    """
+    key = NO_KEY
+    for s in range(4):
+        rest = ((mask >> (13 * s)) & 0x1FFF) & (easy | contested)
+        while rest:
+            r = lowest_bit(rest)
+            rest &= rest - 1
+            card = 13 * s + r
+            if card == forbidden:
+                continue
+            value = np.int64(tab.card_value[card])
+            if easy & (1 << r):
+                n_held = popcount(mask & (RANK_ACROSS_SUITS << r))
+                d = total if n_held == 4 else total + 2 * value
+            else:
+                d = natural_min_deadwood(mask ^ (np.int64(1) << card), tab.run_deadwood, tab.run_capable)
+            key = min(key, _pack(d, value, card))
+    return key
+
+
+@njit(cache=True)
+def best_discard_one(mask, forbidden, tab):
+    """Card whose removal leaves the least deadwood, and that deadwood.
+
+    Ties go to the card of highest deadwood value, then the highest index (the card a
+    player most wants out of its hand). ``forbidden`` is a card index that may not be
+    discarded (the card just taken from the pile), or -1.
+    Returns ``(card, deadwood)``; ``(-1, BIG)`` when no card may be discarded.
+
+    Without jokers, every candidate is read off the per-suit ``best_removal`` table
+    for each set choice; cards of set ranks are handled by ``_set_card_key``.
+    """
+    if (mask >> 52) != 0:
+        key = _best_discard_by_search(mask, forbidden, tab)
+    else:
+        p0, p1, p2, p3 = suit_patterns(mask)
+        q0, q1, q2, q3, easy, contested = _strip_easy_sets(p0, p1, p2, p3, tab.run_capable)
+        if contested == 0:
+            total, key = _leaf_key(q0, q1, q2, q3, forbidden, tab)
+        else:
+            total, key = _sets_best_key(q0, q1, q2, q3, contested, forbidden, tab)
+        set_ranks = easy | contested
+        if set_ranks:
+            key = min(key, _set_card_key(mask, forbidden, total, easy, contested, tab))
+    if key >= NO_KEY:
+        return -1, BIG
+    return 63 - (key & 0xFF), (key >> 16) - KEY_OFFSET
+
+
+@njit(cache=True, parallel=True)
+def min_deadwood_batch(masks, tab, out):
+    """``out[i] = least deadwood of masks[i]``; masks uint64[n], out int64[n]."""
+    for i in prange(masks.shape[0]):
+        out[i] = min_deadwood_one(np.int64(masks[i]), tab)
+
+
+@njit(cache=True, parallel=True)
+def best_discard_batch(masks, forbidden, tab, out_card, out_deadwood):
+    """Best discard of every hand; ``forbidden`` int64[n] (-1 for none)."""
+    for i in prange(masks.shape[0]):
+        c, d = best_discard_one(np.int64(masks[i]), forbidden[i], tab)
+        out_card[i] = c
+        out_deadwood[i] = d

@@ -1,0 +1,350 @@
+"""Arrangements (which melds a hand lays down) and lay-offs, for the showdown.
+
+Conventions
+-----------
+* Hands and melds are int64 masks (bit ``suit * 13 + rank``; jokers at 52 and 53).
+* Canonical order (RULES.md "Showdown"): a meld is the ascending tuple of its card
+  indices; an arrangement is the sorted list of its melds; arrangements compare
+  lexicographically. ``hand_melds`` returns melds sorted in that order, and a
+  pre-order depth-first walk that only appends later melds visits arrangements in
+  exactly the canonical order (a list comes before its extensions).
+* Lay-offs: a defender's card fits a knocker meld when the meld with the card added is
+  still one meld (a run shape of the ace mode, or a set of 4 from a set of 3). The
+  cards a defender can lay on one knocker meld are exactly ``W - meld`` for a run
+  shape ``W`` containing the meld (a chain at either end), or the missing fourth card
+  of a set of three. Choices on different melds combine freely: every card needs one
+  host and each chain is anchored at its meld, so any union can be laid in order.
+
+These run once per showdown, not per turn: they favour clarity over speed but still
+allocate only small fixed-size scratch arrays.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.bits import lowest_bit, popcount
+from kernels.deadwood import min_deadwood_one, natural_min_deadwood
+from kernels.layout import NATURAL_BITS
+
+MAX_MELDS = 2048  # melds inside one hand of up to 13 cards, jokers included
+MAX_ARRANGEMENTS = 4096  # minimum-deadwood arrangements kept for one hand
+MAX_MELDS_PER_ARRANGEMENT = 8  # 13 cards make at most 4 melds; room to spare
+RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+JOKER_A = np.int64(1) << 52
+JOKER_B = np.int64(1) << 53
+
+
+@njit(cache=True)
+def mask_value(mask, card_value):
+    """Total deadwood value of the cards of a mask."""
+    total = np.int64(0)
+    rest = mask
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        total += card_value[card]
+    return total
+
+
+@njit(cache=True)
+def meld_less(a, b):
+    """True when meld ``a`` comes before ``b`` as ascending tuples of card indices."""
+    while True:
+        if b == 0:
+            return False
+        if a == 0:
+            return True  # a proper prefix comes first
+        la = lowest_bit(a)
+        lb = lowest_bit(b)
+        if la != lb:
+            return la < lb
+        a &= a - 1
+        b &= b - 1
+
+
+@njit(cache=True)
+def _add_with_jokers(natural_part, missing, jokers_held, out, n):
+    """Append ``natural_part`` completed by ``missing`` jokers, for each joker choice."""
+    if missing == 0:
+        out[n] = natural_part
+        return n + 1
+    if missing == 1:
+        if jokers_held & JOKER_A:
+            out[n] = natural_part | JOKER_A
+            n += 1
+        if jokers_held & JOKER_B:
+            out[n] = natural_part | JOKER_B
+            n += 1
+        return n
+    if missing == 2 and jokers_held == (JOKER_A | JOKER_B):
+        out[n] = natural_part | JOKER_A | JOKER_B
+        return n + 1
+    return n
+
+
+@njit(cache=True)
+def hand_melds(mask, tab, out):
+    """Write every meld contained in the hand to ``out`` in canonical order.
+
+    A meld's natural cards are any non-empty subset of a run shape or of one rank;
+    jokers fill the rest (a joker may stand for a card held elsewhere). Returns the
+    number of melds written.
+    """
+    natural = mask & NATURAL_BITS
+    jokers_held = mask & ~NATURAL_BITS
+    n_jokers = popcount(jokers_held)
+    n = 0
+    for s in range(4):
+        p = (natural >> (13 * s)) & 0x1FFF
+        for w in tab.windows:
+            held = p & w
+            need = popcount(w) - n_jokers  # fewest natural cards this shape can use
+            if held == 0 or popcount(held) < need:
+                continue
+            sub = held
+            while sub:  # every non-empty subset the jokers can complete
+                missing = popcount(w) - popcount(sub)
+                if missing <= n_jokers:
+                    n = _add_with_jokers(np.int64(sub) << (13 * s), missing, jokers_held, out, n)
+                sub = (sub - 1) & held
+    for r in range(13):
+        cards = natural & (RANK_ACROSS_SUITS << r)
+        sub = cards
+        while sub:
+            size = popcount(sub)
+            for total in (3, 4):
+                if size <= total <= size + n_jokers:
+                    n = _add_with_jokers(sub, total - size, jokers_held, out, n)
+            sub = (sub - 1) & cards
+    # Insertion sort into canonical order (a few dozen melds in a real hand).
+    for i in range(1, n):
+        m = out[i]
+        j = i - 1
+        while j >= 0 and meld_less(m, out[j]):
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = m
+    return n
+
+
+@njit(cache=True)
+def arrangements_at(mask, target, tab, melds, n_melds, out):
+    """Every arrangement of deadwood ``target``, in canonical order.
+
+    ``melds[:n_melds]`` come from ``hand_melds``. Row k of ``out`` (int64[A, 1 + M])
+    holds the count of melds then their indices into ``melds``. Returns the number of
+    rows written (at most ``out.shape[0]``).
+    """
+    value = mask_value(mask, tab.card_value)
+    meld_value = np.empty(n_melds, np.int64)
+    for i in range(n_melds):
+        meld_value[i] = mask_value(melds[i], tab.card_value)
+    stack = np.empty(MAX_MELDS_PER_ARRANGEMENT + 1, np.int64)
+    used = np.zeros(MAX_MELDS_PER_ARRANGEMENT + 1, np.int64)  # cards used at each depth
+    melded = np.zeros(MAX_MELDS_PER_ARRANGEMENT + 1, np.int64)  # value melded so far
+    n_out = 0
+    depth = 0
+    # Visit the empty arrangement, then walk: at each depth try later melds in order.
+    if value == target:
+        out[n_out, 0] = 0
+        n_out += 1
+    stack[0] = -1
+    while depth >= 0 and n_out < out.shape[0]:
+        i = stack[depth] + 1
+        while i < n_melds and (melds[i] & used[depth]) != 0:
+            i += 1
+        if i >= n_melds or depth >= MAX_MELDS_PER_ARRANGEMENT:
+            depth -= 1
+            continue
+        stack[depth] = i
+        used[depth + 1] = used[depth] | melds[i]
+        melded[depth + 1] = melded[depth] + meld_value[i]
+        if value - melded[depth + 1] == target:
+            out[n_out, 0] = depth + 1
+            for k in range(depth + 1):
+                out[n_out, 1 + k] = stack[k]
+            n_out += 1
+        # A deeper level can only lower the deadwood further.
+        if value - melded[depth + 1] > target:
+            depth += 1
+            stack[depth] = i
+    return n_out
+
+
+@njit(cache=True)
+def canonical_arrangement(mask, tab, out_melds):
+    """The canonical first least-deadwood arrangement of a hand.
+
+    Writes its melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
+    """
+    target = min_deadwood_one(mask, tab)
+    melds = np.empty(MAX_MELDS, np.int64)
+    n = hand_melds(mask, tab, melds)
+    rows = np.empty((1, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
+    arrangements_at(mask, target, tab, melds, n, rows)
+    for k in range(rows[0, 0]):
+        out_melds[k] = melds[rows[0, 1 + k]]
+    return rows[0, 0], target
+
+
+# --- lay-offs ----------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _layoff_options(meld, defender, tab, out):
+    """Every set of defender cards that can be laid on one knocker meld (the empty
+    set included). Returns how many were written to ``out``."""
+    out[0] = 0
+    n = 1
+    if meld & ~NATURAL_BITS:
+        return n  # lay-offs are not defined with jokers (rejected by the rules)
+    low = lowest_bit(meld)
+    rank = low % 13
+    same_rank = RANK_ACROSS_SUITS << rank
+    if popcount(meld) == 3 and (meld & ~same_rank) == 0:
+        fourth = same_rank & ~meld & defender
+        if fourth:
+            out[n] = fourth
+            n += 1
+        return n
+    if (meld & ~same_rank) == 0:
+        return n  # a set of four takes nothing
+    s = low // 13
+    w = (meld >> (13 * s)) & 0x1FFF
+    d = (defender >> (13 * s)) & 0x1FFF
+    for shape in tab.windows:
+        extra = shape & ~w
+        if (shape & w) == w and extra != 0 and (extra & ~d) == 0:
+            out[n] = np.int64(extra) << (13 * s)
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
+    """Least deadwood of a defender choosing its melds and lay-offs jointly.
+
+    Returns ``(deadwood, laid_mask)``; among equal deadwood the fewest cards laid,
+    then the first found (options are tried meld by meld, shortest first).
+    """
+    options = np.empty((n_knocker_melds, 64), np.int64)
+    counts = np.empty(n_knocker_melds, np.int64)
+    for k in range(n_knocker_melds):
+        counts[k] = _layoff_options(knocker_melds[k], defender, tab, options[k])
+    choice = np.zeros(n_knocker_melds, np.int64)
+    best = natural_min_deadwood(defender, tab.run_deadwood, tab.run_capable)
+    best_laid = np.int64(0)
+    while True:
+        laid = np.int64(0)
+        for k in range(n_knocker_melds):
+            laid |= options[k, choice[k]]
+        if laid:
+            d = natural_min_deadwood(defender & ~laid, tab.run_deadwood, tab.run_capable)
+            if d < best or (d == best and popcount(laid) < popcount(best_laid)):
+                best = d
+                best_laid = laid
+        # Next combination (mixed-radix counter over the melds' options).
+        k = 0
+        while k < n_knocker_melds:
+            choice[k] += 1
+            if choice[k] < counts[k]:
+                break
+            choice[k] = 0
+            k += 1
+        if k == n_knocker_melds:
+            break
+    return best, best_laid
+
+
+@njit(cache=True)
+def layoff_fits(card, meld, tab):
+    """True when ``card`` can be laid on ``meld`` (a run end or a set's fourth card)."""
+    if meld & ~NATURAL_BITS or card >= 52:
+        return False
+    grown = meld | (np.int64(1) << card)
+    rank = card % 13
+    same_rank = RANK_ACROSS_SUITS << rank
+    if (meld & ~same_rank) == 0:
+        return popcount(meld) == 3
+    s = card // 13
+    if (meld >> (13 * s)) & 0x1FFF == 0:
+        return False
+    return tab.run_shape[(grown >> (13 * s)) & 0x1FFF] == 1
+
+
+@njit(cache=True)
+def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
+    """The defender keeps its canonical arrangement, then lays off deadwood greedily.
+
+    Scans its unmatched cards in ascending index, lays the first that fits onto the
+    first knocker meld it fits (melds grow as cards are laid) and restarts from the
+    lowest card until nothing fits. Returns ``(deadwood, laid_mask)``.
+    """
+    own = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+    n_own, _ = canonical_arrangement(defender, tab, own)
+    unmatched = defender
+    for k in range(n_own):
+        unmatched &= ~own[k]
+    grown = knocker_melds[:n_knocker_melds].copy()
+    laid = np.int64(0)
+    progress = True
+    while progress:
+        progress = False
+        rest = unmatched & ~laid
+        while rest and not progress:
+            card = lowest_bit(rest)
+            rest &= rest - 1
+            for k in range(n_knocker_melds):
+                if layoff_fits(card, grown[k], tab):
+                    grown[k] |= np.int64(1) << card
+                    laid |= np.int64(1) << card
+                    progress = True
+                    break
+    return mask_value(unmatched & ~laid, tab.card_value), laid
+
+
+@njit(cache=True)
+def defender_after_layoffs(knocker_melds, n_knocker_melds, defender, greedy, tab):
+    """``(deadwood, laid_mask)`` of a defender under the rule set's ``layoff_play``."""
+    if greedy:
+        return layoff_greedy(knocker_melds, n_knocker_melds, defender, tab)
+    return layoff_optimal(knocker_melds, n_knocker_melds, defender, tab)
+
+
+@njit(cache=True)
+def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, out_melds):
+    """The knocker's arrangement as RULES.md chooses it.
+
+    Least deadwood; with lay-offs and deadwood above zero, then the least total
+    reduction the defenders get from laying off; then the canonical first. Writes the
+    melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
+    """
+    target = min_deadwood_one(knocker, tab)
+    melds = np.empty(MAX_MELDS, np.int64)
+    n = hand_melds(knocker, tab, melds)
+    if not layoffs or target == 0:
+        rows = np.empty((1, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
+    else:
+        rows = np.empty((MAX_ARRANGEMENTS, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
+    n_rows = arrangements_at(knocker, target, tab, melds, n, rows)
+    best_row = 0
+    if n_rows > 1:
+        own = np.empty(n_defenders, np.int64)
+        for j in range(n_defenders):
+            own[j] = min_deadwood_one(defenders[j], tab)
+        chosen = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+        best_relief = np.int64(1) << 40
+        for row in range(n_rows):
+            m = rows[row, 0]
+            for k in range(m):
+                chosen[k] = melds[rows[row, 1 + k]]
+            relief = np.int64(0)
+            for j in range(n_defenders):
+                d, _ = defender_after_layoffs(chosen, m, defenders[j], greedy, tab)
+                relief += own[j] - d
+            if relief < best_relief:
+                best_relief = relief
+                best_row = row
+    for k in range(rows[best_row, 0]):
+        out_melds[k] = melds[rows[best_row, 1 + k]]
+    return rows[best_row, 0], target
