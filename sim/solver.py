@@ -1,0 +1,150 @@
+"""Public solver API: least deadwood, best discard and arrangements, vectorised.
+
+Hands are 64-bit masks (``sim.cards``): a numpy ``uint64`` array (or anything
+``np.asarray`` turns into one) for the batch functions, an int or card text for one
+hand. All work happens in the numba kernels; Python is called once per batch.
+
+>>> import numpy as np, sim
+>>> from sim.cards import parse_cards
+>>> hands = np.array([parse_cards("AS 2S 3S 7C 7D 7H 9C TC JD QH")], np.uint64)
+>>> sim.min_deadwood(hands, rules="gin").tolist()
+[39]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kernels import layout as L
+from kernels.deadwood import best_discard_batch, min_deadwood_batch
+from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
+from kernels.tables import Tables, build_tables
+from sim.cards import CardError, cards_of, parse_cards
+from sim.rules import RuleSet, get_rules
+
+__all__ = ["Arrangement", "arrangement", "best_discard", "min_deadwood", "tables_for"]
+
+_ACE_CODES = {"low": L.ACE_LOW, "high_or_low": L.ACE_HIGH_OR_LOW, "around": L.ACE_AROUND}
+MAX_CARDS = 13  # the solver's tested range (hands of 1 to 13 cards)
+
+
+def resolve_rules(rules: str | RuleSet) -> RuleSet:
+    """A preset name or a rule set, as a rule set."""
+    return rules if isinstance(rules, RuleSet) else get_rules(rules)
+
+
+def tables_for(rules: str | RuleSet) -> Tables:
+    """The solver tables of a rule set (cached per ace mode and card values)."""
+    r = resolve_rules(rules)
+    return build_tables(_ACE_CODES[r.ace], r.ace_high_value, r.joker_value)
+
+
+def hand_mask(hand: int | str, rules: RuleSet) -> int:
+    """One hand as a mask, from a mask or card text, checked against the rules."""
+    mask = parse_cards(hand, jokers=rules.jokers) if isinstance(hand, str) else int(hand)
+    _check_masks(np.array([mask], np.uint64), rules)
+    return mask
+
+
+def _as_masks(masks: Any) -> npt.NDArray[np.uint64]:
+    array = np.asarray(masks)
+    if array.dtype != np.uint64:
+        if array.dtype.kind not in "iu":
+            raise ValueError(f"hand masks must be integers, got dtype {array.dtype}")
+        if (array < 0).any():
+            raise ValueError("hand masks must be non-negative")
+        array = array.astype(np.uint64)
+    return np.ascontiguousarray(array.reshape(-1))
+
+
+def _check_masks(masks: npt.NDArray[np.uint64], rules: RuleSet) -> None:
+    if masks.size == 0:
+        return
+    if (masks >> np.uint64(54)).any():
+        raise CardError("hand masks may only use bits 0..53 (52 cards and 2 jokers)")
+    if rules.jokers == 0 and (masks >> np.uint64(52)).any():
+        raise CardError(f"hand holds a joker but rule set {rules.name!r} has jokers=0")
+    counts = np.bitwise_count(masks)
+    if counts.max() > MAX_CARDS:
+        raise ValueError(f"hands may hold at most {MAX_CARDS} cards, got {int(counts.max())}")
+
+
+def min_deadwood(masks: Any, rules: str | RuleSet = "gin") -> npt.NDArray[np.int64]:
+    """Exact least deadwood of every hand.
+
+    Parameters
+    ----------
+    masks : array_like of uint64, shape (n,)
+        Hands as masks (1 to 13 cards; jokers at bits 52 and 53).
+    rules : str or RuleSet
+        Preset name or rule set (its ``ace`` mode and card values matter).
+
+    Returns
+    -------
+    int64[n]
+    """
+    r = resolve_rules(rules)
+    array = _as_masks(masks)
+    _check_masks(array, r)
+    out = np.empty(array.shape[0], np.int64)
+    min_deadwood_batch(array, tables_for(r), out)
+    return out
+
+
+def best_discard(
+    masks: Any, rules: str | RuleSet = "gin", forbidden: Any = None
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The best discard of every hand and the deadwood it leaves.
+
+    The best discard leaves the least deadwood; ties go to the card of highest
+    deadwood value, then the highest card index. ``forbidden`` (a card index per hand,
+    -1 for none, or one index for all) is never chosen: it is the card just taken from
+    the discard pile.
+
+    Returns
+    -------
+    cards : int64[n]
+        Card index to discard (-1 if the hand has no card that may be discarded).
+    deadwood : int64[n]
+        Least deadwood of the hand after that discard.
+    """
+    r = resolve_rules(rules)
+    array = _as_masks(masks)
+    _check_masks(array, r)
+    n = array.shape[0]
+    if forbidden is None:
+        forbid = np.full(n, -1, np.int64)
+    else:
+        forbid = np.ascontiguousarray(np.broadcast_to(np.asarray(forbidden, np.int64), (n,)))
+    cards = np.empty(n, np.int64)
+    deadwood = np.empty(n, np.int64)
+    best_discard_batch(array, forbid, tables_for(r), cards, deadwood)
+    return cards, deadwood
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """How one hand is laid down: melds (each a list of card indices) and the rest."""
+
+    melds: list[list[int]]
+    unmatched: list[int]
+    deadwood: int
+
+
+def arrangement(hand: int | str, rules: str | RuleSet = "gin") -> Arrangement:
+    """The least-deadwood arrangement of one hand, first in RULES.md's canonical order."""
+    r = resolve_rules(rules)
+    mask = hand_mask(hand, r)
+    out = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+    n, deadwood = canonical_arrangement(np.int64(mask), tables_for(r), out)
+    melds = [cards_of(int(m)) for m in out[:n]]
+    melded = {card for meld in melds for card in meld}
+    return Arrangement(
+        melds=melds,
+        unmatched=[c for c in cards_of(mask) if c not in melded],
+        deadwood=int(deadwood),
+    )
