@@ -1,0 +1,43 @@
+"""The ``rummy`` command: thin typer commands over the ``sim`` API.
+
+One sub-app per file, joined here. Every user mistake ends in a one-line error on
+stderr and exit status 1 (``sim.cli.common.fail``), never a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sim import __version__
+from sim.cli import rules_cmd, table_cmds
+
+app = typer.Typer(
+    name="rummy",
+    help="Monte Carlo strategy simulator for Knock Rummy and Gin Rummy.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"rummy {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Monte Carlo strategy simulator for Knock Rummy and Gin Rummy."""
+
+
+app.command("deadwood")(table_cmds.deadwood)
+app.command("score")(table_cmds.score)
+app.add_typer(rules_cmd.app, name="rules")
