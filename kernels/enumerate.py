@@ -29,14 +29,14 @@ partial Fisher-Yates shuffle of the deck with unbiased bounded integers (Lemire'
 multiply-shift with rejection, on the top 32 bits of each word).
 """
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from numba import njit, prange
 
 from kernels.bits import popcount
 from kernels.deadwood import min_deadwood_one, natural_min_deadwood
-from kernels.layout import N_NATURAL, N_RANKS
+from kernels.layout import N_RANKS
 
 N_PATTERNS = 1 << N_RANKS
 MAX_ENUMERATED_CARDS = 11  # the exact enumeration's tested range (C(52, 11) = 60e9)
@@ -188,7 +188,7 @@ def monte_carlo_histogram_nb(key, samples, cards, deck_size, tab, hist):
 # --- exact enumeration ---------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def pattern_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The 8192 suit patterns sorted by (popcount, value), and where each group starts.
 
@@ -257,7 +257,9 @@ def enumeration_items_nb(cards, offsets, start_index):
 
 
 @njit(cache=True, parallel=True)
-def exact_histogram_nb(cards, patterns, offsets, start_index, items, run_deadwood, run_capable, hist):
+def exact_histogram_nb(
+    cards, patterns, offsets, start_index, items, run_deadwood, run_capable, hist
+):
     """Weighted count of the least deadwood of every ``cards``-card natural hand.
 
     Parameters

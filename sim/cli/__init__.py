@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from sim import __version__
-from sim.cli import rules_cmd, table_cmds
+from sim.cli import bench_cmd, rules_cmd, stats_cmd, table_cmds
 
 app = typer.Typer(
     name="rummy",
@@ -19,6 +19,7 @@ app = typer.Typer(
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
+    add_completion=False,
 )
 
 
@@ -41,3 +42,5 @@ def main(
 app.command("deadwood")(table_cmds.deadwood)
 app.command("score")(table_cmds.score)
 app.add_typer(rules_cmd.app, name="rules")
+app.add_typer(stats_cmd.app, name="stats")
+app.add_typer(bench_cmd.app, name="bench")

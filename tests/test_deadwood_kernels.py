@@ -1,0 +1,462 @@
+"""The numba deadwood kernels agree with the pure-Python oracle (RULES.md "Melds and deadwood").
+
+``kernels.deadwood.min_deadwood_one`` / ``min_deadwood_batch`` and ``best_discard_one`` /
+``best_discard_batch`` are compared, answer for answer, with
+``tests/reference/deadwood_ref.py`` (``min_deadwood_ref``, ``best_discard_ref``) on seeded
+random hands of 1 to 13 cards, in every ace mode, with 0, 1 and 2 jokers; on dense hands
+(3 to 5 neighbouring ranks in four suits, where sets and runs compete); on hands holding
+four of a kind; and on hand-picked edge cases drawn in their docstrings.
+
+The default run is sized for CI (seconds of oracle time on top of the numba compile).
+``pytest -m slow`` runs the full counts: see ``test_kernels_match_oracle_at_scale``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels.deadwood import (
+    BIG,
+    best_discard_batch,
+    best_discard_one,
+    min_deadwood_batch,
+    min_deadwood_one,
+)
+from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
+from tests.conftest import (
+    ACE_MODES,
+    assert_same,
+    dense_hand,
+    kmask,
+    mask_of,
+    melds_of,
+    oracle_chunk,
+    quad_hand,
+    random_hand,
+    ref_rules,
+    seeded,
+    show,
+    slow_hands,
+    tables_for_ref,
+)
+from tests.reference import deadwood_ref as R
+from tests.reference.cardtext import parse
+
+# Hands per (ace mode, size) in the default run, by number of jokers. The oracle costs
+# about 0.3 ms (ace low) to 0.6 ms (around) per hand; best discard costs one oracle call
+# per card of the hand.
+N_FAST_DEADWOOD = {0: 120, 1: 40, 2: 40}
+N_FAST_DENSE = {0: 15, 1: 8, 2: 6}
+N_FAST_QUADS = 12
+N_FAST_DISCARD = {0: 8, 1: 3, 2: 3}
+N_FAST_DISCARD_DENSE = 4
+SIZES = tuple(range(1, 14))
+
+# The slow run (pytest -m slow): hands per (kind, size, ace mode) and how often the
+# (much dearer) best-discard oracle is consulted. Override with the environment.
+N_SLOW = int(os.environ.get("RUMMY_SLOW_HANDS", "100000"))
+SLOW_DISCARD_EVERY = int(os.environ.get("RUMMY_SLOW_DISCARD_EVERY", "10"))
+SLOW_WORKERS = int(os.environ.get("RUMMY_SLOW_WORKERS", str(os.cpu_count() or 1)))
+SLOW_CHUNK = 1000
+
+
+def _jokers_for(size: int) -> tuple[int, ...]:
+    return tuple(j for j in (0, 1, 2) if j <= size)
+
+
+def _check_min_deadwood(hands: list[tuple[int, ...]], ace: str) -> None:
+    """Kernel (scalar and batch) against ``min_deadwood_ref`` on every hand."""
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    masks = np.array([mask_of(h) for h in hands], np.uint64)
+    batch = np.empty(len(hands), np.int64)
+    min_deadwood_batch(masks, tab, batch)
+    for hand, b in zip(hands, batch, strict=True):
+        one = min_deadwood_one(kmask(hand), tab)
+        assert one == b, f"batch {b} != one {one} for [{show(hand)}]"
+        assert_same("min deadwood", hand, ace, int(one), R.min_deadwood_ref(hand, rules))
+
+
+def _check_best_discard(hands: list[tuple[int, ...]], ace: str, oracle: object) -> None:
+    """Kernel best discard against ``best_discard_ref``: with no card forbidden, with the
+    oracle's own choice forbidden (the hard case: the runner-up must be found) and with
+    another card forbidden; batch and scalar kernels agree."""
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    forbids = []
+    for i, hand in enumerate(hands):
+        want = R.best_discard_ref(hand, rules)
+        assert_same("best discard", hand, ace, best_discard_one(kmask(hand), -1, tab), want)
+        forbids.append(-1)
+        if len(hand) >= 2:
+            for forbidden in (want[0], hand[i % len(hand)]):
+                got = best_discard_one(kmask(hand), forbidden, tab)
+                exp = R.best_discard_ref(hand, rules, forbidden)
+                assert_same(f"best discard (forbidden {show([forbidden])})", hand, ace, got, exp)
+            forbids[-1] = want[0]
+    masks = np.array([mask_of(h) for h in hands], np.uint64)
+    forbidden_arr = np.array(forbids, np.int64)
+    cards = np.empty(len(hands), np.int64)
+    deadwood = np.empty(len(hands), np.int64)
+    best_discard_batch(masks, forbidden_arr, tab, cards, deadwood)
+    for k, hand in enumerate(hands):
+        one = best_discard_one(kmask(hand), forbids[k], tab)
+        assert (cards[k], deadwood[k]) == one, f"batch != one for [{show(hand)}]"
+
+
+# --- seeded random hands -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_min_deadwood_random_hands(ace: str, size: int) -> None:
+    """Uniform random hands of every size, 0, 1 and 2 jokers."""
+    hands = []
+    for jokers in _jokers_for(size):
+        rng = seeded("min-deadwood", ace, size, jokers)
+        hands += [random_hand(rng, size, jokers) for _ in range(N_FAST_DEADWOOD[jokers])]
+    _check_min_deadwood(hands, ace)
+
+
+@pytest.mark.parametrize("size", range(3, 14))
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_min_deadwood_dense_hands(ace: str, size: int) -> None:
+    """Dense hands (3-5 neighbouring ranks, all suits): sets and runs compete for cards."""
+    hands = []
+    for jokers in _jokers_for(size):
+        rng = seeded("dense", ace, size, jokers)
+        hands += [dense_hand(rng, size, jokers) for _ in range(N_FAST_DENSE[jokers])]
+    _check_min_deadwood(hands, ace)
+
+
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_min_deadwood_four_of_a_kind(ace: str) -> None:
+    """Hands with all four cards of a rank next to its neighbours: the four may be a set
+    of four, or a set of three giving its fourth card to a run (or a joker meld)."""
+    hands = []
+    for size in range(4, 14):
+        for jokers in _jokers_for(size - 4):
+            rng = seeded("quads", ace, size, jokers)
+            hands += [quad_hand(rng, size, jokers) for _ in range(N_FAST_QUADS)]
+    _check_min_deadwood(hands, ace)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_best_discard_random_hands(ace: str, size: int, memo_oracle: object) -> None:
+    """Best discard of random hands, with and without a forbidden card."""
+    hands = []
+    for jokers in _jokers_for(size):
+        rng = seeded("discard", ace, size, jokers)
+        hands += [random_hand(rng, size, jokers) for _ in range(N_FAST_DISCARD[jokers])]
+    _check_best_discard(hands, ace, memo_oracle)
+
+
+@pytest.mark.parametrize("size", (8, 11))
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_best_discard_dense_hands(ace: str, size: int, memo_oracle: object) -> None:
+    """Best discard of dense hands (many ties on deadwood: the tie rule decides)."""
+    hands = []
+    for jokers in (0, 1, 2):
+        rng = seeded("discard-dense", ace, size, jokers)
+        hands += [dense_hand(rng, size, jokers) for _ in range(N_FAST_DISCARD_DENSE)]
+        hands += [quad_hand(rng, size, jokers) for _ in range(N_FAST_DISCARD_DENSE // 2)]
+    _check_best_discard(hands, ace, memo_oracle)
+
+
+@pytest.mark.parametrize(
+    ("ace_high_value", "joker_value"), [(11, 25), (1, 0), (20, 10)]
+)
+@pytest.mark.parametrize("ace", ("high_or_low", "around"))
+def test_other_card_values(ace: str, ace_high_value: int, joker_value: int) -> None:
+    """``build_tables`` honours ``ace_high_value`` and ``joker_value`` (not only 15)."""
+    rules = ref_rules(ace, ace_high_value=ace_high_value, joker_value=joker_value)
+    tab = tables_for_ref(rules)
+    for size in (5, 9, 11):
+        rng = seeded("values", ace, ace_high_value, joker_value, size)
+        for i in range(30):
+            hand = (dense_hand if i % 2 else random_hand)(rng, size, i % 3)
+            assert_same(
+                "min deadwood", hand, ace, min_deadwood_one(kmask(hand), tab),
+                R.min_deadwood_ref(hand, rules),
+            )
+            if i % 5 == 0:
+                assert_same(
+                    "best discard", hand, ace, best_discard_one(kmask(hand), -1, tab),
+                    R.best_discard_ref(hand, rules),
+                )
+
+
+# --- hand-picked edge cases ----------------------------------------------------------
+
+# (hand, ace mode, least deadwood, best discard card or None, deadwood after it)
+EDGE_CASES = [
+    # 5C 6C 7C | 7D 7H 7S | KD: the 7C goes to the run, the other three 7s make a set.
+    ("5C 6C 7C 7D 7H 7S KD", "low", 10, "KD", 0),
+    # 7C 7D 7H 7S | 8S 9S: four of a kind as a set of three plus 7S-8S-9S. Best
+    # discard 9S: the set of four stays and 8S is left (8); any 7 leaves 7-7 or 8-9.
+    ("7C 7D 7H 7S 8S 9S", "low", 0, "9S", 8),
+    # 6C 7C 8C | 6S 7S 8S | 7D 7H: two runs through the 7s and 7D 7H left (14); the
+    # set of four would leave 6C 8C 6S 8S (28). Discarding 8S or 8C (a tie at 6, the
+    # higher index wins) frees a 7 for 7D 7H: 6C 7C 8C | 7D 7H 7S | 6S.
+    ("6C 7C 8C 6S 7S 8S 7D 7H", "low", 14, "8S", 6),
+    # AC AD AH | 2C 3C: ace low, A-2-3 plus two aces (2) beats the set (5); the best
+    # discard is an ace (AD and AH tie: the higher index AH goes).
+    ("AC AD AH 2C 3C", "low", 2, "AH", 1),
+    # Same cards with aces worth 15: the set plus 2C 3C (5) beats A-2-3 plus 30.
+    ("AC AD AH 2C 3C", "high_or_low", 5, "3C", 2),
+    ("AC AD AH 2C 3C", "around", 5, "3C", 2),
+    # AC 2C 3C 4C 5C 6C: a run of six (one meld or two of three: same deadwood 0).
+    ("AC 2C 3C 4C 5C 6C", "low", 0, "6C", 0),
+    # 5C 6C 7C JK: a joker extends the run (4C or 8C).
+    ("5C 6C 7C JK", "low", 0, "JK", 0),
+    # 6C 6D 6H 6S JK: the joker joins three sixes as the fourth six, although the hand
+    # holds 6S itself (a meld is judged on its own cards): 6S is the deadwood (6), not
+    # the joker (15). Discards tie at 0 (JK or 6S): the joker is worth more.
+    ("6C 6D 6H 6S JK", "low", 6, "JK", 0),
+    # 6C 6D 6H 6S JK JK: two sets of three, one joker each: 6C 6D JK | 6H 6S JK.
+    ("6C 6D 6H 6S JK JK", "low", 0, "JK", 6),
+    # 5C JK JK: two jokers complete a single natural card (run or set alike).
+    ("5C JK JK", "low", 0, "JK", 20),
+    # KC JK JK: J-Q-K (or a set of kings).
+    ("KC JK JK", "low", 0, "JK", 25),
+    # JK JK with no natural card: no meld (RULES.md: at least one natural card).
+    ("JK JK", "low", 30, "JK", 15),
+    # A single joker, a single card.
+    ("JK", "low", 15, "JK", 0),
+    ("KS", "low", 10, "KS", 0),
+    ("AS", "around", 15, "AS", 0),
+    # KC AC 2C: K-A-2 only goes round the corner.
+    ("KC AC 2C", "low", 13, "KC", 3),
+    ("KC AC 2C", "high_or_low", 27, "AC", 12),
+    ("KC AC 2C", "around", 0, "AC", 12),
+    # QC KC AC: Q-K-A needs the ace high.
+    ("QC KC AC", "low", 21, "KC", 11),
+    ("QC KC AC", "high_or_low", 0, "AC", 20),
+    ("QC KC AC", "around", 0, "AC", 20),
+    # QC KC AD / KC AD 2D: King of clubs (card 12) and Ace of diamonds (card 13) sit
+    # next to each other as bits but never make a run.
+    ("QC KC AD", "around", 35, "AD", 20),
+    ("KC AD 2D", "around", 27, "AD", 12),
+    ("KC AD 2D", "low", 13, "KC", 3),
+    # 13 cards: AC..KC, the whole suit, is one run: 0 in every mode.
+    ("AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC", "low", 0, "KC", 0),
+    ("AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC", "around", 0, "AC", 0),
+    # 13 cards: four sets of three and a lone King.
+    ("2C 2D 2H 5C 5D 5H 8C 8D 8H JC JD JH KS", "low", 10, "KS", 0),
+]
+
+
+@pytest.mark.parametrize(("text", "ace", "deadwood", "discard", "after"), EDGE_CASES)
+def test_edge_cases(text: str, ace: str, deadwood: int, discard: str, after: int) -> None:
+    """Hand-picked hands (drawn in the comments of ``EDGE_CASES``): the kernel, the
+    oracle and the value worked out by hand all agree."""
+    hand = tuple(parse(text))
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    assert R.min_deadwood_ref(hand, rules) == deadwood, "the oracle disagrees with the table"
+    assert min_deadwood_one(kmask(hand), tab) == deadwood
+    card, left = best_discard_one(kmask(hand), -1, tab)
+    assert (card, left) == R.best_discard_ref(hand, rules)
+    assert (card, left) == (parse(discard)[0] if discard != "JK" else max(c for c in hand), after)
+
+
+def test_empty_and_fully_forbidden_hands() -> None:
+    """An empty hand has deadwood 0 and nothing to discard; a 1-card hand whose card is
+    forbidden has nothing to discard either: ``(-1, BIG)``."""
+    tab = tables_for_ref(ref_rules("low"))
+    assert min_deadwood_one(np.int64(0), tab) == 0
+    assert R.min_deadwood_ref((), ref_rules("low")) == 0
+    assert best_discard_one(np.int64(0), -1, tab) == (-1, BIG)
+    assert best_discard_one(kmask([5]), 5, tab) == (-1, BIG)
+    assert best_discard_one(kmask([52]), 52, tab) == (-1, BIG)
+    assert best_discard_one(kmask([5, 52]), 52, tab) == (5, 15)
+    with pytest.raises(ValueError):
+        R.best_discard_ref([5], ref_rules("low"), forbidden=5)
+
+
+# --- hypothesis ----------------------------------------------------------------------
+
+natural_hands = st.sets(st.integers(0, 51), min_size=1, max_size=11)
+joker_hands = st.builds(
+    lambda nat, jok: tuple(sorted(nat | jok)),
+    st.sets(st.integers(0, 51), min_size=0, max_size=10),
+    st.sets(st.sampled_from((52, 53)), min_size=1, max_size=2),
+)
+aces = st.sampled_from(ACE_MODES)
+fast = settings(deadline=None, max_examples=150, derandomize=True)
+
+
+@fast
+@given(hand=natural_hands, ace=aces)
+def test_hypothesis_min_deadwood_natural(hand: set[int], ace: str) -> None:
+    rules = ref_rules(ace)
+    got = min_deadwood_one(kmask(hand), tables_for_ref(rules))
+    assert_same("min deadwood", sorted(hand), ace, got, R.min_deadwood_ref(hand, rules))
+
+
+@fast
+@given(hand=joker_hands, ace=aces)
+def test_hypothesis_min_deadwood_jokers(hand: tuple[int, ...], ace: str) -> None:
+    """Jokers 52 and 53 in any combination (53 alone included)."""
+    rules = ref_rules(ace)
+    got = min_deadwood_one(kmask(hand), tables_for_ref(rules))
+    assert_same("min deadwood", hand, ace, got, R.min_deadwood_ref(hand, rules))
+
+
+@settings(deadline=None, max_examples=60, derandomize=True)
+@given(hand=st.one_of(natural_hands.map(sorted), joker_hands), ace=aces)
+def test_hypothesis_best_discard(hand: list[int], ace: str) -> None:
+    rules = ref_rules(ace)
+    got = best_discard_one(kmask(hand), -1, tables_for_ref(rules))
+    assert_same("best discard", hand, ace, got, R.best_discard_ref(hand, rules))
+
+
+@settings(deadline=None, max_examples=300, derandomize=True)
+@given(
+    hand=st.sets(st.integers(0, 53), min_size=1, max_size=13),
+    ace=aces,
+    forbid_index=st.integers(-1, 12),
+)
+def test_best_discard_is_the_best_single_removal(hand: set[int], ace: str, forbid_index: int) -> None:
+    """Kernel against itself: the best discard leaves min over single removals of the
+    kernel's own min deadwood, and ties go to the highest value, then highest index."""
+    cards = sorted(hand)
+    forbidden = cards[forbid_index] if 0 <= forbid_index < len(cards) else -1
+    tab = tables_for_ref(ref_rules(ace))
+    m = kmask(cards)
+    scored = [
+        (min_deadwood_one(m ^ (np.int64(1) << c), tab), -int(tab.card_value[c]), -c, c)
+        for c in cards
+        if c != forbidden
+    ]
+    card, left = best_discard_one(m, forbidden, tab)
+    if not scored:
+        assert (card, left) == (-1, BIG)
+        return
+    d, _, _, c = min(scored)
+    assert (card, left) == (c, d)
+
+
+@settings(deadline=None, max_examples=300, derandomize=True)
+@given(
+    hand=st.sets(st.integers(0, 51), min_size=0, max_size=12),
+    extra=st.integers(0, 51),
+    ace=aces,
+    perm=st.permutations(range(4)),
+)
+def test_deadwood_properties(hand: set[int], extra: int, ace: str, perm: list[int]) -> None:
+    """True properties of least deadwood, checked on the kernel alone.
+
+    - 0 <= deadwood <= the hand's total value.
+    - Adding a card costs at most its value: d(H + c) <= d(H) + value(c).
+    - Adding a joker costs at most joker_value, and jokers 52 and 53 are interchangeable.
+    - A joker is at least as good as any missing natural card c, less the value gap:
+      d(H + JK) <= d(H + c) + max(0, joker_value - value(c)) (the joker can stand for c).
+    - Renaming the suits changes nothing.
+    - Around-the-corner runs are a superset of high_or_low runs at the same values:
+      d_around(H) <= d_high_or_low(H).
+    """
+    tab = tables_for_ref(ref_rules(ace))
+    value = tab.card_value
+    m = kmask(hand)
+    d = min_deadwood_one(m, tab)
+    assert 0 <= d <= sum(int(value[c]) for c in hand)
+    if extra not in hand and len(hand) < 12:
+        with_c = min_deadwood_one(m | (np.int64(1) << extra), tab)
+        assert with_c <= d + value[extra]
+        with_j = min_deadwood_one(m | (np.int64(1) << 52), tab)
+        assert with_j == min_deadwood_one(m | (np.int64(1) << 53), tab)
+        assert with_j <= d + value[52]
+        assert with_j <= with_c + max(0, int(value[52]) - int(value[extra]))
+    renamed = [perm[c // 13] * 13 + c % 13 for c in hand]
+    assert min_deadwood_one(kmask(renamed), tab) == d
+    if ace == "high_or_low":
+        around = tables_for_ref(ref_rules("around"))
+        assert min_deadwood_one(m, around) <= d
+
+
+# --- the full count, by hand ---------------------------------------------------------
+
+SLOW_CASES = [("random", size) for size in (6, 7, 8, 10, 11)] + [
+    ("dense", size) for size in (8, 10, 11)
+]
+
+
+@pytest.fixture(scope="module")
+def oracle_pool():
+    """A ``spawn`` process pool for the oracle (pure Python; no numba in the workers)."""
+    with ProcessPoolExecutor(max_workers=SLOW_WORKERS, mp_context=get_context("spawn")) as pool:
+        yield pool
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ace", ACE_MODES)
+@pytest.mark.parametrize(("kind", "size"), SLOW_CASES)
+def test_kernels_match_oracle_at_scale(kind: str, size: int, ace: str, oracle_pool) -> None:
+    """``N_SLOW`` (default 100,000) seeded hands per (kind, size, ace mode): hand ``i``
+    holds ``i % 3`` jokers. Least deadwood and the canonical arrangement are compared
+    on every hand, the best discard on every ``SLOW_DISCARD_EVERY``-th (default 10th).
+
+    Run by hand: ``pytest -m slow tests/test_deadwood_kernels.py``. The oracle costs
+    about 0.5 ms per random hand and 1-5 ms per dense one, plus size x 0.5 ms for each
+    best discard: about 70 CPU-minutes for random and 90 for dense hands in all, so
+    some 10 minutes on 16 cores (``RUMMY_SLOW_WORKERS``, default all cores).
+    ``RUMMY_SLOW_HANDS=5000`` gives a quick check of the machinery.
+    """
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    jobs = [
+        (kind, size, ace, start, min(SLOW_CHUNK, N_SLOW - start), SLOW_DISCARD_EVERY)
+        for start in range(0, N_SLOW, SLOW_CHUNK)
+    ]
+    out = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+    mismatches: list[str] = []
+    checked = discards = 0
+    t0 = time.perf_counter()
+    for future in as_completed([oracle_pool.submit(oracle_chunk, job) for job in jobs]):
+        results = future.result()
+        masks = np.array([mask_of(h) for h, _, _, _ in results], np.uint64)
+        batch = np.empty(len(results), np.int64)
+        min_deadwood_batch(masks, tab, batch)
+        for (hand, deadwood, melds, discard), got in zip(results, batch, strict=True):
+            checked += 1
+            m = kmask(hand)
+            n, arr_deadwood = canonical_arrangement(m, tab, out)
+            if got != deadwood or arr_deadwood != deadwood or melds_of(out, n) != melds:
+                mismatches.append(
+                    f"[{show(hand)}]: deadwood kernel {got}/{arr_deadwood} oracle {deadwood}; "
+                    f"melds kernel {melds_of(out, n)} oracle {melds}"
+                )
+            if discard is not None:
+                discards += 1
+                kernel_discard = best_discard_one(m, -1, tab)
+                if kernel_discard != tuple(discard):
+                    mismatches.append(
+                        f"[{show(hand)}]: best discard kernel {kernel_discard} oracle {discard}"
+                    )
+    elapsed = time.perf_counter() - t0
+    print(f"{kind} size {size} ace {ace}: {checked} hands, {discards} discards, {elapsed:.0f}s")
+    assert checked == N_SLOW
+    assert not mismatches, f"{len(mismatches)} mismatches (ace={ace}):\n" + "\n".join(
+        mismatches[:10]
+    )
+
+
+def test_slow_stream_is_deterministic_and_chunk_free() -> None:
+    """The slow test's hands depend only on their number, not on the chunking."""
+    whole = slow_hands("random", 7, "low", 0, 6)
+    parts = slow_hands("random", 7, "low", 0, 3) + slow_hands("random", 7, "low", 3, 3)
+    assert whole == parts
+    assert [sum(c >= 52 for c in h) for h in whole] == [0, 1, 2, 0, 1, 2]
+    assert all(len(h) == 7 for h in whole)
+    results = oracle_chunk(("dense", 6, "around", 0, 3, 2))
+    assert [r[3] is not None for r in results] == [True, False, True]
