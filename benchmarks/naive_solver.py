@@ -9,7 +9,7 @@ per card, with the same tie-break as ``kernels.deadwood.best_discard_one`` (leas
 deadwood, then highest card value, then highest index), so outputs compare equal.
 
 Conventions as in ``kernels/``: hands are int64 masks (uint64 in arrays), ``windows``
-and ``card_value`` are the :class:`kernels.tables.Tables` arrays of the rule set.
+and ``card_value`` are ``kernels.tables.table_views(tab)`` arrays of the rule set.
 """
 
 import numpy as np

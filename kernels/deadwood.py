@@ -3,13 +3,13 @@
 Conventions
 -----------
 * ``mask``: int64 inside kernels (uint64 in public arrays) hand, bit ``suit * 13 + rank``, jokers at bits 52 and 53.
-* ``tab``: a :class:`kernels.tables.Tables` for the rule set's ace mode and values.
+* ``tab``: the flat uint16 table array of ``kernels.tables`` (ace mode and values).
 * Every function is pure; batch functions write into caller-allocated ``out`` arrays.
 
 The method (exact, never greedy)
 --------------------------------
 Runs stay inside a suit, so without sets the least deadwood is the sum of four table
-reads ``run_deadwood[pattern of suit s]``. Sets tie suits together, but only at ranks
+reads ``RUN_DEADWOOD[pattern of suit s]``. Sets tie suits together, but only at ranks
 held in three or more suits. For each such rank the solver tries the set choices
 that can matter (``_sets_min``): all cards in the set, none, or for a 4-card rank the
 set of three leaving one card to a run. Any card that cannot be part of a 3-card run
@@ -27,7 +27,15 @@ from numba.cpython.unsafe.numbers import leading_zeros
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
 from kernels.layout import NATURAL_BITS
-from kernels.tables import KEY_OFFSET
+from kernels.tables import (
+    BEST_HI,
+    BEST_LO,
+    CARD_VALUE,
+    KEY_OFFSET,
+    N_WINDOWS_SLOT,
+    RUN_CAPABLE,
+    WINDOWS,
+)
 
 BIG = 1 << 30  # larger than any deadwood
 RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)  # the Aces; shift for a rank
@@ -36,7 +44,7 @@ MAX_PARTIALS = 4096
 
 
 @njit(cache=True, inline="always")
-def _strip_easy_sets(p0, p1, p2, p3, run_capable):
+def _strip_easy_sets(p0, p1, p2, p3, tab):
     """Put every set no run could use into a set; return the patterns left and the
     ranks still contested between a set and a run.
 
@@ -46,17 +54,15 @@ def _strip_easy_sets(p0, p1, p2, p3, run_capable):
     ranks = at_least_three(p0, p1, p2, p3)
     if ranks == 0:
         return p0, p1, p2, p3, ranks, ranks
-    wanted = run_capable[p0] | run_capable[p1] | run_capable[p2] | run_capable[p3]
+    wanted = tab[RUN_CAPABLE + p0] | tab[RUN_CAPABLE + p1] | tab[RUN_CAPABLE + p2] | tab[RUN_CAPABLE + p3]
     contested = ranks & wanted
     easy = ranks & ~contested
     return p0 & ~easy, p1 & ~easy, p2 & ~easy, p3 & ~easy, easy, contested
 
 
 @njit(cache=True, inline="always")
-def _four_reads(p0, p1, p2, p3, run_deadwood):
-    return (
-        np.int64(run_deadwood[p0]) + run_deadwood[p1] + run_deadwood[p2] + run_deadwood[p3]
-    )
+def _four_reads(p0, p1, p2, p3, tab):
+    return np.int64(tab[p0]) + tab[p1] + tab[p2] + tab[p3]
 
 
 @njit(cache=True)
@@ -68,7 +74,7 @@ def _spread(suits, rank):
 
 
 @njit(cache=True)
-def _set_options(mask, ranks, run_capable):
+def _set_options(mask, ranks, tab):
     """The set choices worth trying at the lowest rank of ``ranks``.
 
     Returns ``(rank, options, count)``: ``options`` packs ``count`` 4-bit suit masks
@@ -86,7 +92,7 @@ def _set_options(mask, ranks, run_capable):
         p = (mask >> (13 * s)) & 0x1FFF
         if (p >> r) & 1:
             held |= 1 << s
-            if (run_capable[p] >> r) & 1:
+            if (tab[RUN_CAPABLE + p] >> r) & 1:
                 capable |= 1 << s
     options = held
     count = 1
@@ -106,20 +112,20 @@ def _set_options(mask, ranks, run_capable):
 
 
 @njit(cache=True)
-def _sets_min(mask, contested, run_deadwood, run_capable):
+def _sets_min(mask, contested, tab):
     """Least deadwood choosing sets at the ``contested`` ranks (at most 4 in 13 cards).
 
     Iterates over every combination of the ranks' set options (``_set_options``) with
     plain nested loops: a recursive numba function would stop the caller from being
     inlined, which measured 2-3x slower on the common path.
     """
-    r0, o0, n0 = _set_options(mask, contested, run_capable)
+    r0, o0, n0 = _set_options(mask, contested, tab)
     rest = contested & (contested - 1)
-    r1, o1, n1 = _set_options(mask, rest, run_capable)
+    r1, o1, n1 = _set_options(mask, rest, tab)
     rest &= rest - 1
-    r2, o2, n2 = _set_options(mask, rest, run_capable)
+    r2, o2, n2 = _set_options(mask, rest, tab)
     rest &= rest - 1
-    r3, o3, n3 = _set_options(mask, rest, run_capable)
+    r3, o3, n3 = _set_options(mask, rest, tab)
     best = np.int64(BIG)
     for a in range(n0):
         m0 = mask & ~_spread((o0 >> (4 * a)) & 15, r0)
@@ -129,18 +135,15 @@ def _sets_min(mask, contested, run_deadwood, run_capable):
                 m2 = m1 & ~_spread((o2 >> (4 * c)) & 15, r2)
                 for d in range(n3):
                     m3 = m2 & ~_spread((o3 >> (4 * d)) & 15, r3)
-                    total = (
-                        np.int64(run_deadwood[m3 & 0x1FFF])
-                        + run_deadwood[(m3 >> 13) & 0x1FFF]
-                        + run_deadwood[(m3 >> 26) & 0x1FFF]
-                        + run_deadwood[(m3 >> 39) & 0x1FFF]
+                    total = _four_reads(
+                        m3 & 0x1FFF, (m3 >> 13) & 0x1FFF, (m3 >> 26) & 0x1FFF, (m3 >> 39) & 0x1FFF, tab
                     )
                     best = min(best, total)
     return best
 
 
 @njit(cache=True, inline="always")
-def natural_min_deadwood(mask, run_deadwood, run_capable):
+def natural_min_deadwood(mask, tab):
     """Least deadwood of a hand of natural cards (no jokers)."""
     p0 = mask & 0x1FFF
     p1 = (mask >> 13) & 0x1FFF
@@ -149,7 +152,7 @@ def natural_min_deadwood(mask, run_deadwood, run_capable):
     ranks = (p0 & p1 & (p2 | p3)) | ((p0 | p1) & p2 & p3)
     if ranks != 0:
         # Sets no run could use are always taken whole; only contested ranks branch.
-        wanted = run_capable[p0] | run_capable[p1] | run_capable[p2] | run_capable[p3]
+        wanted = tab[RUN_CAPABLE + p0] | tab[RUN_CAPABLE + p1] | tab[RUN_CAPABLE + p2] | tab[RUN_CAPABLE + p3]
         easy = ranks & ~wanted
         p0 &= ~easy
         p1 &= ~easy
@@ -158,12 +161,12 @@ def natural_min_deadwood(mask, run_deadwood, run_capable):
         contested = ranks & wanted
         if contested != 0:
             natural = p0 | (p1 << 13) | (p2 << 26) | (p3 << 39)
-            return _sets_min(natural, contested, run_deadwood, run_capable)
-    return np.int64(run_deadwood[p0]) + run_deadwood[p1] + run_deadwood[p2] + run_deadwood[p3]
+            return _sets_min(natural, contested, tab)
+    return np.int64(tab[p0]) + tab[p1] + tab[p2] + tab[p3]
 
 
 @njit(cache=True)
-def _joker_partials(natural, windows, missing, out):
+def _joker_partials(natural, tab, missing, out):
     """Write every natural part of a meld that lacks exactly ``missing`` cards.
 
     A meld with ``missing`` jokers has natural cards ``S``: a run window of length L
@@ -176,7 +179,8 @@ def _joker_partials(natural, windows, missing, out):
         p = (natural >> (13 * s)) & 0x1FFF
         if p == 0:
             continue
-        for w in windows:
+        for wi in range(tab[N_WINDOWS_SLOT]):
+            w = np.int64(tab[WINDOWS + wi])
             held = p & w
             k = popcount(w) - missing  # natural cards this meld needs
             if k < 1 or popcount(held) < k:
@@ -224,29 +228,27 @@ def _joker_partials(natural, windows, missing, out):
 @njit(cache=True)
 def _joker_min_deadwood(mask, tab):
     """Least deadwood of a hand holding one or two jokers."""
-    run_deadwood = tab.run_deadwood
-    run_capable = tab.run_capable
     natural = mask & NATURAL_BITS
     jokers = popcount(mask >> 52)
-    joker_value = np.int64(tab.card_value[52])
-    best = natural_min_deadwood(natural, run_deadwood, run_capable) + jokers * joker_value
+    joker_value = np.int64(tab[CARD_VALUE + 52])
+    best = natural_min_deadwood(natural, tab) + jokers * joker_value
     single = np.empty(MAX_PARTIALS, np.int64)
-    n_single = _joker_partials(natural, tab.windows, 1, single)
+    n_single = _joker_partials(natural, tab, 1, single)
     for i in range(n_single):
-        d = natural_min_deadwood(natural & ~single[i], run_deadwood, run_capable)
+        d = natural_min_deadwood(natural & ~single[i], tab)
         best = min(best, d + (jokers - 1) * joker_value)
         if jokers == 2:
             # The second joker in another meld of its own.
             for k in range(i + 1, n_single):
                 if single[i] & single[k] == 0:
                     rest = natural & ~single[i] & ~single[k]
-                    best = min(best, natural_min_deadwood(rest, run_deadwood, run_capable))
+                    best = min(best, natural_min_deadwood(rest, tab))
     if jokers == 2:
         # Both jokers in one meld.
         double = np.empty(MAX_PARTIALS, np.int64)
-        n_double = _joker_partials(natural, tab.windows, 2, double)
+        n_double = _joker_partials(natural, tab, 2, double)
         for i in range(n_double):
-            best = min(best, natural_min_deadwood(natural & ~double[i], run_deadwood, run_capable))
+            best = min(best, natural_min_deadwood(natural & ~double[i], tab))
     return best
 
 
@@ -254,7 +256,7 @@ def _joker_min_deadwood(mask, tab):
 def min_deadwood_one(mask, tab):
     """Exact least deadwood of one hand (int64 mask; 0, 1 or 2 jokers; up to 13 cards)."""
     if (mask >> 52) == 0:
-        return natural_min_deadwood(mask, tab.run_deadwood, tab.run_capable)
+        return natural_min_deadwood(mask, tab)
     return _joker_min_deadwood(mask, tab)
 
 
@@ -272,35 +274,31 @@ def _pack(d, value, card):
 def _suit_key(q, s, total, forbidden, tab):
     """Best packed key for discarding one card of pattern ``q`` in suit ``s``.
 
-    ``tab.best_removal[q]`` holds the in-suit best already packed relative to the
+    The ``BEST_*`` table holds the in-suit best already packed relative to the
     pattern's own deadwood; only the suit of a forbidden card needs a scan.
     """
     if forbidden // 13 == s and (q >> (forbidden - 13 * s)) & 1:
         best = NO_KEY
-        base = total - tab.run_deadwood[q]
+        base = total - tab[q]
         rest = q
         while rest:
             r = lowest_bit(rest)
             rest &= rest - 1
             card = 13 * s + r
             if card != forbidden:
-                d = base + tab.run_deadwood[q ^ (1 << r)]
-                best = min(best, _pack(d, np.int64(tab.card_value[card]), card))
+                d = base + tab[q ^ (1 << r)]
+                best = min(best, _pack(d, np.int64(tab[CARD_VALUE + card]), card))
         return best
     if q == 0:
         return NO_KEY
-    return np.int64(tab.best_removal[q]) + (total << 16) - 13 * s
+    removal = (np.int64(tab[BEST_HI + q]) << 16) | tab[BEST_LO + q]
+    return removal + (total << 16) - 13 * s
 
 
 @njit(cache=True, inline="always")
 def _leaf_key(q0, q1, q2, q3, forbidden, tab):
     """Deadwood of one set choice, and the best discard among its run-side cards."""
-    total = (
-        np.int64(tab.run_deadwood[q0])
-        + tab.run_deadwood[q1]
-        + tab.run_deadwood[q2]
-        + tab.run_deadwood[q3]
-    )
+    total = _four_reads(q0, q1, q2, q3, tab)
     key = min(
         min(_suit_key(q0, 0, total, forbidden, tab), _suit_key(q1, 1, total, forbidden, tab)),
         min(_suit_key(q2, 2, total, forbidden, tab), _suit_key(q3, 3, total, forbidden, tab)),
@@ -316,14 +314,13 @@ def _sets_best_key(mask, contested, forbidden, tab):
     smaller hand, so each leaf key is achievable; cards of the contested ranks are
     solved exactly by the caller, so the minimum over all keys is exact.
     """
-    run_capable = tab.run_capable
-    r0, o0, n0 = _set_options(mask, contested, run_capable)
+    r0, o0, n0 = _set_options(mask, contested, tab)
     rest = contested & (contested - 1)
-    r1, o1, n1 = _set_options(mask, rest, run_capable)
+    r1, o1, n1 = _set_options(mask, rest, tab)
     rest &= rest - 1
-    r2, o2, n2 = _set_options(mask, rest, run_capable)
+    r2, o2, n2 = _set_options(mask, rest, tab)
     rest &= rest - 1
-    r3, o3, n3 = _set_options(mask, rest, run_capable)
+    r3, o3, n3 = _set_options(mask, rest, tab)
     best_total = np.int64(BIG)
     best_key = NO_KEY
     for a in range(n0):
@@ -353,7 +350,7 @@ def _best_discard_by_search(mask, forbidden, tab):
         rest &= rest - 1
         if card != forbidden:
             d = min_deadwood_one(mask ^ (np.int64(1) << card), tab)
-            key = min(key, _pack(d, np.int64(tab.card_value[card]), card))
+            key = min(key, _pack(d, np.int64(tab[CARD_VALUE + card]), card))
     return key
 
 
@@ -373,12 +370,12 @@ def _set_card_key(mask, forbidden, total, easy, contested, tab):
             card = 13 * s + r
             if card == forbidden:
                 continue
-            value = np.int64(tab.card_value[card])
+            value = np.int64(tab[CARD_VALUE + card])
             if easy & (1 << r):
                 n_held = popcount(mask & (RANK_ACROSS_SUITS << r))
                 d = total if n_held == 4 else total + 2 * value
             else:
-                d = natural_min_deadwood(mask ^ (np.int64(1) << card), tab.run_deadwood, tab.run_capable)
+                d = natural_min_deadwood(mask ^ (np.int64(1) << card), tab)
             key = min(key, _pack(d, value, card))
     return key
 
@@ -389,7 +386,7 @@ def _discard_key(mask, forbidden, tab):
     if (mask >> 52) != 0:
         return _best_discard_by_search(mask, forbidden, tab)
     p0, p1, p2, p3 = suit_patterns(mask)
-    q0, q1, q2, q3, easy, contested = _strip_easy_sets(p0, p1, p2, p3, tab.run_capable)
+    q0, q1, q2, q3, easy, contested = _strip_easy_sets(p0, p1, p2, p3, tab)
     if contested == 0:
         total, key = _leaf_key(q0, q1, q2, q3, forbidden, tab)
     else:
@@ -416,7 +413,7 @@ def best_discard_one(mask, forbidden, tab):
     discarded (the card just taken from the pile), or -1.
     Returns ``(card, deadwood)``; ``(-1, BIG)`` when no card may be discarded.
 
-    Without jokers, every candidate is read off the per-suit ``best_removal`` table
+    Without jokers, every candidate is read off the per-suit best-removal table
     for each set choice; cards of set ranks are handled by ``_set_card_key``.
     """
     return _unpack(_discard_key(mask, forbidden, tab))
@@ -429,20 +426,18 @@ def min_deadwood_batch(masks, tab, out):
     The natural-card path is written into the loop body: measured 2-3x faster than a
     call to ``natural_min_deadwood`` per hand (numba does not inline it as well).
     """
-    run_deadwood = tab.run_deadwood
-    run_capable = tab.run_capable
     for i in prange(masks.shape[0]):
         mask = np.int64(masks[i])
         if (mask >> 52) != 0:
             out[i] = _joker_min_deadwood(mask, tab)
             continue
         p0, p1, p2, p3 = suit_patterns(mask)
-        q0, q1, q2, q3, easy, contested = _strip_easy_sets(p0, p1, p2, p3, run_capable)
+        q0, q1, q2, q3, easy, contested = _strip_easy_sets(p0, p1, p2, p3, tab)
         if contested == 0:
-            out[i] = _four_reads(q0, q1, q2, q3, run_deadwood)
+            out[i] = _four_reads(q0, q1, q2, q3, tab)
         else:
             natural = q0 | (q1 << 13) | (q2 << 26) | (q3 << 39)
-            out[i] = _sets_min(natural, contested, run_deadwood, run_capable)
+            out[i] = _sets_min(natural, contested, tab)
 
 
 @njit(cache=True, parallel=True)

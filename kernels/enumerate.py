@@ -4,7 +4,7 @@ Conventions
 -----------
 * Hands are int64 masks inside the kernels (bit ``suit * 13 + rank``; jokers at bits
   52 and 53); a suit pattern is a 13-bit rank mask (bit 0 = Ace ... bit 12 = King).
-* ``tab``: a :class:`kernels.tables.Tables` for the rule set's ace mode and values.
+* ``tab``: the flat solver table array of ``kernels.tables``.
 * Histograms are ``int64[n_chunks, n_values]``: row ``c`` is filled only by chunk ``c``
   of the ``prange`` loop, and the caller sums the rows. Integer sums do not depend on
   the order of addition, so results are identical for every thread count.
@@ -168,7 +168,7 @@ def monte_carlo_histogram_nb(key, samples, cards, deck_size, tab, hist):
     key : uint64
     samples, cards, deck_size : int64
         ``deck_size`` is 52, or 54 with jokers.
-    tab : Tables
+    tab : uint16[TABLE_SIZE], the flat solver tables
     hist : int64[n_chunks, n_values]
         Zeroed by the caller; row ``c`` receives chunk ``c``'s counts (chunk ``c``
         takes the contiguous samples ``c * per .. (c + 1) * per - 1``). ``n_values``
@@ -258,7 +258,7 @@ def enumeration_items_nb(cards, offsets, start_index):
 
 @njit(cache=True, parallel=True)
 def exact_histogram_nb(
-    cards, patterns, offsets, start_index, items, run_deadwood, run_capable, hist
+    cards, patterns, offsets, start_index, items, tab, hist
 ):
     """Weighted count of the least deadwood of every ``cards``-card natural hand.
 
@@ -269,7 +269,7 @@ def exact_histogram_nb(
     patterns, offsets, start_index : from :func:`pattern_tables`
     items : int64[n_items, 3]
         From :func:`enumeration_items_nb` for the same ``cards``.
-    run_deadwood, run_capable : the ``Tables`` arrays of the rule set
+    tab : the flat solver table array of the rule set (``kernels.tables``)
     hist : int64[n_chunks, n_values]
         Zeroed by the caller; row ``c`` gets chunk ``c``'s counts. Summed over rows,
         ``hist[:, d]`` is the number of hands (of ``C(52, cards)``) with deadwood ``d``.
@@ -298,10 +298,10 @@ def exact_histogram_nb(
                         if i3 < end3 and patterns[i3] == p2:
                             # p3 == p2: the only place the last two patterns can tie.
                             mask = low2 | (p2 << 39)
-                            d = natural_min_deadwood(mask, run_deadwood, run_capable)
+                            d = natural_min_deadwood(mask, tab)
                             hist[c, d] += CLASS_WEIGHT[e01 | (e12 << 1) | 4]
                             i3 += 1
                         weight = CLASS_WEIGHT[e01 | (e12 << 1)]
                         for i in range(i3, end3):
                             mask = low2 | (patterns[i] << 39)
-                            hist[c, natural_min_deadwood(mask, run_deadwood, run_capable)] += weight
+                            hist[c, natural_min_deadwood(mask, tab)] += weight

@@ -25,8 +25,11 @@ from numba import njit
 from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import min_deadwood_one, natural_min_deadwood
 from kernels.layout import NATURAL_BITS
+from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, RUN_SHAPE, WINDOWS
 
 MAX_MELDS = 2048  # melds inside one hand of up to 13 cards, jokers included
+MAX_NATURAL_MELDS = 256  # without jokers: 66 runs in a 13-card suit, 5 per 4-card rank
+FEW_ARRANGEMENTS = 64  # first try for the knocker's equal-deadwood arrangements
 MAX_ARRANGEMENTS = 4096  # minimum-deadwood arrangements kept for one hand
 MAX_MELDS_PER_ARRANGEMENT = 8  # 13 cards make at most 4 melds; room to spare
 RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
@@ -35,14 +38,14 @@ JOKER_B = np.int64(1) << 53
 
 
 @njit(cache=True)
-def mask_value(mask, card_value):
+def mask_value(mask, tab):
     """Total deadwood value of the cards of a mask."""
     total = np.int64(0)
     rest = mask
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
-        total += card_value[card]
+        total += tab[CARD_VALUE + card]
     return total
 
 
@@ -96,7 +99,8 @@ def hand_melds(mask, tab, out):
     n = 0
     for s in range(4):
         p = (natural >> (13 * s)) & 0x1FFF
-        for w in tab.windows:
+        for wi in range(tab[N_WINDOWS_SLOT]):
+            w = np.int64(tab[WINDOWS + wi])
             held = p & w
             need = popcount(w) - n_jokers  # fewest natural cards this shape can use
             if held == 0 or popcount(held) < need:
@@ -128,6 +132,12 @@ def hand_melds(mask, tab, out):
 
 
 @njit(cache=True)
+def melds_capacity(mask):
+    """Room ``hand_melds`` needs for a hand: far less without jokers."""
+    return MAX_NATURAL_MELDS if (mask & ~NATURAL_BITS) == 0 else MAX_MELDS
+
+
+@njit(cache=True)
 def arrangements_at(mask, target, tab, melds, n_melds, out):
     """Every arrangement of deadwood ``target``, in canonical order.
 
@@ -135,10 +145,10 @@ def arrangements_at(mask, target, tab, melds, n_melds, out):
     holds the count of melds then their indices into ``melds``. Returns the number of
     rows written (at most ``out.shape[0]``).
     """
-    value = mask_value(mask, tab.card_value)
+    value = mask_value(mask, tab)
     meld_value = np.empty(n_melds, np.int64)
     for i in range(n_melds):
-        meld_value[i] = mask_value(melds[i], tab.card_value)
+        meld_value[i] = mask_value(melds[i], tab)
     stack = np.empty(MAX_MELDS_PER_ARRANGEMENT + 1, np.int64)
     used = np.zeros(MAX_MELDS_PER_ARRANGEMENT + 1, np.int64)  # cards used at each depth
     melded = np.zeros(MAX_MELDS_PER_ARRANGEMENT + 1, np.int64)  # value melded so far
@@ -178,7 +188,7 @@ def canonical_arrangement(mask, tab, out_melds):
     Writes its melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
     """
     target = min_deadwood_one(mask, tab)
-    melds = np.empty(MAX_MELDS, np.int64)
+    melds = np.empty(melds_capacity(mask), np.int64)
     n = hand_melds(mask, tab, melds)
     rows = np.empty((1, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
     arrangements_at(mask, target, tab, melds, n, rows)
@@ -212,7 +222,8 @@ def _layoff_options(meld, defender, tab, out):
     s = low // 13
     w = (meld >> (13 * s)) & 0x1FFF
     d = (defender >> (13 * s)) & 0x1FFF
-    for shape in tab.windows:
+    for wi in range(tab[N_WINDOWS_SLOT]):
+        shape = np.int64(tab[WINDOWS + wi])
         extra = shape & ~w
         if (shape & w) == w and extra != 0 and (extra & ~d) == 0:
             out[n] = np.int64(extra) << (13 * s)
@@ -232,14 +243,14 @@ def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
     for k in range(n_knocker_melds):
         counts[k] = _layoff_options(knocker_melds[k], defender, tab, options[k])
     choice = np.zeros(n_knocker_melds, np.int64)
-    best = natural_min_deadwood(defender, tab.run_deadwood, tab.run_capable)
+    best = natural_min_deadwood(defender, tab)
     best_laid = np.int64(0)
     while True:
         laid = np.int64(0)
         for k in range(n_knocker_melds):
             laid |= options[k, choice[k]]
         if laid:
-            d = natural_min_deadwood(defender & ~laid, tab.run_deadwood, tab.run_capable)
+            d = natural_min_deadwood(defender & ~laid, tab)
             if d < best or (d == best and popcount(laid) < popcount(best_laid)):
                 best = d
                 best_laid = laid
@@ -269,7 +280,7 @@ def layoff_fits(card, meld, tab):
     s = card // 13
     if (meld >> (13 * s)) & 0x1FFF == 0:
         return False
-    return tab.run_shape[(grown >> (13 * s)) & 0x1FFF] == 1
+    return tab[RUN_SHAPE + ((grown >> (13 * s)) & 0x1FFF)] == 1
 
 
 @njit(cache=True)
@@ -300,7 +311,7 @@ def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
                     laid |= np.int64(1) << card
                     progress = True
                     break
-    return mask_value(unmatched & ~laid, tab.card_value), laid
+    return mask_value(unmatched & ~laid, tab), laid
 
 
 @njit(cache=True)
@@ -320,13 +331,14 @@ def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, o
     melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
     """
     target = min_deadwood_one(knocker, tab)
-    melds = np.empty(MAX_MELDS, np.int64)
+    melds = np.empty(melds_capacity(knocker), np.int64)
     n = hand_melds(knocker, tab, melds)
-    if not layoffs or target == 0:
-        rows = np.empty((1, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
-    else:
-        rows = np.empty((MAX_ARRANGEMENTS, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
+    capacity = 1 if not layoffs or target == 0 else FEW_ARRANGEMENTS
+    rows = np.empty((capacity, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
     n_rows = arrangements_at(knocker, target, tab, melds, n, rows)
+    if n_rows == FEW_ARRANGEMENTS:  # maybe more: list them all
+        rows = np.empty((MAX_ARRANGEMENTS, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
+        n_rows = arrangements_at(knocker, target, tab, melds, n, rows)
     best_row = 0
     if n_rows > 1:
         own = np.empty(n_defenders, np.int64)

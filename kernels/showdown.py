@@ -90,7 +90,8 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
     """Score one hand. Writes per-seat outputs; returns ``(outcome, n_knocker_melds)``.
 
     ``knocker_melds`` (int64[MAX_MELDS_PER_ARRANGEMENT]) receives the knocker's
-    arrangement (unused when ``knocker`` is -1).
+    arrangement when lay-offs need it; ``n_knocker_melds`` is -1 when they do not (the
+    arrangement is then the canonical one, ``kernels.melds.canonical_arrangement``).
     """
     players = hands.shape[0]
     gin_scoring = rules[L.R_SCORING] == L.SCORING_GIN
@@ -116,27 +117,22 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
         if gin_scoring:
             pot *= double
         _share(points, winners, n_win, pot)
-        return L.EXHAUSTED, 0
+        return L.EXHAUSTED, -1
 
-    n_melds, knocker_dw = knocker_arrangement(
-        hands[knocker],
-        _defenders(hands, knocker),
-        players - 1,
-        rules[L.R_LAYOFF] == 1,
-        rules[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY,
-        tab,
-        knocker_melds,
-    )
-    is_big_gin = popcount(hands[knocker]) == hand_size + 1 and knocker_dw == 0
+    knocker_dw = deadwood[knocker]
+    n_melds = -1  # the knocker's arrangement matters only to lay-offs
     # Lay-offs: only after a knock with deadwood (never after gin, rummy or big gin).
     if rules[L.R_LAYOFF] == 1 and knocker_dw > 0:
         greedy = rules[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY
+        n_melds, _ = knocker_arrangement(
+            hands[knocker], _defenders(hands, knocker), players - 1, True, greedy, tab, knocker_melds
+        )
         for seat in range(players):
             if seat != knocker:
                 d, cards = defender_after_layoffs(knocker_melds, n_melds, hands[seat], greedy, tab)
                 deadwood[seat] = d
                 laid[seat] = cards
-
+    is_big_gin = popcount(hands[knocker]) == hand_size + 1 and knocker_dw == 0
     if gin_scoring:
         defender = 1 - knocker
         if is_big_gin:

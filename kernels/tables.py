@@ -27,37 +27,47 @@ KEY_OFFSET = 512
 N_PATTERNS = 1 << N_RANKS
 
 
-class Tables(NamedTuple):
-    """Everything the solver needs to know about one rule set's melds and values.
+# The tables live in ONE flat, read-only uint16 array (the ``tab`` every kernel takes):
+# numba keeps a reference count per array argument, and a tuple of arrays passed
+# through the hot calls measured several times slower than a single array.
+RUN_DEADWOOD = 0  # [8192] least deadwood of a suit pattern using runs only
+RUN_CAPABLE = 8192  # [8192] bits of the pattern that lie in some 3-card run inside it
+RUN_SHAPE = 16384  # [8192] 1 where the pattern is exactly one run (3 to 13 ranks)
+BEST_LO = 24576  # [8192] low 16 bits of the packed best single-card removal key
+BEST_HI = 32768  # [8192] high bits of that key (see kernels.deadwood._pack)
+CARD_VALUE = 40960  # [54] deadwood value of every card index, jokers included
+ACE_SLOT = 41014  # the ace mode code (ACE_*)
+N_WINDOWS_SLOT = 41015  # how many run shapes follow
+WINDOWS = 41016  # [n] every run shape of the ace mode as a 13-bit pattern
+MAX_WINDOWS = 160  # 131 under "around", the most of any mode
+TABLE_SIZE = WINDOWS + MAX_WINDOWS
 
-    Attributes
-    ----------
-    run_deadwood : uint8[8192]
-        Least deadwood of a suit pattern using runs only.
-    run_capable : uint16[8192]
-        Bits of the pattern that lie in some 3-card run inside the pattern: a set card
-        whose bit is clear here can never be wanted by a run.
-    card_value : int32[54]
-        Deadwood value of every card index (jokers 52 and 53 included).
-    windows : int32[n_windows]
-        Every run shape of the ace mode as a 13-bit pattern (3 to 13 ranks).
-    run_shape : uint8[8192]
-        1 where the pattern is exactly one run of the ace mode (3 to 13 ranks).
-    best_removal : int32[8192]
-        The best card to take out of a suit pattern as a packed discard key (see
-        ``kernels.deadwood._pack``): deadwood change, card value and rank, so the
-        best discard of a hand is the minimum of four reads.
-    ace : int
-        The ace mode code (``ACE_*``).
-    """
+
+class TableViews(NamedTuple):
+    """Named views of a flat table array, for Python code and tests."""
 
     run_deadwood: np.ndarray
     run_capable: np.ndarray
+    run_shape: np.ndarray
+    best_removal: np.ndarray  # int64, reassembled from BEST_LO / BEST_HI
     card_value: np.ndarray
     windows: np.ndarray
-    run_shape: np.ndarray
-    best_removal: np.ndarray
     ace: int
+
+
+def table_views(tab: np.ndarray) -> TableViews:
+    """Named views of the flat table array ``tab``."""
+    n_windows = int(tab[N_WINDOWS_SLOT])
+    return TableViews(
+        run_deadwood=tab[RUN_DEADWOOD : RUN_DEADWOOD + N_PATTERNS],
+        run_capable=tab[RUN_CAPABLE : RUN_CAPABLE + N_PATTERNS],
+        run_shape=tab[RUN_SHAPE : RUN_SHAPE + N_PATTERNS],
+        best_removal=(tab[BEST_HI : BEST_HI + N_PATTERNS].astype(np.int64) << 16)
+        | tab[BEST_LO : BEST_LO + N_PATTERNS],
+        card_value=tab[CARD_VALUE : CARD_VALUE + 54],
+        windows=tab[WINDOWS : WINDOWS + n_windows],
+        ace=int(tab[ACE_SLOT]),
+    )
 
 
 @njit(cache=True)
@@ -124,7 +134,7 @@ def _best_removal_table(run_deadwood: np.ndarray, rank_values: np.ndarray) -> np
         delta = run_deadwood[patterns ^ (1 << r)].astype(np.int64) - run_deadwood
         key = ((delta + KEY_OFFSET) << 16) | ((255 - int(rank_values[r])) << 8) | (63 - r)
         best = np.where(held, np.minimum(best, key), best)
-    return best.astype(np.int32)
+    return np.where(best == np.iinfo(np.int32).max, 0, best)
 
 
 def _run_windows(ace: int) -> list[int]:
@@ -155,9 +165,10 @@ def _run_capable_table(windows: list[int]) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def build_tables(ace: int, ace_high_value: int = 15, joker_value: int = 15) -> Tables:
+def build_tables(ace: int, ace_high_value: int = 15, joker_value: int = 15) -> np.ndarray:
     """Solver tables for one ace mode (``ACE_*``) and the values of aces and jokers.
 
+    Returns the flat, read-only uint16 array described at the top of this module.
     Under ``ace = low`` an unmelded ace is worth 1; under the other modes it is worth
     ``ace_high_value`` (RULES.md "Melds and deadwood").
     """
@@ -166,17 +177,21 @@ def build_tables(ace: int, ace_high_value: int = 15, joker_value: int = 15) -> T
     rank_values = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], np.int32)
     if ace != ACE_LOW:
         rank_values[0] = ace_high_value
-    run_deadwood = _run_deadwood_table(ace, rank_values)
-    if run_deadwood.max() > 255:
-        raise ValueError("card values too large for the uint8 run table")
+    run_deadwood = _run_deadwood_table(ace, rank_values).astype(np.int64)
+    best_removal = _best_removal_table(run_deadwood, rank_values)
     windows = _run_windows(ace)
     card_value = np.concatenate([np.tile(rank_values, 4), [joker_value, joker_value]])
-    return Tables(
-        run_deadwood=run_deadwood.astype(np.uint8),
-        run_capable=_run_capable_table(windows),
-        card_value=card_value.astype(np.int32),
-        windows=np.array(windows, np.int32),
-        run_shape=_run_shape_table(windows),
-        best_removal=_best_removal_table(run_deadwood.astype(np.int64), rank_values),
-        ace=ace,
-    )
+    if run_deadwood.max() > 0xFFFF or best_removal.max() >= 1 << 32:
+        raise ValueError("card values too large for the solver tables")
+    tab = np.zeros(TABLE_SIZE, np.uint16)
+    tab[RUN_DEADWOOD : RUN_DEADWOOD + N_PATTERNS] = run_deadwood
+    tab[RUN_CAPABLE : RUN_CAPABLE + N_PATTERNS] = _run_capable_table(windows)
+    tab[RUN_SHAPE : RUN_SHAPE + N_PATTERNS] = _run_shape_table(windows)
+    tab[BEST_LO : BEST_LO + N_PATTERNS] = best_removal & 0xFFFF
+    tab[BEST_HI : BEST_HI + N_PATTERNS] = best_removal >> 16
+    tab[CARD_VALUE : CARD_VALUE + 54] = card_value
+    tab[ACE_SLOT] = ace
+    tab[N_WINDOWS_SLOT] = len(windows)
+    tab[WINDOWS : WINDOWS + len(windows)] = windows
+    tab.flags.writeable = False  # shared by every kernel and strategy: never written
+    return tab

@@ -171,7 +171,7 @@ def score_showdown(
     seats = []
     for seat, mask in enumerate(masks):
         laid_cards = cards_of(int(laid[seat]))
-        if seat == knocker:
+        if seat == knocker and n_melds >= 0:  # the arrangement lay-offs were made on
             melds = [cards_of(int(m)) for m in knocker_melds[:n_melds]]
             melded = {c for m in melds for c in m}
             unmatched = [c for c in cards_of(mask) if c not in melded]

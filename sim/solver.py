@@ -22,7 +22,7 @@ import numpy.typing as npt
 from kernels import layout as L
 from kernels.deadwood import best_discard_batch, min_deadwood_batch
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
-from kernels.tables import Tables, build_tables
+from kernels.tables import build_tables
 from sim.cards import CardError, cards_of, parse_cards
 from sim.rules import RuleSet, get_rules
 
@@ -37,8 +37,8 @@ def resolve_rules(rules: str | RuleSet) -> RuleSet:
     return rules if isinstance(rules, RuleSet) else get_rules(rules)
 
 
-def tables_for(rules: str | RuleSet) -> Tables:
-    """The solver tables of a rule set (cached per ace mode and card values)."""
+def tables_for(rules: str | RuleSet) -> npt.NDArray[np.uint16]:
+    """The flat solver table array of a rule set (cached per ace mode and card values)."""
     r = resolve_rules(rules)
     return build_tables(_ACE_CODES[r.ace], r.ace_high_value, r.joker_value)
 

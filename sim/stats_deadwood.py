@@ -30,6 +30,7 @@ from kernels.enumerate import (
     pattern_tables,
 )
 from kernels.layout import N_NATURAL
+from kernels.tables import table_views
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
 
@@ -107,7 +108,7 @@ def histogram_size(rules: RuleSet, cards: int, deck_size: int = N_NATURAL) -> in
     The largest deadwood is at most the sum of the ``cards`` highest card values of the
     deck (52 naturals, or 54 with jokers).
     """
-    values = np.sort(tables_for(rules).card_value[:deck_size].astype(np.int64))
+    values = np.sort(table_views(tables_for(rules)).card_value[:deck_size].astype(np.int64))
     return int(values[-cards:].sum()) + 1
 
 
@@ -123,7 +124,7 @@ def _exact_counts(rules: RuleSet, cards: int) -> np.ndarray:
     items = enumeration_items_nb(cards, offsets, start_index)
     hist = np.zeros((N_CHUNKS, histogram_size(rules, cards)), np.int64)
     exact_histogram_nb(
-        cards, patterns, offsets, start_index, items, tab.run_deadwood, tab.run_capable, hist
+        cards, patterns, offsets, start_index, items, tab, hist
     )
     counts: np.ndarray = hist.sum(axis=0)
     total = int(counts.sum())

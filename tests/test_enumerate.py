@@ -100,7 +100,7 @@ def test_exact_total_weight_is_the_number_of_hands(cards: int) -> None:
     items = enumeration_items_nb(cards, offsets, start_index)
     hist = np.zeros((N_CHUNKS, histogram_size(rules, cards)), np.int64)
     exact_histogram_nb(
-        cards, patterns, offsets, start_index, items, tab.run_deadwood, tab.run_capable, hist
+        cards, patterns, offsets, start_index, items, tab, hist
     )
     assert int(hist.sum()) == math.comb(52, cards)
 

@@ -35,6 +35,7 @@ from rich.table import Table
 from kernels.deadwood import best_discard_batch, min_deadwood_batch
 from kernels.enumerate import random_hands_nb
 from kernels.layout import JOKER_BITS, N_NATURAL
+from kernels.tables import table_views
 from sim.cli.common import fail, print_json
 from sim.rules import RuleError, RuleSet, get_rules
 from sim.solver import tables_for
@@ -179,14 +180,18 @@ def _naive_call(
 
     def min_deadwood(masks: np.ndarray) -> np.ndarray:
         out = np.empty(masks.shape[0], np.int64)
-        naive.min_deadwood_naive_batch(masks, tab.windows, tab.card_value, out)
+        views = table_views(tab)
+        naive.min_deadwood_naive_batch(masks, views.windows.astype(np.int32), views.card_value.astype(np.int32), out)
         return out
 
     def best_discard(masks: np.ndarray) -> np.ndarray:
         n = masks.shape[0]
         cards = np.empty(n, np.int64)
         deadwood = np.empty(n, np.int64)
-        naive.best_discard_naive_batch(masks, tab.windows, tab.card_value, cards, deadwood)
+        views = table_views(tab)
+        naive.best_discard_naive_batch(
+            masks, views.windows.astype(np.int32), views.card_value.astype(np.int32), cards, deadwood
+        )
         return np.stack([cards, deadwood])
 
     return min_deadwood if operation == "min deadwood" else best_discard
