@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from sim import __version__
-from sim.cli import bench_cmd, rules_cmd, stats_cmd, table_cmds
+from sim.cli import bench_cmd, replay_cmd, rules_cmd, stats_cmd, strategies_cmd, table_cmds
 
 app = typer.Typer(
     name="rummy",
@@ -41,6 +41,8 @@ def main(
 
 app.command("deadwood")(table_cmds.deadwood)
 app.command("score")(table_cmds.score)
+app.command("replay")(replay_cmd.replay)
 app.add_typer(rules_cmd.app, name="rules")
 app.add_typer(stats_cmd.app, name="stats")
 app.add_typer(bench_cmd.app, name="bench")
+app.add_typer(strategies_cmd.app, name="strategies")
