@@ -43,7 +43,16 @@ from kernels.obs import (
     Obs,
     forbidden_discard,
 )
-from kernels.rng import PURPOSE_DEAL, PURPOSE_RESHUFFLE, PURPOSE_STRATEGY, make_stream, shuffle, stream_key
+from kernels.rng import (
+    PURPOSE_DEAL,
+    PURPOSE_FIRST_DEALER,
+    PURPOSE_RESHUFFLE,
+    PURPOSE_STRATEGY,
+    below,
+    make_stream,
+    shuffle,
+    stream_key,
+)
 from kernels.showdown import knock_limit_of, showdown
 
 MAX_TURNS = 1000  # a hand that could never end is cut here (rebuilds are bounded)
@@ -107,6 +116,7 @@ class HandColumns(NamedTuple):
     dealer: np.ndarray  # int8
     upcard: np.ndarray  # int8
     knocker: np.ndarray  # int8 (-1: none)
+    winner: np.ndarray  # int8: the hand's winner (-1: none), see ``_hand_winner``
     outcome: np.ndarray  # int8 (kernels.layout outcome codes)
     turns: np.ndarray  # int16
     stock_left: np.ndarray  # int8
@@ -171,6 +181,7 @@ def new_columns(n: int, players: int) -> HandColumns:
         dealer=np.zeros(n, np.int8),
         upcard=np.zeros(n, np.int8),
         knocker=np.zeros(n, np.int8),
+        winner=np.zeros(n, np.int8),
         outcome=np.zeros(n, np.int8),
         turns=np.zeros(n, np.int16),
         stock_left=np.zeros(n, np.int8),
@@ -273,9 +284,43 @@ def _rebuild(state, rules, key, number, hand_index):
 
 
 @njit(cache=True)
+def _hand_winner(outcome, knocker, dealer, deadwood):
+    """Who won the hand (for dealer rules and Gin boxes), -1 for nobody.
+
+    The knocker after a knock win, rummy, gin or big gin; after an undercut the first
+    seat from the knocker's left with the least deadwood (the defender in Gin); after
+    an exhausted showdown the first seat from the dealer's left with the least
+    deadwood, or nobody when every seat holds it; nobody after a tie or a dead hand.
+    """
+    players = deadwood.shape[0]
+    if outcome == L.KNOCK_WIN or outcome == L.RUMMY or outcome == L.GIN or outcome == L.BIG_GIN:
+        return knocker
+    if outcome == L.UNDERCUT or outcome == L.EXHAUSTED:
+        first = knocker + 1 if outcome == L.UNDERCUT else dealer + 1
+        candidates = players - 1 if outcome == L.UNDERCUT else players
+        least = np.int64(1) << 40
+        for i in range(candidates):
+            least = min(least, deadwood[(first + i) % players])
+        if outcome == L.EXHAUSTED:
+            everyone = True
+            for seat in range(players):
+                everyone = everyone and deadwood[seat] == least
+            if everyone:
+                return -1
+        for i in range(candidates):
+            if deadwood[(first + i) % players] == least:
+                return (first + i) % players
+    return -1
+
+
+@njit(cache=True)
 def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome):
     c = state.counters
     players = state.hands.shape[0]
+    if outcome == L.DEAD_HAND:
+        cols.winner[row] = -1
+    else:
+        cols.winner[row] = _hand_winner(outcome, knocker, dealer, state.deadwood)
     cols.number[row] = number
     cols.hand_index[row] = hand_index
     cols.dealer[row] = dealer
@@ -483,4 +528,328 @@ def play_deals(rules, tab, key, first_number, sids, params, cols, n_blocks, erro
                 for k in range(8):
                     errors[b, k] = state.error[k]
                 break
+        owner.counters[7] = 0  # keeps the owner (and so the borrowed views) alive to here
+
+
+# --- games ------------------------------------------------------------------------------
+
+MAX_GAME_HANDS = 1000  # hands dealt in one game before the guard stops it (winner -1)
+N_COLUMNS = 3  # Hollywood: three games scored at once
+
+
+class GameColumns(NamedTuple):
+    """Per-game results, one row per game (scores in 1/POINT_SCALE units)."""
+
+    number: np.ndarray  # int64
+    hands: np.ndarray  # int32: scored hands (dead hands excluded)
+    hands_dealt: np.ndarray  # int32
+    first_dealer: np.ndarray  # int8
+    winner: np.ndarray  # int8 (-1: none)
+    points: np.ndarray  # int64[n, players]: cumulative hand points
+    scores: np.ndarray  # int64[n, players]: final scores (gin: boxes and bonuses added)
+    boxes: np.ndarray  # int32[n, players]: hands won
+    columns: np.ndarray  # int64[n, N_COLUMNS, players]: Hollywood column final scores
+
+
+def new_game_columns(n: int, players: int) -> GameColumns:
+    """Empty result columns for ``n`` games."""
+    return GameColumns(
+        number=np.zeros(n, np.int64),
+        hands=np.zeros(n, np.int32),
+        hands_dealt=np.zeros(n, np.int32),
+        first_dealer=np.zeros(n, np.int8),
+        winner=np.zeros(n, np.int8),
+        points=np.zeros((n, players), np.int64),
+        scores=np.zeros((n, players), np.int64),
+        boxes=np.zeros((n, players), np.int32),
+        columns=np.zeros((n, N_COLUMNS, players), np.int64),
+    )
+
+
+@njit(cache=True)
+def _state_for(state, k):
+    """The working state for a hand of ``k`` seats (views of a ``players``-seat state)."""
+    return HandState(
+        state.deck,
+        state.stock,
+        state.pile,
+        state.hands[:k],
+        state.taken[:k],
+        state.discarded[:k],
+        state.scratch[:k],
+        state.deadwood[:k],
+        state.laid[:k],
+        state.points[:k],
+        state.knocker_melds,
+        state.counters,
+        state.error,
+        state.log,
+    )
+
+
+@njit(cache=True)
+def _gin_finals(rules, points, boxes, winner, out):
+    """Final scores of a closed ``gin:T`` game (RULES.md: boxes, game bonus, shutout)."""
+    S = L.POINT_SCALE
+    for seat in range(2):
+        out[seat] = points[seat] + rules[L.R_BOX_BONUS] * boxes[seat] * S
+    bonus = rules[L.R_GAME_BONUS] * S
+    if boxes[1 - winner] == 0 and rules[L.R_SHUTOUT] == L.SHUTOUT_DOUBLE:
+        out[winner] = 2 * (out[winner] + bonus)
+    elif boxes[1 - winner] == 0 and rules[L.R_SHUTOUT] == L.SHUTOUT_BONUS:
+        out[winner] += 2 * bonus
+    else:
+        out[winner] += bonus
+
+
+@njit(cache=True)
+def _first_dealer(key, number, players):
+    skey = stream_key(key, number, make_stream(PURPOSE_FIRST_DEALER, 0, 0))
+    value, _ = below(skey, 0, players)
+    return value
+
+
+@njit(cache=True)
+def _next_active(seat, active):
+    """The first seat still in, from ``seat`` itself going left."""
+    players = active.shape[0]
+    for i in range(players):
+        if active[(seat + i) % players]:
+            return (seat + i) % players
+    return -1
+
+
+@njit(cache=True)
+def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out, start, games, g):
+    """Play game ``number`` (RULES.md "A game of many hands", docs/ENGINE.md "Games").
+
+    ``rules_by_k[k]`` is the rule vector for a hand of k seats (a pool plays on with
+    fewer seats). Each hand's row goes to ``hands_out`` at ``start``, ``start + 1``, ...
+    in game seats; ``one`` is a one-row scratch ``HandColumns``. The game's row is
+    ``g`` of ``games``. Returns ``(rows written, error code)``; rows = -1 when
+    ``hands_out`` is too small.
+    """
+    rules = rules_by_k[rules_by_k.shape[0] - 1]
+    players = rules[L.R_PLAYERS]
+    mode = rules[L.R_GAME]
+    target = rules[L.R_GAME_TARGET] * L.POINT_SCALE
+    dealer = _first_dealer(key, number, players)
+    games.number[g] = number
+    games.first_dealer[g] = dealer
+    scores = np.zeros(players, np.int64)
+    wins = np.zeros(players, np.int64)
+    active = np.ones(players, np.bool_)
+    seats = np.zeros(players, np.int64)
+    hand_points = np.zeros(players, np.int64)
+    col_points = np.zeros((N_COLUMNS, players), np.int64)
+    col_boxes = np.zeros((N_COLUMNS, players), np.int64)
+    col_winner = np.full(N_COLUMNS, -1, np.int64)
+    k_scores = np.zeros(players, np.int64)
+    k_sids = np.zeros(players, np.int64)
+    k_params = np.zeros(params.shape, params.dtype)
+    hand_index = 0
+    scored = 0
+    winner = -1
+    row = start
+    while hand_index < MAX_GAME_HANDS:
+        # The seats still in play this hand, in ascending order (all but a pool's outs).
+        k = 0
+        for seat in range(players):
+            if active[seat]:
+                seats[k] = seat
+                k_scores[k] = scores[seat]
+                k_sids[k] = sids[seat]
+                k_params[k] = params[seat]
+                k += 1
+        dealt_dealer = 0
+        for i in range(k):
+            if seats[i] == dealer:
+                dealt_dealer = i
+        err = play_hand(
+            rules_by_k[k], tab, key, number, hand_index, dealt_dealer, k_sids[:k], k_params[:k],
+            k_scores[:k], _state_for(state, k), one, 0, False,
+        )
+        if err != ERR_NONE:
+            return row - start, err
+        if row >= hands_out.number.shape[0]:
+            return -1, ERR_NONE
+        # The hand's row, in game seats.
+        hands_out.number[row] = number
+        hands_out.hand_index[row] = hand_index
+        hands_out.dealer[row] = dealer
+        hands_out.upcard[row] = one.upcard[0]
+        hands_out.knocker[row] = -1 if one.knocker[0] < 0 else seats[one.knocker[0]]
+        hand_winner = -1 if one.winner[0] < 0 else seats[one.winner[0]]
+        hands_out.winner[row] = hand_winner
+        hands_out.outcome[row] = one.outcome[0]
+        hands_out.turns[row] = one.turns[0]
+        hands_out.stock_left[row] = one.stock_left[0]
+        hands_out.rebuilds[row] = one.rebuilds[0]
+        for seat in range(players):
+            hands_out.deadwood[row, seat] = -1  # not dealt in (out of a pool)
+            hands_out.laid_off[row, seat] = 0
+            hands_out.points[row, seat] = 0
+            hand_points[seat] = 0
+        for i in range(k):
+            hands_out.deadwood[row, seats[i]] = one.deadwood[0, i]
+            hands_out.laid_off[row, seats[i]] = one.laid_off[0, i]
+            hands_out.points[row, seats[i]] = one.points[0, i]
+            hand_points[seats[i]] = one.points[0, i]
+        row += 1
+        hand_index += 1
+        if one.outcome[0] == L.DEAD_HAND:
+            continue  # the same dealer deals again
+        scored += 1
+        for seat in range(players):
+            scores[seat] += hand_points[seat]
+        if hand_winner >= 0:
+            wins[hand_winner] += 1
+
+        # Does the game end?
+        done = False
+        if mode == L.GAME_HAND:
+            winner = hand_winner
+            done = True
+        elif mode == L.GAME_HANDS or mode == L.GAME_MATCH:
+            if mode == L.GAME_HANDS and scored < rules[L.R_GAME_TARGET]:
+                continue_game = True
+            else:
+                continue_game = False
+            if not continue_game:
+                top = np.int64(-(1 << 60))
+                for seat in range(players):
+                    if mode == L.GAME_HANDS or scores[seat] >= target:
+                        top = max(top, scores[seat])
+                n_top = 0
+                for seat in range(players):
+                    if (mode == L.GAME_HANDS or scores[seat] >= target) and scores[seat] == top:
+                        n_top += 1
+                        winner = seat
+                if n_top == 1:
+                    done = True
+                else:
+                    winner = -1
+        elif mode == L.GAME_POOL:
+            left = 0
+            for i in range(k):
+                if scores[seats[i]] <= -target:
+                    active[seats[i]] = False
+            for seat in range(players):
+                if active[seat]:
+                    left += 1
+                    winner = seat
+            if left == 1:
+                done = True
+            else:
+                winner = -1
+        elif mode == L.GAME_GIN:
+            top = np.int64(-(1 << 60))
+            for seat in range(players):
+                if scores[seat] >= target and scores[seat] > top:
+                    top = scores[seat]
+                    winner = seat
+            done = winner >= 0
+        elif mode == L.GAME_HOLLYWOOD:
+            if hand_winner >= 0:
+                for col in range(min(wins[hand_winner], N_COLUMNS)):
+                    if col_winner[col] >= 0:
+                        continue  # a closed column takes nothing more
+                    col_points[col, hand_winner] += hand_points[hand_winner]
+                    col_boxes[col, hand_winner] += 1
+                    if col_points[col, hand_winner] >= target:
+                        col_winner[col] = hand_winner
+            done = col_winner[0] >= 0 and col_winner[1] >= 0 and col_winner[2] >= 0
+        if done:
+            break
+
+        # The next dealer.
+        if hand_winner < 0:
+            nxt = dealer
+        elif rules[L.R_DEALER] == L.DEALER_WINNER:
+            nxt = hand_winner
+        elif rules[L.R_DEALER] == L.DEALER_LOSER:
+            if k == 2:
+                nxt = seats[0] if seats[1] == hand_winner else seats[1]
+            else:
+                nxt = -1
+                least = np.int64(1) << 60
+                for i in range(k):
+                    least = min(least, hand_points[seats[i]])
+                for i in range(k):
+                    seat = seats[(dealt_dealer + 1 + i) % k]
+                    if nxt < 0 and hand_points[seat] == least:
+                        nxt = seat
+        else:  # rotate, alternate_scored: the deal passes left after a scored hand
+            nxt = (dealer + 1) % players
+        dealer = _next_active(nxt, active)
+
+    games.hands[g] = scored
+    games.hands_dealt[g] = hand_index
+    for seat in range(players):
+        games.points[g, seat] = scores[seat]
+        games.scores[g, seat] = scores[seat]
+        games.boxes[g, seat] = wins[seat]
+        for col in range(N_COLUMNS):
+            games.columns[g, col, seat] = 0
+    if hand_index >= MAX_GAME_HANDS and not (winner >= 0 and mode != L.GAME_HOLLYWOOD):
+        winner = winner if mode == L.GAME_HOLLYWOOD else -1
+    if mode == L.GAME_GIN and winner >= 0:
+        _gin_finals(rules, scores, wins, winner, games.scores[g])
+    if mode == L.GAME_HOLLYWOOD:
+        totals = np.zeros(players, np.int64)
+        for col in range(N_COLUMNS):
+            if col_winner[col] >= 0:
+                _gin_finals(rules, col_points[col], col_boxes[col], col_winner[col], games.columns[g, col])
+            else:
+                for seat in range(players):
+                    games.columns[g, col, seat] = col_points[col, seat]
+            for seat in range(players):
+                totals[seat] += games.columns[g, col, seat]
+        winner = -1
+        if col_winner[0] >= 0 and col_winner[1] >= 0 and col_winner[2] >= 0:
+            winner = 0 if totals[0] > totals[1] else (1 if totals[1] > totals[0] else -1)
+        for seat in range(players):
+            games.scores[g, seat] = totals[seat]
+    games.winner[g] = winner
+    return row - start, ERR_NONE
+
+
+@njit(cache=True, parallel=True)
+def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, capacity, games, n_blocks, status):
+    """Play games ``first_number + g`` for every row g of ``games``.
+
+    Block b plays a contiguous run of games and writes their hands from row
+    ``b * capacity`` of ``hands_out``. ``status[b]`` gets (rows written, error code,
+    error details...); rows = -1 when the block's ``capacity`` was too small (the
+    caller retries with more room). Results do not depend on ``n_blocks``.
+    """
+    n = games.number.shape[0]
+    players = rules_by_k[rules_by_k.shape[0] - 1][L.R_PLAYERS]
+    size = (n + n_blocks - 1) // n_blocks
+    for b in prange(n_blocks):
+        owner = _new_state(players)
+        state = _borrowed_state(owner)
+        one = HandColumns(
+            np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros(1, np.int8),
+            np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int16),
+            np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros((1, players), np.int16),
+            np.zeros((1, players), np.int8), np.zeros((1, players), np.int64),
+        )
+        start = b * capacity
+        written = 0
+        for g in range(b * size, min(n, (b + 1) * size)):
+            rows, err = play_game(
+                borrow(rules_by_k), borrow(tab), key, first_number + g, borrow(sids), borrow(params),
+                state, one, hands_out, start + written, games, g,
+            )
+            if rows < 0 or start + written + rows > (b + 1) * capacity:
+                written = -1
+                break
+            written += rows
+            if err != ERR_NONE:
+                status[b, 1] = err
+                for k in range(6):
+                    status[b, 2 + k] = state.error[k]
+                break
+        status[b, 0] = written
         owner.counters[7] = 0  # keeps the owner (and so the borrowed views) alive to here

@@ -25,7 +25,15 @@ from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
 from strategies import Strategy, format_seat, params_vector, parse_lineup, registry
 
-__all__ = ["Lineup", "StrategyDecisionError", "key_of", "lineup_of", "play_deals", "replay_hand"]
+__all__ = [
+    "Lineup",
+    "StrategyDecisionError",
+    "key_of",
+    "lineup_of",
+    "play_deals",
+    "play_games",
+    "replay_hand",
+]
 
 
 class StrategyDecisionError(RuntimeError):
@@ -156,3 +164,63 @@ def replay_hand(rules: str | RuleSet, lineup: Lineup | str | Iterable[str], *, s
         record=record,
         final_hands=[int(h) for h in state.hands],
     )
+
+
+def rules_by_seats(rules: RuleSet) -> npt.NDArray[np.int64]:
+    """Rule vectors for hands of k = 0..players seats (a pool plays on with fewer seats;
+    an automatic hand size follows the seat count). Rows below 2 are unused."""
+    import dataclasses
+
+    rows = np.zeros((rules.players + 1, L.N_RULE_FIELDS), np.int64)
+    for k in range(2, rules.players + 1):
+        rows[k] = (rules if k == rules.players else dataclasses.replace(rules, players=k)).compile()
+    return rows
+
+
+def play_games(
+    rules: str | RuleSet,
+    lineup: Lineup | str | Iterable[str],
+    *,
+    games: int,
+    seed: int,
+    first: int = 0,
+    threads: int | None = None,
+) -> tuple[Any, Any]:
+    """Play whole games ``first .. first + games - 1`` of the rule set's ``game`` mode.
+
+    Returns ``(game_columns, hand_columns)``: one row per game, and one row per hand
+    dealt (dead hands included) in game order, per-seat values in game seats.
+    """
+    r = resolve_rules(rules)
+    seats = lineup_of(lineup, r.players)
+    if games < 0:
+        raise ValueError(f"games must be >= 0, got {games}")
+    engine, ids = _engine()
+    sids, params = seats.arrays(ids)
+    n_threads = threads or numba.get_num_threads()
+    n_blocks = max(1, min(games, 4 * n_threads))
+    per_block = -(-games // n_blocks) if games else 0
+    capacity = max(64, per_block * 16)
+    game_cols = engine.new_game_columns(games, r.players)
+    key = key_of(seed)
+    by_seats = rules_by_seats(r)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(n_threads)
+    try:
+        while True:
+            hand_cols = engine.new_columns(n_blocks * capacity, r.players)
+            status = np.zeros((n_blocks, 8), np.int64)
+            engine.play_games(
+                by_seats, tables_for(r), key, first, sids, params, hand_cols, capacity, game_cols, n_blocks, status
+            )
+            if (status[:, 0] >= 0).all():
+                break
+            capacity *= 4  # a block ran out of room for its hands: retry with more
+    finally:
+        numba.set_num_threads(previous)
+    failed = np.flatnonzero(status[:, 1])
+    if failed.size:
+        _raise_decision_error(status[failed[0], 2:], engine, seats, seed)
+    keep = np.concatenate([np.arange(b * capacity, b * capacity + status[b, 0]) for b in range(n_blocks)])
+    hands = type(hand_cols)(*(column[keep] for column in hand_cols))
+    return game_cols, hands

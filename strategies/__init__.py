@@ -1,0 +1,423 @@
+"""Strategies: one module per idea, and the registry that names them.
+
+A strategy is three ``@njit`` hooks with the signatures of ``kernels/obs.py``
+(``take(obs, params, scratch) -> bool``, ``discard(obs, params, scratch) -> int``,
+``knock(obs, params, scratch, discard) -> int``), a ``Params`` NamedTuple of numbers
+(its defaults; at most ``kernels.obs.N_PARAMS`` fields) and a plain-words description.
+The hooks never see the NamedTuple: the engine hands them ``params_vector(params)``,
+a float64 vector holding the fields in declaration order (an int field arrives as a
+whole float; hooks read it back with ``np.int64(params[i])``).
+
+Names
+-----
+* ``BUILTINS``: the five built-in strategies, in this order: ``random``, ``greedy``,
+  ``simple``, ``schedule``, ``defensive``.
+* Plugins: ``load_plugin("mypkg.mystrategy")`` imports a module whose ``STRATEGY``
+  attribute is a :class:`Strategy`; ``discover()`` loads every entry point of the
+  group ``rummy_sim.strategies`` (its value a module, or ``module:ATTR`` naming a
+  Strategy). ``registry()`` is the built-ins plus the plugins loaded so far; a name
+  used twice is an error.
+
+Seat specifications (command line)
+----------------------------------
+``greedy`` or ``greedy:knock_at=7,min_gain=2``: a strategy name, then optional
+``key=value`` pairs separated by commas. Since commas separate parameters, a line-up
+of several seats in one string separates the seats with ``/``:
+``greedy:knock_at=7/simple``. A single spec fills every seat.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from types import ModuleType
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+from numba.core.dispatcher import Dispatcher
+
+from kernels.obs import N_PARAMS
+
+ENTRY_POINT_GROUP = "rummy_sim.strategies"
+
+Bounds = Mapping[str, tuple[float | None, float | None]]
+
+
+class StrategyError(ValueError):
+    """An unknown strategy or parameter, a bad value, or a broken plugin."""
+
+
+def _choose(names: Iterable[str]) -> str:
+    return ", ".join(names)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One strategy: its name, description, parameters and numba hooks.
+
+    Attributes
+    ----------
+    name : str
+        The name used on the command line (``greedy``); unique in the registry.
+    description : str
+        Plain words: what the strategy does. The first line is its summary.
+    params : type[NamedTuple]
+        The parameter type; its defaults are the strategy's defaults. Every field
+        has an int or float default; at most ``N_PARAMS`` fields.
+    take_nb, discard_nb, knock_nb : numba dispatchers
+        The hooks, with the signatures of ``kernels/obs.py``.
+    module : str
+        The module that defines the strategy (for metadata and error messages).
+    bounds : mapping, optional
+        ``field -> (low, high)`` inclusive limits (None: open) checked when a seat
+        is parsed; not part of equality.
+    """
+
+    name: str
+    description: str
+    params: type[NamedTuple]
+    take_nb: Any
+    discard_nb: Any
+    knock_nb: Any
+    module: str
+    bounds: Bounds = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        where = f"strategy {self.name!r} ({self.module})"
+        if (
+            not isinstance(self.name, str)
+            or not self.name
+            or any(ch in self.name for ch in ":/,= \t")
+        ):
+            raise StrategyError(
+                f"{where}: the name must be non-empty text without ':', '/', ',', '=' or spaces"
+            )
+        if not isinstance(self.description, str) or not self.description.strip():
+            raise StrategyError(f"{where}: the description must be non-empty text")
+        fields = getattr(self.params, "_fields", None)
+        is_class = isinstance(self.params, type) and issubclass(self.params, tuple)
+        if not is_class or fields is None:
+            raise StrategyError(f"{where}: params must be a NamedTuple class")
+        if len(fields) > N_PARAMS:
+            raise StrategyError(
+                f"{where}: {len(fields)} parameters, at most {N_PARAMS} are allowed"
+            )
+        defaults = self.params._field_defaults
+        for name in fields:
+            if name not in defaults:
+                raise StrategyError(f"{where}: parameter {name!r} has no default")
+            value = defaults[name]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise StrategyError(
+                    f"{where}: parameter {name!r} must default to an int or a float, got {value!r}"
+                )
+        for hook in ("take_nb", "discard_nb", "knock_nb"):
+            if not isinstance(getattr(self, hook), Dispatcher):
+                raise StrategyError(f"{where}: {hook} must be an @njit function")
+        for name in self.bounds:
+            if name not in fields:
+                raise StrategyError(f"{where}: bounds name an unknown parameter {name!r}")
+
+    @property
+    def summary(self) -> str:
+        """The first line of the description."""
+        return self.description.strip().splitlines()[0].strip()
+
+    def defaults(self) -> NamedTuple:
+        """The default parameters (an instance of ``params``)."""
+        return self.params._make(self.params._field_defaults[f] for f in self.params._fields)
+
+    def parameters(self) -> dict[str, dict[str, Any]]:
+        """Every parameter: its type name, default and bounds, in declaration order."""
+        out: dict[str, dict[str, Any]] = {}
+        for name, value in self.params._field_defaults.items():
+            low, high = self.bounds.get(name, (None, None))
+            out[name] = {
+                "type": "int" if isinstance(value, int) else "float",
+                "default": value,
+                "min": low,
+                "max": high,
+            }
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description (``rummy strategies show --json``)."""
+        return {
+            "name": self.name,
+            "summary": self.summary,
+            "description": self.description.strip(),
+            "module": self.module,
+            "parameters": self.parameters(),
+        }
+
+
+# --- parameters ----------------------------------------------------------------------
+
+
+def _check_value(strategy: Strategy, name: str, value: float) -> None:
+    low, high = strategy.bounds.get(name, (None, None))
+    if (low is not None and value < low) or (high is not None and value > high):
+        if low is not None and high is not None:
+            span = f"between {low} and {high}"
+        elif low is not None:
+            span = f">= {low}"
+        else:
+            span = f"<= {high}"
+        raise StrategyError(
+            f"bad value for {strategy.name} parameter {name!r}: {value} (must be {span})"
+        )
+
+
+def _parse_value(strategy: Strategy, name: str, text: str) -> int | float:
+    default = strategy.params._field_defaults[name]
+    text = text.strip()
+    value: int | float
+    if isinstance(default, int):
+        try:
+            value = int(text)
+        except ValueError:
+            raise StrategyError(
+                f"bad value for {strategy.name} parameter {name!r}: {text!r} is not a whole number"
+            ) from None
+    else:
+        try:
+            value = float(text)
+        except ValueError:
+            raise StrategyError(
+                f"bad value for {strategy.name} parameter {name!r}: {text!r} is not a number"
+            ) from None
+        if not math.isfinite(value):
+            raise StrategyError(
+                f"bad value for {strategy.name} parameter {name!r}: {text!r} is not finite"
+            )
+    _check_value(strategy, name, value)
+    return value
+
+
+def make_params(strategy: Strategy, **values: Any) -> NamedTuple:
+    """The strategy's defaults with some fields replaced (checked like a parsed seat)."""
+    fields = strategy.params._fields
+    checked: dict[str, int | float] = {}
+    for name, value in values.items():
+        if name not in fields:
+            raise StrategyError(
+                f"unknown parameter {name!r} for strategy {strategy.name}; "
+                f"its parameters: {_choose(fields) or '(none)'}"
+            )
+        checked[name] = _parse_value(strategy, name, str(value))
+    return strategy.defaults()._replace(**checked)
+
+
+def params_vector(params: NamedTuple) -> npt.NDArray[np.float64]:
+    """The float64[N_PARAMS] vector the hooks read: the fields in order, then zeros."""
+    values = tuple(params)
+    if len(values) > N_PARAMS:
+        raise StrategyError(f"{len(values)} parameters, at most {N_PARAMS} are allowed")
+    out = np.zeros(N_PARAMS, np.float64)
+    for i, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise StrategyError(f"parameter {i} is not a number: {value!r}")
+        out[i] = float(value)
+        if not math.isfinite(out[i]):
+            raise StrategyError(f"parameter {i} is not finite: {value!r}")
+    return out
+
+
+# --- the registry --------------------------------------------------------------------
+
+_PLUGINS: dict[str, Strategy] = {}
+_discovered = False
+
+
+def _register(strategy: Strategy, source: str) -> Strategy:
+    if strategy.name in BUILTINS and BUILTINS[strategy.name] is not strategy:
+        raise StrategyError(
+            f"strategy plugin {source} is named {strategy.name!r}, "
+            "the name of a built-in strategy; rename it"
+        )
+    known = _PLUGINS.get(strategy.name)
+    if known is not None and known != strategy:
+        raise StrategyError(
+            f"two strategy plugins are named {strategy.name!r}: "
+            f"{known.module} and {strategy.module} ({source}); rename one"
+        )
+    if strategy.name not in BUILTINS:
+        _PLUGINS[strategy.name] = strategy
+    return strategy
+
+
+def _strategy_of(obj: object, source: str) -> Strategy:
+    if isinstance(obj, ModuleType):
+        obj = getattr(obj, "STRATEGY", None)
+        if obj is None:
+            raise StrategyError(f"strategy plugin {source} has no STRATEGY attribute")
+    if not isinstance(obj, Strategy):
+        raise StrategyError(
+            f"strategy plugin {source}: STRATEGY must be a strategies.Strategy, "
+            f"got {type(obj).__name__}"
+        )
+    return obj
+
+
+def load_plugin(ref: str) -> Strategy:
+    """Import a module path (``mypkg.mystrategy``) and register its ``STRATEGY``."""
+    try:
+        module = importlib.import_module(ref)
+    except ImportError as exc:
+        raise StrategyError(f"cannot import strategy plugin {ref!r}: {exc}") from None
+    return _register(_strategy_of(module, repr(ref)), repr(ref))
+
+
+def discover() -> list[Strategy]:
+    """Load every entry point of group ``rummy_sim.strategies``; return their strategies."""
+    global _discovered
+    _discovered = True
+    found = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        source = f"entry point {ep.name!r} ({ep.value})"
+        try:
+            obj = ep.load()
+        except Exception as exc:  # a broken third-party plugin: say which one
+            raise StrategyError(f"strategy plugin {source} failed to load: {exc}") from None
+        found.append(_register(_strategy_of(obj, source), source))
+    return found
+
+
+def registry() -> dict[str, Strategy]:
+    """Built-in strategies, then the plugins loaded so far, by name."""
+    return {**BUILTINS, **_PLUGINS}
+
+
+def get_strategy(name: str) -> Strategy:
+    """The strategy of this name (a plugin module path such as ``mypkg.mod`` is loaded).
+
+    Plugins not yet discovered are looked for once (``discover``) before giving up.
+    """
+    known = registry()
+    if name in known:
+        return known[name]
+    if "." in name:
+        return load_plugin(name)
+    if not _discovered:
+        discover()
+        known = registry()
+        if name in known:
+            return known[name]
+    raise StrategyError(f"unknown strategy {name!r}; choose one of: {_choose(known)}")
+
+
+def parse_seat(spec: str) -> tuple[Strategy, NamedTuple]:
+    """Read a seat: ``greedy`` or ``greedy:knock_at=7,min_gain=2``.
+
+    Raises
+    ------
+    StrategyError
+        For an unknown strategy (listing the known ones), an unknown parameter
+        (listing the strategy's parameters), a parameter given twice, an item
+        without ``=``, or a bad value (naming the parameter).
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise StrategyError("empty strategy spec; write e.g. greedy or greedy:knock_at=7")
+    name, sep, rest = spec.strip().partition(":")
+    strategy = get_strategy(name.strip())
+    fields = strategy.params._fields
+    values: dict[str, int | float] = {}
+    if sep and rest.strip():
+        for item in rest.split(","):
+            key, eq, text = item.partition("=")
+            key = key.strip().replace("-", "_")
+            if not eq or not key or not text.strip():
+                raise StrategyError(
+                    f"bad parameter {item.strip()!r} in {spec!r}: write key=value, "
+                    f"e.g. {strategy.name}:{fields[0] if fields else 'key'}=1"
+                )
+            if key not in fields:
+                raise StrategyError(
+                    f"unknown parameter {key!r} for strategy {strategy.name}; "
+                    f"its parameters: {_choose(fields) or '(none)'}"
+                )
+            if key in values:
+                raise StrategyError(f"parameter {key!r} is given twice in {spec!r}")
+            values[key] = _parse_value(strategy, key, text)
+    return strategy, strategy.defaults()._replace(**values)
+
+
+def parse_lineup(text: str | Iterable[str], players: int) -> list[tuple[Strategy, NamedTuple]]:
+    """One ``(strategy, params)`` per seat.
+
+    ``text`` is one string with seats separated by ``/`` (``greedy:knock_at=7/simple``)
+    or a list of specs (each may itself hold ``/``). One spec fills every seat;
+    otherwise there must be exactly ``players`` specs.
+    """
+    pieces = [text] if isinstance(text, str) else list(text)
+    specs: list[str] = []
+    for piece in pieces:
+        if not isinstance(piece, str):
+            raise StrategyError(f"a strategy spec must be text, got {piece!r}")
+        for spec in piece.split("/"):
+            if not spec.strip():
+                raise StrategyError(f"empty seat in line-up {piece!r}")
+            specs.append(spec.strip())
+    if not specs:
+        raise StrategyError("no strategy given")
+    if len(specs) == 1:
+        seat = parse_seat(specs[0])
+        return [seat] * players
+    if len(specs) != players:
+        raise StrategyError(
+            f"{len(specs)} seats given ({'/'.join(specs)}) for {players} players; "
+            "give one spec for every seat or a single spec for all"
+        )
+    return [parse_seat(spec) for spec in specs]
+
+
+def format_seat(strategy: Strategy, params: NamedTuple) -> str:
+    """The spec that ``parse_seat`` reads back: the name and every non-default value."""
+    changed = [
+        f"{name}={value}"
+        for name, value, default in zip(
+            strategy.params._fields, params, strategy.defaults(), strict=True
+        )
+        if value != default
+    ]
+    return strategy.name + (":" + ",".join(changed) if changed else "")
+
+
+# The built-ins import Strategy from this module, so they come after its definition.
+from strategies import defensive as _defensive  # noqa: E402
+from strategies import greedy as _greedy  # noqa: E402
+from strategies import random as _random  # noqa: E402
+from strategies import schedule as _schedule  # noqa: E402
+from strategies import simple as _simple  # noqa: E402
+
+BUILTINS: dict[str, Strategy] = {
+    s.name: s
+    for s in (
+        _random.STRATEGY,
+        _greedy.STRATEGY,
+        _simple.STRATEGY,
+        _schedule.STRATEGY,
+        _defensive.STRATEGY,
+    )
+}
+"""The built-in strategies, in a fixed order."""
+
+__all__ = [
+    "BUILTINS",
+    "ENTRY_POINT_GROUP",
+    "Strategy",
+    "StrategyError",
+    "discover",
+    "format_seat",
+    "get_strategy",
+    "load_plugin",
+    "make_params",
+    "params_vector",
+    "parse_lineup",
+    "parse_seat",
+    "registry",
+]

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 from kernels.layout import ACE_AROUND, ACE_HIGH_OR_LOW, ACE_LOW
-from kernels.tables import Tables, build_tables
+from kernels.tables import build_tables
 from tests.reference import deadwood_ref
 from tests.reference.cardtext import names
 from tests.reference.rules_ns import make_rules
@@ -48,7 +48,7 @@ def ref_rules(ace: str = "low", **kw: Any) -> Any:
     return make_rules(ace=ace, **kw)
 
 
-def tables_for_ref(rules: Any) -> Tables:
+def tables_for_ref(rules: Any) -> Any:
     """Kernel tables for a reference rules namespace (ace mode, ace and joker values)."""
     return build_tables(ACE_CODES[rules.ace], rules.ace_high_value, rules.joker_value)
 
@@ -179,9 +179,7 @@ def layoff_deal(
             melds.append(meld)
             avail -= set(meld)
     ranks = {c % 13 for m in melds for c in m}
-    near = sorted(
-        c for c in avail if any((c % 13 - r) % 13 in (0, 1, 2, 11, 12) for r in ranks)
-    )
+    near = sorted(c for c in avail if any((c % 13 - r) % 13 in (0, 1, 2, 11, 12) for r in ranks))
     k = min(len(near), hand_size // 2 + rng.randint(0, hand_size // 2))
     hand = set(rng.sample(near, k))
     hand |= set(rng.sample(sorted(avail - hand), hand_size - k))
@@ -205,7 +203,8 @@ def knocker_deal(
     defenders = []
     for _ in range(n_defenders):
         near = sorted(
-            c for c in NATURALS
+            c
+            for c in NATURALS
             if c not in used and any((c % 13 - r) % 13 in (0, 1, 12) for r in ranks)
         )
         k = min(len(near), hand_size * 2 // 3)
@@ -261,21 +260,34 @@ def slow_hands(kind: str, size: int, ace: str, start: int, count: int) -> list[t
 
 def oracle_chunk(
     args: tuple[str, int, str, int, int, int],
-) -> list[tuple[tuple[int, ...], int, list[tuple[int, ...]], tuple[int, int] | None]]:
+) -> list[tuple[tuple[int, ...], int, list[tuple[int, ...]], tuple[int, ...] | None]]:
     """Oracle answers for one chunk of a slow-test stream.
 
-    Returns ``(hand, min deadwood, canonical melds, best discard or None)`` per hand;
-    the best discard (card, deadwood) is computed for every ``discard_every``-th hand.
+    Returns ``(hand, min deadwood, canonical melds, discards or None)`` per hand. For
+    every ``discard_every``-th hand ``discards`` is ``(card, deadwood, forbidden,
+    card', deadwood')``: the best discard, then the best with that card forbidden
+    (``card'`` is -1 when nothing else may go). ``min_deadwood_ref`` is cached for the
+    second call (see ``oracle_min_deadwood``).
     """
     kind, size, ace, start, count, discard_every = args
     rules = ref_rules(ace)
     results = []
     for offset, hand in enumerate(slow_hands(kind, size, ace, start, count)):
         melds, _, deadwood = deadwood_ref.canonical_arrangement_ref(hand, rules)
-        discard = None
+        discards = None
         if (start + offset) % discard_every == 0:
-            discard = deadwood_ref.best_discard_ref(hand, rules)
-        results.append((hand, deadwood, melds, discard))
+            saved = deadwood_ref.min_deadwood_ref
+            deadwood_ref.min_deadwood_ref = oracle_min_deadwood
+            try:
+                card, left = deadwood_ref.best_discard_ref(hand, rules)
+                second = (-1, -1)
+                if len(hand) > 1:
+                    second = deadwood_ref.best_discard_ref(hand, rules, forbidden=card)
+            finally:
+                deadwood_ref.min_deadwood_ref = saved
+                _MIN_DEADWOOD_CACHE.clear()
+            discards = (card, left, card, *second)
+        results.append((hand, deadwood, melds, discards))
     return results
 
 

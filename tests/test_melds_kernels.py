@@ -63,6 +63,8 @@ N_FAST_ARRANGEMENT_DENSE = {0: 6, 1: 3, 2: 3}
 N_FAST_MELDS = {0: 15, 1: 6, 2: 6}
 N_FAST_LAYOFF = 100  # per ace mode
 N_FAST_KNOCKER = 20  # per (ace mode, layoff_play)
+N_SLOW_LAYOFF = 5000  # pytest -m slow: 12-20 s per ace mode
+N_SLOW_KNOCKER = 1000  # pytest -m slow: 6-27 s per (ace mode, layoff_play)
 SIZES = tuple(range(1, 14))
 
 
@@ -84,7 +86,9 @@ def _check_arrangements(hands, ace: str) -> None:
     for hand in hands:
         melds, _, deadwood = R.canonical_arrangement_ref(hand, rules)
         got_melds, got_deadwood = _arrangement(hand, tab)
-        assert_same("canonical arrangement", hand, ace, (got_melds, got_deadwood), (melds, deadwood))
+        assert_same(
+            "canonical arrangement", hand, ace, (got_melds, got_deadwood), (melds, deadwood)
+        )
 
 
 def _jokers_for(size: int) -> tuple[int, ...]:
@@ -150,8 +154,12 @@ ARRANGEMENT_CASES = [
     # KC AC 2C: only round the corner.
     ("KC AC 2C", "around", ["AC 2C KC"], 0),
     # A 13-card hand: the whole suit of hearts is one meld in every mode.
-    ("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH", "around",
-     ["AH 2H 3H", "4H 5H 6H", "7H 8H 9H", "TH JH QH KH"], 0),
+    (
+        "AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH",
+        "around",
+        ["AH 2H 3H", "4H 5H 6H", "7H 8H 9H", "TH JH QH KH"],
+        0,
+    ),
     ("", "low", [], 0),
 ]
 
@@ -218,7 +226,9 @@ def test_hand_melds_joker_hands_same_melds(ace: str) -> None:
             for hand in hands:
                 got = _hand_melds(hand, tab)
                 assert got == sorted(got), f"not in canonical order: [{show(hand)}]"
-                assert_same("hand_melds (as a set)", hand, ace, sorted(set(got)), R.melds_in(hand, rules))
+                assert_same(
+                    "hand_melds (as a set)", hand, ace, sorted(set(got)), R.melds_in(hand, rules)
+                )
 
 
 def test_hand_melds_lists_each_joker_meld_once() -> None:
@@ -360,7 +370,9 @@ def _check_layoff(melds, hand, ace: str) -> None:
 
     deadwood, laid = layoff_optimal(km, len(melds), kmask(hand), tab)
     ref_deadwood, _, _ = R.layoff_optimal_ref(melds, hand, rules)
-    assert deadwood == ref_deadwood, f"optimal deadwood: kernel {deadwood} oracle {ref_deadwood}; {where}"
+    assert deadwood == ref_deadwood, (
+        f"optimal deadwood: kernel {deadwood} oracle {ref_deadwood}; {where}"
+    )
     laid_cards = frozenset(cards_of(laid))
     assert laid_cards <= set(hand), where
     assert laid_cards in R.reachable_layoffs(melds, hand, rules), (
@@ -477,6 +489,29 @@ def test_knocker_arrangement_random_deals(ace: str, play: str) -> None:
     for i in range(N_FAST_KNOCKER):
         rng = seeded("knocker", ace, play, i)
         knocker, defenders = knocker_deal(rng, ace, 10 if i % 2 else 7, 1 + i % 3)
+        _check_knocker(knocker, defenders, ace, True, play)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_layoffs_at_scale(ace: str) -> None:
+    """``N_SLOW_LAYOFF`` lay-off deals per ace mode (run by hand: ``pytest -m slow``,
+    about 50 s in all on one core)."""
+    for i in range(N_SLOW_LAYOFF):
+        rng = seeded("layoff-slow", ace, i)
+        melds, hand = layoff_deal(rng, ace, hand_size=(7, 10, 13)[i % 3])
+        _check_layoff(melds, hand, ace)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("play", ("optimal", "greedy"))
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_knocker_arrangement_at_scale(ace: str, play: str) -> None:
+    """``N_SLOW_KNOCKER`` knocker deals per (ace mode, layoff_play), one to three
+    defenders (run by hand: ``pytest -m slow``, about 95 s in all on one core)."""
+    for i in range(N_SLOW_KNOCKER):
+        rng = seeded("knocker-slow", ace, play, i)
+        knocker, defenders = knocker_deal(rng, ace, (7, 10)[i % 2], 1 + i % 3)
         _check_knocker(knocker, defenders, ace, True, play)
 
 

@@ -1,0 +1,100 @@
+"""``rummy strategies``: list the strategies (built-in and plugins) and show one in full.
+
+Examples: ``rummy strategies list``, ``rummy strategies show greedy --json``.
+A seat is written ``NAME`` or ``NAME:key=value,key=value`` (``greedy:knock_at=7``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sim.cli.common import fail, print_json
+from strategies import Strategy, StrategyError, discover, get_strategy, registry
+
+app = typer.Typer(
+    help="List the strategies, or show one strategy's description and parameters.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _known() -> dict[str, Strategy]:
+    """Built-ins plus every installed plugin (a broken plugin is a one-line error)."""
+    try:
+        discover()
+    except StrategyError as error:
+        fail(str(error))
+    return registry()
+
+
+def _defaults(strategy: Strategy) -> str:
+    return ", ".join(f"{name}={value}" for name, value in strategy.defaults()._asdict().items())
+
+
+@app.command("list")
+def list_strategies(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print every strategy as JSON instead of a table.")
+    ] = False,
+) -> None:
+    """List the strategies: name, parameters with defaults, one-line description."""
+    known = _known()
+    if as_json:
+        print_json(
+            {
+                name: {
+                    "summary": s.summary,
+                    "module": s.module,
+                    "parameters": {k: v["default"] for k, v in s.parameters().items()},
+                }
+                for name, s in known.items()
+            }
+        )
+        return
+    table = Table(title="Strategies (seat spec: NAME or NAME:key=value,...)")
+    table.add_column("name", no_wrap=True, style="bold")
+    table.add_column("parameters (defaults)")
+    table.add_column("description")
+    for name, strategy in known.items():
+        table.add_row(name, _defaults(strategy) or "(none)", strategy.summary)
+    Console().print(table)
+
+
+@app.command("show")
+def show(
+    name: Annotated[
+        str,
+        typer.Argument(help="Strategy name (see `strategies list`).", show_default=False),
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the strategy as JSON instead of text.")
+    ] = False,
+) -> None:
+    """Show a strategy's full description and every parameter."""
+    _known()
+    try:
+        strategy = get_strategy(name)
+    except StrategyError as error:
+        fail(str(error))
+    if as_json:
+        print_json(strategy.to_dict())
+        return
+    console = Console()
+    console.print(f"[bold]{strategy.name}[/bold]  ({strategy.module})", highlight=False)
+    console.print(strategy.description.strip(), markup=False, highlight=False)
+    table = Table(title=f"{strategy.name} parameters")
+    table.add_column("parameter", no_wrap=True, style="bold")
+    table.add_column("type", no_wrap=True)
+    table.add_column("default", no_wrap=True)
+    table.add_column("range", no_wrap=True)
+    for key, info in strategy.parameters().items():
+        low, high = info["min"], info["max"]
+        span = ""
+        if low is not None or high is not None:
+            span = f"{'' if low is None else low}..{'' if high is None else high}"
+        table.add_row(key, info["type"], str(info["default"]), span)
+    console.print(table)

@@ -1,0 +1,173 @@
+"""Defensive: greedy play that avoids feeding the opponents and knocks early under threat.
+
+In plain words:
+
+* Draw: as ``greedy`` (take the pile card when it lowers the least deadwood by at
+  least ``min_gain``).
+* Discard: among the legal cards whose removal leaves at most ``slack`` more
+  deadwood than the best discard, throw the one with the lowest danger score; ties go
+  to the least deadwood left, then the highest value, then the highest index (the
+  greedy order). The danger of a card is summed over the opponents, from what each
+  did in public this hand (``taken``: cards it took from the pile and still holds;
+  ``discarded``: cards it threw):
+    +3 if it holds a taken card of the same rank (it may be collecting that set);
+    +3 if it holds a taken card of the same suit sharing a 3-card run shape with the
+       card (ranks one or two apart, as the ace mode allows: K-A under "around");
+    -2 if it discarded a card of the same rank (it gave up that set);
+    -1 if it discarded a card of the same suit sharing a 3-card run shape.
+  A joker scores +3 for every opponent (it fits any meld).
+* Knock: an opponent "looks close to going out" when one of them holds at least
+  ``alarm_taken`` cards taken from the pile, or when ``turn`` (draws so far in the
+  hand, this one included) reaches ``alarm_turn``. The calm threshold is
+  ``knock_at``; with ``knock_at = -1`` it is the rule's limit (or 10 where the rules
+  have none) minus ``alarm``, not below 0, so the strategy waits for a better hand
+  while calm. Under alarm the threshold is raised by ``alarm``. It knocks when the
+  deadwood left after the discard is at most the threshold and the knock is legal.
+* Big gin: when the rules allow it and every card is melded.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from kernels.bits import lowest_bit, popcount
+from kernels.deadwood import best_discard_one, min_deadwood_one
+from kernels.obs import forbidden_discard
+from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, WINDOWS
+from strategies import Strategy
+from strategies.greedy import greedy_take, knock_decision, rule_threshold
+
+RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+TAKEN_SAME_RANK = 3
+TAKEN_RUN_NEAR = 3
+DISCARDED_SAME_RANK = -2
+DISCARDED_RUN_NEAR = -1
+JOKER_DANGER = 3  # per opponent
+DANGER_OFFSET = 1 << 10  # keeps packed keys positive: |danger| <= 6 * 5 opponents
+NO_KEY = np.int64(1) << 60
+
+
+class Params(NamedTuple):
+    """Defensive's parameters."""
+
+    knock_at: int = -1  # calm threshold; -1: the rule's limit (or 10) minus alarm
+    min_gain: int = 1  # take the pile card only if it lowers the least deadwood this much
+    slack: int = 2  # discards within this much of the least deadwood are considered
+    alarm: int = 2  # threshold raised by this when an opponent looks close
+    alarm_taken: int = 2  # alarm when an opponent holds this many cards taken from the pile
+    alarm_turn: int = 16  # alarm from this turn on
+
+
+@njit(cache=True)
+def run_near(rank, tab):
+    """13-bit mask of the ranks sharing a 3-card run shape with ``rank`` (ace-aware)."""
+    near = np.int64(0)
+    for i in range(tab[N_WINDOWS_SLOT]):
+        w = np.int64(tab[WINDOWS + i])
+        if popcount(w) == 3 and (w >> rank) & 1:
+            near |= w
+    return near & ~(1 << rank)
+
+
+@njit(cache=True)
+def danger(obs, card):
+    """The danger score of throwing ``card`` (see the module notes)."""
+    if card >= 52:
+        return JOKER_DANGER * (obs.players - 1)
+    rank = card % 13
+    suit = card // 13
+    same_rank = np.int64(RANK_ACROSS_SUITS) << rank
+    near = np.int64(run_near(rank, obs.tab)) << (13 * suit)
+    score = 0
+    for o in range(obs.players):
+        if o == obs.seat:
+            continue
+        taken = obs.taken[o]
+        thrown = obs.discarded[o]
+        if taken & same_rank:
+            score += TAKEN_SAME_RANK
+        if taken & near:
+            score += TAKEN_RUN_NEAR
+        if thrown & same_rank:
+            score += DISCARDED_SAME_RANK
+        if thrown & near:
+            score += DISCARDED_RUN_NEAR
+    return score
+
+
+@njit(cache=True)
+def alarmed(obs, params):
+    """True when an opponent looks close to going out (see the module notes)."""
+    if obs.turn >= np.int64(params[5]):
+        return True
+    for o in range(obs.players):
+        if o != obs.seat and popcount(obs.taken[o]) >= np.int64(params[4]):
+            return True
+    return False
+
+
+@njit(cache=True)
+def take_nb(obs, params, scratch):
+    """Greedy's draw."""
+    return greedy_take(obs, np.int64(params[1]))
+
+
+@njit(cache=True)
+def discard_nb(obs, params, scratch):
+    """The least dangerous card within ``slack`` of the least deadwood."""
+    forbidden = forbidden_discard(obs)
+    _, least = best_discard_one(obs.hand, forbidden, obs.tab)
+    limit = least + np.int64(params[2])
+    best = NO_KEY
+    rest = obs.hand
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        if card == forbidden:
+            continue
+        deadwood = min_deadwood_one(obs.hand ^ (np.int64(1) << card), obs.tab)
+        if deadwood > limit:
+            continue
+        key = (
+            (np.int64(danger(obs, card) + DANGER_OFFSET) << 32)
+            | (deadwood << 16)
+            | ((255 - np.int64(obs.tab[CARD_VALUE + card])) << 8)
+            | (63 - card)
+        )
+        best = min(best, key)
+    return 63 - (best & 0xFF)
+
+
+@njit(cache=True)
+def knock_nb(obs, params, scratch, discard):
+    """Big gin when ready, else knock at the (possibly raised) threshold when legal."""
+    alarm = np.int64(params[3])
+    knock_at = np.int64(params[0])
+    if knock_at >= 0:
+        threshold = knock_at
+    else:
+        threshold = max(np.int64(0), rule_threshold(obs) - alarm)
+    if alarmed(obs, params):
+        threshold += alarm
+    return knock_decision(obs, discard, threshold)
+
+
+STRATEGY: Strategy = Strategy(
+    name="defensive",
+    description=__doc__,
+    params=Params,
+    take_nb=take_nb,
+    discard_nb=discard_nb,
+    knock_nb=knock_nb,
+    module=__name__,
+    bounds={
+        "knock_at": (-1, None),
+        "slack": (0, None),
+        "alarm": (0, None),
+        "alarm_taken": (1, None),
+        "alarm_turn": (0, None),
+    },
+)

@@ -1,0 +1,169 @@
+"""Simple: the baseline Gin player in the style of OpenSpiel's simple bot.
+
+In plain words:
+
+* Draw: take the face-up card only when it would be part of at least one meld made
+  with cards of the hand (a set or run of the rule set's meld model, jokers standing
+  in as the rules allow); otherwise draw from the stock. In the upcard option: take
+  it on the same test, otherwise pass.
+* Discard: uniformly at random (from the seat's seeded stream) one of the cards
+  whose removal leaves the least deadwood, where the least is taken over every held
+  card. Excluded: the card just taken from the pile (always, even where the rules
+  would allow throwing it back), and any card that would repeat a
+  (card drawn, card discarded) pair this seat already made earlier in the hand.
+  Fallback when every least-deadwood card is excluded: the best allowed card in
+  best-discard order (least deadwood left, then highest value, then highest index),
+  no random draw. If every card is excluded (possible only after the same card was
+  drawn again and again from rebuilt stocks), the pair rule is dropped and the same
+  best-discard order picks among all cards but the one just taken from the pile.
+* Knock: as soon as the deadwood left after the discard is within the knock limit
+  (gin at 0); ``knock_at`` (default -1: the rule's limit, or 10 where the rules have
+  none) lowers the threshold for threshold studies (a knock is still only made when
+  legal). Big gin: when the rules allow it and every card is melded.
+
+Memory (the seat's scratch, zeroed each deal): word ``1 + d`` holds the mask of the
+cards discarded after drawing card ``d`` (d = 0..53), so a pair is one bit test.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from kernels.bits import lowest_bit, popcount
+from kernels.deadwood import min_deadwood_one
+from kernels.layout import NATURAL_BITS
+from kernels.obs import SCRATCH_FREE, forbidden_discard, strategy_below
+from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, WINDOWS
+from strategies import Strategy
+from strategies.greedy import knock_decision, knock_threshold
+
+PAIRS = SCRATCH_FREE  # scratch[PAIRS + drawn]: mask of cards discarded after that draw
+RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+NO_KEY = np.int64(1) << 40  # above every packed best-discard key
+
+
+class Params(NamedTuple):
+    """Simple's parameters."""
+
+    knock_at: int = -1  # knock at this deadwood or less; -1: the rule's limit, or 10
+
+
+@njit(cache=True)
+def melds_with(hand, card, tab):
+    """True when ``card`` (not in ``hand``) is part of some meld of ``hand | card``.
+
+    A meld holding the card always contains a 3-card meld holding it (a 3-card run
+    window, or 3 cards of a rank) needing no more jokers, so 3-card shapes suffice:
+    for a natural card, a shape through it whose missing places the hand's jokers
+    fill; for a joker, a shape with at least one natural card of the hand whose
+    missing places the joker and the hand's jokers fill.
+    """
+    natural = hand & NATURAL_BITS
+    jokers = popcount(hand >> 52)
+    if card >= 52:
+        need = max(1, 2 - jokers)  # natural cards a 3-card shape must hold
+        for r in range(13):
+            if popcount(natural & (RANK_ACROSS_SUITS << r)) >= need:
+                return True
+        for s in range(4):
+            p = (natural >> (13 * s)) & 0x1FFF
+            if p == 0:
+                continue
+            for i in range(tab[N_WINDOWS_SLOT]):
+                w = np.int64(tab[WINDOWS + i])
+                if popcount(w) == 3 and popcount(p & w) >= need:
+                    return True
+        return False
+    rank = card % 13
+    suit = card // 13
+    if popcount(natural & (RANK_ACROSS_SUITS << rank)) + 1 + jokers >= 3:
+        return True
+    p = ((natural >> (13 * suit)) & 0x1FFF) | (1 << rank)
+    for i in range(tab[N_WINDOWS_SLOT]):
+        w = np.int64(tab[WINDOWS + i])
+        if popcount(w) == 3 and (w >> rank) & 1 and popcount(w & ~p) <= jokers:
+            return True
+    return False
+
+
+@njit(cache=True)
+def take_nb(obs, params, scratch):
+    """Take the pile top when it would sit in a meld with the hand."""
+    if obs.pile_n <= 0:
+        return False
+    return melds_with(obs.hand, obs.pile[obs.pile_n - 1], obs.tab)
+
+
+@njit(cache=True)
+def _key(deadwood, value, card):
+    """Best-discard order as one integer: least deadwood, highest value, highest index."""
+    return (deadwood << 16) | ((255 - value) << 8) | (63 - card)
+
+
+@njit(cache=True)
+def discard_nb(obs, params, scratch):
+    """A random least-deadwood card, minus the excluded ones; see the module notes."""
+    hand = obs.hand
+    just_taken = np.int64(0)
+    if obs.from_pile and obs.drawn >= 0:
+        just_taken = np.int64(1) << obs.drawn
+    forbidden = forbidden_discard(obs)
+    if forbidden >= 0:
+        just_taken |= np.int64(1) << forbidden  # the same card; kept for clarity
+    excluded = just_taken
+    if obs.drawn >= 0:
+        excluded |= scratch[PAIRS + obs.drawn]
+    least = np.int64(1) << 30
+    least_mask = np.int64(0)
+    best_allowed = NO_KEY  # fallback: best-discard order among allowed cards
+    best_any = NO_KEY  # last resort: among all cards but the one just taken
+    rest = hand
+    while rest:
+        card = lowest_bit(rest)
+        bit = np.int64(1) << card
+        rest &= rest - 1
+        deadwood = min_deadwood_one(hand ^ bit, obs.tab)
+        if deadwood < least:
+            least = deadwood
+            least_mask = bit
+        elif deadwood == least:
+            least_mask |= bit
+        key = _key(deadwood, np.int64(obs.tab[CARD_VALUE + card]), card)
+        if not bit & excluded:
+            best_allowed = min(best_allowed, key)
+        if not bit & just_taken:
+            best_any = min(best_any, key)
+    candidates = least_mask & ~excluded
+    if candidates != 0:
+        k = strategy_below(obs, scratch, popcount(candidates))
+        for _ in range(k):
+            candidates &= candidates - 1
+        choice = lowest_bit(candidates)
+    elif best_allowed < NO_KEY:
+        choice = 63 - (best_allowed & 0xFF)
+    else:
+        choice = 63 - (best_any & 0xFF)
+    if obs.drawn >= 0:
+        scratch[PAIRS + obs.drawn] |= np.int64(1) << choice
+    return choice
+
+
+@njit(cache=True)
+def knock_nb(obs, params, scratch, discard):
+    """Big gin when ready, else knock as soon as within the limit (or ``knock_at``)."""
+    return knock_decision(obs, discard, knock_threshold(obs, np.int64(params[0])))
+
+
+STRATEGY: Strategy = Strategy(
+    name="simple",
+    description=__doc__,
+    params=Params,
+    take_nb=take_nb,
+    discard_nb=discard_nb,
+    knock_nb=knock_nb,
+    module=__name__,
+    bounds={"knock_at": (-1, None)},
+)

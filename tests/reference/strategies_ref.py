@@ -1,0 +1,415 @@
+"""Pure-Python twins of the built-in strategies (``strategies/*.py``), for the tests and
+the reference engine.
+
+Each twin makes the same decisions as its numba strategy, random draws included,
+written the plain way: lists, sorted candidates, ``min`` over tuples.
+
+Conventions
+-----------
+- Observation: any object with the attributes of ``kernels.obs.Obs`` in plain Python
+  form (``RefObs`` below is one): ``seat``, ``players``, ``hand`` (int mask),
+  ``pile`` (list of cards, bottom to top; when the object also has ``pile_n``, only
+  ``pile[:pile_n]`` counts), ``taken`` and ``discarded`` (lists of int masks, one per
+  seat), ``stock_n``, ``turn``, ``phase``, ``upcard``, ``drawn``, ``from_pile``,
+  ``dealer``, ``rules`` (the compiled rule vector as a list or array of ints),
+  ``scores``, ``rng_key`` (int). There is no ``tab``: deadwood comes from
+  ``deadwood_ref.min_deadwood_ref`` with a rules namespace built from the rule vector
+  (``rules_namespace``: ace mode, ace and joker values), memoised per hand.
+- ``params``: the parameter values in field order, as the NamedTuple or as the
+  float vector the numba hooks get (int fields are read back with ``int()``).
+- ``scratch``: a list of ``SCRATCH_SIZE`` ints, zeroed each deal. ``scratch[0]`` is the
+  seat's random counter: a draw is ``rng_ref.below(obs.rng_key, scratch[0], n)`` and
+  the counter moves on, exactly as ``kernels.obs.strategy_below`` does.
+  ``simple`` keeps its (drawn, discarded) pairs in ``scratch[1 + drawn]`` as a mask
+  of the cards discarded after drawing that card (the numba layout, so the two can
+  be compared word for word).
+- ``SOLVER(cards, ace, ace_high_value, joker_value) -> int``: the least-deadwood
+  function the twins use (module attribute; a test may swap in a faster solver that
+  is itself tested against ``deadwood_ref``).
+
+``REF_STRATEGIES[name]`` has ``take(obs, params, scratch) -> bool``,
+``discard(obs, params, scratch) -> int`` and ``knock(obs, params, scratch, discard)
+-> int`` (``CONTINUE``, ``KNOCK`` or ``BIG_GIN``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from typing import Any
+
+from kernels.layout import (
+    ACE_AROUND,
+    ACE_HIGH_OR_LOW,
+    ACE_LOW,
+    KNOCK_UPCARD,
+    R_ACE,
+    R_ACE_HIGH_VALUE,
+    R_BIG_GIN_BONUS,
+    R_DISCARD_TAKEN_CARD,
+    R_JOKER_VALUE,
+    R_KNOCK_LIMIT,
+)
+from tests.reference import deadwood_ref, rng_ref
+from tests.reference.rules_ns import make_rules
+
+# The codes of kernels/obs.py (a test checks they agree).
+PHASE_UPCARD_OPTION = 0
+PHASE_DRAW = 1
+PHASE_DISCARD = 2
+CONTINUE = 0
+KNOCK = 1
+BIG_GIN = 2
+SCRATCH_SIZE = 64
+N_PARAMS = 8
+
+ACE_NAMES = {ACE_LOW: "low", ACE_HIGH_OR_LOW: "high_or_low", ACE_AROUND: "around"}
+DEFAULT_KNOCK_AT = 10  # greedy family: the threshold where the rules set no limit
+PROBABILITY_STEPS = 1_000_000
+
+
+@dataclass
+class RefObs:
+    """A plain-Python observation with the fields of ``kernels.obs.Obs`` (no ``tab``)."""
+
+    seat: int
+    players: int
+    hand: int
+    pile: list[int]
+    taken: list[int]
+    discarded: list[int]
+    stock_n: int
+    turn: int
+    phase: int
+    upcard: int
+    drawn: int
+    from_pile: bool
+    dealer: int
+    rules: Sequence[int]
+    scores: list[int] = field(default_factory=list)
+    rng_key: int = 0
+
+    @property
+    def pile_n(self) -> int:
+        return len(self.pile)
+
+
+# --- cards, rules and the solver -----------------------------------------------------
+
+
+def cards_of(mask: int) -> list[int]:
+    """Ascending card indices of a mask."""
+    return [card for card in range(54) if (int(mask) >> card) & 1]
+
+
+def rules_namespace(rules: Sequence[int]) -> Any:
+    """The ``deadwood_ref`` rules namespace of a compiled rule vector."""
+    return _namespace(int(rules[R_ACE]), int(rules[R_ACE_HIGH_VALUE]), int(rules[R_JOKER_VALUE]))
+
+
+@cache
+def _namespace(ace: int, ace_high_value: int, joker_value: int) -> Any:
+    return make_rules(ace=ACE_NAMES[ace], ace_high_value=ace_high_value, joker_value=joker_value)
+
+
+@lru_cache(maxsize=1 << 18)
+def _reference_solver(
+    cards: frozenset[int], ace: str, ace_high_value: int, joker_value: int
+) -> int:
+    rules = make_rules(ace=ace, ace_high_value=ace_high_value, joker_value=joker_value)
+    return deadwood_ref.min_deadwood_ref(cards, rules)
+
+
+SOLVER: Callable[[frozenset[int], str, int, int], int] = _reference_solver
+
+
+def min_deadwood(mask: int, obs: Any) -> int:
+    """Least deadwood of the cards of ``mask`` under the observation's rules."""
+    ns = rules_namespace(obs.rules)
+    return SOLVER(frozenset(cards_of(mask)), ns.ace, ns.ace_high_value, ns.joker_value)
+
+
+def value_of(card: int, obs: Any) -> int:
+    return deadwood_ref.card_value(card, rules_namespace(obs.rules))
+
+
+def pile_of(obs: Any) -> list[int]:
+    pile = [int(card) for card in obs.pile]
+    n = getattr(obs, "pile_n", len(pile))
+    return pile[:n]
+
+
+def forbidden_discard(obs: Any) -> int | None:
+    """The card just taken from the pile, unless the rules allow throwing it back."""
+    if obs.from_pile and int(obs.rules[R_DISCARD_TAKEN_CARD]) == 0:
+        return int(obs.drawn)
+    return None
+
+
+def knock_limit(obs: Any) -> int:
+    """The knock limit (-1: any), as ``kernels.showdown.knock_limit_of``."""
+    limit = int(obs.rules[R_KNOCK_LIMIT])
+    if limit != KNOCK_UPCARD:
+        return limit
+    rank = int(obs.upcard) % 13
+    if rank == 0:
+        return 0  # an Ace upcard allows only going out with zero deadwood
+    return min(rank + 1, 10)
+
+
+def knock_legal(obs: Any, deadwood: int) -> bool:
+    limit = knock_limit(obs)
+    return limit < 0 or deadwood <= limit
+
+
+def big_gin_ready(obs: Any) -> bool:
+    return int(obs.rules[R_BIG_GIN_BONUS]) > 0 and min_deadwood(obs.hand, obs) == 0
+
+
+def without(mask: int, card: int) -> int:
+    return int(mask) & ~(1 << card)
+
+
+def draw(obs: Any, scratch: list[int], n: int) -> int:
+    """Uniform integer in [0, n) from the seat's stream; moves the counter on."""
+    value, scratch[0] = rng_ref.below(int(obs.rng_key), int(scratch[0]), n)
+    return value
+
+
+def chance(obs: Any, scratch: list[int], p: float) -> bool:
+    return draw(obs, scratch, PROBABILITY_STEPS) < p * PROBABILITY_STEPS
+
+
+def read_params(params: Sequence[float], fields: Sequence[tuple[str, type]]) -> dict[str, Any]:
+    """Parameter values by name: ``fields`` is ``(name, int or float)`` in order."""
+    values = list(params)
+    return {name: kind(values[i]) for i, (name, kind) in enumerate(fields)}
+
+
+def discard_order(obs: Any, card: int) -> tuple[int, int, int]:
+    """Best-discard order: least deadwood left, then highest value, then highest index."""
+    return (min_deadwood(without(obs.hand, card), obs), -value_of(card, obs), -card)
+
+
+def best_discard(obs: Any, hand: int, forbidden: int | None) -> tuple[int, int]:
+    """``(card, deadwood left)`` of the best discard of ``hand`` (not ``forbidden``)."""
+    scored = [
+        (min_deadwood(without(hand, card), obs), -value_of(card, obs), -card, card)
+        for card in cards_of(hand)
+        if card != forbidden
+    ]
+    deadwood, _, _, card = min(scored)
+    return card, deadwood
+
+
+# --- the greedy family ---------------------------------------------------------------
+
+
+def rule_threshold(obs: Any) -> int:
+    limit = knock_limit(obs)
+    return DEFAULT_KNOCK_AT if limit < 0 else limit
+
+
+def knock_threshold(obs: Any, knock_at: int) -> int:
+    return knock_at if knock_at >= 0 else rule_threshold(obs)
+
+
+def knock_decision(obs: Any, discard: int, threshold: int) -> int:
+    if big_gin_ready(obs):
+        return BIG_GIN
+    deadwood = min_deadwood(without(obs.hand, discard), obs)
+    if deadwood <= threshold and knock_legal(obs, deadwood):
+        return KNOCK
+    return CONTINUE
+
+
+def greedy_take(obs: Any, min_gain: int) -> bool:
+    pile = pile_of(obs)
+    if not pile:
+        return False
+    top = pile[-1]
+    current = min_deadwood(obs.hand, obs)
+    forbidden = None if int(obs.rules[R_DISCARD_TAKEN_CARD]) else top
+    _, after = best_discard(obs, int(obs.hand) | (1 << top), forbidden)
+    return current - after >= min_gain
+
+
+def greedy_discard(obs: Any) -> int:
+    card, _ = best_discard(obs, obs.hand, forbidden_discard(obs))
+    return card
+
+
+class RandomRef:
+    FIELDS = (("p", float),)
+
+    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
+        if not pile_of(obs):
+            return False
+        return draw(obs, scratch, 2) == 1
+
+    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
+        forbidden = forbidden_discard(obs)
+        legal = [card for card in cards_of(obs.hand) if card != forbidden]
+        return legal[draw(obs, scratch, len(legal))]
+
+    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
+        p = read_params(params, self.FIELDS)["p"]
+        if big_gin_ready(obs) and chance(obs, scratch, p):
+            return BIG_GIN
+        deadwood = min_deadwood(without(obs.hand, discard), obs)
+        if knock_legal(obs, deadwood) and chance(obs, scratch, p):
+            return KNOCK
+        return CONTINUE
+
+
+class GreedyRef:
+    FIELDS = (("knock_at", int), ("min_gain", int))
+
+    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
+        return greedy_take(obs, read_params(params, self.FIELDS)["min_gain"])
+
+    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
+        return greedy_discard(obs)
+
+    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
+        knock_at = read_params(params, self.FIELDS)["knock_at"]
+        return knock_decision(obs, discard, knock_threshold(obs, knock_at))
+
+
+class SimpleRef:
+    FIELDS = (("knock_at", int),)
+    PAIRS = 1  # scratch[1 + drawn]: mask of the cards discarded after drawing ``drawn``
+
+    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
+        pile = pile_of(obs)
+        if not pile:
+            return False
+        top = pile[-1]
+        hand = cards_of(obs.hand) + [top]
+        melds = deadwood_ref.melds_in(hand, rules_namespace(obs.rules))
+        return any(top in meld for meld in melds)
+
+    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
+        hand = cards_of(obs.hand)
+        drawn = int(obs.drawn)
+        just_taken = {drawn} if obs.from_pile and drawn >= 0 else set()
+        forbidden = forbidden_discard(obs)
+        if forbidden is not None:
+            just_taken.add(forbidden)
+        repeated = set(cards_of(scratch[self.PAIRS + drawn])) if drawn >= 0 else set()
+        excluded = just_taken | repeated
+        left = {card: min_deadwood(without(obs.hand, card), obs) for card in hand}
+        least = min(left.values())
+        candidates = [card for card in hand if left[card] == least and card not in excluded]
+        allowed = [card for card in hand if card not in excluded]
+        if candidates:
+            choice = candidates[draw(obs, scratch, len(candidates))]
+        elif allowed:
+            choice = min(allowed, key=lambda card: discard_order(obs, card))
+        else:
+            rest = [card for card in hand if card not in just_taken]
+            choice = min(rest, key=lambda card: discard_order(obs, card))
+        if drawn >= 0:
+            scratch[self.PAIRS + drawn] |= 1 << choice
+        return choice
+
+    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
+        knock_at = read_params(params, self.FIELDS)["knock_at"]
+        return knock_decision(obs, discard, knock_threshold(obs, knock_at))
+
+
+class ScheduleRef:
+    FIELDS = (("a", float), ("b", float), ("lo", float), ("min_gain", int))
+
+    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
+        return greedy_take(obs, read_params(params, self.FIELDS)["min_gain"])
+
+    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
+        return greedy_discard(obs)
+
+    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
+        p = read_params(params, self.FIELDS)
+        threshold = math.floor(max(p["lo"], p["a"] - p["b"] * int(obs.turn)))
+        return knock_decision(obs, discard, threshold)
+
+
+class DefensiveRef:
+    FIELDS = (
+        ("knock_at", int),
+        ("min_gain", int),
+        ("slack", int),
+        ("alarm", int),
+        ("alarm_taken", int),
+        ("alarm_turn", int),
+    )
+
+    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
+        return greedy_take(obs, read_params(params, self.FIELDS)["min_gain"])
+
+    @staticmethod
+    def danger(obs: Any, card: int) -> int:
+        opponents = [o for o in range(obs.players) if o != obs.seat]
+        if card >= 52:
+            return 3 * len(opponents)
+        rank, suit = card % 13, card // 13
+        ace = rules_namespace(obs.rules).ace
+        near_ranks = set()
+        for window in deadwood_ref.run_windows(3, ace):
+            if rank in window:
+                near_ranks |= window
+        near_ranks.discard(rank)
+        score = 0
+        for o in opponents:
+            taken = cards_of(obs.taken[o])
+            thrown = cards_of(obs.discarded[o])
+            if any(c < 52 and c % 13 == rank for c in taken):
+                score += 3
+            if any(c < 52 and c // 13 == suit and c % 13 in near_ranks for c in taken):
+                score += 3
+            if any(c < 52 and c % 13 == rank for c in thrown):
+                score -= 2
+            if any(c < 52 and c // 13 == suit and c % 13 in near_ranks for c in thrown):
+                score -= 1
+        return score
+
+    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
+        slack = read_params(params, self.FIELDS)["slack"]
+        forbidden = forbidden_discard(obs)
+        legal = [card for card in cards_of(obs.hand) if card != forbidden]
+        left = {card: min_deadwood(without(obs.hand, card), obs) for card in legal}
+        least = min(left.values())
+        near_best = [card for card in legal if left[card] <= least + slack]
+        return min(
+            near_best,
+            key=lambda card: (self.danger(obs, card), left[card], -value_of(card, obs), -card),
+        )
+
+    def alarmed(self, obs: Any, p: dict[str, Any]) -> bool:
+        if int(obs.turn) >= p["alarm_turn"]:
+            return True
+        return any(
+            len(cards_of(obs.taken[o])) >= p["alarm_taken"]
+            for o in range(obs.players)
+            if o != obs.seat
+        )
+
+    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
+        p = read_params(params, self.FIELDS)
+        if p["knock_at"] >= 0:
+            threshold = p["knock_at"]
+        else:
+            threshold = max(0, rule_threshold(obs) - p["alarm"])
+        if self.alarmed(obs, p):
+            threshold += p["alarm"]
+        return knock_decision(obs, discard, threshold)
+
+
+REF_STRATEGIES: dict[str, Any] = {
+    "random": RandomRef(),
+    "greedy": GreedyRef(),
+    "simple": SimpleRef(),
+    "schedule": ScheduleRef(),
+    "defensive": DefensiveRef(),
+}
