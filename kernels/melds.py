@@ -232,11 +232,21 @@ def _layoff_options(meld, defender, tab, out):
 
 
 @njit(cache=True)
+def _arrangement_less(a, n_a, b, n_b):
+    """True when the meld list ``a[:n_a]`` comes before ``b[:n_b]`` (canonical order)."""
+    for k in range(min(n_a, n_b)):
+        if a[k] != b[k]:
+            return meld_less(a[k], b[k])
+    return n_a < n_b
+
+
+@njit(cache=True)
 def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
     """Least deadwood of a defender choosing its melds and lay-offs jointly.
 
-    Returns ``(deadwood, laid_mask)``; among equal deadwood the fewest cards laid,
-    then the first found (options are tried meld by meld, shortest first).
+    Returns ``(deadwood, laid_mask)``. Among equal deadwood: the defender's remaining
+    cards with the canonical-first arrangement, then the laid cards first as an
+    ascending tuple (RULES.md canonical order), so the choice is well defined.
     """
     options = np.empty((n_knocker_melds, 64), np.int64)
     counts = np.empty(n_knocker_melds, np.int64)
@@ -245,15 +255,29 @@ def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
     choice = np.zeros(n_knocker_melds, np.int64)
     best = natural_min_deadwood(defender, tab)
     best_laid = np.int64(0)
+    best_melds = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+    best_n = -1  # the best's canonical arrangement, computed when first needed
+    melds = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
     while True:
         laid = np.int64(0)
         for k in range(n_knocker_melds):
             laid |= options[k, choice[k]]
         if laid:
             d = natural_min_deadwood(defender & ~laid, tab)
-            if d < best or (d == best and popcount(laid) < popcount(best_laid)):
-                best = d
-                best_laid = laid
+            if d < best:
+                best, best_laid, best_n = d, laid, -1
+            elif d == best:
+                if best_n < 0:
+                    best_n, _ = canonical_arrangement(defender & ~best_laid, tab, best_melds)
+                n, _ = canonical_arrangement(defender & ~laid, tab, melds)
+                same = n == best_n
+                if same:
+                    for k in range(n):
+                        same = same and melds[k] == best_melds[k]
+                if _arrangement_less(melds, n, best_melds, best_n) or (same and meld_less(laid, best_laid)):
+                    best_laid = laid
+                    best_n = n
+                    best_melds[:n] = melds[:n]
         # Next combination (mixed-radix counter over the melds' options).
         k = 0
         while k < n_knocker_melds:
