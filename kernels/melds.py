@@ -128,7 +128,13 @@ def hand_melds(mask, tab, out):
             out[j + 1] = out[j]
             j -= 1
         out[j + 1] = m
-    return n
+    # A meld reachable two ways (5C JK JK is a set and several runs) is listed once.
+    kept = 0
+    for i in range(n):
+        if kept == 0 or out[i] != out[kept - 1]:
+            out[kept] = out[i]
+            kept += 1
+    return kept
 
 
 @njit(cache=True)
@@ -294,7 +300,7 @@ def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
 @njit(cache=True)
 def layoff_fits(card, meld, tab):
     """True when ``card`` can be laid on ``meld`` (a run end or a set's fourth card)."""
-    if meld & ~NATURAL_BITS or card >= 52:
+    if meld & ~NATURAL_BITS or card >= 52 or (meld >> card) & 1:
         return False
     grown = meld | (np.int64(1) << card)
     rank = card % 13

@@ -46,19 +46,25 @@ def tables_for(rules: str | RuleSet) -> npt.NDArray[np.uint16]:
 def hand_mask(hand: int | str, rules: RuleSet) -> int:
     """One hand as a mask, from a mask or card text, checked against the rules."""
     mask = parse_cards(hand, jokers=rules.jokers) if isinstance(hand, str) else int(hand)
+    if not 0 <= mask < 1 << 64:
+        raise ValueError(f"a hand mask must be a non-negative 64-bit integer, got {mask}")
     _check_masks(np.array([mask], np.uint64), rules)
     return mask
 
 
 def _as_masks(masks: Any) -> npt.NDArray[np.uint64]:
     array = np.asarray(masks)
+    if array.size == 0:
+        return np.zeros(0, np.uint64)
+    if array.ndim != 1:
+        raise ValueError(f"hand masks must be a 1-D array, got shape {array.shape}")
     if array.dtype != np.uint64:
         if array.dtype.kind not in "iu":
             raise ValueError(f"hand masks must be integers, got dtype {array.dtype}")
         if (array < 0).any():
             raise ValueError("hand masks must be non-negative")
         array = array.astype(np.uint64)
-    return np.ascontiguousarray(array.reshape(-1))
+    return np.ascontiguousarray(array)
 
 
 def _check_masks(masks: npt.NDArray[np.uint64], rules: RuleSet) -> None:
@@ -116,10 +122,13 @@ def best_discard(
     array = _as_masks(masks)
     _check_masks(array, r)
     n = array.shape[0]
-    if forbidden is None:
-        forbid = np.full(n, -1, np.int64)
-    else:
-        forbid = np.ascontiguousarray(np.broadcast_to(np.asarray(forbidden, np.int64), (n,)))
+    given = np.asarray(-1 if forbidden is None else forbidden)
+    if given.dtype.kind not in "iu" or given.ndim > 1 or ((given < -1) | (given > 53)).any():
+        raise ValueError(
+            f"forbidden must be a card index 0..53 or -1 (one, or one per hand), got {forbidden!r}"
+        )
+    # A fresh writable array: a read-only view would make numba compile a second kernel.
+    forbid = np.array(np.broadcast_to(given.astype(np.int64), (n,)))
     cards = np.empty(n, np.int64)
     deadwood = np.empty(n, np.int64)
     best_discard_batch(array, forbid, tables_for(r), cards, deadwood)
