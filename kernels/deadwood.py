@@ -252,7 +252,7 @@ def _joker_min_deadwood(mask, tab):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def min_deadwood_one(mask, tab):
     """Exact least deadwood of one hand (int64 mask; 0, 1 or 2 jokers; up to 13 cards)."""
     if (mask >> 52) == 0:

@@ -26,7 +26,7 @@ Conventions
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from kernels import layout as L
 from kernels.borrow import borrow
@@ -503,32 +503,31 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         seat = (seat + 1) % players
 
 
-@njit(cache=True, parallel=True)
-def play_deals(rules, tab, key, first_number, sids, params, cols, n_blocks, errors):
-    """Play single hands ``first_number + i`` for every row i of ``cols``.
+@njit(cache=True, nogil=True)
+def play_deals(rules, tab, key, first_number, sids, params, cols, begin, end, error):
+    """Play single hands ``first_number + i`` into rows i = begin .. end-1 of ``cols``.
 
     Each hand is dealt by the last seat (seat 0 moves first) and depends only on its
-    number, so the split into ``n_blocks`` (one working state each, run in parallel)
-    changes nothing in the results. ``errors`` int64[n_blocks, 8] receives the first
-    illegal decision of each block (code 0: none).
+    number, so how rows are split between calls (and threads: the GIL is released)
+    changes nothing in the results. ``error`` int64[8] receives the first illegal
+    decision (code 0: none); returns its code.
     """
     players = rules[L.R_PLAYERS]
-    n = cols.number.shape[0]
     scores = np.zeros(players, np.int64)
-    size = (n + n_blocks - 1) // n_blocks
-    for b in prange(n_blocks):
-        owner = _new_state(players)
-        state = _borrowed_state(owner)
-        for i in range(b * size, min(n, (b + 1) * size)):
-            err = play_hand(
-                borrow(rules), borrow(tab), key, first_number + i, 0, players - 1,
-                borrow(sids), borrow(params), borrow(scores), state, cols, i, False,
-            )
-            if err != ERR_NONE:
-                for k in range(8):
-                    errors[b, k] = state.error[k]
-                break
-        owner.counters[7] = 0  # keeps the owner (and so the borrowed views) alive to here
+    owner = _new_state(players)
+    state = _borrowed_state(owner)
+    code = ERR_NONE
+    for i in range(begin, end):
+        code = play_hand(
+            borrow(rules), borrow(tab), key, first_number + i, 0, players - 1,
+            borrow(sids), borrow(params), borrow(scores), state, cols, i, False,
+        )
+        if code != ERR_NONE:
+            for k in range(8):
+                error[k] = state.error[k]
+            break
+    owner.counters[7] = 0  # keeps the owner (and so the borrowed views) alive to here
+    return code
 
 
 # --- games ------------------------------------------------------------------------------
@@ -814,42 +813,38 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
     return row - start, ERR_NONE
 
 
-@njit(cache=True, parallel=True)
-def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, capacity, games, n_blocks, status):
-    """Play games ``first_number + g`` for every row g of ``games``.
+@njit(cache=True, nogil=True)
+def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, games, begin, end, status):
+    """Play games ``first_number + g`` for rows g = begin .. end-1 of ``games``.
 
-    Block b plays a contiguous run of games and writes their hands from row
-    ``b * capacity`` of ``hands_out``. ``status[b]`` gets (rows written, error code,
-    error details...); rows = -1 when the block's ``capacity`` was too small (the
-    caller retries with more room). Results do not depend on ``n_blocks``.
+    Their hands go to ``hands_out`` from row 0 on. ``status`` gets (rows written, error
+    code, error details...); rows = -1 when ``hands_out`` was too small (the caller
+    retries with more room). Results do not depend on how games are split.
     """
-    n = games.number.shape[0]
     players = rules_by_k[rules_by_k.shape[0] - 1][L.R_PLAYERS]
-    size = (n + n_blocks - 1) // n_blocks
-    for b in prange(n_blocks):
-        owner = _new_state(players)
-        state = _borrowed_state(owner)
-        one = HandColumns(
-            np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros(1, np.int8),
-            np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int16),
-            np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros((1, players), np.int16),
-            np.zeros((1, players), np.int8), np.zeros((1, players), np.int64),
+    owner = _new_state(players)
+    state = _borrowed_state(owner)
+    one = HandColumns(
+        np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros(1, np.int8),
+        np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int16),
+        np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros((1, players), np.int16),
+        np.zeros((1, players), np.int8), np.zeros((1, players), np.int64),
+    )
+    capacity = hands_out.number.shape[0]
+    written = 0
+    for g in range(begin, end):
+        rows, err = play_game(
+            borrow(rules_by_k), borrow(tab), key, first_number + g, borrow(sids), borrow(params),
+            state, one, hands_out, written, games, g,
         )
-        start = b * capacity
-        written = 0
-        for g in range(b * size, min(n, (b + 1) * size)):
-            rows, err = play_game(
-                borrow(rules_by_k), borrow(tab), key, first_number + g, borrow(sids), borrow(params),
-                state, one, hands_out, start + written, games, g,
-            )
-            if rows < 0 or start + written + rows > (b + 1) * capacity:
-                written = -1
-                break
-            written += rows
-            if err != ERR_NONE:
-                status[b, 1] = err
-                for k in range(6):
-                    status[b, 2 + k] = state.error[k]
-                break
-        status[b, 0] = written
-        owner.counters[7] = 0  # keeps the owner (and so the borrowed views) alive to here
+        if rows < 0 or written + rows > capacity:
+            written = -1
+            break
+        written += rows
+        if err != ERR_NONE:
+            status[1] = err
+            for k in range(6):
+                status[2 + k] = state.error[k]
+            break
+    status[0] = written
+    owner.counters[7] = 0  # keeps the owner (and so the borrowed views) alive to here

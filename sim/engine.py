@@ -10,12 +10,13 @@ arguments give identical columns whatever ``threads`` is.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -89,6 +90,30 @@ def _raise_decision_error(
     )
 
 
+def _blocks(n: int, threads: int) -> list[tuple[int, int]]:
+    """Contiguous row ranges: a few per thread for load balance (results do not
+    depend on the split)."""
+    n_blocks = max(1, min(n, 4 * threads))
+    size = -(-n // n_blocks) if n else 0
+    return [(b * size, min(n, (b + 1) * size)) for b in range(n_blocks) if b * size < n] or [(0, 0)]
+
+
+def _map(function: Any, items: list[Any], threads: int) -> list[Any]:
+    """``function`` over ``items`` on ``threads`` threads (the kernels release the GIL)."""
+    if threads <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(function, items))
+
+
+def _threads(threads: int | None) -> int:
+    if threads is None:
+        return os.cpu_count() or 1
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    return threads
+
+
 def play_deals(
     rules: str | RuleSet,
     lineup: Lineup | str | Iterable[str],
@@ -106,19 +131,19 @@ def play_deals(
     seats = lineup_of(lineup, r.players)
     if deals < 0:
         raise ValueError(f"deals must be >= 0, got {deals}")
+    n_threads = _threads(threads)
     engine, ids = _engine()
     sids, params = seats.arrays(ids)
     cols = engine.new_columns(deals, r.players)
-    n_threads = threads or numba.get_num_threads()
-    # Enough blocks for load balance; results do not depend on the count.
-    n_blocks = max(1, min(deals, 4 * n_threads))
-    errors = np.zeros((n_blocks, 8), np.int64)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(n_threads)
-    try:
-        engine.play_deals(r.compile(), tables_for(r), key_of(seed), first, sids, params, cols, n_blocks, errors)
-    finally:
-        numba.set_num_threads(previous)
+    compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
+    blocks = _blocks(deals, n_threads)
+    errors = np.zeros((len(blocks), 8), np.int64)
+
+    def run(b: int) -> None:
+        begin, end = blocks[b]
+        engine.play_deals(compiled, tab, key, first, sids, params, cols, begin, end, errors[b])
+
+    _map(run, list(range(len(blocks))), n_threads)
     failed = np.flatnonzero(errors[:, 0])
     if failed.size:
         _raise_decision_error(errors[failed[0]], engine, seats, seed)
@@ -195,32 +220,28 @@ def play_games(
     seats = lineup_of(lineup, r.players)
     if games < 0:
         raise ValueError(f"games must be >= 0, got {games}")
+    n_threads = _threads(threads)
     engine, ids = _engine()
     sids, params = seats.arrays(ids)
-    n_threads = threads or numba.get_num_threads()
-    n_blocks = max(1, min(games, 4 * n_threads))
-    per_block = -(-games // n_blocks) if games else 0
-    capacity = max(64, per_block * 16)
     game_cols = engine.new_game_columns(games, r.players)
-    key = key_of(seed)
-    by_seats = rules_by_seats(r)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(n_threads)
-    try:
-        while True:
-            hand_cols = engine.new_columns(n_blocks * capacity, r.players)
-            status = np.zeros((n_blocks, 8), np.int64)
-            engine.play_games(
-                by_seats, tables_for(r), key, first, sids, params, hand_cols, capacity, game_cols, n_blocks, status
-            )
-            if (status[:, 0] >= 0).all():
-                break
-            capacity *= 4  # a block ran out of room for its hands: retry with more
-    finally:
-        numba.set_num_threads(previous)
-    failed = np.flatnonzero(status[:, 1])
+    by_seats, tab, key = rules_by_seats(r), tables_for(r), key_of(seed)
+    blocks = _blocks(games, n_threads)
+    statuses = np.zeros((len(blocks), 8), np.int64)
+
+    def run(b: int) -> Any:
+        begin, end = blocks[b]
+        capacity = max(64, 16 * (end - begin))
+        while True:  # room for the block's hands; more when a game runs long
+            hands = engine.new_columns(capacity, r.players)
+            statuses[b] = 0
+            engine.play_games(by_seats, tab, key, first, sids, params, hands, game_cols, begin, end, statuses[b])
+            if statuses[b, 0] >= 0:
+                return type(hands)(*(column[: statuses[b, 0]] for column in hands))
+            capacity *= 4
+
+    parts = _map(run, list(range(len(blocks))), n_threads)
+    failed = np.flatnonzero(statuses[:, 1])
     if failed.size:
-        _raise_decision_error(status[failed[0], 2:], engine, seats, seed)
-    keep = np.concatenate([np.arange(b * capacity, b * capacity + status[b, 0]) for b in range(n_blocks)])
-    hands = type(hand_cols)(*(column[keep] for column in hand_cols))
+        _raise_decision_error(statuses[failed[0], 2:], engine, seats, seed)
+    hands = type(parts[0])(*(np.concatenate(columns) for columns in zip(*parts)))
     return game_cols, hands
