@@ -16,6 +16,7 @@ checks. ``benchmarks/bench_deadwood.py`` runs the same benchmark without the CLI
 from __future__ import annotations
 
 import importlib
+import os
 import importlib.util
 import statistics
 import sys
@@ -377,3 +378,50 @@ def deadwood(
     print_bench(report)
     if any(row.naive_agrees is False for row in report.rows):
         fail("the naive baseline disagrees with the solver on some hands")
+
+
+@app.command("engine")
+def engine(
+    deals: Annotated[int, typer.Option("--deals", help="Hands per timed run.")] = 200_000,
+    repeat: Annotated[int, typer.Option("--repeat", help="Timed runs per row (median, min, max).")] = 3,
+    threads: Annotated[
+        list[int] | None, typer.Option("--threads", help="Thread counts to measure (repeatable).")
+    ] = None,
+    cold: Annotated[
+        bool,
+        typer.Option(
+            "--cold/--no-cold",
+            help="Also time a fresh process compiling everything (empty cache), then a warm one.",
+        ),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Hands per second of the round engine for the standard line-ups."""
+    from sim.bench_engine import bench_engine, start_times
+
+    counts = threads or [1, os.cpu_count() or 1]
+    if deals < 1 or repeat < 1 or any(t < 1 for t in counts):
+        fail("--deals, --repeat and --threads must be at least 1")
+    rows = bench_engine(deals=deals, repeat=repeat, threads=sorted(set(counts)))
+    starts = start_times() if cold else None
+    if as_json:
+        print_json(
+            {
+                "rows": [asdict(row) for row in rows],
+                "cold_start_s": starts[0] if starts else None,
+                "warm_start_s": starts[1] if starts else None,
+            }
+        )
+        return
+    table = Table(title=f"Round engine: hands per second, median of {repeat} runs of {deals:,} hands")
+    for column in ("case", "threads", "hands/s", "min", "max", "turns per hand"):
+        table.add_column(column, justify="left" if column == "case" else "right")
+    for row in rows:
+        table.add_row(
+            row.label, str(row.threads), f"{row.hands_per_second:,.0f}", f"{row.low:,.0f}",
+            f"{row.high:,.0f}", f"{row.mean_turns:.1f}",
+        )
+    console = Console()
+    console.print(table)
+    if starts:
+        console.print(f"cold start (compiles everything): {starts[0]:.1f} s; warm start: {starts[1]:.1f} s")
