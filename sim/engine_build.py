@@ -66,7 +66,7 @@ def _dispatcher_source(strategies: list[Strategy]) -> str:
         ("discard", "obs, params, scratch", "-1"),
         ("knock", "obs, params, scratch, discard", "-1"),
     ):
-        lines += ["", "@njit(cache=True)", f"def hook_{hook}(sid, {args}):"]
+        lines += ["", "@njit(cache=True, inline=\"always\")", f"def hook_{hook}(sid, {args}):"]
         for i in range(len(strategies)):
             lines += [f"    if sid == {i}:", f"        return _{hook}_{i}({args})"]
         lines += [f"    return {fallback}", ""]

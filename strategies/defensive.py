@@ -109,13 +109,13 @@ def alarmed(obs, params):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Greedy's draw."""
     return greedy_take(obs, np.int64(params[1]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def discard_nb(obs, params, scratch):
     """The least dangerous card within ``slack`` of the least deadwood."""
     forbidden = forbidden_discard(obs)
@@ -141,7 +141,7 @@ def discard_nb(obs, params, scratch):
     return 63 - (best & 0xFF)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at the (possibly raised) threshold when legal."""
     alarm = np.int64(params[3])

@@ -48,7 +48,7 @@ class Params(NamedTuple):
 # rules.)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rule_threshold(obs):
     """The rule set's knock limit for this hand, or ``DEFAULT_KNOCK_AT`` if it has none."""
     limit = knock_limit_of(obs.rules, obs.upcard)
@@ -57,7 +57,7 @@ def rule_threshold(obs):
     return np.int64(limit)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knock_threshold(obs, knock_at):
     """``knock_at`` when it is 0 or more; for -1 (any negative) the rule threshold."""
     if knock_at >= 0:
@@ -65,20 +65,20 @@ def knock_threshold(obs, knock_at):
     return rule_threshold(obs)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def big_gin_ready(obs):
     """True when the rules allow big gin and every card of the hand is melded."""
     return obs.rules[R_BIG_GIN_BONUS] > 0 and min_deadwood_one(obs.hand, obs.tab) == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knock_legal(obs, deadwood):
     """True when a knock keeping ``deadwood`` is within the knock limit."""
     limit = knock_limit_of(obs.rules, obs.upcard)
     return limit < 0 or deadwood <= limit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knock_decision(obs, discard, threshold):
     """BIG_GIN when ready; KNOCK when the deadwood left after ``discard`` is at most
     ``threshold`` and the knock is legal; CONTINUE otherwise."""
@@ -90,7 +90,7 @@ def knock_decision(obs, discard, threshold):
     return CONTINUE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pile_gain(obs):
     """How much taking the pile's top card lowers the least deadwood (current least
     deadwood minus the least after taking it and discarding the best other card).
@@ -104,7 +104,7 @@ def pile_gain(obs):
     return current - after
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_take(obs, min_gain):
     """Take the pile top when it lowers the least deadwood by at least ``min_gain``."""
     if obs.pile_n <= 0:
@@ -112,7 +112,7 @@ def greedy_take(obs, min_gain):
     return pile_gain(obs) >= min_gain
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_discard(obs):
     """``best_discard_one`` with the card the rules forbid left out."""
     card, _ = best_discard_one(obs.hand, forbidden_discard(obs), obs.tab)
@@ -122,19 +122,19 @@ def greedy_discard(obs):
 # --- the hooks -----------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Take the pile top when it saves at least ``min_gain`` deadwood."""
     return greedy_take(obs, np.int64(params[1]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def discard_nb(obs, params, scratch):
     """The best discard (least deadwood left, then highest value, then highest index)."""
     return greedy_discard(obs)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at ``knock_at`` or less (when legal)."""
     return knock_decision(obs, discard, knock_threshold(obs, np.int64(params[0])))

@@ -47,7 +47,7 @@ def chance(obs, scratch, p):
     return strategy_below(obs, scratch, PROBABILITY_STEPS) < p * PROBABILITY_STEPS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """A fair coin (no draw when the pile is empty: the stock it is)."""
     if obs.pile_n <= 0:
@@ -55,7 +55,7 @@ def take_nb(obs, params, scratch):
     return strategy_below(obs, scratch, 2) == 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def discard_nb(obs, params, scratch):
     """A uniform legal card: the k-th of the legal cards in ascending index order."""
     legal = obs.hand
@@ -68,7 +68,7 @@ def discard_nb(obs, params, scratch):
     return lowest_bit(legal)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin, then a knock, each with probability ``p`` when legal."""
     p = params[0]

@@ -40,19 +40,19 @@ def threshold_at(turn, a, b, lo):
     return np.int64(math.floor(max(lo, a - b * turn)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Greedy's draw."""
     return greedy_take(obs, np.int64(params[3]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def discard_nb(obs, params, scratch):
     """Greedy's discard."""
     return greedy_discard(obs)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at the scheduled threshold or less (when legal)."""
     return knock_decision(obs, discard, threshold_at(obs.turn, params[0], params[1], params[2]))

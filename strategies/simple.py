@@ -89,7 +89,7 @@ def melds_with(hand, card, tab):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Take the pile top when it would sit in a meld with the hand."""
     if obs.pile_n <= 0:
@@ -103,7 +103,7 @@ def _key(deadwood, value, card):
     return (deadwood << 16) | ((255 - value) << 8) | (63 - card)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def discard_nb(obs, params, scratch):
     """A random least-deadwood card, minus the excluded ones; see the module notes."""
     hand = obs.hand
@@ -151,7 +151,7 @@ def discard_nb(obs, params, scratch):
     return choice
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock as soon as within the limit (or ``knock_at``)."""
     return knock_decision(obs, discard, knock_threshold(obs, np.int64(params[0])))
