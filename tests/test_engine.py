@@ -250,3 +250,22 @@ def test_invariants_million_random_hands(preset):
 def test_ruleset_replace_keeps_players_consistent():
     rules = dataclasses.replace(get_rules("knock-rummy"), players=3)
     assert rules.cards_per_hand == 7
+
+
+def test_illegal_decision_stops_the_run_with_a_clear_error(monkeypatch):
+    """A plugin loaded by module path that discards a card it does not hold: the run
+    stops with an error naming the strategy, the seed, the deal and the turn."""
+    import sim.engine as api
+    import strategies
+    from strategies import BUILTINS, get_strategy
+
+    monkeypatch.setattr(strategies, "_PLUGINS", dict(strategies._PLUGINS))  # undone after
+    cheater = get_strategy("tests.plugins.cheater")
+    assert cheater.name == "cheater"
+    # A two-strategy engine keeps the compile short; the registry is restored after.
+    monkeypatch.setattr(api, "registry", lambda: {"cheater": cheater, "greedy": BUILTINS["greedy"]})
+    with pytest.raises(StrategyDecisionError) as error:
+        play_deals("gin", "greedy/cheater", deals=20, seed=3)
+    message = str(error.value)
+    assert "'cheater' (seat 1) discarded a card it does not hold" in message
+    assert "seed 3, deal 0" in message and "turn 2" in message
