@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from kernels import layout as L
+from kernels.bits import popcount
 from kernels.borrow import borrow
 from kernels.deadwood import best_discard_one, min_deadwood_one
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
@@ -65,6 +66,7 @@ ERR_FORBIDDEN = 2  # discard of the card just taken from the pile
 ERR_KNOCK_OVER_LIMIT = 3  # knock with deadwood above the limit
 ERR_BAD_BIG_GIN = 4  # big gin not allowed or not all melded
 ERR_BAD_KNOCK_CODE = 5  # knock hook returned something else than 0, 1, 2
+ERR_CARDS_LOST = 6  # the end-of-hand check found a card missing or in two places
 ERROR_NAMES = (
     "none",
     "discarded a card it does not hold",
@@ -72,6 +74,7 @@ ERROR_NAMES = (
     "knocked with deadwood above the knock limit",
     "claimed big gin illegally",
     "returned an unknown knock decision",
+    "left the cards inconsistent (an engine bug: please report it)",
 )
 
 # Event log codes (``state.log`` rows: code, seat, card, extra), for replays.
@@ -103,7 +106,7 @@ class HandState(NamedTuple):
     laid: np.ndarray  # int64[players]
     points: np.ndarray  # int64[players]
     knocker_melds: np.ndarray  # int64[MAX_MELDS_PER_ARRANGEMENT]
-    counters: np.ndarray  # int64[8]: pile_n, stock_top, stock_end, turn, rebuilds, log_n
+    counters: np.ndarray  # int64[8]: pile_n, stock_top, stock_end, turn, rebuilds, log_n, deck size
     error: np.ndarray  # int64[8]: code, seat, number, hand_index, turn, value
     log: np.ndarray  # int64[LOG_CAPACITY, 4]
 
@@ -314,7 +317,32 @@ def _hand_winner(outcome, knocker, dealer, deadwood):
 
 
 @njit(cache=True)
-def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome):
+def _cards_conserved(state, laid_away):
+    """Every card of the deck is in exactly one place: a hand, the pile, the stock or
+    (after a knock) laid away face down."""
+    c = state.counters
+    seen = np.int64(0)
+    count = 0
+    for seat in range(state.hands.shape[0]):
+        seen |= state.hands[seat]
+        count += popcount(state.hands[seat])
+    for i in range(c[0]):
+        seen |= np.int64(1) << state.pile[i]
+    for i in range(c[1], c[2]):
+        seen |= np.int64(1) << state.stock[i]
+    count += c[0] + c[2] - c[1]
+    if laid_away >= 0:
+        seen |= np.int64(1) << laid_away
+        count += 1
+    n_cards = c[6]
+    return count == n_cards and seen == (np.int64(1) << n_cards) - 1
+
+
+@njit(cache=True)
+def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome, laid_away):
+    """Write the hand's row, after checking that no card was lost or duplicated."""
+    if not _cards_conserved(state, laid_away):
+        return _fail(state, ERR_CARDS_LOST, max(knocker, 0), number, hand_index, outcome)
     c = state.counters
     players = state.hands.shape[0]
     if outcome == L.DEAD_HAND:
@@ -344,6 +372,7 @@ def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outco
                 n += 1
             cols.laid_off[row, seat] = n
             cols.points[row, seat] = state.points[seat]
+    return ERR_NONE
 
 
 @njit(cache=True)
@@ -372,6 +401,7 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
     c = state.counters
     for i in range(8):
         c[i] = 0
+    c[6] = n_cards
     # The deal (docs/ENGINE.md "The deal").
     for i in range(n_cards):
         state.deck[i] = i
@@ -440,8 +470,7 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
                     if logging:
                         _log(state, EV_EXHAUSTED, -1, -1, -1)
                     outcome = _score(state, rules, tab, -1, upcard, dealer)
-                    _finish(state, cols, row, number, hand_index, dealer, upcard, -1, outcome)
-                    return ERR_NONE
+                    return _finish(state, cols, row, number, hand_index, dealer, upcard, -1, outcome, -1)
                 _rebuild(state, rules, key, number, hand_index)
                 if logging:
                     _log(state, EV_REBUILD, -1, -1, c[4])
@@ -471,16 +500,14 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
             if logging:
                 _log(state, EV_KNOCK, seat, discard, -1)
             outcome = _score(state, rules, tab, seat, upcard, dealer)
-            _finish(state, cols, row, number, hand_index, dealer, upcard, seat, outcome)
-            return ERR_NONE
+            return _finish(state, cols, row, number, hand_index, dealer, upcard, seat, outcome, discard)
         if decision == BIG_GIN:
             if rules[L.R_BIG_GIN_BONUS] == 0 or min_deadwood_one(state.hands[seat], tab) != 0:
                 return _fail(state, ERR_BAD_BIG_GIN, seat, number, hand_index, discard)
             if logging:
                 _log(state, EV_BIG_GIN, seat, -1, -1)
             outcome = _score(state, rules, tab, seat, upcard, dealer)
-            _finish(state, cols, row, number, hand_index, dealer, upcard, seat, outcome)
-            return ERR_NONE
+            return _finish(state, cols, row, number, hand_index, dealer, upcard, seat, outcome, -1)
         if decision != CONTINUE:
             return _fail(state, ERR_BAD_KNOCK_CODE, seat, number, hand_index, decision)
         bit = np.int64(1) << discard
@@ -494,12 +521,10 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[2] - c[1] <= rules[L.R_WALL]:
             if logging:
                 _log(state, EV_DEAD_HAND, -1, -1, -1)
-            _finish(state, cols, row, number, hand_index, dealer, upcard, -1, L.DEAD_HAND)
-            return ERR_NONE
+            return _finish(state, cols, row, number, hand_index, dealer, upcard, -1, L.DEAD_HAND, -1)
         if c[3] >= MAX_TURNS:
             outcome = _score(state, rules, tab, -1, upcard, dealer)
-            _finish(state, cols, row, number, hand_index, dealer, upcard, -1, outcome)
-            return ERR_NONE
+            return _finish(state, cols, row, number, hand_index, dealer, upcard, -1, outcome, -1)
         seat = (seat + 1) % players
 
 

@@ -269,3 +269,67 @@ def test_illegal_decision_stops_the_run_with_a_clear_error(monkeypatch):
     message = str(error.value)
     assert "'cheater' (seat 1) discarded a card it does not hold" in message
     assert "seed 3, deal 0" in message and "turn 2" in message
+
+
+def _deals_where(rules, spec, seed, condition, n=3000, want=3):
+    cols = play_deals(rules, spec, deals=n, seed=seed)
+    picked = [int(i) for i in np.flatnonzero(condition(cols))[:want]]
+    assert picked, "the scenario never happened in the searched deals"
+    return cols, picked
+
+
+SCENARIOS = {
+    "dead hand at the wall": ("gin", {}, "simple/simple", lambda c: c.outcome == L.DEAD_HAND),
+    "reshuffle": ("knock-rummy", {"players": 6}, "random:p=0.02", lambda c: c.rebuilds > 0),
+    "turn over": ("knock-rummy-turnover", {"players": 6}, "random:p=0.02", lambda c: c.rebuilds > 0),
+    "exhausted after max rebuilds": (
+        "knock-rummy", {"players": 6, "max_rebuilds": 1}, "random:p=0.01", lambda c: c.outcome == L.EXHAUSTED
+    ),
+    "undercut through lay-offs": ("gin", {}, "greedy:knock_at=10/simple", lambda c: (c.outcome == L.UNDERCUT) & (c.laid_off.sum(axis=1) > 0)),
+    "big gin": ("gin", {"hand_size": 5}, "greedy/greedy", lambda c: c.outcome == L.BIG_GIN),
+    "Oklahoma ace upcard": ("oklahoma-gin", {}, "greedy/simple", lambda c: c.upcard % 13 == 0),
+    "upcard option: non-dealer takes": ("gin", {}, "greedy/greedy", lambda c: c.turns == 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_scenarios_match_reference(name):
+    """Tricky rules, each found in real deals, then replayed by the reference engine."""
+    preset, overrides, spec, condition = SCENARIOS[name]
+    rules = get_rules(preset, **overrides)
+    seed = 21
+    cols, picked = _deals_where(rules, spec, seed, condition)
+    strategies, params = _ref_lineup(rules, spec)
+    for deal in picked:
+        ref = play_hand_ref(rules, int(key_of(seed)), deal, strategies, params)
+        _compare_hand(cols, deal, ref, rules.players)
+
+
+def test_upcard_option_both_pass_matches_reference():
+    rules = get_rules("gin")
+    spec = "simple/simple"
+    for deal in range(60):
+        replay = replay_hand(rules, spec, seed=4, deal=deal)
+        passes = [event for event in replay.events if event[0] == 2]  # EV_PASS
+        if len(passes) == 2:
+            break
+    else:
+        pytest.fail("no deal where both players pass the upcard")
+    strategies, params = _ref_lineup(rules, spec)
+    ref = play_hand_ref(rules, int(key_of(4)), deal, strategies, params, log=True)
+    assert [e[0] for e in ref["events"]][:4] == ["deal", "pass", "pass", "draw"]
+    cols = play_deals(rules, spec, deals=deal + 1, seed=4)
+    _compare_hand(cols, deal, ref, 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset, overrides, spec", GAME_VARIANTS, ids=lambda v: str(v))
+def test_games_match_reference_many(preset, overrides, spec):
+    """Forty games per game mode against the reference (a few minutes)."""
+    rules = get_rules(preset, **overrides)
+    games, _ = play_games(rules, spec, games=40, seed=8)
+    strategies, params = _ref_lineup(rules, spec)
+    for g in range(40):
+        ref = play_game_ref(rules, int(key_of(8)), g, strategies, params)
+        assert (int(games.winner[g]), int(games.hands[g])) == (ref["winner"], ref["hands"])
+        assert games.points[g].tolist() == ref["points"]
