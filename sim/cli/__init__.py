@@ -11,7 +11,15 @@ from typing import Annotated
 import typer
 
 from sim import __version__
-from sim.cli import bench_cmd, replay_cmd, rules_cmd, stats_cmd, strategies_cmd, table_cmds
+from sim.cli import (
+    bench_cmd,
+    replay_cmd,
+    rules_cmd,
+    run_cmd,
+    stats_cmd,
+    strategies_cmd,
+    table_cmds,
+)
 
 app = typer.Typer(
     name="rummy",
@@ -42,7 +50,13 @@ def main(
 app.command("deadwood")(table_cmds.deadwood)
 app.command("score")(table_cmds.score)
 app.command("replay")(replay_cmd.replay)
+app.command("run")(run_cmd.run)
+app.command("sweep")(run_cmd.sweep)
+app.command("chart")(run_cmd.chart)
+app.command("report")(run_cmd.report)
 app.add_typer(rules_cmd.app, name="rules")
 app.add_typer(stats_cmd.app, name="stats")
 app.add_typer(bench_cmd.app, name="bench")
 app.add_typer(strategies_cmd.app, name="strategies")
+from sim.cli import compare_cmd  # noqa: E402, I001  (rummy compare, rummy tournament)
+compare_cmd.register(app)
