@@ -13,6 +13,7 @@ import typer
 from sim import __version__
 from sim.cli import (
     bench_cmd,
+    compare_cmd,
     replay_cmd,
     rules_cmd,
     run_cmd,
@@ -58,5 +59,4 @@ app.add_typer(rules_cmd.app, name="rules")
 app.add_typer(stats_cmd.app, name="stats")
 app.add_typer(bench_cmd.app, name="bench")
 app.add_typer(strategies_cmd.app, name="strategies")
-from sim.cli import compare_cmd  # noqa: E402, I001  (rummy compare, rummy tournament)
-compare_cmd.register(app)
+compare_cmd.register(app)  # rummy compare, rummy tournament
