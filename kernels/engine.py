@@ -735,11 +735,7 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
             winner = hand_winner
             done = True
         elif mode == L.GAME_HANDS or mode == L.GAME_MATCH:
-            if mode == L.GAME_HANDS and scored < rules[L.R_GAME_TARGET]:
-                continue_game = True
-            else:
-                continue_game = False
-            if not continue_game:
+            if mode == L.GAME_MATCH or scored >= rules[L.R_GAME_TARGET]:
                 top = np.int64(-(1 << 60))
                 for seat in range(players):
                     if mode == L.GAME_HANDS or scores[seat] >= target:
@@ -815,8 +811,6 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
         games.boxes[g, seat] = wins[seat]
         for col in range(N_COLUMNS):
             games.columns[g, col, seat] = 0
-    if hand_index >= MAX_GAME_HANDS and not (winner >= 0 and mode != L.GAME_HOLLYWOOD):
-        winner = winner if mode == L.GAME_HOLLYWOOD else -1
     if mode == L.GAME_GIN and winner >= 0:
         _gin_finals(rules, scores, wins, winner, games.scores[g])
     if mode == L.GAME_HOLLYWOOD:

@@ -10,6 +10,7 @@ arguments give identical columns whatever ``threads`` is.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -194,8 +195,6 @@ def replay_hand(rules: str | RuleSet, lineup: Lineup | str | Iterable[str], *, s
 def rules_by_seats(rules: RuleSet) -> npt.NDArray[np.int64]:
     """Rule vectors for hands of k = 0..players seats (a pool plays on with fewer seats;
     an automatic hand size follows the seat count). Rows below 2 are unused."""
-    import dataclasses
-
     rows = np.zeros((rules.players + 1, L.N_RULE_FIELDS), np.int64)
     for k in range(2, rules.players + 1):
         rows[k] = (rules if k == rules.players else dataclasses.replace(rules, players=k)).compile()
