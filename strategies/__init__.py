@@ -10,8 +10,8 @@ whole float; hooks read it back with ``np.int64(params[i])``).
 
 Names
 -----
-* ``BUILTINS``: the five built-in strategies, in this order: ``random``, ``greedy``,
-  ``simple``, ``schedule``, ``defensive``.
+* ``BUILTINS``: the six built-in strategies, in this order: ``random``, ``greedy``,
+  ``simple``, ``schedule``, ``defensive``, ``mc``.
 * Plugins: ``load_plugin("mypkg.mystrategy")`` imports a module whose ``STRATEGY``
   attribute is a :class:`Strategy`; ``discover()`` loads every entry point of the
   group ``rummy_sim.strategies`` (its value a module, or ``module:ATTR`` naming a
@@ -390,6 +390,7 @@ def format_seat(strategy: Strategy, params: NamedTuple) -> str:
 # The built-ins import Strategy from this module, so they come after its definition.
 from strategies import defensive as _defensive  # noqa: E402
 from strategies import greedy as _greedy  # noqa: E402
+from strategies import mc as _mc  # noqa: E402
 from strategies import random as _random  # noqa: E402
 from strategies import schedule as _schedule  # noqa: E402
 from strategies import simple as _simple  # noqa: E402
@@ -402,6 +403,7 @@ BUILTINS: dict[str, Strategy] = {
         _simple.STRATEGY,
         _schedule.STRATEGY,
         _defensive.STRATEGY,
+        _mc.STRATEGY,
     )
 }
 """The built-in strategies, in a fixed order."""

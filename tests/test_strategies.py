@@ -764,7 +764,7 @@ def test_twin_constants_match_the_kernels() -> None:
 
 
 def test_builtins_in_order_and_well_formed() -> None:
-    assert list(S.BUILTINS) == ["random", "greedy", "simple", "schedule", "defensive"]
+    assert list(S.BUILTINS) == ["random", "greedy", "simple", "schedule", "defensive", "mc"]
     for name, strategy in S.BUILTINS.items():
         assert strategy.name == name
         assert strategy.module == f"strategies.{name}"

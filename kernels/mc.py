@@ -1,0 +1,427 @@
+"""Determinized Monte Carlo: what each action of one seat is worth, by sampling.
+
+Used by the ``mc`` strategy (``strategies/mc.py``) and by ``rummy advise``
+(``sim/advise.py``); ``tests/reference/mc_ref.py`` is the pure-Python twin.
+
+A *sample* deals the cards the seat cannot see uniformly at random among the deals
+consistent with what it has seen (``hidden_cards``): its own hand and the discard pile
+are known, each opponent keeps the cards it took from the pile and still holds, and
+the rest of each opponent's hand and the stock (in a random order) come from the
+hidden cards. Each action is then applied to the sample and the hand is played out by
+the rollout policy, greedy for every seat (``play_out``: take the pile card when it
+lowers the least deadwood by ``min_gain``, throw the best discard, knock at
+``knock_at`` or less, big gin when ready); a knock is scored at once by the showdown
+kernel. Every action is played on the same samples (common random numbers), so the
+differences between actions carry far less noise than the values themselves.
+
+Approximations (documented in ``docs/MC.md``): the stock is not rebuilt in a rollout
+(when it runs out under the reshuffle or turn-over rules the hand is scored as
+exhausted), and cards that went back into the stock at a real rebuild count as
+hidden (the observation does not say which they were).
+
+Randomness: sample ``j`` of a decision is shuffled from ``random64(decision_key, j)``
+where ``decision_key`` comes from the seat's seeded strategy stream, so a decision is
+a pure function of the seed, the deal and the seat's history.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from kernels import layout as L
+from kernels.bits import lowest_bit, popcount
+from kernels.deadwood import best_discard_one, min_deadwood_one
+from kernels.engine import _hand_winner
+from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
+from kernels.obs import PHASE_UPCARD_OPTION, Obs
+from kernels.rng import random64, shuffle
+from kernels.showdown import knock_limit_of, showdown
+from kernels.tables import CARD_VALUE
+
+# Action kinds (``kinds[a]``; ``cards[a]`` is the card discarded or laid away).
+ACT_TAKE = 0  # take the discard pile's top card (in the upcard option: the upcard)
+ACT_DRAW = 1  # draw from the stock (in the upcard option: pass)
+ACT_DISCARD = 2  # discard ``card`` and play on
+ACT_KNOCK = 3  # lay ``card`` away and knock
+ACT_BIG_GIN = 4  # go out with every card
+ACTION_NAMES = ("take", "draw", "discard", "knock", "big_gin")
+
+MAX_ROLLOUT_DRAWS = 400  # a rollout still running after this many draws is scored as exhausted
+DEFAULT_KNOCK_AT = 10  # rollout threshold where the rules set no knock limit (as greedy)
+
+
+class Work(NamedTuple):
+    """Scratch arrays of one decision (allocated once per decision)."""
+
+    deck: np.ndarray  # int64[64]: the hidden cards, shuffled per sample
+    hands: np.ndarray  # int64[players]: the sampled hands
+    base: np.ndarray  # int64[players]: the sample before an action is applied
+    stock: np.ndarray  # int64[64]: the sampled stock, top first
+    pile: np.ndarray  # int64[128]: the rollout's discard pile
+    dw: np.ndarray  # int64[players]: least deadwood per seat, -1 unknown
+    deadwood: np.ndarray  # int64[players]: showdown outputs
+    laid: np.ndarray
+    points: np.ndarray
+    melds: np.ndarray  # int64[MAX_MELDS_PER_ARRANGEMENT]
+
+
+@njit(cache=True)
+def new_work(players):
+    return Work(
+        np.zeros(64, np.int64),
+        np.zeros(players, np.int64),
+        np.zeros(players, np.int64),
+        np.zeros(64, np.int64),
+        np.zeros(128, np.int64),
+        np.zeros(players, np.int64),
+        np.zeros(players, np.int64),
+        np.zeros(players, np.int64),
+        np.zeros(players, np.int64),
+        np.zeros(MAX_MELDS_PER_ARRANGEMENT, np.int64),
+    )
+
+
+@njit(cache=True)
+def hidden_cards(obs):
+    """Mask of the cards this seat cannot see: not in its hand, not in the pile, and
+    not taken from the pile by an opponent that still holds them."""
+    n_cards = 52 + obs.rules[L.R_JOKERS]
+    hidden = ((np.int64(1) << n_cards) - 1) & ~obs.hand
+    for i in range(obs.pile_n):
+        hidden &= ~(np.int64(1) << obs.pile[i])
+    for seat in range(obs.players):
+        if seat != obs.seat:
+            hidden &= ~obs.taken[seat]
+    return hidden
+
+
+@njit(cache=True)
+def hidden_count_consistent(obs):
+    """True when the hidden cards fill exactly the opponents' unknown cards and the
+    stock (each opponent holds ``hand_size`` cards while this seat moves)."""
+    need = obs.stock_n
+    for seat in range(obs.players):
+        if seat != obs.seat:
+            need += obs.rules[L.R_HAND_SIZE] - popcount(obs.taken[seat])
+    return need == popcount(hidden_cards(obs))
+
+
+MODEL_UNIFORM = 0  # opponents' unseen cards: uniform among the hidden cards
+MODEL_KEPT = 1  # ... the best of a larger random pool, as a greedy player keeps them
+
+
+@njit(cache=True)
+def _greedy_drop(hand, known, tab):
+    """The card a greedy player throws from ``hand``: the best discard, but never one
+    of the ``known`` cards (those the opponent is seen to hold)."""
+    card, _ = best_discard_one(hand, -1, tab)
+    if not (known >> card) & 1:
+        return card
+    best_card = np.int64(-1)
+    best_d = np.int64(1) << 40
+    rest = hand & ~known
+    while rest:
+        c = lowest_bit(rest)
+        rest &= rest - 1
+        d = min_deadwood_one(hand & ~(np.int64(1) << c), tab)
+        if d <= best_d:  # ties: the highest index
+            best_d = d
+            best_card = c
+    return best_card
+
+
+@njit(cache=True)
+def determinize(obs, hidden, skey, model, work):
+    """Deal one sample into ``work.base`` (hands) and ``work.stock`` (top first);
+    returns the stock size.
+
+    Under ``MODEL_UNIFORM`` each opponent's unseen cards are drawn uniformly from the
+    hidden cards. Under ``MODEL_KEPT`` an opponent that has discarded ``D`` cards this
+    hand is dealt its unseen cards, then plays ``D`` greedy turns on hidden cards
+    (draw one, throw the best discard, ``_greedy_drop``): its hand looks like one a
+    player improved for ``D`` turns, not like a fresh deal. The cards it drops go back among the hidden cards, and the
+    stock is shuffled again so that its order stays uniform.
+    """
+    n = 0
+    rest = hidden
+    while rest:
+        work.deck[n] = lowest_bit(rest)
+        rest &= rest - 1
+        n += 1
+    shuffle(work.deck, n, skey)
+    k = 0
+    hand_size = obs.rules[L.R_HAND_SIZE]
+    returned = np.int64(0)
+    later = 0  # unseen cards of the opponents not dealt yet
+    for seat in range(obs.players):
+        if seat != obs.seat:
+            later += hand_size - popcount(obs.taken[seat])
+    for seat in range(obs.players):
+        if seat == obs.seat:
+            work.base[seat] = obs.hand
+            continue
+        known = obs.taken[seat]
+        need = hand_size - popcount(known)
+        later -= need
+        extra = 0
+        if model == MODEL_KEPT:
+            extra = max(0, min(popcount(obs.discarded[seat]), n - k - need - later))
+        h = known
+        for _ in range(need):
+            h |= np.int64(1) << work.deck[k]
+            k += 1
+        for _ in range(extra):
+            # One greedy turn: draw a hidden card, throw the worst.
+            h |= np.int64(1) << work.deck[k]
+            k += 1
+            drop = _greedy_drop(h, known, obs.tab)
+            h &= ~(np.int64(1) << drop)
+            returned |= np.int64(1) << drop
+        work.base[seat] = h
+    m = 0
+    for i in range(k, n):
+        work.stock[m] = work.deck[i]
+        m += 1
+    if returned != 0:
+        while returned:
+            work.stock[m] = lowest_bit(returned)
+            returned &= returned - 1
+            m += 1
+        shuffle(work.stock, m, random64(skey, np.uint64(0xC0FFEE)))
+    return m
+
+
+@njit(cache=True)
+def _score(rules, tab, work, knocker, upcard, dealer, me):
+    """Showdown of ``work.hands``: (net points of ``me``, 1 if ``me`` won the hand)."""
+    outcome, _ = showdown(
+        rules, work.hands, knocker, upcard, dealer, tab,
+        work.deadwood, work.laid, work.points, work.melds,
+    )
+    players = work.hands.shape[0]
+    others = 0.0
+    for seat in range(players):
+        if seat != me:
+            others += work.points[seat]
+    net = (work.points[me] - others / (players - 1)) / L.POINT_SCALE
+    won = 1 if _hand_winner(outcome, knocker, dealer, work.deadwood) == me else 0
+    return net, won
+
+
+@njit(cache=True)
+def rollout_threshold(rules, upcard, knock_at):
+    """The rollout's knock threshold: ``knock_at`` if >= 0, else the rule's limit, or
+    ``DEFAULT_KNOCK_AT`` where the rules set none."""
+    if knock_at >= 0:
+        return np.int64(knock_at)
+    limit = knock_limit_of(rules, upcard)
+    return np.int64(DEFAULT_KNOCK_AT) if limit < 0 else np.int64(limit)
+
+
+@njit(cache=True)
+def greedy_takes(rules, tab, hand, top, min_gain):
+    """Greedy's pile test: taking ``top`` lowers the least deadwood by ``min_gain``."""
+    forbidden = top if rules[L.R_DISCARD_TAKEN_CARD] == 0 else -1
+    _, after = best_discard_one(hand | (np.int64(1) << top), forbidden, tab)
+    return min_deadwood_one(hand, tab) - after >= min_gain
+
+
+@njit(cache=True)
+def play_out(rules, tab, work, pile_n, stock_top, stock_end, seat, first, upcard, dealer, me, knock_at, min_gain):
+    """Play the hand in ``work`` to its end with greedy play in every seat: ``me``
+    knocks at ``knock_at`` or less, the others at the rule's threshold
+    (``rollout_threshold``).
+
+    ``seat`` moves next; ``first`` is 0 for a free choice of draw, 1 when it takes the
+    pile top (the upcard taken), 2 when it must draw from the stock. Returns
+    ``(net points of me, won)``.
+    """
+    players = work.hands.shape[0]
+    limit = knock_limit_of(rules, upcard)
+    mine = rollout_threshold(rules, upcard, knock_at)
+    theirs = rollout_threshold(rules, upcard, -1)
+    forbid_taken = rules[L.R_DISCARD_TAKEN_CARD] == 0
+    dead_mode = rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND
+    wall = rules[L.R_WALL]
+    big_gin_ok = rules[L.R_BIG_GIN_BONUS] > 0
+    for s in range(players):
+        work.dw[s] = -1
+    for _ in range(MAX_ROLLOUT_DRAWS):
+        hand = work.hands[seat]
+        if first == 1:
+            from_pile = True
+        elif first == 2 or pile_n == 0:
+            from_pile = False
+        else:
+            top = work.pile[pile_n - 1]
+            current = work.dw[seat]
+            if current < 0:
+                current = min_deadwood_one(hand, tab)
+            forbidden = top if forbid_taken else -1
+            _, after = best_discard_one(hand | (np.int64(1) << top), forbidden, tab)
+            from_pile = current - after >= min_gain
+        first = 0
+        forbidden = -1
+        if from_pile:
+            pile_n -= 1
+            card = work.pile[pile_n]
+            if forbid_taken:
+                forbidden = card
+        else:
+            if stock_top == stock_end:
+                break  # no rebuild in a rollout: score the hand as exhausted
+            card = work.stock[stock_top]
+            stock_top += 1
+        hand |= np.int64(1) << card
+        discard, d = best_discard_one(hand, forbidden, tab)
+        if d == 0 and big_gin_ok and min_deadwood_one(hand, tab) == 0:
+            work.hands[seat] = hand
+            return _score(rules, tab, work, seat, upcard, dealer, me)
+        kept = hand & ~(np.int64(1) << discard)
+        work.hands[seat] = kept
+        threshold = mine if seat == me else theirs
+        if d <= threshold and (limit < 0 or d <= limit):
+            return _score(rules, tab, work, seat, upcard, dealer, me)
+        work.dw[seat] = d
+        work.pile[pile_n] = discard
+        pile_n += 1
+        if dead_mode and stock_end - stock_top <= wall:
+            return 0.0, 0
+        seat = (seat + 1) % players
+    return _score(rules, tab, work, -1, upcard, dealer, me)
+
+
+@njit(cache=True)
+def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
+    """Apply one action to the sample in ``work.base`` / ``work.stock`` and play on."""
+    rules = obs.rules
+    tab = obs.tab
+    me = obs.seat
+    players = obs.players
+    for seat in range(players):
+        work.hands[seat] = work.base[seat]
+    for i in range(obs.pile_n):
+        work.pile[i] = obs.pile[i]
+    pile_n = obs.pile_n
+    bit = np.int64(1) << card
+    if kind == ACT_BIG_GIN:
+        return _score(rules, tab, work, me, obs.upcard, obs.dealer, me)
+    if kind == ACT_KNOCK:
+        work.hands[me] = obs.hand & ~bit
+        return _score(rules, tab, work, me, obs.upcard, obs.dealer, me)
+    if kind == ACT_DISCARD:
+        work.hands[me] = obs.hand & ~bit
+        work.pile[pile_n] = card
+        pile_n += 1
+        if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= rules[L.R_WALL]:
+            return 0.0, 0
+        return play_out(rules, tab, work, pile_n, 0, stock_n, (me + 1) % players, 0,
+                        obs.upcard, obs.dealer, me, knock_at, min_gain)
+    if kind == ACT_TAKE:
+        return play_out(rules, tab, work, pile_n, 0, stock_n, me, 1,
+                        obs.upcard, obs.dealer, me, knock_at, min_gain)
+    # ACT_DRAW: draw from the stock, or pass in the upcard option.
+    if obs.phase == PHASE_UPCARD_OPTION:
+        if me != obs.dealer:
+            # The dealer decides next (greedy's pile test), else this seat must draw.
+            dealer = obs.dealer
+            if greedy_takes(rules, tab, work.hands[dealer], obs.upcard, min_gain):
+                return play_out(rules, tab, work, pile_n, 0, stock_n, dealer, 1,
+                                obs.upcard, obs.dealer, me, knock_at, min_gain)
+            return play_out(rules, tab, work, pile_n, 0, stock_n, me, 2,
+                            obs.upcard, obs.dealer, me, knock_at, min_gain)
+        # Both passed: the non-dealer draws from the stock.
+        return play_out(rules, tab, work, pile_n, 0, stock_n, (obs.dealer + 1) % players, 2,
+                        obs.upcard, obs.dealer, me, knock_at, min_gain)
+    return play_out(rules, tab, work, pile_n, 0, stock_n, me, 2,
+                    obs.upcard, obs.dealer, me, knock_at, min_gain)
+
+
+@njit(cache=True)
+def evaluate(obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won):
+    """Play every action on samples ``first_sample ..`` (one per column of ``net``).
+
+    ``net[a, j]`` receives action ``a``'s net points for this seat on sample
+    ``first_sample + j`` (its points minus the mean of the other seats' points) and
+    ``won[a, j]`` 1 when the seat won that hand.
+    """
+    work = new_work(obs.players)
+    hidden = hidden_cards(obs)
+    for j in range(net.shape[1]):
+        stock_n = determinize(obs, hidden, random64(decision_key, first_sample + j), model, work)
+        for a in range(kinds.shape[0]):
+            v, w = play_action(obs, kinds[a], cards[a], stock_n, work, knock_at, min_gain)
+            net[a, j] = v
+            won[a, j] = w
+
+
+@njit(cache=True)
+def discard_candidates(obs, forbidden, limit_count):
+    """Cards the seat may discard, best first by the best-discard order (least
+    deadwood left, then highest value, then highest index), at most ``limit_count``
+    of them (all when 0). Returns ``(cards, deadwood left)``."""
+    n = popcount(obs.hand)
+    keys = np.empty(n, np.int64)
+    m = 0
+    rest = obs.hand
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        if card == forbidden:
+            continue
+        d = min_deadwood_one(obs.hand & ~(np.int64(1) << card), obs.tab)
+        value = np.int64(obs.tab[CARD_VALUE + card])
+        keys[m] = (d << 16) | ((255 - value) << 8) | (63 - card)
+        m += 1
+    keys = np.sort(keys[:m])
+    if 0 < limit_count < m:
+        m = limit_count
+    out_cards = np.empty(m, np.int64)
+    out_dw = np.empty(m, np.int64)
+    for i in range(m):
+        out_cards[i] = 63 - (keys[i] & 0xFF)
+        out_dw[i] = keys[i] >> 16
+    return out_cards, out_dw
+
+
+@njit(cache=True)
+def discard_actions(obs, forbidden, limit_count):
+    """The actions of a discard decision: big gin when allowed and ready; else for
+    each candidate discard, discarding it and (when the knock would be legal)
+    knocking with it. Returns ``(kinds, cards)``."""
+    cands, dws = discard_candidates(obs, forbidden, limit_count)
+    rules = obs.rules
+    limit = knock_limit_of(rules, obs.upcard)
+    if rules[L.R_BIG_GIN_BONUS] > 0 and min_deadwood_one(obs.hand, obs.tab) == 0:
+        kinds = np.full(1, ACT_BIG_GIN, np.int64)
+        return kinds, np.full(1, cands[0], np.int64)
+    n = cands.shape[0]
+    for i in range(cands.shape[0]):
+        if limit < 0 or dws[i] <= limit:
+            n += 1
+    kinds = np.empty(n, np.int64)
+    cards = np.empty(n, np.int64)
+    a = 0
+    for i in range(cands.shape[0]):
+        kinds[a] = ACT_DISCARD
+        cards[a] = cands[i]
+        a += 1
+        if limit < 0 or dws[i] <= limit:
+            kinds[a] = ACT_KNOCK
+            cards[a] = cands[i]
+            a += 1
+    return kinds, cards
+
+
+@njit(cache=True)
+def make_obs(seat, players, hand, pile, pile_n, taken, discarded, stock_n, turn, phase,
+             upcard, drawn, from_pile, dealer, rules, scores, tab, rng_key):
+    """An :class:`Obs` built from plain values (``rummy advise`` and the tests), typed
+    exactly as the engine types it."""
+    return Obs(
+        np.int64(seat), np.int64(players), np.int64(hand), pile, np.int64(pile_n),
+        taken, discarded, np.int64(stock_n), np.int64(turn), np.int64(phase),
+        np.int64(upcard), np.int64(drawn), from_pile, np.int64(dealer), rules, scores,
+        tab, np.uint64(rng_key),
+    )

@@ -1,0 +1,146 @@
+"""MC: determinized Monte Carlo; tries every action on sampled deals and keeps the best.
+
+In plain words:
+
+* At each decision (take the pile card or draw; which card to discard; knock or
+  not) it deals the cards it cannot see ``samples`` times at random, each time
+  consistently with what it has seen (its hand, the discard pile, the cards each
+  opponent took from the pile and still holds, every hand's size and the stock's),
+  plays each possible action on each of those deals to the end of the hand with a
+  fast greedy policy in every seat, and picks the action with the best mean result
+  in points (its points minus the mean of the others'). A knock is scored at once
+  against the sampled hands, lay-offs included.
+* The actions of a discard decision are the ``candidates`` best discards by the
+  deadwood they leave (all cards when 0), each followed by playing on and, when the
+  knock is legal, by knocking. Big gin is taken whenever the rules allow it.
+* The rollout policy is greedy with ``knock_at`` (-1: the rule's limit, or 10) and
+  ``min_gain`` (see ``greedy``). ``budget`` caps the rollouts of one decision (0: no
+  cap; otherwise ``samples`` is cut so that actions x samples <= budget).
+* Every sample comes from this seat's seeded strategy stream, so runs are
+  reproducible; it sees only its own observation (see ``kernels/mc.py``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from kernels.mc import (
+    ACT_BIG_GIN,
+    ACT_DRAW,
+    ACT_KNOCK,
+    ACT_TAKE,
+    discard_actions,
+    evaluate,
+)
+from kernels.obs import BIG_GIN, CONTINUE, KNOCK, SCRATCH_FREE, SCRATCH_RNG, forbidden_discard
+from kernels.rng import random64
+from strategies import Strategy
+
+CHOSEN_KIND = SCRATCH_FREE  # scratch: the action chosen at the discard decision
+CHOSEN_CARD = SCRATCH_FREE + 1
+
+
+class Params(NamedTuple):
+    """MC's parameters."""
+
+    samples: int = 24  # sampled deals per decision
+    candidates: int = 3  # discards tried per decision (0: every card)
+    knock_at: int = -1  # rollout policy of this seat: knock at this deadwood or less (-1: rule's limit, or 10)
+    min_gain: int = 1  # rollout policy: take the pile card when it saves this much deadwood
+    budget: int = 0  # most rollouts per decision (0: no cap)
+    model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept (the best of a larger pool)
+
+
+@njit(cache=True)
+def _decision_key(obs, scratch):
+    """A fresh key for this decision from the seat's stream (one counter step each)."""
+    key = random64(obs.rng_key, scratch[SCRATCH_RNG])
+    scratch[SCRATCH_RNG] += 1
+    return key
+
+
+@njit(cache=True)
+def _samples(params, n_actions):
+    samples = max(1, np.int64(params[0]))
+    budget = np.int64(params[4])
+    if budget > 0:
+        samples = max(1, min(samples, budget // n_actions))
+    return samples
+
+
+@njit(cache=True)
+def best_action(obs, params, scratch, kinds, cards):
+    """Index of the action with the highest mean net points (first on ties)."""
+    n = kinds.shape[0]
+    samples = _samples(params, n)
+    net = np.empty((n, samples), np.float64)
+    won = np.empty((n, samples), np.int8)
+    evaluate(obs, kinds, cards, _decision_key(obs, scratch), 0, np.int64(params[5]),
+             np.int64(params[2]), np.int64(params[3]), net, won)
+    best = 0
+    best_mean = -np.inf
+    for a in range(n):
+        mean = net[a].mean()
+        if mean > best_mean:
+            best = a
+            best_mean = mean
+    return best
+
+
+@njit(cache=True)
+def mc_take(obs, params, scratch):
+    if obs.pile_n <= 0:
+        return False
+    kinds = np.array([ACT_TAKE, ACT_DRAW], np.int64)
+    cards = np.full(2, -1, np.int64)
+    return best_action(obs, params, scratch, kinds, cards) == 0
+
+
+@njit(cache=True)
+def mc_discard(obs, params, scratch):
+    kinds, cards = discard_actions(obs, forbidden_discard(obs), np.int64(params[1]))
+    a = 0
+    if kinds.shape[0] > 1:
+        a = best_action(obs, params, scratch, kinds, cards)
+    scratch[CHOSEN_KIND] = kinds[a]
+    scratch[CHOSEN_CARD] = cards[a]
+    return cards[a]
+
+
+@njit(cache=True)
+def take_nb(obs, params, scratch):
+    """Take the pile card when that plays out better on the sampled deals."""
+    return mc_take(obs, params, scratch)
+
+
+@njit(cache=True)
+def discard_nb(obs, params, scratch):
+    """The discard (and, remembered for the knock hook, the knock) that plays best."""
+    return mc_discard(obs, params, scratch)
+
+
+@njit(cache=True)
+def knock_nb(obs, params, scratch, discard):
+    """The knock decision made together with the discard."""
+    if scratch[CHOSEN_CARD] == discard:
+        if scratch[CHOSEN_KIND] == ACT_KNOCK:
+            return KNOCK
+        if scratch[CHOSEN_KIND] == ACT_BIG_GIN:
+            return BIG_GIN
+    return CONTINUE
+
+
+STRATEGY: Strategy = Strategy(
+    name="mc",
+    description=__doc__,
+    params=Params,
+    take_nb=take_nb,
+    discard_nb=discard_nb,
+    knock_nb=knock_nb,
+    module=__name__,
+    bounds={"samples": (1, 100_000), "candidates": (0, 12), "knock_at": (-1, None),
+            "min_gain": (0, None), "budget": (0, None), "model": (0, 1)},
+)

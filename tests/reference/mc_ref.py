@@ -1,0 +1,265 @@
+"""Pure-Python twin of ``kernels/mc.py``: determinized samples and greedy rollouts.
+
+Written the plain way (lists of cards, the reference solver of ``strategies_ref``, the
+showdown oracle of ``scoring_ref``) so the tests can compare the kernel's values with
+it sample by sample, and so that small positions can be solved by brute force
+(``exact_values``: every ordering of the hidden cards, equally likely).
+
+``obs`` is a ``strategies_ref.RefObs`` (rule vector in ``obs.rules``); ``ruleset`` the
+matching ``sim.rules.RuleSet`` (the showdown oracle reads it).
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Any
+
+from kernels.layout import (
+    EXHAUST_DEAD_HAND,
+    R_BIG_GIN_BONUS,
+    R_DISCARD_TAKEN_CARD,
+    R_HAND_SIZE,
+    R_JOKERS,
+    R_STOCK_EXHAUSTION,
+    R_WALL,
+)
+from tests.reference import rng_ref
+from tests.reference import strategies_ref as S
+from tests.reference.engine_ref import scoring_rules
+from tests.reference.scoring_ref import score_showdown_ref
+
+ACT_TAKE, ACT_DRAW, ACT_DISCARD, ACT_KNOCK, ACT_BIG_GIN = range(5)
+MODEL_UNIFORM, MODEL_KEPT = 0, 1
+MAX_ROLLOUT_DRAWS = 400
+RESHUFFLE_SALT = 0xC0FFEE
+
+
+def mask_of(cards: Any) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+def hidden_cards(obs: Any) -> list[int]:
+    """Cards the seat cannot see, ascending."""
+    seen = set(S.cards_of(obs.hand)) | set(S.pile_of(obs))
+    for seat in range(obs.players):
+        if seat != obs.seat:
+            seen |= set(S.cards_of(obs.taken[seat]))
+    n_cards = 52 + int(obs.rules[R_JOKERS])
+    return [card for card in range(n_cards) if card not in seen]
+
+
+def greedy_drop(obs: Any, hand: int, known: int) -> int:
+    """The best discard of ``hand`` among the cards not in ``known``."""
+    card, _ = S.best_discard(obs, hand, None)
+    if not (known >> card) & 1:
+        return card
+    options = [
+        (S.min_deadwood(S.without(hand, c), obs), -c, c)
+        for c in S.cards_of(hand & ~known)
+    ]
+    return min(options)[2]
+
+
+def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
+    """One sample: every seat's hand (masks) and the stock (top first)."""
+    deck = hidden_cards(obs)
+    rng_ref.shuffle(deck, skey)
+    hand_size = int(obs.rules[R_HAND_SIZE])
+    needs = {
+        seat: hand_size - bin(obs.taken[seat]).count("1")
+        for seat in range(obs.players)
+        if seat != obs.seat
+    }
+    hands = [0] * obs.players
+    returned: list[int] = []
+    k = 0
+    for seat in range(obs.players):
+        if seat == obs.seat:
+            hands[seat] = obs.hand
+            continue
+        known = obs.taken[seat]
+        later = sum(n for s, n in needs.items() if s > seat)
+        extra = 0
+        if model == MODEL_KEPT:
+            extra = max(0, min(bin(obs.discarded[seat]).count("1"), len(deck) - k - needs[seat] - later))
+        hand = known | mask_of(deck[k : k + needs[seat]])
+        k += needs[seat]
+        for card in deck[k : k + extra]:
+            hand |= 1 << card
+            drop = greedy_drop(obs, hand, known)
+            hand &= ~(1 << drop)
+            returned.append(drop)
+        k += extra
+        hands[seat] = hand
+    stock = deck[k:]
+    if returned:
+        stock += sorted(returned)
+        rng_ref.shuffle(stock, rng_ref.random64(skey, RESHUFFLE_SALT))
+    return hands, stock
+
+
+def _score(obs: Any, ruleset: Any, hands: list[int], knocker: int | None) -> tuple[Fraction, int]:
+    result = score_showdown_ref(
+        scoring_rules(ruleset), [S.cards_of(h) for h in hands], knocker, obs.upcard, obs.dealer
+    )
+    points = [Fraction(p) for p in result["points"]]
+    me = obs.seat
+    others = [points[s] for s in range(obs.players) if s != me]
+    net = points[me] - sum(others) / len(others)
+    deadwood = result["deadwood"]
+    outcome = result["outcome"]
+    if outcome in ("knock_win", "rummy", "gin", "big_gin"):
+        winner = knocker
+    elif outcome == "undercut":
+        order = [(knocker + 1 + i) % obs.players for i in range(obs.players - 1)]
+        least = min(deadwood[s] for s in order)
+        winner = next(s for s in order if deadwood[s] == least)
+    elif outcome == "exhausted":
+        order = [(obs.dealer + 1 + i) % obs.players for i in range(obs.players)]
+        least = min(deadwood)
+        winner = -1 if all(d == least for d in deadwood) else next(s for s in order if deadwood[s] == least)
+    else:
+        winner = -1
+    return net, int(winner == me)
+
+
+def _threshold(obs: Any, knock_at: int) -> int:
+    return knock_at if knock_at >= 0 else S.rule_threshold(obs)
+
+
+def play_out(obs, ruleset, hands, stock, pile, seat, first, knock_at, min_gain):
+    """Greedy play in every seat to the end of the hand (twin of ``play_out``)."""
+    rules = obs.rules
+    forbid_taken = int(rules[R_DISCARD_TAKEN_CARD]) == 0
+    dead_mode = int(rules[R_STOCK_EXHAUSTION]) == EXHAUST_DEAD_HAND
+    wall = int(rules[R_WALL])
+    limit = S.knock_limit(obs)
+    hands = list(hands)
+    pile = list(pile)
+    stock = list(stock)
+    for _ in range(MAX_ROLLOUT_DRAWS):
+        hand = hands[seat]
+        if first == 1:
+            from_pile = True
+        elif first == 2 or not pile:
+            from_pile = False
+        else:
+            top = pile[-1]
+            _, after = S.best_discard(obs, hand | (1 << top), top if forbid_taken else None)
+            from_pile = S.min_deadwood(hand, obs) - after >= min_gain
+        first = 0
+        forbidden = None
+        if from_pile:
+            card = pile.pop()
+            if forbid_taken:
+                forbidden = card
+        else:
+            if not stock:
+                break
+            card = stock.pop(0)
+        hand |= 1 << card
+        discard, d = S.best_discard(obs, hand, forbidden)
+        if d == 0 and int(rules[R_BIG_GIN_BONUS]) > 0 and S.min_deadwood(hand, obs) == 0:
+            hands[seat] = hand
+            return _score(obs, ruleset, hands, seat)
+        hands[seat] = S.without(hand, discard)
+        threshold = _threshold(obs, knock_at) if seat == obs.seat else _threshold(obs, -1)
+        if d <= threshold and (limit < 0 or d <= limit):
+            return _score(obs, ruleset, hands, seat)
+        pile.append(discard)
+        if dead_mode and len(stock) <= wall:
+            return Fraction(0), 0
+        seat = (seat + 1) % obs.players
+    return _score(obs, ruleset, hands, None)
+
+
+def play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain):
+    """Apply one action to a sample and play on (twin of ``play_action``)."""
+    me = obs.seat
+    pile = S.pile_of(obs)
+    hands = list(hands)
+    if kind == ACT_BIG_GIN:
+        return _score(obs, ruleset, hands, me)
+    if kind == ACT_KNOCK:
+        hands[me] = S.without(obs.hand, card)
+        return _score(obs, ruleset, hands, me)
+    if kind == ACT_DISCARD:
+        hands[me] = S.without(obs.hand, card)
+        if int(obs.rules[R_STOCK_EXHAUSTION]) == EXHAUST_DEAD_HAND and len(stock) <= int(obs.rules[R_WALL]):
+            return Fraction(0), 0
+        return play_out(obs, ruleset, hands, stock, pile + [card], (me + 1) % obs.players, 0, knock_at, min_gain)
+    if kind == ACT_TAKE:
+        return play_out(obs, ruleset, hands, stock, pile, me, 1, knock_at, min_gain)
+    if obs.phase == S.PHASE_UPCARD_OPTION:
+        if me != obs.dealer:
+            dealer = obs.dealer
+            top = obs.upcard
+            _, after = S.best_discard(
+                obs, hands[dealer] | (1 << top),
+                top if int(obs.rules[R_DISCARD_TAKEN_CARD]) == 0 else None,
+            )
+            if S.min_deadwood(hands[dealer], obs) - after >= min_gain:
+                return play_out(obs, ruleset, hands, stock, pile, dealer, 1, knock_at, min_gain)
+            return play_out(obs, ruleset, hands, stock, pile, me, 2, knock_at, min_gain)
+        return play_out(obs, ruleset, hands, stock, pile, (obs.dealer + 1) % obs.players, 2, knock_at, min_gain)
+    return play_out(obs, ruleset, hands, stock, pile, me, 2, knock_at, min_gain)
+
+
+def evaluate(obs, ruleset, actions, decision_key, first_sample, samples, model, knock_at, min_gain):
+    """``(net, won)``: per action a list of per-sample values (twin of ``evaluate``)."""
+    net = [[] for _ in actions]
+    won = [[] for _ in actions]
+    for j in range(first_sample, first_sample + samples):
+        hands, stock = determinize(obs, rng_ref.random64(decision_key, j), model)
+        for a, (kind, card) in enumerate(actions):
+            v, w = play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain)
+            net[a].append(v)
+            won[a].append(w)
+    return net, won
+
+
+def discard_actions(obs: Any, forbidden: int | None, limit_count: int) -> list[tuple[int, int]]:
+    """Twin of ``discard_actions``: big gin when ready, else the best ``limit_count``
+    discards, each followed by its knock when legal."""
+    order = sorted(
+        (S.discard_order(obs, card), card) for card in S.cards_of(obs.hand) if card != forbidden
+    )
+    if 0 < limit_count < len(order):
+        order = order[:limit_count]
+    if int(obs.rules[R_BIG_GIN_BONUS]) > 0 and S.min_deadwood(obs.hand, obs) == 0:
+        return [(ACT_BIG_GIN, order[0][1])]
+    actions = []
+    for (d, _, _), card in order:
+        actions.append((ACT_DISCARD, card))
+        if S.knock_legal(obs, d):
+            actions.append((ACT_KNOCK, card))
+    return actions
+
+
+def exact_values(obs, ruleset, actions, knock_at, min_gain) -> list[Fraction]:
+    """Each action's expected net points over every equally likely ordering of the
+    hidden cards (``MODEL_UNIFORM``), by brute force: only for tiny positions."""
+    hidden = hidden_cards(obs)
+    hand_size = int(obs.rules[R_HAND_SIZE])
+    totals = [Fraction(0)] * len(actions)
+    count = 0
+    for order in itertools.permutations(hidden):
+        hands = [0] * obs.players
+        k = 0
+        for seat in range(obs.players):
+            if seat == obs.seat:
+                hands[seat] = obs.hand
+                continue
+            need = hand_size - bin(obs.taken[seat]).count("1")
+            hands[seat] = obs.taken[seat] | mask_of(order[k : k + need])
+            k += need
+        stock = list(order[k:])
+        for a, (kind, card) in enumerate(actions):
+            v, _ = play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain)
+            totals[a] += v
+        count += 1
+    return [t / count for t in totals]
