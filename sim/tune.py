@@ -1396,7 +1396,7 @@ def tune_chart(
 ) -> Any:
     """Setting against expected points with CI bands: a curve for one parameter, a
     heatmap (settings played) for two, one profile through the best per parameter for
-    more. A star marks the best; a dashed line (or a circle) the default."""
+    more. A star marks the best; a dashed line the default (when it lies in the range)."""
     from sim import charts
 
     space = request.space
@@ -1423,6 +1423,8 @@ def tune_chart(
             confidence=confidence,
         )
         ax = fig.axes[0]
+        if default[0] not in space[0].values:  # e.g. greedy's -1, "the rule's limit"
+            return fig
         ax.axvline(float(default[0]), color="0.35", linestyle="--", linewidth=1.0)
         ax.annotate(
             "default",
@@ -1504,7 +1506,8 @@ def _profiles(
                     linestyle="none",
                     zorder=5,
                 )
-            ax.axvline(float(default[i]), color="0.35", linestyle="--", linewidth=1.0)
+            if default[i] in r.values:
+                ax.axvline(float(default[i]), color="0.35", linestyle="--", linewidth=1.0)
             ax.set_xlabel(r.name)
             others = ", ".join(f"{o.name}={best[j]}" for j, o in enumerate(space) if j != i)
             ax.set_title(
