@@ -20,6 +20,7 @@ from sim.cli import (
     stats_cmd,
     strategies_cmd,
     table_cmds,
+    tune_cmd,
 )
 
 app = typer.Typer(
@@ -60,3 +61,4 @@ app.add_typer(stats_cmd.app, name="stats")
 app.add_typer(bench_cmd.app, name="bench")
 app.add_typer(strategies_cmd.app, name="strategies")
 compare_cmd.register(app)  # rummy compare, rummy tournament
+tune_cmd.register(app)  # rummy tune

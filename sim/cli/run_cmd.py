@@ -707,6 +707,29 @@ def run(
                         f"{flag} cannot be combined with an experiment file: edit the file, "
                         "or use `rummy sweep` for a grid from the command line"
                     )
+            from sim import tune as tune_api
+
+            if tune_api.is_tune_file(experiment_file):  # a [tune] file: `rummy tune --config`
+                _run_tune_file(
+                    experiment_file,
+                    deals=deals,
+                    games=games,
+                    seed=seed,
+                    duplicate=duplicate,
+                    workers=workers,
+                    out=out,
+                    as_json=as_json,
+                    unused=(
+                        ("--name", name),
+                        ("--rows", rows),
+                        ("--precision", precision),
+                        ("--max-count", max_count),
+                        ("--headline", headline),
+                        ("--chunk-size", chunk_size),
+                        ("--backend ray", backend == Backend.ray),
+                    ),
+                )
+                return
             experiment = X.load_experiment(experiment_file)
             changes: dict[str, Any] = {}
             if deals is not None or games is not None:
@@ -994,3 +1017,33 @@ def report(
         target = out if out is not None else _results_dir(path) / "report.html"
         written = X.write_experiment_report(data, target)
         _console().print(str(written))
+
+
+def _run_tune_file(
+    path: Path,
+    *,
+    deals: int | None,
+    games: int | None,
+    seed: int | None,
+    duplicate: bool | None,
+    workers: int | None,
+    out: Path,
+    as_json: bool,
+    unused: tuple[tuple[str, Any], ...],
+) -> None:
+    """``rummy run FILE`` for a tune file (a ``[tune]`` table): as ``rummy tune --config``."""
+    from sim.cli.tune_cmd import run_tune_file
+
+    for flag, value in unused:
+        if value:
+            fail(f"{flag} does not apply to a tune file ({path}); see `rummy tune --help`")
+    run_tune_file(
+        path,
+        deals=deals,
+        games=games,
+        seed=seed,
+        duplicate=duplicate,
+        workers=workers,
+        out=out,
+        as_json=as_json,
+    )

@@ -1,0 +1,534 @@
+"""``rummy tune``: search a strategy's parameters on common deals (``sim.tune``).
+
+Examples::
+
+    rummy tune greedy --param knock_at=0..10 --against simple --rules gin --duplicate
+    rummy tune schedule --param a=4..14 --param b=0..1:0.1 --against simple --rules gin
+    rummy tune greedy --param knock_at=0..40:4 --against greedy --rules knock-rummy \\
+        --rule players=4 --duplicate
+    rummy tune --config experiments/tune_schedule_gin.toml     # also: rummy run FILE
+    rummy tune --resume results/tune/3f9c2a1b4d5e               # finish an interrupted tune
+
+Prints the seed, one line per batch of settings, then the settings played (mean net
+points with 95% t intervals), the best, its paired difference with the default
+parameters, the confirmation on fresh deals and the Holm-adjusted verdict against the
+runner-up; ``--json`` prints ``tune.json`` instead. Every mistake is one line on stderr
+and exit status 1, before anything is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from sim import tune as T
+from sim.cli.common import fail, print_json
+from sim.cli.run_cmd import (
+    OutOption,
+    SeedOption,
+    WorkersOption,
+    _ci,
+    _command,
+    _console,
+    _err_console,
+    _one_line_errors,
+    _p,
+    _ProgressView,
+    _seed_line,
+)
+from sim.cli.table_cmds import JsonOption, RuleOverrides, load_rules
+from sim.compare import CompareError, json_ready
+
+__all__ = ["register", "run_tune_file", "tune"]
+
+DEFAULT_DEALS = 50_000  # per setting (and per seating with --duplicate)
+MAX_ROWS = 25  # settings printed; the rest are in settings.parquet
+
+TUNE_EXAMPLES = """Examples:
+
+rummy tune greedy --param knock_at=0..10 --against simple --rules gin --duplicate
+
+rummy tune schedule --param a=4..14 --param b=0..1:0.1 --against simple --rules gin-classic
+
+rummy tune greedy --param knock_at=0..40:4 --against greedy --rules knock-rummy --rule players=4
+
+rummy tune --config experiments/tune_schedule_gin.toml"""
+
+
+@contextlib.contextmanager
+def _errors() -> Iterator[None]:
+    """``run_cmd``'s one-line errors, plus the tune's own."""
+    try:
+        with _one_line_errors():
+            yield
+    except (T.TuneError, CompareError) as error:
+        text = str(error).strip()
+        fail(text.splitlines()[0] if text else type(error).__name__)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``rummy tune`` to the top-level app."""
+    app.command("tune", epilog=TUNE_EXAMPLES)(tune)
+
+
+def tune(
+    strategy: Annotated[
+        str | None,
+        typer.Argument(
+            help="The strategy to tune (seat 0), optionally with parameters held fixed: "
+            "greedy, schedule:min_gain=2.",
+            show_default=False,
+        ),
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            "-p",
+            help="A parameter and its values: knock_at=0..10, knock_at=0..10:2 (step), "
+            "b=0..1:0.1 (float step) or a=8,9,10 (repeatable: the space is every combination).",
+            show_default=False,
+        ),
+    ] = None,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            "--against",
+            help="The other seats: one spec for all (simple), or one per seat joined by '/' "
+            "(greedy/greedy/simple) (default: the tuned strategy with its defaults).",
+            show_default=False,
+        ),
+    ] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option("--rules", help="Rule preset (default: gin).", show_default=False),
+    ] = None,
+    rule: RuleOverrides = None,
+    deals: Annotated[
+        int | None,
+        typer.Option(
+            "--deals",
+            "-n",
+            help=f"Single deals per setting (default: {DEFAULT_DEALS:,}).",
+            show_default=False,
+        ),
+    ] = None,
+    games: Annotated[
+        int | None,
+        typer.Option(
+            "--games",
+            help="Whole games per setting instead of deals; the metric becomes the net "
+            "final score per game.",
+            show_default=False,
+        ),
+    ] = None,
+    duplicate: Annotated[
+        bool | None,
+        typer.Option(
+            "--duplicate/--no-duplicate",
+            help="Also play every deal with the seats rotated, so seat luck cancels.",
+            show_default=False,
+        ),
+    ] = None,
+    max_evals: Annotated[
+        int | None,
+        typer.Option(
+            "--max-evals",
+            help=f"Settings to play at most: a space this small is played in full (grid), a "
+            f"larger one by coordinate descent (default: {T.DEFAULT_MAX_EVALS}).",
+            show_default=False,
+        ),
+    ] = None,
+    search: Annotated[
+        str | None,
+        typer.Option(
+            "--search",
+            help="auto (grid when it fits --max-evals), grid or coordinate (default: auto).",
+            show_default=False,
+        ),
+    ] = None,
+    confirm: Annotated[
+        int | None,
+        typer.Option(
+            "--confirm",
+            help="Replay the best and the default on this many fresh deals (another seed) for "
+            "an unbiased difference; 0: no replay (default: as many as --deals).",
+            show_default=False,
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="A tune file (TOML with a [tune] table), e.g. experiments/tune_schedule_gin.toml.",
+            show_default=False,
+        ),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            help="Finish an interrupted tune directory (results/tune/ID): plays only what is "
+            "missing.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: SeedOption = None,
+    workers: WorkersOption = None,
+    out: OutOption = Path("results"),
+    chart: Annotated[
+        bool, typer.Option("--chart/--no-chart", help="Save the chart as PNG and SVG.")
+    ] = True,
+    as_json: JsonOption = False,
+) -> None:
+    """Search a strategy's parameters on common deals: every setting in seat 0 against
+    the same line-up on the same deals; reports the best with its 95% CI, its paired
+    difference with the default parameters and whether it beats the runner-up
+    (Holm-adjusted)."""
+    with _errors():
+        if deals is not None and games is not None:
+            fail("give --deals or --games, not both")
+        for flag, value, low in (
+            ("--deals", deals, 2),
+            ("--games", games, 2),
+            ("--max-evals", max_evals, 1),
+        ):
+            if value is not None and value < low:
+                fail(f"{flag} {value} is not allowed; give at least {low}")
+        if confirm is not None and (confirm < 0 or confirm == 1):
+            fail(f"--confirm {confirm} is not allowed; give 0 (no replay) or at least 2")
+        if search is not None and search not in T.SEARCHES:
+            fail(f"--search {search!r} is not allowed; choose one of: {', '.join(T.SEARCHES)}")
+        spec_flags = (
+            ("STRATEGY", strategy),
+            ("--param", param),
+            ("--against", against),
+            ("--rules", rules),
+            ("--rule", rule),
+        )
+        if resume is not None:
+            given = [
+                f
+                for f, v in (
+                    *spec_flags,
+                    ("--config", config),
+                    ("--deals", deals),
+                    ("--games", games),
+                    ("--duplicate", duplicate),
+                    ("--max-evals", max_evals),
+                    ("--search", search),
+                    ("--confirm", confirm),
+                    ("--seed", seed),
+                )
+                if v is not None
+            ]
+            if given:
+                fail(
+                    f"--resume takes the settings stored in the directory; drop {given[0]} "
+                    "(only --workers, --chart and --json may be given)"
+                )
+            _run(
+                None,
+                workers=workers,
+                out=out,
+                chart=chart,
+                as_json=as_json,
+                resume=resume,
+                drawn=False,
+            )
+            return
+        if config is not None:
+            given = [f for f, v in spec_flags if v]
+            if given:
+                fail(f"{given[0]} cannot be combined with --config: edit the file")
+            run_tune_file(
+                config,
+                deals=deals,
+                games=games,
+                seed=seed,
+                duplicate=duplicate,
+                max_evals=max_evals,
+                search=search,
+                confirm=confirm,
+                workers=workers,
+                out=out,
+                chart=chart,
+                as_json=as_json,
+            )
+            return
+        if strategy is None:
+            fail(
+                "give the strategy to tune and its --param ranges (e.g. rummy tune greedy "
+                "--param knock_at=0..10 --against simple), or --config FILE"
+            )
+        if not param:
+            fail("give at least one --param NAME=VALUES to tune, e.g. --param knock_at=0..10")
+        rule_set = load_rules(rules or "gin", rule)
+        mode = "games" if games is not None else "deals"
+        count = games if games is not None else (deals if deals is not None else DEFAULT_DEALS)
+        drawn = seed is None
+        request = T.make_request(
+            strategy,
+            param,
+            against=against if against is not None else strategy.partition(":")[0],
+            rules=rule_set,
+            count=count,
+            mode=mode,
+            seed=seed,
+            duplicate=bool(duplicate),
+            max_evals=max_evals if max_evals is not None else T.DEFAULT_MAX_EVALS,
+            search=search or "auto",
+            confirm=confirm if confirm is not None else count,
+        )
+        _run(request, workers=workers, out=out, chart=chart, as_json=as_json, drawn=drawn)
+
+
+def run_tune_file(
+    path: Path,
+    *,
+    deals: int | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    duplicate: bool | None = None,
+    max_evals: int | None = None,
+    search: str | None = None,
+    confirm: int | None = None,
+    workers: int | None = None,
+    out: Path = Path("results"),
+    chart: bool = True,
+    as_json: bool = False,
+) -> None:
+    """Run a tune file; flags given win over the file (``rummy tune --config`` and
+    ``rummy run FILE`` both come here)."""
+    overrides: dict[str, Any] = {
+        "seed": seed,
+        "duplicate": duplicate,
+        "max_evals": max_evals,
+        "search": search,
+        "confirm": confirm,
+    }
+    if deals is not None or games is not None:
+        overrides["mode"] = "deals" if deals is not None else "games"
+        overrides["count"] = deals if deals is not None else games
+    with _errors():
+        request = T.load_tune_file(path, **overrides)
+        if (
+            confirm is None
+            and overrides.get("count") is not None
+            and request.confirm not in (0, overrides["count"])
+        ):  # a smaller or larger size given on the command line: confirm on as many
+            request = T.make_request(**_request_args(request, confirm=overrides["count"]))
+        drawn = seed is None and not _file_has_seed(path)
+        _run(request, workers=workers, out=out, chart=chart, as_json=as_json, drawn=drawn)
+
+
+def _request_args(request: T.TuneRequest, **changes: Any) -> dict[str, Any]:
+    data = request.to_dict()
+    args = {
+        "strategy": request.strategy,
+        "params": list(request.space),
+        "against": "/".join(request.against),
+        "rules": request.rules,
+        **{
+            k: data[k]
+            for k in (
+                "count",
+                "mode",
+                "seed",
+                "duplicate",
+                "max_evals",
+                "search",
+                "max_rounds",
+                "confirm",
+                "name",
+                "description",
+            )
+        },
+    }
+    args.update(changes)
+    return args
+
+
+def _file_has_seed(path: Path) -> bool:
+    import tomllib
+
+    try:
+        return "seed" in tomllib.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return False
+
+
+def _run(
+    request: T.TuneRequest | None,
+    *,
+    workers: int | None,
+    out: Path,
+    chart: bool,
+    as_json: bool,
+    drawn: bool,
+    resume: Path | None = None,
+) -> None:
+    console = _err_console() if as_json else _console()
+
+    def on_start(req: T.TuneRequest, directory: Path) -> None:
+        sizes = ", ".join(f"{r.name}: {len(r)} value{'s' if len(r) > 1 else ''}" for r in req.space)
+        how = (
+            "every setting (grid)"
+            if req.method == "grid"
+            else f"coordinate descent, at most {req.max_evals} settings"
+        )
+        seating = f" x {req.rotations} seatings (duplicate)" if req.duplicate else ""
+        console.print(
+            escape(
+                f"tune {req.strategy} vs {'/'.join(req.against)} under {req.rules.name} "
+                f"({req.players} players): {req.size:,} settings ({sizes}); {how}; "
+                f"{req.count:,} {req.mode} per setting{seating}, "
+                f"{workers or os.cpu_count() or 1} workers"
+            )
+        )
+        _seed_line(console, req.seed, drawn)
+        console.print(escape(f"directory: {directory}/"))
+
+    with _ProgressView("tune") as view:
+
+        def on_batch(what: str, n: int) -> None:
+            view.bar.console.print(escape(f"{what}: {n} new setting{'s' if n != 1 else ''}"))
+
+        options: dict[str, Any] = {
+            "workers": workers,
+            "chart": chart,
+            "command": _command(),
+            "progress": view.experiment_progress,
+            "on_batch": on_batch,
+            "on_start": on_start,
+        }
+        if resume is not None:
+            result = T.resume(resume, **options)
+        else:
+            assert request is not None
+            result = T.tune(request, out=out, **options)
+    record = json_ready(T.load_tune(result.directory))
+    console.print(
+        f"{result.hands_played:,} hands played in {result.elapsed:.1f} s"
+        + (
+            f" ({result.hands_played / result.elapsed:,.0f} hands/s)"
+            if result.hands_played and result.elapsed > 0
+            else ""
+        )
+    )
+    if as_json:
+        print_json(record | {"seed_drawn": drawn})
+        return
+    print_tune(result, console)
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:+.{digits}f}"
+
+
+def print_tune(result: T.TuneResult, console: Any) -> None:
+    """The settings table (best first), the verdicts, where the results are."""
+    req = result.request
+    frame = result.settings.sort("mean", descending=True)
+    shown = frame.head(MAX_ROWS)
+    default_label = result.default_label
+    if default_label not in shown["setting"].to_list():
+        shown = shown.vstack(frame.filter(frame["setting"] == default_label))
+    unit = "deal" if req.mode == "deals" else "game"
+    table = Table(
+        title=escape(
+            f"{req.strategy} (seat 0) vs {'/'.join(req.against)} under {req.rules.name}: "
+            f"{result.metric}, {req.count:,} {req.mode} per setting, same deals; 95% t intervals"
+        ),
+        title_justify="left",
+    )
+    table.add_column("")
+    table.add_column("setting")
+    table.add_column(escape(f"net points/{unit} [95% CI]"), justify="right")
+    table.add_column("vs best", justify="right")
+    table.add_column("Holm p", justify="right")
+    table.add_column("vs default", justify="right")
+    for r in shown.iter_rows(named=True):
+        mark = "★" if r["best"] else ""
+        name = r["setting"] + (" (default)" if r["default"] else "")
+        if not r["candidate"]:
+            name += ", not in the space"
+        table.add_row(
+            mark,
+            escape(name),
+            escape(_ci(r["mean"], r["low"], r["high"], 3)),
+            "" if r["best"] else _f(r["diff_vs_best"]),
+            _p(r["holm_p"]),
+            _f(r["diff_vs_default"]),
+        )
+    console.print(table)
+    hidden = frame.height - shown.height
+    if hidden > 0:
+        console.print(f"({hidden} more settings in {result.directory / T.SETTINGS_FILE})")
+    s = result.search
+    if s.method == "coordinate":
+        stop = (
+            "converged (a whole round moved nothing)"
+            if s.converged
+            else "stopped by --max-evals"
+            if s.budget_exhausted
+            else f"stopped after {s.rounds} rounds"
+        )
+        path = " -> ".join(T.label_of(req.space, p) for p in s.path)
+        console.print(
+            escape(
+                f"search: coordinate descent from the default, {len(s.values)} of {req.size:,} "
+                f"settings played in {s.rounds} round{'s' if s.rounds != 1 else ''}, {stop}; "
+                f"path: {path}"
+            )
+        )
+    else:
+        console.print(f"search: every setting of the grid ({len(s.values)})")
+    best = result.best_interval
+    console.print(
+        escape(
+            f"best: {result.best_label} ({req.seat_spec(result.best)}): "
+            f"{_ci(best.estimate, best.low, best.high, 3)} {result.metric}"
+        )
+    )
+    d = result.vs_default
+    if result.best == result.default:
+        console.print("the default parameters are the best setting played")
+    else:
+        console.print(
+            escape(
+                f"best - default ({default_label}): {_ci(d.mean_diff, d.ci.low, d.ci.high, 3)} "
+                f"(95% paired t on the same deals; optimistic: the best was picked on them), "
+                f"p = {_p(d.p_value) or 'n/a'}"
+            )
+        )
+    c = result.confirmation
+    if c is not None:
+        console.print(
+            escape(
+                f"confirmed on {req.confirm:,} fresh {req.mode} (seed {result.confirm_seed}): "
+                f"best - default {_ci(c.mean_diff, c.ci.low, c.ci.high, 3)} (95% paired t), "
+                f"p = {_p(c.p_value) or 'n/a'}"
+            )
+        )
+    console.print(escape(result.verdict.summary()))
+    for name in result.on_edge():
+        console.print(
+            escape(
+                f"note: the best {name} is the first or last value of its range; where values "
+                f"beyond it make sense, widen --param {name}"
+            )
+        )
+    console.print(escape(f"results: {result.directory}/"))
+    for chart_path in result.chart_paths:
+        console.print(escape(f"chart: {chart_path}"))
