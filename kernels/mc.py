@@ -34,7 +34,7 @@ from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import best_discard_one, min_deadwood_one
 from kernels.engine import _hand_winner
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
-from kernels.obs import PHASE_UPCARD_OPTION, Obs
+from kernels.obs import PHASE_UPCARD_OPTION
 from kernels.rng import random64, shuffle
 from kernels.showdown import knock_limit_of, showdown
 from kernels.tables import CARD_VALUE
@@ -412,16 +412,3 @@ def discard_actions(obs, forbidden, limit_count):
             cards[a] = cands[i]
             a += 1
     return kinds, cards
-
-
-@njit(cache=True)
-def make_obs(seat, players, hand, pile, pile_n, taken, discarded, stock_n, turn, phase,
-             upcard, drawn, from_pile, dealer, rules, scores, tab, rng_key):
-    """An :class:`Obs` built from plain values (``rummy advise`` and the tests), typed
-    exactly as the engine types it."""
-    return Obs(
-        np.int64(seat), np.int64(players), np.int64(hand), pile, np.int64(pile_n),
-        taken, discarded, np.int64(stock_n), np.int64(turn), np.int64(phase),
-        np.int64(upcard), np.int64(drawn), from_pile, np.int64(dealer), rules, scores,
-        tab, np.uint64(rng_key),
-    )

@@ -20,6 +20,7 @@ import pytest
 
 from kernels import mc as K
 from kernels.obs import PHASE_DISCARD, PHASE_DRAW
+from sim.advise import make_obs
 from sim.engine import play_deals
 from sim.rules import get_rules
 from sim.solver import tables_for
@@ -66,7 +67,7 @@ def random_position(rng: random.Random, preset: str, phase: int, *, pile_n: int 
 def kernel_obs(o: S.RefObs, rules: Any) -> Any:
     pile = np.zeros(128, np.int64)
     pile[: len(o.pile)] = o.pile
-    return K.make_obs(
+    return make_obs(
         o.seat, o.players, o.hand, pile, len(o.pile), np.array(o.taken, np.int64),
         np.array(o.discarded, np.int64), o.stock_n, o.turn, o.phase, o.upcard, o.drawn,
         o.from_pile, o.dealer, rules.compile(), np.zeros(o.players, np.int64), tables_for(rules),

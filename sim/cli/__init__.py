@@ -12,6 +12,7 @@ import typer
 
 from sim import __version__
 from sim.cli import (
+    advise_cmd,
     bench_cmd,
     compare_cmd,
     replay_cmd,
@@ -52,6 +53,7 @@ def main(
 app.command("deadwood")(table_cmds.deadwood)
 app.command("score")(table_cmds.score)
 app.command("replay")(replay_cmd.replay)
+app.command("advise")(advise_cmd.advise)
 app.command("run")(run_cmd.run)
 app.command("sweep")(run_cmd.sweep)
 app.command("chart")(run_cmd.chart)

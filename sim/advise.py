@@ -1,0 +1,302 @@
+"""Advice for one position: every legal action scored by determinized Monte Carlo.
+
+>>> from sim.advise import Position, advise
+>>> pos = Position.parse("gin", hand="9C 9D 9H JS QS KS AD 4D 2H 3S JC", pile="5S KC")
+>>> result = advise(pos, samples=2000, seed=1)
+>>> result.actions[0].label, result.actions[0].points   # the best action first
+
+The position is this seat's view (seat 0 unless ``seat`` says otherwise): its hand,
+the discard pile bottom to top, the cards each opponent took from the pile and still
+holds, and optionally the cards each opponent discarded (by default the pile's cards
+are attributed to the players in turn order, backwards from the top), the stock
+size, the turn and the game scores. With ``hand_size`` cards the decision is the draw (take the pile's
+top card, or draw from the stock; ``upcard_option`` makes it the first turn's take or
+pass); with one card more it is the discard: every legal discard, each followed by
+playing on and (when legal) by knocking, and big gin when ready.
+
+Each action is played on the same sampled deals by ``kernels.mc.evaluate`` (the
+engine's ``mc`` strategy uses the same kernel): its expected net points (its points
+minus the mean of the others', per hand) with a Student t interval, its win
+probability with a Wilson interval, and its paired difference from the best action.
+Samples are taken in rounds of ``ROUND`` from one seeded stream: the same seed and
+sample count always give the same answer; a time limit only decides after how many
+rounds to stop (the count used is reported).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kernels import mc as K
+from kernels.layout import POINT_SCALE
+from kernels.obs import PHASE_DISCARD, PHASE_DRAW, PHASE_UPCARD_OPTION, Obs
+from sim.cards import card_name, format_cards, parse_card, parse_card_list, parse_cards
+from sim.engine import key_of
+from sim.rules import RuleSet, get_rules
+from sim.solver import min_deadwood, tables_for
+from sim.stats import Interval, mean_ci, paired_difference, wilson
+
+ROUND = 250  # samples per round (the unit a time limit stops on)
+MODELS = {"uniform": K.MODEL_UNIFORM, "kept": K.MODEL_KEPT}
+
+
+class AdviseError(ValueError):
+    """A position that cannot arise (sizes, repeated cards, a bad seat)."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """One seat's view of a hand in progress (masks of card indices)."""
+
+    rules: RuleSet
+    hand: int
+    pile: tuple[int, ...]  # bottom to top
+    took: tuple[int, ...]  # per seat: cards taken from the pile and still held
+    discarded: tuple[int, ...]  # per seat: cards discarded this hand
+    stock: int
+    seat: int = 0
+    dealer: int = -1  # -1: the seat before ``seat`` (so ``seat`` moved first)
+    turn: int = 0
+    upcard: int = -1  # the first upcard; -1: the bottom of the pile
+    just_took: int = -1  # card just taken from the pile (may not be discarded)
+    upcard_option: bool = False
+    scores: tuple[int, ...] = field(default=())
+
+    @classmethod
+    def parse(
+        cls,
+        rules: RuleSet | str,
+        *,
+        hand: str,
+        pile: str = "",
+        took: dict[int, str] | None = None,
+        discarded: dict[int, str] | None = None,
+        stock: int | None = None,
+        seat: int = 0,
+        dealer: int | None = None,
+        turn: int = 0,
+        upcard: str | None = None,
+        just_took: str | None = None,
+        upcard_option: bool = False,
+        scores: list[int] | None = None,
+    ) -> Position:
+        """A position from card text; checks that it can arise (``AdviseError``)."""
+        r = get_rules(rules) if isinstance(rules, str) else rules
+        players, hs = r.players, r.cards_per_hand
+        if not 0 <= seat < players:
+            raise AdviseError(f"seat {seat} is not a seat of a {players}-player game (0..{players - 1})")
+        hand_mask = parse_cards(hand, jokers=r.jokers)
+        pile_cards = tuple(parse_card_list(pile, jokers=r.jokers)) if pile.strip() else ()
+        n_hand = bin(hand_mask).count("1")
+        if n_hand not in (hs, hs + 1):
+            raise AdviseError(
+                f"the hand holds {n_hand} cards; {r.name} needs {hs} (draw decision) or {hs + 1} (discard decision)"
+            )
+        seen = hand_mask
+        for card in pile_cards:
+            if (seen >> card) & 1:
+                raise AdviseError(f"card {card_name(card)} is both in the hand and in the pile, or twice in the pile")
+            seen |= 1 << card
+        took_masks = [0] * players
+        disc_masks = [0] * players
+        for name, source, target in (("--took", took, took_masks), ("--discarded", discarded, disc_masks)):
+            for s, text in (source or {}).items():
+                if not 0 <= s < players or s == seat:
+                    raise AdviseError(f"{name} seat {s} must be an opponent's seat (0..{players - 1}, not {seat})")
+                target[s] = parse_cards(text, jokers=r.jokers)
+        if discarded is None:
+            # Attribute the pile's discards to the players in turn order, backwards from
+            # the top (the seat before this one threw it): right when nobody took a card.
+            for i, card in enumerate(reversed(pile_cards[1:])):
+                disc_masks[(seat - 1 - i) % players] |= 1 << card
+            disc_masks[seat] = 0
+        for s in range(players):
+            if took_masks[s] & seen:
+                raise AdviseError(f"--took {s}: {format_cards(took_masks[s] & seen)} already placed elsewhere")
+            if bin(took_masks[s]).count("1") > hs:
+                raise AdviseError(f"--took {s}: an opponent holds only {hs} cards")
+            seen |= took_masks[s]
+        n_cards = 52 + r.jokers
+        unseen = n_cards - bin(seen).count("1")
+        hidden_in_hands = sum(hs - bin(took_masks[s]).count("1") for s in range(players) if s != seat)
+        if stock is None:
+            stock = unseen - hidden_in_hands
+        if stock < 0 or stock != unseen - hidden_in_hands:
+            raise AdviseError(
+                f"stock {stock} does not fit the position: {unseen} unseen cards minus "
+                f"{hidden_in_hands} unseen cards in the opponents' hands leaves {unseen - hidden_in_hands}"
+            )
+        if not pile_cards and n_hand == hs:
+            raise AdviseError("a draw decision needs a discard pile (--pile); with none, the stock is the only draw")
+        jt = -1
+        if just_took is not None:
+            jt = parse_card(just_took)
+            if n_hand != hs + 1 or not (hand_mask >> jt) & 1:
+                raise AdviseError(f"--just-took {just_took}: must be a card of a hand of {hs + 1} cards")
+        up = -1
+        if upcard is not None:
+            up = parse_card(upcard)
+        elif pile_cards:
+            up = pile_cards[0]
+        if up < 0:
+            raise AdviseError("the first upcard is unknown: give --upcard (the knock limit or spade double may need it)")
+        if upcard_option and (n_hand != hs or players != 2 or len(pile_cards) != 1):
+            raise AdviseError("--upcard-option is the first turn of a 2-player hand: the hand and the upcard alone")
+        dealer_seat = (seat - 1) % players if dealer is None else dealer
+        if not 0 <= dealer_seat < players:
+            raise AdviseError(f"dealer {dealer_seat} is not a seat (0..{players - 1})")
+        sc = tuple(scores or [0] * players)
+        if len(sc) != players:
+            raise AdviseError(f"--scores needs {players} numbers, one per seat, got {len(sc)}")
+        return cls(r, hand_mask, pile_cards, tuple(took_masks), tuple(disc_masks), stock, seat,
+                   dealer_seat, turn, up, jt, upcard_option, sc)
+
+    @property
+    def phase(self) -> int:
+        if bin(self.hand).count("1") == self.rules.cards_per_hand + 1:
+            return PHASE_DISCARD
+        return PHASE_UPCARD_OPTION if self.upcard_option else PHASE_DRAW
+
+    def obs(self, key: np.uint64) -> Any:
+        """The kernel's observation of this position."""
+        r = self.rules
+        pile = np.zeros(128, np.int64)
+        pile[: len(self.pile)] = self.pile
+        scores = np.array(self.scores, np.int64) * POINT_SCALE
+        return make_obs(
+            self.seat, r.players, self.hand, pile, len(self.pile), np.array(self.took, np.int64),
+            np.array(self.discarded, np.int64), self.stock, self.turn, self.phase, self.upcard,
+            self.just_took, self.just_took >= 0, self.dealer, r.compile(), scores, tables_for(r), key,
+        )
+
+
+def make_obs(seat, players, hand, pile, pile_n, taken, discarded, stock_n, turn, phase,
+             upcard, drawn, from_pile, dealer, rules, scores, tab, rng_key) -> Obs:  # type: ignore[no-untyped-def]
+    """A kernel :class:`Obs` from plain values, typed as the engine types it (numpy
+    scalars: a key above 2**63 must stay unsigned)."""
+    return Obs(
+        np.int64(seat), np.int64(players), np.int64(hand), pile, np.int64(pile_n), taken,
+        discarded, np.int64(stock_n), np.int64(turn), np.int64(phase), np.int64(upcard),
+        np.int64(drawn), bool(from_pile), np.int64(dealer), rules, scores, tab, np.uint64(rng_key),
+    )
+
+
+@dataclass(frozen=True)
+class ActionAdvice:
+    label: str
+    kind: str  # take, draw, pass, discard, knock, big_gin
+    card: str | None
+    points: Interval  # expected net points per hand
+    win: Interval  # probability of winning the hand
+    vs_best: Interval  # paired difference from the best action (0 for the best)
+    p_value: float  # of the paired difference from the best
+
+
+@dataclass(frozen=True)
+class Advice:
+    actions: list[ActionAdvice]  # best first
+    samples: int
+    seconds: float
+    seed: int
+    model: str
+    deadwood: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "samples": self.samples,
+            "seconds": round(self.seconds, 3),
+            "seed": self.seed,
+            "model": self.model,
+            "deadwood": self.deadwood,
+            "actions": [
+                {
+                    "action": a.label, "kind": a.kind, "card": a.card,
+                    **a.points.as_dict("points"), **a.win.as_dict("win"),
+                    **a.vs_best.as_dict("vs_best"), "p_value": a.p_value,
+                }
+                for a in self.actions
+            ],
+        }
+
+
+def actions_of(pos: Position, key: np.uint64) -> tuple[np.ndarray, np.ndarray]:
+    """Every legal action of the position (kinds and cards)."""
+    if pos.phase == PHASE_DISCARD:
+        return K.discard_actions(pos.obs(key), pos.just_took, 0)
+    return np.array([K.ACT_TAKE, K.ACT_DRAW], np.int64), np.full(2, -1, np.int64)
+
+
+def _label(pos: Position, kind: int, card: int) -> tuple[str, str]:
+    if kind == K.ACT_TAKE:
+        return f"take {card_name(pos.pile[-1])}", "take"
+    if kind == K.ACT_DRAW:
+        if pos.phase == PHASE_UPCARD_OPTION:
+            return "pass", "pass"
+        return "draw", "draw"
+    if kind == K.ACT_KNOCK:
+        return f"knock {card_name(card)}", "knock"
+    if kind == K.ACT_BIG_GIN:
+        return "big gin", "big_gin"
+    return f"discard {card_name(card)}", "discard"
+
+
+def advise(
+    pos: Position,
+    *,
+    samples: int = 2000,
+    seed: int = 0,
+    time_limit: float | None = None,
+    model: str = "kept",
+    knock_at: int = -1,
+    min_gain: int = 1,
+) -> Advice:
+    """Score every legal action of ``pos`` on ``samples`` sampled deals (in rounds of
+    ``ROUND``; with ``time_limit`` seconds, stop after the round that reaches it)."""
+    if samples < 2:
+        raise AdviseError(f"samples must be at least 2, got {samples}")
+    if model not in MODELS:
+        raise AdviseError(f"model {model!r} is unknown; choose one of: {', '.join(MODELS)}")
+    key = key_of(seed)
+    obs = pos.obs(key)
+    kinds, cards = actions_of(pos, key)
+    n = kinds.shape[0]
+    net = np.zeros((n, samples))
+    won = np.zeros((n, samples), np.int8)
+    start = time.perf_counter()
+    done = 0
+    while done < samples:
+        m = min(ROUND, samples - done)
+        part_net = np.zeros((n, m))
+        part_won = np.zeros((n, m), np.int8)
+        K.evaluate(obs, kinds, cards, key, done, MODELS[model], knock_at, min_gain, part_net, part_won)
+        net[:, done : done + m] = part_net
+        won[:, done : done + m] = part_won
+        done += m
+        if time_limit is not None and time.perf_counter() - start >= time_limit and done >= 2:
+            break
+    seconds = time.perf_counter() - start
+    net, won = net[:, :done], won[:, :done]
+    means = net.mean(axis=1)
+    best = int(np.argmax(means))
+    out = []
+    for a in range(n):
+        label, kind = _label(pos, int(kinds[a]), int(cards[a]))
+        diff = paired_difference(net[a], net[best])
+        out.append(
+            ActionAdvice(
+                label, kind, card_name(int(cards[a])) if cards[a] >= 0 else None,
+                mean_ci(net[a]), wilson(int(won[a].sum()), done), diff.ci,
+                1.0 if a == best else diff.p_value,
+            )
+        )
+    order = sorted(range(n), key=lambda a: (-means[a], a))
+    hand = pos.hand
+    deadwood = int(min_deadwood(np.array([hand], np.uint64), pos.rules)[0])
+    return Advice([out[a] for a in order], done, seconds, seed, model, deadwood)
+
+
+__all__ = ["ActionAdvice", "Advice", "AdviseError", "Position", "advise"]
