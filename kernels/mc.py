@@ -64,6 +64,7 @@ class Work(NamedTuple):
     laid: np.ndarray
     points: np.ndarray
     melds: np.ndarray  # int64[MAX_MELDS_PER_ARRANGEMENT]
+    scores: np.ndarray  # int64[players]: game scores before this hand (1/POINT_SCALE)
 
 
 @njit(cache=True)
@@ -79,6 +80,7 @@ def new_work(players):
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
         np.zeros(MAX_MELDS_PER_ARRANGEMENT, np.int64),
+        np.zeros(players, np.int64),
     )
 
 
@@ -193,8 +195,29 @@ def determinize(obs, hidden, skey, model, work):
 
 
 @njit(cache=True)
+def _game_end(rules, work, me):
+    """+1 when this hand's points take ``me`` to the game's target first, -1 when they
+    take another seat there, 0 otherwise (modes with a target: gin:T and match:T)."""
+    mode = rules[L.R_GAME]
+    if mode != L.GAME_GIN and mode != L.GAME_MATCH:
+        return 0
+    target = rules[L.R_GAME_TARGET] * L.POINT_SCALE
+    leader = -1
+    best = np.int64(0)
+    for seat in range(work.hands.shape[0]):
+        final = work.scores[seat] + work.points[seat]
+        if final >= target and (leader < 0 or final > best):
+            leader = seat
+            best = final
+    if leader < 0:
+        return 0
+    return 1 if leader == me else -1
+
+
+@njit(cache=True)
 def _score(rules, tab, work, knocker, upcard, dealer, me):
-    """Showdown of ``work.hands``: (net points of ``me``, 1 if ``me`` won the hand)."""
+    """Showdown of ``work.hands``: (net points of ``me``, 1 if ``me`` won the hand,
+    the game end ``_game_end``)."""
     outcome, _ = showdown(
         rules, work.hands, knocker, upcard, dealer, tab,
         work.deadwood, work.laid, work.points, work.melds,
@@ -206,7 +229,7 @@ def _score(rules, tab, work, knocker, upcard, dealer, me):
             others += work.points[seat]
     net = (work.points[me] - others / (players - 1)) / L.POINT_SCALE
     won = 1 if _hand_winner(outcome, knocker, dealer, work.deadwood) == me else 0
-    return net, won
+    return net, won, _game_end(rules, work, me)
 
 
 @njit(cache=True)
@@ -235,7 +258,7 @@ def play_out(rules, tab, work, pile_n, stock_top, stock_end, seat, first, upcard
 
     ``seat`` moves next; ``first`` is 0 for a free choice of draw, 1 when it takes the
     pile top (the upcard taken), 2 when it must draw from the stock. Returns
-    ``(net points of me, won)``.
+    ``_score``'s triple (a dead hand: zeros).
     """
     players = work.hands.shape[0]
     limit = knock_limit_of(rules, upcard)
@@ -287,7 +310,7 @@ def play_out(rules, tab, work, pile_n, stock_top, stock_end, seat, first, upcard
         work.pile[pile_n] = discard
         pile_n += 1
         if dead_mode and stock_end - stock_top <= wall:
-            return 0.0, 0
+            return 0.0, 0, 0
         seat = (seat + 1) % players
     return _score(rules, tab, work, -1, upcard, dealer, me)
 
@@ -315,7 +338,7 @@ def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
         work.pile[pile_n] = card
         pile_n += 1
         if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= rules[L.R_WALL]:
-            return 0.0, 0
+            return 0.0, 0, 0
         return play_out(rules, tab, work, pile_n, 0, stock_n, (me + 1) % players, 0,
                         obs.upcard, obs.dealer, me, knock_at, min_gain)
     if kind == ACT_TAKE:
@@ -339,21 +362,25 @@ def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
 
 
 @njit(cache=True)
-def evaluate(obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won):
+def evaluate(obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends):
     """Play every action on samples ``first_sample ..`` (one per column of ``net``).
 
     ``net[a, j]`` receives action ``a``'s net points for this seat on sample
-    ``first_sample + j`` (its points minus the mean of the other seats' points) and
-    ``won[a, j]`` 1 when the seat won that hand.
+    ``first_sample + j`` (its points minus the mean of the other seats' points),
+    ``won[a, j]`` 1 when the seat won that hand and ``ends[a, j]`` +1 / -1 when the
+    hand ends the game with this seat / another seat reaching the target first.
     """
     work = new_work(obs.players)
+    for seat in range(obs.players):
+        work.scores[seat] = obs.scores[seat]
     hidden = hidden_cards(obs)
     for j in range(net.shape[1]):
         stock_n = determinize(obs, hidden, random64(decision_key, first_sample + j), model, work)
         for a in range(kinds.shape[0]):
-            v, w = play_action(obs, kinds[a], cards[a], stock_n, work, knock_at, min_gain)
+            v, w, e = play_action(obs, kinds[a], cards[a], stock_n, work, knock_at, min_gain)
             net[a, j] = v
             won[a, j] = w
+            ends[a, j] = e
 
 
 @njit(cache=True)

@@ -272,7 +272,9 @@ def advise(
         m = min(ROUND, samples - done)
         part_net = np.zeros((n, m))
         part_won = np.zeros((n, m), np.int8)
-        K.evaluate(obs, kinds, cards, key, done, MODELS[model], knock_at, min_gain, part_net, part_won)
+        part_ends = np.zeros((n, m), np.int8)
+        K.evaluate(obs, kinds, cards, key, done, MODELS[model], knock_at, min_gain,
+                   part_net, part_won, part_ends)
         net[:, done : done + m] = part_net
         won[:, done : done + m] = part_won
         done += m

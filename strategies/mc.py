@@ -13,6 +13,10 @@ In plain words:
 * The actions of a discard decision are the ``candidates`` best discards by the
   deadwood they leave (all cards when 0), each followed by playing on and, when the
   knock is legal, by knocking. Big gin is taken whenever the rules allow it.
+* In whole games with a target (``gin:T``, ``match:T``) a sampled hand that takes
+  it to the target first counts ``game_weight`` points more, one that takes an
+  opponent there ``game_weight`` points less: near the end of a game, winning the
+  game matters more than the points.
 * The rollout policy is greedy with ``knock_at`` (-1: the rule's limit, or 10) and
   ``min_gain`` (see ``greedy``). ``budget`` caps the rollouts of one decision (0: no
   cap; otherwise ``samples`` is cut so that actions x samples <= budget).
@@ -52,6 +56,7 @@ class Params(NamedTuple):
     min_gain: int = 1  # rollout policy: take the pile card when it saves this much deadwood
     budget: int = 0  # most rollouts per decision (0: no cap)
     model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept (the best of a larger pool)
+    game_weight: float = 0.0  # points added (taken) when a hand ends the game won (lost)
 
 
 @njit(cache=True)
@@ -78,12 +83,14 @@ def best_action(obs, params, scratch, kinds, cards):
     samples = _samples(params, n)
     net = np.empty((n, samples), np.float64)
     won = np.empty((n, samples), np.int8)
+    ends = np.empty((n, samples), np.int8)
     evaluate(obs, kinds, cards, _decision_key(obs, scratch), 0, np.int64(params[5]),
-             np.int64(params[2]), np.int64(params[3]), net, won)
+             np.int64(params[2]), np.int64(params[3]), net, won, ends)
+    game_weight = params[6]
     best = 0
     best_mean = -np.inf
     for a in range(n):
-        mean = net[a].mean()
+        mean = net[a].mean() + game_weight * ends[a].mean()
         if mean > best_mean:
             best = a
             best_mean = mean
@@ -142,5 +149,5 @@ STRATEGY: Strategy = Strategy(
     knock_nb=knock_nb,
     module=__name__,
     bounds={"samples": (1, 100_000), "candidates": (0, 12), "knock_at": (-1, None),
-            "min_gain": (0, None), "budget": (0, None), "model": (0, 1)},
+            "min_gain": (0, None), "budget": (0, None), "model": (0, 1), "game_weight": (0, None)},
 )

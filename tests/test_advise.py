@@ -153,13 +153,13 @@ def test_mc_hook_decision_matches_advise_best() -> None:
     key = key_of(3)
     obs = pos.obs(key)
     scratch = np.zeros(64, np.int64)
-    params = np.array([300, 0, -1, 1, 0, 1, 0, 0], np.float64)
+    params = np.array([300, 0, -1, 1, 0, 1, 0.0, 0], np.float64)
     card = M.mc_discard(obs, params, scratch)
     kinds, cards = actions_of(pos, key)
     net = np.zeros((len(kinds), 300))
     won = np.zeros((len(kinds), 300), np.int8)
     from kernels.rng import random64
 
-    K.evaluate(obs, kinds, cards, random64(np.uint64(obs.rng_key), 0), 0, 1, -1, 1, net, won)
+    K.evaluate(obs, kinds, cards, random64(np.uint64(obs.rng_key), 0), 0, 1, -1, 1, net, won, np.zeros_like(won))
     best = int(np.argmax(net.mean(axis=1)))
     assert card == cards[best] and scratch[M.CHOSEN_KIND] == kinds[best]

@@ -59,7 +59,8 @@ def random_position(rng: random.Random, preset: str, phase: int, *, pile_n: int 
         seat=0, players=players, hand=R.mask_of(hands[0]), pile=list(pile), taken=seat_taken,
         discarded=discarded, stock_n=len(stock), turn=rng.randint(1, 20), phase=phase,
         upcard=pile[0], drawn=drawn, from_pile=False, dealer=players - 1,
-        rules=[int(v) for v in rules.compile()], scores=[0] * players, rng_key=rng.getrandbits(64),
+        rules=[int(v) for v in rules.compile()], rng_key=rng.getrandbits(64),
+        scores=[rng.randint(60, 99) * 60 for _ in range(players)] if rng.random() < 0.5 else [0] * players,
     )
     return {"rules": rules, "hands": hands, "stock": stock, "ref": ref_obs, "obs": kernel_obs(ref_obs, rules)}
 
@@ -70,19 +71,20 @@ def kernel_obs(o: S.RefObs, rules: Any) -> Any:
     return make_obs(
         o.seat, o.players, o.hand, pile, len(o.pile), np.array(o.taken, np.int64),
         np.array(o.discarded, np.int64), o.stock_n, o.turn, o.phase, o.upcard, o.drawn,
-        o.from_pile, o.dealer, rules.compile(), np.zeros(o.players, np.int64), tables_for(rules),
+        o.from_pile, o.dealer, rules.compile(), np.array(o.scores, np.int64), tables_for(rules),
         np.uint64(o.rng_key),
     )
 
 
 def kernel_values(obs: Any, actions: list[tuple[int, int]], key: int, samples: int, model: int,
-                  knock_at: int = -1, min_gain: int = 1, first: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                  knock_at: int = -1, min_gain: int = 1, first: int = 0) -> tuple[np.ndarray, ...]:
     kinds = np.array([a[0] for a in actions], np.int64)
     cards = np.array([a[1] for a in actions], np.int64)
     net = np.zeros((len(actions), samples))
     won = np.zeros((len(actions), samples), np.int8)
-    K.evaluate(obs, kinds, cards, np.uint64(key), first, model, knock_at, min_gain, net, won)
-    return net, won
+    ends = np.zeros((len(actions), samples), np.int8)
+    K.evaluate(obs, kinds, cards, np.uint64(key), first, model, knock_at, min_gain, net, won, ends)
+    return net, won, ends
 
 
 CASES = [("gin", {}), ("gin-classic", {}), ("knock-rummy", {"players": 4}),
@@ -95,6 +97,7 @@ def test_kernel_equals_twin_sample_by_sample(preset: str, overrides: dict[str, A
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(S, "SOLVER", fast_solver)
     rng = random.Random(f"{preset}{overrides}{model}")
+    game_ends = 0
     for i in range(6):
         phase = PHASE_DISCARD if i % 2 == 0 else PHASE_DRAW
         pos = random_position(rng, preset, phase, **overrides)
@@ -106,10 +109,14 @@ def test_kernel_equals_twin_sample_by_sample(preset: str, overrides: dict[str, A
         else:
             actions = [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]
         key = rng.getrandbits(64)
-        net, won = kernel_values(obs, actions, key, 3, model, first=5)
-        ref_net, ref_won = R.evaluate(ref, pos["rules"], actions, key, 5, 3, model, -1, 1)
+        net, won, ends = kernel_values(obs, actions, key, 3, model, first=5)
+        ref_net, ref_won, ref_ends = R.evaluate(ref, pos["rules"], actions, key, 5, 3, model, -1, 1)
         assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), (preset, i)
         assert won.tolist() == ref_won
+        assert ends.tolist() == ref_ends
+        game_ends += int(np.abs(ends).sum())
+    if "gin" in preset:  # whole games to a target: the game-end path is exercised
+        assert game_ends > 0
 
 
 @pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT])
@@ -183,7 +190,7 @@ def test_monte_carlo_agrees_with_brute_force(seed: int, monkeypatch: pytest.Monk
     pos = tiny_position(seed)
     actions = pos["actions"]
     exact = R.exact_values(pos["ref"], pos["rules"], actions, -1, 1)
-    net, _ = kernel_values(pos["obs"], actions, 99, 6000, K.MODEL_UNIFORM)
+    net, _, _ = kernel_values(pos["obs"], actions, 99, 6000, K.MODEL_UNIFORM)
     for a in range(len(actions)):
         se = net[a].std() / np.sqrt(net.shape[1])
         assert abs(net[a].mean() - float(exact[a])) <= 4.5 * se + 1e-9, (actions[a], exact[a])
@@ -199,8 +206,8 @@ def test_knock_value_is_the_exact_showdown(monkeypatch: pytest.MonkeyPatch) -> N
     pos = tiny_position(2)
     knocks = [a for a in pos["actions"] if a[0] == K.ACT_KNOCK]
     assert knocks
-    net, won = kernel_values(pos["obs"], knocks, 3, 50, K.MODEL_UNIFORM)
-    ref_net, ref_won = R.evaluate(pos["ref"], pos["rules"], knocks, 3, 0, 50, K.MODEL_UNIFORM, -1, 1)
+    net, won, _ = kernel_values(pos["obs"], knocks, 3, 50, K.MODEL_UNIFORM)
+    ref_net, ref_won, _ = R.evaluate(pos["ref"], pos["rules"], knocks, 3, 0, 50, K.MODEL_UNIFORM, -1, 1)
     assert net.tolist() == [[float(v) for v in row] for row in ref_net]
     assert won.tolist() == ref_won
 

@@ -17,6 +17,11 @@ from typing import Any
 
 from kernels.layout import (
     EXHAUST_DEAD_HAND,
+    GAME_GIN,
+    GAME_MATCH,
+    POINT_SCALE,
+    R_GAME,
+    R_GAME_TARGET,
     R_BIG_GIN_BONUS,
     R_DISCARD_TAKEN_CARD,
     R_HAND_SIZE,
@@ -124,7 +129,21 @@ def _score(obs: Any, ruleset: Any, hands: list[int], knocker: int | None) -> tup
         winner = -1 if all(d == least for d in deadwood) else next(s for s in order if deadwood[s] == least)
     else:
         winner = -1
-    return net, int(winner == me)
+    return net, int(winner == me), game_end(obs, points)
+
+
+def game_end(obs: Any, points: list[Fraction]) -> int:
+    """+1 / -1 when the hand takes this seat / another seat to the game's target first
+    (the highest total at or over it; ties to the lower seat), else 0."""
+    if int(obs.rules[R_GAME]) not in (GAME_GIN, GAME_MATCH):
+        return 0
+    scores = list(obs.scores) or [0] * obs.players
+    target = int(obs.rules[R_GAME_TARGET]) * POINT_SCALE
+    finals = [scores[s] + points[s] * POINT_SCALE for s in range(obs.players)]
+    over = [(-f, s) for s, f in enumerate(finals) if f >= target]
+    if not over:
+        return 0
+    return 1 if min(over)[1] == obs.seat else -1
 
 
 def _threshold(obs: Any, knock_at: int) -> int:
@@ -172,7 +191,7 @@ def play_out(obs, ruleset, hands, stock, pile, seat, first, knock_at, min_gain):
             return _score(obs, ruleset, hands, seat)
         pile.append(discard)
         if dead_mode and len(stock) <= wall:
-            return Fraction(0), 0
+            return Fraction(0), 0, 0
         seat = (seat + 1) % obs.players
     return _score(obs, ruleset, hands, None)
 
@@ -190,7 +209,7 @@ def play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain):
     if kind == ACT_DISCARD:
         hands[me] = S.without(obs.hand, card)
         if int(obs.rules[R_STOCK_EXHAUSTION]) == EXHAUST_DEAD_HAND and len(stock) <= int(obs.rules[R_WALL]):
-            return Fraction(0), 0
+            return Fraction(0), 0, 0
         return play_out(obs, ruleset, hands, stock, pile + [card], (me + 1) % obs.players, 0, knock_at, min_gain)
     if kind == ACT_TAKE:
         return play_out(obs, ruleset, hands, stock, pile, me, 1, knock_at, min_gain)
@@ -210,16 +229,18 @@ def play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain):
 
 
 def evaluate(obs, ruleset, actions, decision_key, first_sample, samples, model, knock_at, min_gain):
-    """``(net, won)``: per action a list of per-sample values (twin of ``evaluate``)."""
+    """``(net, won, ends)``: per action a list of per-sample values (twin of ``evaluate``)."""
     net = [[] for _ in actions]
     won = [[] for _ in actions]
+    ends = [[] for _ in actions]
     for j in range(first_sample, first_sample + samples):
         hands, stock = determinize(obs, rng_ref.random64(decision_key, j), model)
         for a, (kind, card) in enumerate(actions):
-            v, w = play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain)
+            v, w, e = play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain)
             net[a].append(v)
             won[a].append(w)
-    return net, won
+            ends[a].append(e)
+    return net, won, ends
 
 
 def discard_actions(obs: Any, forbidden: int | None, limit_count: int) -> list[tuple[int, int]]:
@@ -259,7 +280,7 @@ def exact_values(obs, ruleset, actions, knock_at, min_gain) -> list[Fraction]:
             k += need
         stock = list(order[k:])
         for a, (kind, card) in enumerate(actions):
-            v, _ = play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain)
+            v, _, _ = play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain)
             totals[a] += v
         count += 1
     return [t / count for t in totals]
