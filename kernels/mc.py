@@ -33,7 +33,7 @@ from kernels import layout as L
 from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import best_discard_one, min_deadwood_one
 from kernels.engine import _hand_winner
-from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
+from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
 from kernels.obs import PHASE_UPCARD_OPTION
 from kernels.rng import random64, shuffle
 from kernels.showdown import knock_limit_of, showdown
@@ -110,7 +110,11 @@ def hidden_count_consistent(obs):
 
 
 MODEL_UNIFORM = 0  # opponents' unseen cards: uniform among the hidden cards
-MODEL_KEPT = 1  # ... the best of a larger random pool, as a greedy player keeps them
+MODEL_KEPT = 1  # ... improved by one greedy turn per card the opponent discarded
+MODEL_INFERRED = 2  # ... kept, and nothing it threw or passed would meld with them
+INFER_TRIES = 16  # deals tried per opponent under MODEL_INFERRED (then the last one)
+RETRY_SALT = 0xBEEF00  # counters of the retry shuffles: RETRY_SALT + 8 * attempt + seat
+RESHUFFLE_SALT = 0xC0FFEE  # counter of the stock's reshuffle under the kept models
 
 
 @njit(cache=True)
@@ -134,16 +138,63 @@ def _greedy_drop(hand, known, tab):
 
 
 @njit(cache=True)
+def avoided_cards(obs, seat):
+    """Natural cards ``seat`` showed it did not want: every card it discarded this
+    hand, and the covered pile cards discarded by the seat before it (offered to it,
+    and passed)."""
+    before = (seat - 1) % obs.players
+    avoid = obs.discarded[seat]
+    for i in range(obs.pile_n - 1):
+        card = obs.pile[i]
+        if (obs.discarded[before] >> card) & 1:
+            avoid |= np.int64(1) << card
+    return avoid & L.NATURAL_BITS
+
+
+@njit(cache=True)
+def _contradicts(hand, avoid, tab):
+    """True when a card of ``avoid`` (not in ``hand``) would meld with ``hand``."""
+    rest = avoid & ~hand
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        if melds_with(hand, card, tab):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _deal_opponent(deck, k, known, need, extra, tab):
+    """``known`` plus ``need`` cards from ``deck[k:]``, then ``extra`` greedy turns
+    (draw the next card, throw ``_greedy_drop``). Returns (hand, next k, dropped)."""
+    h = known
+    for _ in range(need):
+        h |= np.int64(1) << deck[k]
+        k += 1
+    dropped = np.int64(0)
+    for _ in range(extra):
+        h |= np.int64(1) << deck[k]
+        k += 1
+        drop = _greedy_drop(h, known, tab)
+        h &= ~(np.int64(1) << drop)
+        dropped |= np.int64(1) << drop
+    return h, k, dropped
+
+
+@njit(cache=True)
 def determinize(obs, hidden, skey, model, work):
     """Deal one sample into ``work.base`` (hands) and ``work.stock`` (top first);
     returns the stock size.
 
-    Under ``MODEL_UNIFORM`` each opponent's unseen cards are drawn uniformly from the
-    hidden cards. Under ``MODEL_KEPT`` an opponent that has discarded ``D`` cards this
-    hand is dealt its unseen cards, then plays ``D`` greedy turns on hidden cards
-    (draw one, throw the best discard, ``_greedy_drop``): its hand looks like one a
-    player improved for ``D`` turns, not like a fresh deal. The cards it drops go back among the hidden cards, and the
-    stock is shuffled again so that its order stays uniform.
+    ``MODEL_UNIFORM``: each opponent's unseen cards are drawn uniformly from the
+    hidden cards. ``MODEL_KEPT``: an opponent that has discarded ``D`` cards this hand
+    is dealt its unseen cards, then plays ``D`` greedy turns on hidden cards (draw one,
+    throw ``_greedy_drop``), so its hand looks like one a player improved for ``D``
+    turns, not like a fresh deal. ``MODEL_INFERRED``: as kept, but a deal in which a
+    card the opponent threw or passed (``avoided_cards``) would meld with its hand is
+    dealt again from reshuffled hidden cards, up to ``INFER_TRIES`` times. The cards
+    dropped in greedy turns go back to the stock, which is then shuffled again so
+    that its order stays uniform.
     """
     n = 0
     rest = hidden
@@ -167,19 +218,18 @@ def determinize(obs, hidden, skey, model, work):
         need = hand_size - popcount(known)
         later -= need
         extra = 0
-        if model == MODEL_KEPT:
+        if model != MODEL_UNIFORM:
             extra = max(0, min(popcount(obs.discarded[seat]), n - k - need - later))
-        h = known
-        for _ in range(need):
-            h |= np.int64(1) << work.deck[k]
-            k += 1
-        for _ in range(extra):
-            # One greedy turn: draw a hidden card, throw the worst.
-            h |= np.int64(1) << work.deck[k]
-            k += 1
-            drop = _greedy_drop(h, known, obs.tab)
-            h &= ~(np.int64(1) << drop)
-            returned |= np.int64(1) << drop
+        tries = INFER_TRIES if model == MODEL_INFERRED else 1
+        avoid = avoided_cards(obs, seat) if model == MODEL_INFERRED else np.int64(0)
+        start = k
+        for attempt in range(tries):
+            if attempt > 0:
+                shuffle(work.deck[start:n], n - start, random64(skey, RETRY_SALT + 8 * attempt + seat))
+            h, k, dropped = _deal_opponent(work.deck, start, known, need, extra, obs.tab)
+            if avoid == 0 or not _contradicts(h, avoid, obs.tab):
+                break
+        returned |= dropped
         work.base[seat] = h
     m = 0
     for i in range(k, n):
@@ -190,7 +240,7 @@ def determinize(obs, hidden, skey, model, work):
             work.stock[m] = lowest_bit(returned)
             returned &= returned - 1
             m += 1
-        shuffle(work.stock, m, random64(skey, np.uint64(0xC0FFEE)))
+        shuffle(work.stock, m, random64(skey, RESHUFFLE_SALT))
     return m
 
 

@@ -390,3 +390,44 @@ def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, o
     for k in range(rows[best_row, 0]):
         out_melds[k] = melds[rows[best_row, 1 + k]]
     return rows[best_row, 0], target
+
+
+RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+
+
+@njit(cache=True)
+def melds_with(hand, card, tab):
+    """True when ``card`` (not in ``hand``) is part of some meld of ``hand | card``.
+
+    A meld holding the card always contains a 3-card meld holding it (a 3-card run
+    window, or 3 cards of a rank) needing no more jokers, so 3-card shapes suffice:
+    for a natural card, a shape through it whose missing places the hand's jokers
+    fill; for a joker, a shape with at least one natural card of the hand whose
+    missing places the joker and the hand's jokers fill.
+    """
+    natural = hand & NATURAL_BITS
+    jokers = popcount(hand >> 52)
+    if card >= 52:
+        need = max(1, 2 - jokers)  # natural cards a 3-card shape must hold
+        for r in range(13):
+            if popcount(natural & (RANK_ACROSS_SUITS << r)) >= need:
+                return True
+        for s in range(4):
+            p = (natural >> (13 * s)) & 0x1FFF
+            if p == 0:
+                continue
+            for i in range(tab[N_WINDOWS_SLOT]):
+                w = np.int64(tab[WINDOWS + i])
+                if popcount(w) == 3 and popcount(p & w) >= need:
+                    return True
+        return False
+    rank = card % 13
+    suit = card // 13
+    if popcount(natural & (RANK_ACROSS_SUITS << rank)) + 1 + jokers >= 3:
+        return True
+    p = ((natural >> (13 * suit)) & 0x1FFF) | (1 << rank)
+    for i in range(tab[N_WINDOWS_SLOT]):
+        w = np.int64(tab[WINDOWS + i])
+        if popcount(w) == 3 and (w >> rank) & 1 and popcount(w & ~p) <= jokers:
+            return True
+    return False

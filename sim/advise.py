@@ -41,7 +41,7 @@ from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
 
 ROUND = 250  # samples per round (the unit a time limit stops on)
-MODELS = {"uniform": K.MODEL_UNIFORM, "kept": K.MODEL_KEPT}
+MODELS = {"uniform": K.MODEL_UNIFORM, "kept": K.MODEL_KEPT, "inferred": K.MODEL_INFERRED}
 
 
 class AdviseError(ValueError):

@@ -55,7 +55,7 @@ class Params(NamedTuple):
     knock_at: int = -1  # rollout policy of this seat: knock at this deadwood or less (-1: rule's limit, or 10)
     min_gain: int = 1  # rollout policy: take the pile card when it saves this much deadwood
     budget: int = 0  # most rollouts per decision (0: no cap)
-    model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept (the best of a larger pool)
+    model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept, 2 inferred (docs/MC.md)
     game_weight: float = 0.0  # points added (taken) when a hand ends the game won (lost)
 
 
@@ -149,5 +149,5 @@ STRATEGY: Strategy = Strategy(
     knock_nb=knock_nb,
     module=__name__,
     bounds={"samples": (1, 100_000), "candidates": (0, 12), "knock_at": (-1, None),
-            "min_gain": (0, None), "budget": (0, None), "model": (0, 1), "game_weight": (0, None)},
+            "min_gain": (0, None), "budget": (0, None), "model": (0, 2), "game_weight": (0, None)},
 )

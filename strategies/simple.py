@@ -34,6 +34,7 @@ from numba import njit
 
 from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import min_deadwood_one
+from kernels.melds import melds_with
 from kernels.layout import NATURAL_BITS
 from kernels.obs import SCRATCH_FREE, forbidden_discard, strategy_below
 from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, WINDOWS
@@ -41,7 +42,6 @@ from strategies import Strategy
 from strategies.greedy import knock_decision, knock_threshold
 
 PAIRS = SCRATCH_FREE  # scratch[PAIRS + drawn]: mask of cards discarded after that draw
-RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 NO_KEY = np.int64(1) << 40  # above every packed best-discard key
 
 
@@ -49,44 +49,6 @@ class Params(NamedTuple):
     """Simple's parameters."""
 
     knock_at: int = -1  # knock at this deadwood or less; -1: the rule's limit, or 10
-
-
-@njit(cache=True)
-def melds_with(hand, card, tab):
-    """True when ``card`` (not in ``hand``) is part of some meld of ``hand | card``.
-
-    A meld holding the card always contains a 3-card meld holding it (a 3-card run
-    window, or 3 cards of a rank) needing no more jokers, so 3-card shapes suffice:
-    for a natural card, a shape through it whose missing places the hand's jokers
-    fill; for a joker, a shape with at least one natural card of the hand whose
-    missing places the joker and the hand's jokers fill.
-    """
-    natural = hand & NATURAL_BITS
-    jokers = popcount(hand >> 52)
-    if card >= 52:
-        need = max(1, 2 - jokers)  # natural cards a 3-card shape must hold
-        for r in range(13):
-            if popcount(natural & (RANK_ACROSS_SUITS << r)) >= need:
-                return True
-        for s in range(4):
-            p = (natural >> (13 * s)) & 0x1FFF
-            if p == 0:
-                continue
-            for i in range(tab[N_WINDOWS_SLOT]):
-                w = np.int64(tab[WINDOWS + i])
-                if popcount(w) == 3 and popcount(p & w) >= need:
-                    return True
-        return False
-    rank = card % 13
-    suit = card // 13
-    if popcount(natural & (RANK_ACROSS_SUITS << rank)) + 1 + jokers >= 3:
-        return True
-    p = ((natural >> (13 * suit)) & 0x1FFF) | (1 << rank)
-    for i in range(tab[N_WINDOWS_SLOT]):
-        w = np.int64(tab[WINDOWS + i])
-        if popcount(w) == 3 and (w >> rank) & 1 and popcount(w & ~p) <= jokers:
-            return True
-    return False
 
 
 @njit(cache=True, inline="always")

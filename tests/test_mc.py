@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from kernels import mc as K
+from kernels.layout import R_GAME_TARGET
 from kernels.obs import PHASE_DISCARD, PHASE_DRAW
 from sim.advise import make_obs
 from sim.engine import play_deals
@@ -55,12 +56,13 @@ def random_position(rng: random.Random, preset: str, phase: int, *, pile_n: int 
     for card in pile[1:]:
         discarded[rng.randrange(players)] |= 1 << card
     drawn = rng.choice(hands[0]) if phase == PHASE_DISCARD else -1
+    target = max(int(rules.compile()[R_GAME_TARGET]), 41)
     ref_obs = S.RefObs(
         seat=0, players=players, hand=R.mask_of(hands[0]), pile=list(pile), taken=seat_taken,
         discarded=discarded, stock_n=len(stock), turn=rng.randint(1, 20), phase=phase,
         upcard=pile[0], drawn=drawn, from_pile=False, dealer=players - 1,
         rules=[int(v) for v in rules.compile()], rng_key=rng.getrandbits(64),
-        scores=[rng.randint(60, 99) * 60 for _ in range(players)] if rng.random() < 0.5 else [0] * players,
+        scores=[rng.randint(target - 40, target - 1) * 60 for _ in range(players)] if rng.random() < 0.5 else [0] * players,
     )
     return {"rules": rules, "hands": hands, "stock": stock, "ref": ref_obs, "obs": kernel_obs(ref_obs, rules)}
 
@@ -92,7 +94,7 @@ CASES = [("gin", {}), ("gin-classic", {}), ("knock-rummy", {"players": 4}),
 
 
 @pytest.mark.parametrize(("preset", "overrides"), CASES)
-@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT])
+@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
 def test_kernel_equals_twin_sample_by_sample(preset: str, overrides: dict[str, Any], model: int,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(S, "SOLVER", fast_solver)
@@ -119,7 +121,7 @@ def test_kernel_equals_twin_sample_by_sample(preset: str, overrides: dict[str, A
         assert game_ends > 0
 
 
-@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT])
+@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
 @pytest.mark.parametrize(("preset", "overrides"), CASES[:3])
 def test_samples_are_consistent_with_the_view(preset: str, overrides: dict[str, Any], model: int) -> None:
     rng = random.Random(7)
@@ -143,6 +145,27 @@ def test_samples_are_consistent_with_the_view(preset: str, overrides: dict[str, 
             assert h & seen == 0
             seen |= h
         assert seen | obs.hand == (1 << (52 + rules.jokers)) - 1
+
+
+def test_inferred_model_avoids_cards_the_opponent_refused() -> None:
+    """Under the inferred model a sampled opponent hand rarely melds with a card the
+    opponent threw or passed; under the kept model it often does."""
+    rng = random.Random(3)
+    pos = random_position(rng, "gin", PHASE_DRAW, taken=1, pile_n=9)
+    obs = pos["obs"]
+    avoid = K.avoided_cards(obs, 1)
+    assert bin(int(avoid)).count("1") >= 4
+    hidden = K.hidden_cards(obs)
+    work = K.new_work(2)
+    rates = {}
+    for model in (K.MODEL_KEPT, K.MODEL_INFERRED):
+        bad = 0
+        for j in range(400):
+            K.determinize(obs, hidden, np.uint64(j), model, work)
+            bad += bool(K._contradicts(work.base[1], avoid, obs.tab))
+        rates[model] = bad / 400
+    assert rates[K.MODEL_KEPT] > 0.3
+    assert rates[K.MODEL_INFERRED] < rates[K.MODEL_KEPT] / 3
 
 
 def test_sampler_never_favours_the_real_hidden_cards() -> None:

@@ -29,13 +29,15 @@ from kernels.layout import (
     R_STOCK_EXHAUSTION,
     R_WALL,
 )
-from tests.reference import rng_ref
+from tests.reference import deadwood_ref, rng_ref
 from tests.reference import strategies_ref as S
 from tests.reference.engine_ref import scoring_rules
 from tests.reference.scoring_ref import score_showdown_ref
 
 ACT_TAKE, ACT_DRAW, ACT_DISCARD, ACT_KNOCK, ACT_BIG_GIN = range(5)
-MODEL_UNIFORM, MODEL_KEPT = 0, 1
+MODEL_UNIFORM, MODEL_KEPT, MODEL_INFERRED = 0, 1, 2
+INFER_TRIES = 16
+RETRY_SALT = 0xBEEF00
 MAX_ROLLOUT_DRAWS = 400
 RESHUFFLE_SALT = 0xC0FFEE
 
@@ -69,6 +71,34 @@ def greedy_drop(obs: Any, hand: int, known: int) -> int:
     return min(options)[2]
 
 
+def avoided_cards(obs: Any, seat: int) -> set[int]:
+    """Natural cards ``seat`` discarded, and covered pile cards the seat before it
+    discarded (it passed them)."""
+    before = (seat - 1) % obs.players
+    pile = S.pile_of(obs)
+    avoid = set(S.cards_of(obs.discarded[seat]))
+    avoid |= {card for card in pile[:-1] if (obs.discarded[before] >> card) & 1}
+    return {card for card in avoid if card < 52}
+
+
+def melds_with(obs: Any, hand: int, card: int) -> bool:
+    """Some meld of ``hand + card`` holds ``card``."""
+    melds = deadwood_ref.melds_in(S.cards_of(hand) + [card], S.rules_namespace(obs.rules))
+    return any(card in meld for meld in melds)
+
+
+def _deal_opponent(obs: Any, deck: list[int], k: int, known: int, need: int, extra: int):
+    hand = known | mask_of(deck[k : k + need])
+    k += need
+    dropped = []
+    for card in deck[k : k + extra]:
+        hand |= 1 << card
+        drop = greedy_drop(obs, hand, known)
+        hand &= ~(1 << drop)
+        dropped.append(drop)
+    return hand, k + extra, dropped
+
+
 def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
     """One sample: every seat's hand (masks) and the stock (top first)."""
     deck = hidden_cards(obs)
@@ -89,16 +119,19 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
         known = obs.taken[seat]
         later = sum(n for s, n in needs.items() if s > seat)
         extra = 0
-        if model == MODEL_KEPT:
+        if model != MODEL_UNIFORM:
             extra = max(0, min(bin(obs.discarded[seat]).count("1"), len(deck) - k - needs[seat] - later))
-        hand = known | mask_of(deck[k : k + needs[seat]])
-        k += needs[seat]
-        for card in deck[k : k + extra]:
-            hand |= 1 << card
-            drop = greedy_drop(obs, hand, known)
-            hand &= ~(1 << drop)
-            returned.append(drop)
-        k += extra
+        avoid = avoided_cards(obs, seat) if model == MODEL_INFERRED else set()
+        start = k
+        for attempt in range(INFER_TRIES if model == MODEL_INFERRED else 1):
+            if attempt > 0:
+                tail = deck[start:]
+                rng_ref.shuffle(tail, rng_ref.random64(skey, RETRY_SALT + 8 * attempt + seat))
+                deck[start:] = tail
+            hand, k, dropped = _deal_opponent(obs, deck, start, known, needs[seat], extra)
+            if not any(melds_with(obs, hand, c) for c in avoid if not (hand >> c) & 1):
+                break
+        returned += dropped
         hands[seat] = hand
     stock = deck[k:]
     if returned:
