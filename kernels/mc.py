@@ -225,7 +225,9 @@ def determinize(obs, hidden, skey, model, work):
         start = k
         for attempt in range(tries):
             if attempt > 0:
-                shuffle(work.deck[start:n], n - start, random64(skey, RETRY_SALT + 8 * attempt + seat))
+                shuffle(
+                    work.deck[start:n], n - start, random64(skey, RETRY_SALT + 8 * attempt + seat)
+                )
             h, k, dropped = _deal_opponent(work.deck, start, known, need, extra, obs.tab)
             if avoid == 0 or not _contradicts(h, avoid, obs.tab):
                 break
@@ -269,8 +271,16 @@ def _score(rules, tab, work, knocker, upcard, dealer, me):
     """Showdown of ``work.hands``: (net points of ``me``, 1 if ``me`` won the hand,
     the game end ``_game_end``)."""
     outcome, _ = showdown(
-        rules, work.hands, knocker, upcard, dealer, tab,
-        work.deadwood, work.laid, work.points, work.melds,
+        rules,
+        work.hands,
+        knocker,
+        upcard,
+        dealer,
+        tab,
+        work.deadwood,
+        work.laid,
+        work.points,
+        work.melds,
     )
     players = work.hands.shape[0]
     others = 0.0
@@ -301,7 +311,21 @@ def greedy_takes(rules, tab, hand, top, min_gain):
 
 
 @njit(cache=True)
-def play_out(rules, tab, work, pile_n, stock_top, stock_end, seat, first, upcard, dealer, me, knock_at, min_gain):
+def play_out(
+    rules,
+    tab,
+    work,
+    pile_n,
+    stock_top,
+    stock_end,
+    seat,
+    first,
+    upcard,
+    dealer,
+    me,
+    knock_at,
+    min_gain,
+):
     """Play the hand in ``work`` to its end with greedy play in every seat: ``me``
     knocks at ``knock_at`` or less, the others at the rule's threshold
     (``rollout_threshold``).
@@ -389,30 +413,98 @@ def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
         pile_n += 1
         if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= rules[L.R_WALL]:
             return 0.0, 0, 0
-        return play_out(rules, tab, work, pile_n, 0, stock_n, (me + 1) % players, 0,
-                        obs.upcard, obs.dealer, me, knock_at, min_gain)
+        return play_out(
+            rules,
+            tab,
+            work,
+            pile_n,
+            0,
+            stock_n,
+            (me + 1) % players,
+            0,
+            obs.upcard,
+            obs.dealer,
+            me,
+            knock_at,
+            min_gain,
+        )
     if kind == ACT_TAKE:
-        return play_out(rules, tab, work, pile_n, 0, stock_n, me, 1,
-                        obs.upcard, obs.dealer, me, knock_at, min_gain)
+        return play_out(
+            rules,
+            tab,
+            work,
+            pile_n,
+            0,
+            stock_n,
+            me,
+            1,
+            obs.upcard,
+            obs.dealer,
+            me,
+            knock_at,
+            min_gain,
+        )
     # ACT_DRAW: draw from the stock, or pass in the upcard option.
     if obs.phase == PHASE_UPCARD_OPTION:
         if me != obs.dealer:
             # The dealer decides next (greedy's pile test), else this seat must draw.
             dealer = obs.dealer
             if greedy_takes(rules, tab, work.hands[dealer], obs.upcard, min_gain):
-                return play_out(rules, tab, work, pile_n, 0, stock_n, dealer, 1,
-                                obs.upcard, obs.dealer, me, knock_at, min_gain)
-            return play_out(rules, tab, work, pile_n, 0, stock_n, me, 2,
-                            obs.upcard, obs.dealer, me, knock_at, min_gain)
+                return play_out(
+                    rules,
+                    tab,
+                    work,
+                    pile_n,
+                    0,
+                    stock_n,
+                    dealer,
+                    1,
+                    obs.upcard,
+                    obs.dealer,
+                    me,
+                    knock_at,
+                    min_gain,
+                )
+            return play_out(
+                rules,
+                tab,
+                work,
+                pile_n,
+                0,
+                stock_n,
+                me,
+                2,
+                obs.upcard,
+                obs.dealer,
+                me,
+                knock_at,
+                min_gain,
+            )
         # Both passed: the non-dealer draws from the stock.
-        return play_out(rules, tab, work, pile_n, 0, stock_n, (obs.dealer + 1) % players, 2,
-                        obs.upcard, obs.dealer, me, knock_at, min_gain)
-    return play_out(rules, tab, work, pile_n, 0, stock_n, me, 2,
-                    obs.upcard, obs.dealer, me, knock_at, min_gain)
+        return play_out(
+            rules,
+            tab,
+            work,
+            pile_n,
+            0,
+            stock_n,
+            (obs.dealer + 1) % players,
+            2,
+            obs.upcard,
+            obs.dealer,
+            me,
+            knock_at,
+            min_gain,
+        )
+    return play_out(
+        rules, tab, work, pile_n, 0, stock_n, me, 2, obs.upcard, obs.dealer, me, knock_at, min_gain
+    )
 
 
 @njit(cache=True)
-def evaluate(obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends):
+def evaluate(
+    obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends
+):
     """Play every action on samples ``first_sample ..`` (one per column of ``net``).
 
     ``net[a, j]`` receives action ``a``'s net points for this seat on sample

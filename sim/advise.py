@@ -9,7 +9,8 @@ The position is this seat's view (seat 0 unless ``seat`` says otherwise): its ha
 the discard pile bottom to top, the cards each opponent took from the pile and still
 holds, and optionally the cards each opponent discarded (by default the pile's cards
 are attributed to the players in turn order, backwards from the top), the stock
-size, the turn and the game scores. With ``hand_size`` cards the decision is the draw (take the pile's
+size, the turn and the game scores. With ``hand_size`` cards the decision is the draw
+(take the pile's
 top card, or draw from the stock; ``upcard_option`` makes it the first turn's take or
 pass); with one card more it is the discard: every legal discard, each followed by
 playing on and (when legal) by knocking, and big gin when ready.
@@ -88,25 +89,36 @@ class Position:
         r = get_rules(rules) if isinstance(rules, str) else rules
         players, hs = r.players, r.cards_per_hand
         if not 0 <= seat < players:
-            raise AdviseError(f"seat {seat} is not a seat of a {players}-player game (0..{players - 1})")
+            raise AdviseError(
+                f"seat {seat} is not a seat of a {players}-player game (0..{players - 1})"
+            )
         hand_mask = parse_cards(hand, jokers=r.jokers)
         pile_cards = tuple(parse_card_list(pile, jokers=r.jokers)) if pile.strip() else ()
         n_hand = bin(hand_mask).count("1")
         if n_hand not in (hs, hs + 1):
             raise AdviseError(
-                f"the hand holds {n_hand} cards; {r.name} needs {hs} (draw decision) or {hs + 1} (discard decision)"
+                f"the hand holds {n_hand} cards; {r.name} needs {hs} (draw decision) "
+                f"or {hs + 1} (discard decision)"
             )
         seen = hand_mask
         for card in pile_cards:
             if (seen >> card) & 1:
-                raise AdviseError(f"card {card_name(card)} is both in the hand and in the pile, or twice in the pile")
+                raise AdviseError(
+                    f"card {card_name(card)} is both in the hand and in the pile, "
+                    "or twice in the pile"
+                )
             seen |= 1 << card
         took_masks = [0] * players
         disc_masks = [0] * players
-        for name, source, target in (("--took", took, took_masks), ("--discarded", discarded, disc_masks)):
+        for name, source, target in (
+            ("--took", took, took_masks),
+            ("--discarded", discarded, disc_masks),
+        ):
             for s, text in (source or {}).items():
                 if not 0 <= s < players or s == seat:
-                    raise AdviseError(f"{name} seat {s} must be an opponent's seat (0..{players - 1}, not {seat})")
+                    raise AdviseError(
+                        f"{name} seat {s} must be an opponent's seat (0..{players - 1}, not {seat})"
+                    )
                 target[s] = parse_cards(text, jokers=r.jokers)
         if discarded is None:
             # Attribute the pile's discards to the players in turn order, backwards from
@@ -116,44 +128,73 @@ class Position:
             disc_masks[seat] = 0
         for s in range(players):
             if took_masks[s] & seen:
-                raise AdviseError(f"--took {s}: {format_cards(took_masks[s] & seen)} already placed elsewhere")
+                raise AdviseError(
+                    f"--took {s}: {format_cards(took_masks[s] & seen)} already placed elsewhere"
+                )
             if bin(took_masks[s]).count("1") > hs:
                 raise AdviseError(f"--took {s}: an opponent holds only {hs} cards")
             seen |= took_masks[s]
         n_cards = 52 + r.jokers
         unseen = n_cards - bin(seen).count("1")
-        hidden_in_hands = sum(hs - bin(took_masks[s]).count("1") for s in range(players) if s != seat)
+        hidden_in_hands = sum(
+            hs - bin(took_masks[s]).count("1") for s in range(players) if s != seat
+        )
         if stock is None:
             stock = unseen - hidden_in_hands
         if stock < 0 or stock != unseen - hidden_in_hands:
             raise AdviseError(
                 f"stock {stock} does not fit the position: {unseen} unseen cards minus "
-                f"{hidden_in_hands} unseen cards in the opponents' hands leaves {unseen - hidden_in_hands}"
+                f"{hidden_in_hands} unseen cards in the opponents' hands "
+                f"leaves {unseen - hidden_in_hands}"
             )
         if not pile_cards and n_hand == hs:
-            raise AdviseError("a draw decision needs a discard pile (--pile); with none, the stock is the only draw")
+            raise AdviseError(
+                "a draw decision needs a discard pile (--pile); "
+                "with none, the stock is the only draw"
+            )
         jt = -1
         if just_took is not None:
             jt = parse_card(just_took)
             if n_hand != hs + 1 or not (hand_mask >> jt) & 1:
-                raise AdviseError(f"--just-took {just_took}: must be a card of a hand of {hs + 1} cards")
+                raise AdviseError(
+                    f"--just-took {just_took}: must be a card of a hand of {hs + 1} cards"
+                )
         up = -1
         if upcard is not None:
             up = parse_card(upcard)
         elif pile_cards:
             up = pile_cards[0]
         if up < 0:
-            raise AdviseError("the first upcard is unknown: give --upcard (the knock limit or spade double may need it)")
+            raise AdviseError(
+                "the first upcard is unknown: give --upcard "
+                "(the knock limit or spade double may need it)"
+            )
         if upcard_option and (n_hand != hs or players != 2 or len(pile_cards) != 1):
-            raise AdviseError("--upcard-option is the first turn of a 2-player hand: the hand and the upcard alone")
+            raise AdviseError(
+                "--upcard-option is the first turn of a 2-player hand: "
+                "the hand and the upcard alone"
+            )
         dealer_seat = (seat - 1) % players if dealer is None else dealer
         if not 0 <= dealer_seat < players:
             raise AdviseError(f"dealer {dealer_seat} is not a seat (0..{players - 1})")
         sc = tuple(scores or [0] * players)
         if len(sc) != players:
             raise AdviseError(f"--scores needs {players} numbers, one per seat, got {len(sc)}")
-        return cls(r, hand_mask, pile_cards, tuple(took_masks), tuple(disc_masks), stock, seat,
-                   dealer_seat, turn, up, jt, upcard_option, sc)
+        return cls(
+            r,
+            hand_mask,
+            pile_cards,
+            tuple(took_masks),
+            tuple(disc_masks),
+            stock,
+            seat,
+            dealer_seat,
+            turn,
+            up,
+            jt,
+            upcard_option,
+            sc,
+        )
 
     @property
     def phase(self) -> int:
@@ -168,20 +209,68 @@ class Position:
         pile[: len(self.pile)] = self.pile
         scores = np.array(self.scores, np.int64) * POINT_SCALE
         return make_obs(
-            self.seat, r.players, self.hand, pile, len(self.pile), np.array(self.took, np.int64),
-            np.array(self.discarded, np.int64), self.stock, self.turn, self.phase, self.upcard,
-            self.just_took, self.just_took >= 0, self.dealer, r.compile(), scores, tables_for(r), key,
+            self.seat,
+            r.players,
+            self.hand,
+            pile,
+            len(self.pile),
+            np.array(self.took, np.int64),
+            np.array(self.discarded, np.int64),
+            self.stock,
+            self.turn,
+            self.phase,
+            self.upcard,
+            self.just_took,
+            self.just_took >= 0,
+            self.dealer,
+            r.compile(),
+            scores,
+            tables_for(r),
+            key,
         )
 
 
-def make_obs(seat, players, hand, pile, pile_n, taken, discarded, stock_n, turn, phase,
-             upcard, drawn, from_pile, dealer, rules, scores, tab, rng_key) -> Obs:  # type: ignore[no-untyped-def]
+def make_obs(
+    seat,
+    players,
+    hand,
+    pile,
+    pile_n,
+    taken,
+    discarded,
+    stock_n,
+    turn,
+    phase,
+    upcard,
+    drawn,
+    from_pile,
+    dealer,
+    rules,
+    scores,
+    tab,
+    rng_key,
+) -> Obs:  # type: ignore[no-untyped-def]
     """A kernel :class:`Obs` from plain values, typed as the engine types it (numpy
     scalars: a key above 2**63 must stay unsigned)."""
     return Obs(
-        np.int64(seat), np.int64(players), np.int64(hand), pile, np.int64(pile_n), taken,
-        discarded, np.int64(stock_n), np.int64(turn), np.int64(phase), np.int64(upcard),
-        np.int64(drawn), bool(from_pile), np.int64(dealer), rules, scores, tab, np.uint64(rng_key),
+        np.int64(seat),
+        np.int64(players),
+        np.int64(hand),
+        pile,
+        np.int64(pile_n),
+        taken,
+        discarded,
+        np.int64(stock_n),
+        np.int64(turn),
+        np.int64(phase),
+        np.int64(upcard),
+        np.int64(drawn),
+        bool(from_pile),
+        np.int64(dealer),
+        rules,
+        scores,
+        tab,
+        np.uint64(rng_key),
     )
 
 
@@ -214,9 +303,13 @@ class Advice:
             "deadwood": self.deadwood,
             "actions": [
                 {
-                    "action": a.label, "kind": a.kind, "card": a.card,
-                    **a.points.as_dict("points"), **a.win.as_dict("win"),
-                    **a.vs_best.as_dict("vs_best"), "p_value": a.p_value,
+                    "action": a.label,
+                    "kind": a.kind,
+                    "card": a.card,
+                    **a.points.as_dict("points"),
+                    **a.win.as_dict("win"),
+                    **a.vs_best.as_dict("vs_best"),
+                    "p_value": a.p_value,
                 }
                 for a in self.actions
             ],
@@ -273,8 +366,19 @@ def advise(
         part_net = np.zeros((n, m))
         part_won = np.zeros((n, m), np.int8)
         part_ends = np.zeros((n, m), np.int8)
-        K.evaluate(obs, kinds, cards, key, done, MODELS[model], knock_at, min_gain,
-                   part_net, part_won, part_ends)
+        K.evaluate(
+            obs,
+            kinds,
+            cards,
+            key,
+            done,
+            MODELS[model],
+            knock_at,
+            min_gain,
+            part_net,
+            part_won,
+            part_ends,
+        )
         net[:, done : done + m] = part_net
         won[:, done : done + m] = part_won
         done += m
@@ -290,8 +394,12 @@ def advise(
         diff = paired_difference(net[a], net[best])
         out.append(
             ActionAdvice(
-                label, kind, card_name(int(cards[a])) if cards[a] >= 0 else None,
-                mean_ci(net[a]), wilson(int(won[a].sum()), done), diff.ci,
+                label,
+                kind,
+                card_name(int(cards[a])) if cards[a] >= 0 else None,
+                mean_ci(net[a]),
+                wilson(int(won[a].sum()), done),
+                diff.ci,
                 1.0 if a == best else diff.p_value,
             )
         )

@@ -52,7 +52,9 @@ class Params(NamedTuple):
 
     samples: int = 24  # sampled deals per decision
     candidates: int = 3  # discards tried per decision (0: every card)
-    knock_at: int = -1  # rollout policy of this seat: knock at this deadwood or less (-1: rule's limit, or 10)
+    knock_at: int = (
+        -1
+    )  # rollout policy of this seat: knock at this deadwood or less (-1: rule's limit, or 10)
     min_gain: int = 1  # rollout policy: take the pile card when it saves this much deadwood
     budget: int = 0  # most rollouts per decision (0: no cap)
     model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept, 2 inferred (docs/MC.md)
@@ -84,8 +86,19 @@ def best_action(obs, params, scratch, kinds, cards):
     net = np.empty((n, samples), np.float64)
     won = np.empty((n, samples), np.int8)
     ends = np.empty((n, samples), np.int8)
-    evaluate(obs, kinds, cards, _decision_key(obs, scratch), 0, np.int64(params[5]),
-             np.int64(params[2]), np.int64(params[3]), net, won, ends)
+    evaluate(
+        obs,
+        kinds,
+        cards,
+        _decision_key(obs, scratch),
+        0,
+        np.int64(params[5]),
+        np.int64(params[2]),
+        np.int64(params[3]),
+        net,
+        won,
+        ends,
+    )
     game_weight = params[6]
     best = 0
     best_mean = -np.inf
@@ -148,6 +161,13 @@ STRATEGY: Strategy = Strategy(
     discard_nb=discard_nb,
     knock_nb=knock_nb,
     module=__name__,
-    bounds={"samples": (1, 100_000), "candidates": (0, 12), "knock_at": (-1, None),
-            "min_gain": (0, None), "budget": (0, None), "model": (0, 2), "game_weight": (0, None)},
+    bounds={
+        "samples": (1, 100_000),
+        "candidates": (0, 12),
+        "knock_at": (-1, None),
+        "min_gain": (0, None),
+        "budget": (0, None),
+        "model": (0, 2),
+        "game_weight": (0, None),
+    },
 )

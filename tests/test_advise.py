@@ -57,7 +57,9 @@ def test_same_seed_same_answer_and_labels() -> None:
     one = advise(pos, samples=300, seed=4)
     two = advise(pos, samples=300, seed=4)
     other = advise(pos, samples=300, seed=5)
-    assert [(a.label, a.points.estimate) for a in one.actions] == [(a.label, a.points.estimate) for a in two.actions]
+    assert [(a.label, a.points.estimate) for a in one.actions] == [
+        (a.label, a.points.estimate) for a in two.actions
+    ]
     assert [a.points.estimate for a in one.actions] != [a.points.estimate for a in other.actions]
     labels = {a.label for a in one.actions}
     assert {"discard JC", "knock JC"} <= labels  # 11 discards, knocks where legal
@@ -90,16 +92,27 @@ def test_advise_agrees_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None
     assert pos.stock == 3
     key = key_of(0)
     kinds, cards = actions_of(pos, key)
-    actions = list(zip(kinds.tolist(), cards.tolist()))
+    actions = list(zip(kinds.tolist(), cards.tolist(), strict=True))
     ref_obs = S.RefObs(
-        seat=0, players=2, hand=pos.hand, pile=list(pos.pile), taken=list(pos.took),
-        discarded=list(pos.discarded), stock_n=pos.stock, turn=0, phase=pos.phase, upcard=pos.upcard,
-        drawn=-1, from_pile=False, dealer=1, rules=[int(v) for v in pos.rules.compile()],
+        seat=0,
+        players=2,
+        hand=pos.hand,
+        pile=list(pos.pile),
+        taken=list(pos.took),
+        discarded=list(pos.discarded),
+        stock_n=pos.stock,
+        turn=0,
+        phase=pos.phase,
+        upcard=pos.upcard,
+        drawn=-1,
+        from_pile=False,
+        dealer=1,
+        rules=[int(v) for v in pos.rules.compile()],
     )
     exact = R.exact_values(ref_obs, pos.rules, actions, -1, 1)
     result = advise(pos, samples=4000, seed=0, model="uniform")
     by_label = {a.label: a for a in result.actions}
-    for (kind, card), value in zip(actions, exact):
+    for (kind, card), value in zip(actions, exact, strict=True):
         label = f"knock {card_name(card)}" if kind == K.ACT_KNOCK else f"discard {card_name(card)}"
         a = by_label[label]
         slack = 1.5 * a.points.half_width + 1e-9  # ~3 standard errors
@@ -111,7 +124,17 @@ def test_advise_agrees_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_cli_table_and_json() -> None:
-    args = ["advise", "--rules", "gin", "--hand", HAND, "--pile", "5S KC 7D 8H 2C", "--samples", "300"]
+    args = [
+        "advise",
+        "--rules",
+        "gin",
+        "--hand",
+        HAND,
+        "--pile",
+        "5S KC 7D 8H 2C",
+        "--samples",
+        "300",
+    ]
     table = runner.invoke(app, args)
     assert table.exit_code == 0, table.output
     assert "take 2C" in table.output and "draw" in table.output
@@ -122,7 +145,10 @@ def test_cli_table_and_json() -> None:
     assert {a["kind"] for a in data["actions"]} == {"take", "draw"}
     again = json.loads(runner.invoke(app, [*args, "--json"]).output)
     assert [a["points"] for a in again["actions"]] == [a["points"] for a in data["actions"]]
-    option = runner.invoke(app, ["advise", "--hand", HAND, "--pile", "5S", "--upcard-option", "--json", "--samples", "50"])
+    option = runner.invoke(
+        app,
+        ["advise", "--hand", HAND, "--pile", "5S", "--upcard-option", "--json", "--samples", "50"],
+    )
     assert {a["kind"] for a in json.loads(option.output)["actions"]} == {"take", "pass"}
 
 
@@ -160,6 +186,18 @@ def test_mc_hook_decision_matches_advise_best() -> None:
     won = np.zeros((len(kinds), 300), np.int8)
     from kernels.rng import random64
 
-    K.evaluate(obs, kinds, cards, random64(np.uint64(obs.rng_key), 0), 0, 1, -1, 1, net, won, np.zeros_like(won))
+    K.evaluate(
+        obs,
+        kinds,
+        cards,
+        random64(np.uint64(obs.rng_key), 0),
+        0,
+        1,
+        -1,
+        1,
+        net,
+        won,
+        np.zeros_like(won),
+    )
     best = int(np.argmax(net.mean(axis=1)))
     assert card == cards[best] and scratch[M.CHOSEN_KIND] == kinds[best]

@@ -30,8 +30,16 @@ from tests.reference import strategies_ref as S
 from tests.test_strategies import fast_solver
 
 
-def random_position(rng: random.Random, preset: str, phase: int, *, pile_n: int | None = None,
-                    stock_n: int | None = None, taken: int = 2, **overrides: Any) -> dict[str, Any]:
+def random_position(
+    rng: random.Random,
+    preset: str,
+    phase: int,
+    *,
+    pile_n: int | None = None,
+    stock_n: int | None = None,
+    taken: int = 2,
+    **overrides: Any,
+) -> dict[str, Any]:
     """A consistent mid-hand position of seat 0: the true hands, stock and the view."""
     rules = get_rules(preset, **overrides)
     players, hs = rules.players, rules.cards_per_hand
@@ -58,28 +66,69 @@ def random_position(rng: random.Random, preset: str, phase: int, *, pile_n: int 
     drawn = rng.choice(hands[0]) if phase == PHASE_DISCARD else -1
     target = max(int(rules.compile()[R_GAME_TARGET]), 41)
     ref_obs = S.RefObs(
-        seat=0, players=players, hand=R.mask_of(hands[0]), pile=list(pile), taken=seat_taken,
-        discarded=discarded, stock_n=len(stock), turn=rng.randint(1, 20), phase=phase,
-        upcard=pile[0], drawn=drawn, from_pile=False, dealer=players - 1,
-        rules=[int(v) for v in rules.compile()], rng_key=rng.getrandbits(64),
-        scores=[rng.randint(target - 40, target - 1) * 60 for _ in range(players)] if rng.random() < 0.5 else [0] * players,
+        seat=0,
+        players=players,
+        hand=R.mask_of(hands[0]),
+        pile=list(pile),
+        taken=seat_taken,
+        discarded=discarded,
+        stock_n=len(stock),
+        turn=rng.randint(1, 20),
+        phase=phase,
+        upcard=pile[0],
+        drawn=drawn,
+        from_pile=False,
+        dealer=players - 1,
+        rules=[int(v) for v in rules.compile()],
+        rng_key=rng.getrandbits(64),
+        scores=[rng.randint(target - 40, target - 1) * 60 for _ in range(players)]
+        if rng.random() < 0.5
+        else [0] * players,
     )
-    return {"rules": rules, "hands": hands, "stock": stock, "ref": ref_obs, "obs": kernel_obs(ref_obs, rules)}
+    return {
+        "rules": rules,
+        "hands": hands,
+        "stock": stock,
+        "ref": ref_obs,
+        "obs": kernel_obs(ref_obs, rules),
+    }
 
 
 def kernel_obs(o: S.RefObs, rules: Any) -> Any:
     pile = np.zeros(128, np.int64)
     pile[: len(o.pile)] = o.pile
     return make_obs(
-        o.seat, o.players, o.hand, pile, len(o.pile), np.array(o.taken, np.int64),
-        np.array(o.discarded, np.int64), o.stock_n, o.turn, o.phase, o.upcard, o.drawn,
-        o.from_pile, o.dealer, rules.compile(), np.array(o.scores, np.int64), tables_for(rules),
+        o.seat,
+        o.players,
+        o.hand,
+        pile,
+        len(o.pile),
+        np.array(o.taken, np.int64),
+        np.array(o.discarded, np.int64),
+        o.stock_n,
+        o.turn,
+        o.phase,
+        o.upcard,
+        o.drawn,
+        o.from_pile,
+        o.dealer,
+        rules.compile(),
+        np.array(o.scores, np.int64),
+        tables_for(rules),
         np.uint64(o.rng_key),
     )
 
 
-def kernel_values(obs: Any, actions: list[tuple[int, int]], key: int, samples: int, model: int,
-                  knock_at: int = -1, min_gain: int = 1, first: int = 0) -> tuple[np.ndarray, ...]:
+def kernel_values(
+    obs: Any,
+    actions: list[tuple[int, int]],
+    key: int,
+    samples: int,
+    model: int,
+    knock_at: int = -1,
+    min_gain: int = 1,
+    first: int = 0,
+) -> tuple[np.ndarray, ...]:
     kinds = np.array([a[0] for a in actions], np.int64)
     cards = np.array([a[1] for a in actions], np.int64)
     net = np.zeros((len(actions), samples))
@@ -89,14 +138,20 @@ def kernel_values(obs: Any, actions: list[tuple[int, int]], key: int, samples: i
     return net, won, ends
 
 
-CASES = [("gin", {}), ("gin-classic", {}), ("knock-rummy", {"players": 4}),
-         ("oklahoma-gin", {}), ("knock-rummy", {"players": 3, "stock_exhaustion": "turn_over"})]
+CASES = [
+    ("gin", {}),
+    ("gin-classic", {}),
+    ("knock-rummy", {"players": 4}),
+    ("oklahoma-gin", {}),
+    ("knock-rummy", {"players": 3, "stock_exhaustion": "turn_over"}),
+]
 
 
 @pytest.mark.parametrize(("preset", "overrides"), CASES)
 @pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
-def test_kernel_equals_twin_sample_by_sample(preset: str, overrides: dict[str, Any], model: int,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kernel_equals_twin_sample_by_sample(
+    preset: str, overrides: dict[str, Any], model: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(S, "SOLVER", fast_solver)
     rng = random.Random(f"{preset}{overrides}{model}")
     game_ends = 0
@@ -107,7 +162,7 @@ def test_kernel_equals_twin_sample_by_sample(preset: str, overrides: dict[str, A
         if phase == PHASE_DISCARD:
             actions = R.discard_actions(ref, None, 0)
             kinds, cards = K.discard_actions(obs, -1, 0)
-            assert list(zip(kinds.tolist(), cards.tolist())) == actions
+            assert list(zip(kinds.tolist(), cards.tolist(), strict=True)) == actions
         else:
             actions = [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]
         key = rng.getrandbits(64)
@@ -123,7 +178,9 @@ def test_kernel_equals_twin_sample_by_sample(preset: str, overrides: dict[str, A
 
 @pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
 @pytest.mark.parametrize(("preset", "overrides"), CASES[:3])
-def test_samples_are_consistent_with_the_view(preset: str, overrides: dict[str, Any], model: int) -> None:
+def test_samples_are_consistent_with_the_view(
+    preset: str, overrides: dict[str, Any], model: int
+) -> None:
     rng = random.Random(7)
     pos = random_position(rng, preset, PHASE_DISCARD, taken=4, **overrides)
     obs, rules = pos["obs"], pos["rules"]
@@ -230,12 +287,16 @@ def test_knock_value_is_the_exact_showdown(monkeypatch: pytest.MonkeyPatch) -> N
     knocks = [a for a in pos["actions"] if a[0] == K.ACT_KNOCK]
     assert knocks
     net, won, _ = kernel_values(pos["obs"], knocks, 3, 50, K.MODEL_UNIFORM)
-    ref_net, ref_won, _ = R.evaluate(pos["ref"], pos["rules"], knocks, 3, 0, 50, K.MODEL_UNIFORM, -1, 1)
+    ref_net, ref_won, _ = R.evaluate(
+        pos["ref"], pos["rules"], knocks, 3, 0, 50, K.MODEL_UNIFORM, -1, 1
+    )
     assert net.tolist() == [[float(v) for v in row] for row in ref_net]
     assert won.tolist() == ref_won
 
 
-@pytest.mark.parametrize(("preset", "players"), [("gin", 2), ("knock-rummy", 4), ("oklahoma-gin", 2)])
+@pytest.mark.parametrize(
+    ("preset", "players"), [("gin", 2), ("knock-rummy", 4), ("oklahoma-gin", 2)]
+)
 def test_mc_plays_whole_hands_reproducibly(preset: str, players: int) -> None:
     lineup = "mc:samples=4/greedy" if players == 2 else "mc:samples=4/greedy/simple/defensive"
     rules = get_rules(preset, players=players) if preset.startswith("knock") else preset
@@ -245,4 +306,6 @@ def test_mc_plays_whole_hands_reproducibly(preset: str, players: int) -> None:
         assert np.array_equal(getattr(one, name), getattr(two, name)), name
     assert (one.knocker == 0).any()  # mc does knock
     other = play_deals(rules, lineup.replace("samples=4", "samples=5"), deals=24, seed=5, threads=1)
-    assert not np.array_equal(one.points, other.points) or not np.array_equal(one.turns, other.turns)
+    assert not np.array_equal(one.points, other.points) or not np.array_equal(
+        one.turns, other.turns
+    )

@@ -13,7 +13,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sim.advise import MODELS, AdviseError, Position, advise as run_advise
+from sim.advise import MODELS, AdviseError, Position
+from sim.advise import advise as run_advise
 from sim.cards import CardError
 from sim.cli.common import fail, print_json
 from sim.cli.table_cmds import JsonOption, RuleOverrides, RulesOption, load_rules
@@ -30,44 +31,118 @@ def _seat_cards(values: list[str] | None, option: str) -> dict[int, str]:
 
 
 def advise(
-    hand: Annotated[str, typer.Option("--hand", help="Your hand, e.g. \"9C 9D 9H JS QS KS AD 4D 2H 3S\" (one card more: a discard decision).")],
-    pile: Annotated[str, typer.Option("--pile", help="The discard pile in order, bottom (oldest) first.")] = "",
-    took: Annotated[list[str] | None, typer.Option("--took", help="SEAT:CARDS an opponent took from the pile and still holds (repeatable).")] = None,
-    discarded: Annotated[list[str] | None, typer.Option("--discarded", help="SEAT:CARDS an opponent discarded this hand (repeatable; the kept model uses how many). Default: the pile's cards in turn order, backwards from the top.")] = None,
-    stock: Annotated[int | None, typer.Option("--stock", help="Cards left in the stock (default: what the other counts leave).")] = None,
+    hand: Annotated[
+        str,
+        typer.Option(
+            "--hand",
+            help='Your hand, e.g. "9C 9D 9H JS QS KS AD 4D 2H 3S" '
+            "(one card more: a discard decision).",
+        ),
+    ],
+    pile: Annotated[
+        str, typer.Option("--pile", help="The discard pile in order, bottom (oldest) first.")
+    ] = "",
+    took: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--took", help="SEAT:CARDS an opponent took from the pile and still holds (repeatable)."
+        ),
+    ] = None,
+    discarded: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--discarded",
+            help="SEAT:CARDS an opponent discarded this hand (repeatable; the opponent "
+            "models use them). Default: the pile's cards in turn order, backwards from the top.",
+        ),
+    ] = None,
+    stock: Annotated[
+        int | None,
+        typer.Option(
+            "--stock", help="Cards left in the stock (default: what the other counts leave)."
+        ),
+    ] = None,
     turn: Annotated[int, typer.Option("--turn", help="Draws made so far in the hand.")] = 0,
-    scores: Annotated[str | None, typer.Option("--scores", help="Game scores per seat, comma-separated.")] = None,
+    scores: Annotated[
+        str | None, typer.Option("--scores", help="Game scores per seat, comma-separated.")
+    ] = None,
     seat: Annotated[int, typer.Option("--seat", help="Your seat.")] = 0,
-    dealer: Annotated[int | None, typer.Option("--dealer", help="The dealer's seat (default: the seat before yours).")] = None,
-    upcard: Annotated[str | None, typer.Option("--upcard", help="The hand's first upcard (default: the bottom of the pile).")] = None,
-    just_took: Annotated[str | None, typer.Option("--just-took", help="The card you just took from the pile (it may not be discarded).")] = None,
-    upcard_option: Annotated[bool, typer.Option("--upcard-option", help="First turn of Gin: take the upcard or pass.")] = False,
+    dealer: Annotated[
+        int | None,
+        typer.Option("--dealer", help="The dealer's seat (default: the seat before yours)."),
+    ] = None,
+    upcard: Annotated[
+        str | None,
+        typer.Option("--upcard", help="The hand's first upcard (default: the bottom of the pile)."),
+    ] = None,
+    just_took: Annotated[
+        str | None,
+        typer.Option(
+            "--just-took", help="The card you just took from the pile (it may not be discarded)."
+        ),
+    ] = None,
+    upcard_option: Annotated[
+        bool, typer.Option("--upcard-option", help="First turn of Gin: take the upcard or pass.")
+    ] = False,
     rules: RulesOption = "gin",
     rule: RuleOverrides = None,
-    samples: Annotated[int, typer.Option("--samples", help="Sampled deals (the same seed and count always give the same answer).")] = 2000,
-    time_limit: Annotated[float | None, typer.Option("--time", help="Stop after the round of 250 samples that reaches this many seconds.")] = None,
+    samples: Annotated[
+        int,
+        typer.Option(
+            "--samples", help="Sampled deals (the same seed and count always give the same answer)."
+        ),
+    ] = 2000,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(
+            "--time", help="Stop after the round of 250 samples that reaches this many seconds."
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the samples.")] = 0,
-    model: Annotated[str, typer.Option("--model", help=f"How opponents' unseen cards are sampled: {', '.join(MODELS)}.")] = "kept",
-    knock_at: Annotated[int, typer.Option("--knock-at", help="Rollout policy: your knock threshold (-1: the rule's limit, or 10).")] = -1,
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model", help=f"How opponents' unseen cards are sampled: {', '.join(MODELS)}."
+        ),
+    ] = "kept",
+    knock_at: Annotated[
+        int,
+        typer.Option(
+            "--knock-at", help="Rollout policy: your knock threshold (-1: the rule's limit, or 10)."
+        ),
+    ] = -1,
     as_json: JsonOption = False,
 ) -> None:
-    """Score every legal action of a position (knock, each discard, or take vs draw) by Monte Carlo over the cards you cannot see: expected net points and win probability with 95% intervals, best first."""
+    """Score every legal action of a position (knock, each discard, or take vs draw) by
+    Monte Carlo over the cards you cannot see: expected net points and win probability
+    with 95% intervals, best first."""
     r = load_rules(rules, rule)
     try:
         score_list = None
         if scores is not None:
             score_list = [int(x) for x in scores.replace(",", " ").split()]
         pos = Position.parse(
-            r, hand=hand, pile=pile, took=_seat_cards(took, "--took"),
-            discarded=None if discarded is None else _seat_cards(discarded, "--discarded"), stock=stock, seat=seat,
-            dealer=dealer, turn=turn, upcard=upcard, just_took=just_took,
-            upcard_option=upcard_option, scores=score_list,
+            r,
+            hand=hand,
+            pile=pile,
+            took=_seat_cards(took, "--took"),
+            discarded=None if discarded is None else _seat_cards(discarded, "--discarded"),
+            stock=stock,
+            seat=seat,
+            dealer=dealer,
+            turn=turn,
+            upcard=upcard,
+            just_took=just_took,
+            upcard_option=upcard_option,
+            scores=score_list,
         )
         if seed < 0:
             raise AdviseError(f"--seed must be >= 0, got {seed}")
         if time_limit is not None and time_limit <= 0:
             raise AdviseError(f"--time must be a positive number of seconds, got {time_limit}")
-        result = run_advise(pos, samples=samples, seed=seed, time_limit=time_limit, model=model, knock_at=knock_at)
+        result = run_advise(
+            pos, samples=samples, seed=seed, time_limit=time_limit, model=model, knock_at=knock_at
+        )
     except (AdviseError, CardError) as error:
         fail(str(error))
     except ValueError as error:
@@ -75,7 +150,10 @@ def advise(
     if as_json:
         print_json({"rules": r.name, **result.as_dict()})
         return
-    table = Table(title=f"{r.name}: {result.samples} samples in {result.seconds:.2f} s (seed {seed}, {model} model)")
+    table = Table(
+        title=f"{r.name}: {result.samples} samples in {result.seconds:.2f} s "
+        f"(seed {seed}, {model} model)"
+    )
     for name in ("action", "net points", "win %", "vs best", "p"):
         table.add_column(name, justify="left" if name == "action" else "right", no_wrap=True)
     for a in result.actions:

@@ -20,10 +20,10 @@ from kernels.layout import (
     GAME_GIN,
     GAME_MATCH,
     POINT_SCALE,
-    R_GAME,
-    R_GAME_TARGET,
     R_BIG_GIN_BONUS,
     R_DISCARD_TAKEN_CARD,
+    R_GAME,
+    R_GAME_TARGET,
     R_HAND_SIZE,
     R_JOKERS,
     R_STOCK_EXHAUSTION,
@@ -64,10 +64,7 @@ def greedy_drop(obs: Any, hand: int, known: int) -> int:
     card, _ = S.best_discard(obs, hand, None)
     if not (known >> card) & 1:
         return card
-    options = [
-        (S.min_deadwood(S.without(hand, c), obs), -c, c)
-        for c in S.cards_of(hand & ~known)
-    ]
+    options = [(S.min_deadwood(S.without(hand, c), obs), -c, c) for c in S.cards_of(hand & ~known)]
     return min(options)[2]
 
 
@@ -120,7 +117,9 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
         later = sum(n for s, n in needs.items() if s > seat)
         extra = 0
         if model != MODEL_UNIFORM:
-            extra = max(0, min(bin(obs.discarded[seat]).count("1"), len(deck) - k - needs[seat] - later))
+            extra = max(
+                0, min(bin(obs.discarded[seat]).count("1"), len(deck) - k - needs[seat] - later)
+            )
         avoid = avoided_cards(obs, seat) if model == MODEL_INFERRED else set()
         start = k
         for attempt in range(INFER_TRIES if model == MODEL_INFERRED else 1):
@@ -159,7 +158,11 @@ def _score(obs: Any, ruleset: Any, hands: list[int], knocker: int | None) -> tup
     elif outcome == "exhausted":
         order = [(obs.dealer + 1 + i) % obs.players for i in range(obs.players)]
         least = min(deadwood)
-        winner = -1 if all(d == least for d in deadwood) else next(s for s in order if deadwood[s] == least)
+        winner = (
+            -1
+            if all(d == least for d in deadwood)
+            else next(s for s in order if deadwood[s] == least)
+        )
     else:
         winner = -1
     return net, int(winner == me), game_end(obs, points)
@@ -241,9 +244,13 @@ def play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain):
         return _score(obs, ruleset, hands, me)
     if kind == ACT_DISCARD:
         hands[me] = S.without(obs.hand, card)
-        if int(obs.rules[R_STOCK_EXHAUSTION]) == EXHAUST_DEAD_HAND and len(stock) <= int(obs.rules[R_WALL]):
+        if int(obs.rules[R_STOCK_EXHAUSTION]) == EXHAUST_DEAD_HAND and len(stock) <= int(
+            obs.rules[R_WALL]
+        ):
             return Fraction(0), 0, 0
-        return play_out(obs, ruleset, hands, stock, pile + [card], (me + 1) % obs.players, 0, knock_at, min_gain)
+        return play_out(
+            obs, ruleset, hands, stock, pile + [card], (me + 1) % obs.players, 0, knock_at, min_gain
+        )
     if kind == ACT_TAKE:
         return play_out(obs, ruleset, hands, stock, pile, me, 1, knock_at, min_gain)
     if obs.phase == S.PHASE_UPCARD_OPTION:
@@ -251,13 +258,16 @@ def play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain):
             dealer = obs.dealer
             top = obs.upcard
             _, after = S.best_discard(
-                obs, hands[dealer] | (1 << top),
+                obs,
+                hands[dealer] | (1 << top),
                 top if int(obs.rules[R_DISCARD_TAKEN_CARD]) == 0 else None,
             )
             if S.min_deadwood(hands[dealer], obs) - after >= min_gain:
                 return play_out(obs, ruleset, hands, stock, pile, dealer, 1, knock_at, min_gain)
             return play_out(obs, ruleset, hands, stock, pile, me, 2, knock_at, min_gain)
-        return play_out(obs, ruleset, hands, stock, pile, (obs.dealer + 1) % obs.players, 2, knock_at, min_gain)
+        return play_out(
+            obs, ruleset, hands, stock, pile, (obs.dealer + 1) % obs.players, 2, knock_at, min_gain
+        )
     return play_out(obs, ruleset, hands, stock, pile, me, 2, knock_at, min_gain)
 
 
