@@ -9,18 +9,18 @@ of playing the same deals (same rules, line-up, seed and worker count):
 ``hands``
     ``sim.runner.run`` with ``rows="hands"`` into a temporary directory (removed
     afterwards): what ``rummy run --rows hands`` does between the engine warm-up and
-    the summary, i.e. the process pool start-up (spawn, imports, numba cache load),
-    chunked play, Arrow conversion, exact summaries and zstd Parquet parts.
+    the summary: chunks played on ``workers`` threads (``sim.runner``), exact
+    summaries, Arrow conversion and zstd Parquet parts written atomically.
 ``none``
     the same with ``rows="none"`` (only the summary parts are written).
 
-Each repeat times the three back to back (kernel, hands, none), so all three see the
-same load; the report gives the median, min and max hands per second over repeats
+Each repeat times the three back to back (the order rotates from repeat to repeat), so
+all three see the same load; the report gives the median, min and max hands per second over repeats
 and the overhead of each run mode against the kernel (``kernel_rate / rate - 1``: 0.20
-means the run takes 20% longer than the bare kernel). Not timed: the driver's engine
-warm-up (``rummy run`` does it once before the progress bar), the summary it prints
-afterwards (reading the parts back), and a one-off first run that warms the disk cache
-of every worker.
+means the run takes 20% longer than the bare kernel). Not in the rates: the driver's engine
+warm-up (``rummy run`` does it once before the progress bar; the kernel is warm too),
+a one-off first run, and the summary ``rummy run`` prints afterwards (reading the
+parts back), which is timed on its own (``summary_seconds``).
 
 Memory
 ------
@@ -197,6 +197,9 @@ class ModeTiming:
     repeat; ``cpu_us_per_hand`` their median per hand and ``cpu_overhead`` its ratio
     to the kernel's minus 1. CPU time moves much less than wall time when other jobs
     share the cores, so it shows the overhead even on a busy machine.
+    ``summary_seconds``: per repeat, the analysis ``rummy run`` prints after the run
+    (``sim.experiment.data_from_run``: seats, outcomes, hand lengths read back from the
+    parts), timed apart and not in the rate; empty for the kernel.
     ``peak_rss_mb`` / ``peak_pss_mb``: the largest sampled sum over this process and its
     descendants while this mode ran, over all repeats (None without ``/proc``).
     """
@@ -209,6 +212,7 @@ class ModeTiming:
     high: float
     overhead: float | None
     cpu_seconds: list[float]
+    summary_seconds: list[float]
     cpu_us_per_hand: float
     cpu_overhead: float | None
     peak_rss_mb: float | None
@@ -273,7 +277,7 @@ def bench_run(
     deals : int
         Deals per timed call (each repeat plays the same deals in every mode).
     workers : int or None
-        Threads of the kernel and processes of the runs; None: the CPU count.
+        Threads of the kernel and worker threads of the runs; None: the CPU count.
     repeat : int
         Rounds of (kernel, hands, none); the report gives medians.
     chunk_size : int or None
@@ -289,6 +293,7 @@ def bench_run(
     """
     from sim import runner
     from sim.engine import play_deals
+    from sim.experiment import data_from_run
 
     if deals < 1 or repeat < 1 or (workers is not None and workers < 1):
         raise ValueError("deals, repeat and workers must be at least 1")
@@ -314,6 +319,7 @@ def bench_run(
     rates: dict[str, list[float]] = {m: [] for m in MODES}
     seconds: dict[str, list[float]] = {m: [] for m in MODES}
     cpu: dict[str, list[float]] = {m: [] for m in MODES}
+    summary: dict[str, list[float]] = {m: [] for m in MODES}
     peaks: dict[str, list[TreeSampler]] = {m: [] for m in MODES}
     with _temporary_root() as root:
         # Untimed: load the engine here and fill the OS file cache the workers read.
@@ -323,16 +329,22 @@ def bench_run(
         def kernel() -> None:
             play_deals(ruleset, seats, deals=deals, seed=SEED, threads=n_workers)
 
+        run_dirs: dict[str, Path] = {}
+
         def run_rows(rows: str, index: int) -> Callable[[], None]:
+            run_config = config(rows, deals, root, f"{rows}-{index}")
+            run_dirs[rows] = run_config.run_dir
+
             def call() -> None:
-                runner.run(config(rows, deals, root, f"{rows}-{index}"))
+                runner.run(run_config)
 
             return call
 
         for index in range(repeat):
-            steps = (("kernel", kernel), ("hands", run_rows("hands", index)),
-                     ("none", run_rows("none", index)))  # fmt: skip
-            for mode, call in steps:
+            steps = [("kernel", kernel), ("hands", run_rows("hands", index)),
+                     ("none", run_rows("none", index))]  # fmt: skip
+            shift = index % len(steps)  # rotate the order: no mode always runs first
+            for mode, call in steps[shift:] + steps[:shift]:
                 with TreeSampler() as sampler:
                     cpu_start, start = _cpu_seconds(), time.perf_counter()
                     call()
@@ -343,6 +355,10 @@ def bench_run(
                 peaks[mode].append(sampler)
                 if on_step is not None:
                     on_step(mode, index, deals / elapsed)
+                if mode != "kernel":  # the summary `rummy run` prints, timed apart
+                    start = time.perf_counter()
+                    data_from_run(run_dirs[mode])
+                    summary[mode].append(time.perf_counter() - start)
             for rows in ("hands", "none"):  # keep the disk use of one repeat at most
                 shutil.rmtree(root / f"{rows}-{index}", ignore_errors=True)
 
@@ -362,6 +378,7 @@ def bench_run(
             high=max(rates[mode]),
             overhead=None if mode == "kernel" else kernel_median / median - 1,
             cpu_seconds=cpu[mode],
+            summary_seconds=summary[mode],
             cpu_us_per_hand=statistics.median(cpu[mode]) / deals * 1e6,
             cpu_overhead=(
                 None

@@ -35,6 +35,7 @@ def test_bench_run_json_structure(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         assert (timing["overhead"] is None) == (mode == "kernel")
         assert (timing["cpu_overhead"] is None) == (mode == "kernel")
         assert len(timing["cpu_seconds"]) == 1 and timing["cpu_us_per_hand"] >= 0
+        assert len(timing["summary_seconds"]) == (0 if mode == "kernel" else 1)
         if proc_available():
             assert timing["peak_rss_mb"] > 0 and timing["peak_pss_mb"] > 0
             assert timing["peak_processes"] >= 1

@@ -459,7 +459,7 @@ def run(
         typer.Option(
             "--workers",
             "-w",
-            help="Kernel threads and run worker processes (default: CPU cores).",
+            help="Kernel threads and run worker threads (default: CPU cores).",
             show_default=False,
         ),
     ] = None,
@@ -537,12 +537,14 @@ def run(
         ),
         caption=(
             "overhead = kernel rate / rate - 1 (wall time); CPU = user + system time of the "
-            "process tree, median per hand; peak memory: largest sampled sum over this "
+            "process tree, median per hand; summary = the analysis rummy run prints afterwards "
+            "(median s, not in the rates); peak memory: largest sampled sum over this "
             "process and its workers (RSS counts shared pages per process, PSS splits them)"
         ),
     )
     for column in ("mode", "hands/s", "min", "max", "vs kernel", "overhead",
-                   "CPU µs/hand", "CPU overhead", "peak RSS MB", "peak PSS MB"):  # fmt: skip
+                   "CPU µs/hand", "CPU overhead", "summary s", "peak RSS MB",
+                   "peak PSS MB"):  # fmt: skip
         table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
     kernel_rate = report.modes["kernel"].hands_per_second
     for mode, timing in report.modes.items():
@@ -555,6 +557,7 @@ def run(
             "-" if timing.overhead is None else f"{timing.overhead * 100:+.1f}%",
             f"{timing.cpu_us_per_hand:.2f}",
             "-" if timing.cpu_overhead is None else f"{timing.cpu_overhead * 100:+.1f}%",
+            f"{statistics.median(timing.summary_seconds):.2f}" if timing.summary_seconds else "-",
             _mb(timing.peak_rss_mb),
             _mb(timing.peak_pss_mb),
         )

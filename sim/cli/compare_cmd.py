@@ -57,7 +57,7 @@ SeedOption = Annotated[
 WorkersOption = Annotated[
     int | None,
     typer.Option(
-        "--workers", help="Worker processes per run (default: the CPU count).", show_default=False
+        "--workers", help="Worker threads per run (default: the CPU count).", show_default=False
     ),
 ]
 OutOption = Annotated[
