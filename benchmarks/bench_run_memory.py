@@ -46,9 +46,8 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"{deals:>12,} deals: {report.hands_per_second:>11,.0f} hands/s, peak RSS "
                 f"{report.peak_rss_mb or 0:7.1f} MB, peak PSS {report.peak_pss_mb or 0:7.1f} MB "
-                f"({report.peak_processes} processes); maxrss driver "
-                f"{report.maxrss_driver_mb:.1f} MB, "
-                f"largest worker {report.maxrss_worker_mb:.1f} MB",
+                f"({report.peak_processes} processes); driver maxrss "
+                f"{report.maxrss_driver_mb:.1f} MB",
                 flush=True,
             )
     trend = None

@@ -31,14 +31,15 @@ processes that map them) set sizes of this process and all its descendants from
 process maps the same LLVM and library pages as its siblings, so the RSS sum counts
 them once per process (an over-estimate of the memory used) and the PSS sum counts
 them once (what the tree really takes). Sampling can miss a peak shorter than the
-interval. The kernel's figure is this process alone (it runs no children). Where
-``/proc`` is absent (not Linux) the figures are None.
+interval. Where ``/proc`` is absent (not Linux) the figures are None. The three modes
+share this process, so each mode's figure also holds what the ones before it left
+resident (the kernel's full columns, memory the allocator keeps): an upper bound.
 
 :func:`measure_memory` plays one ``rows="none"`` run of N deals in a fresh process and
-reports the same sampled peaks plus that process's ``getrusage`` high-water marks
-(``RUSAGE_SELF`` for the driver; ``RUSAGE_CHILDREN``: the largest single worker, not a
-sum), so a run's memory can be checked at several sizes (``rummy bench run
---memory-deals N``, ``benchmarks/bench_run_memory.py``).
+reports the same sampled peaks plus that process's ``getrusage`` high-water mark
+(``RUSAGE_SELF``: the driver and all its threads; local runs play their chunks on
+threads, so this is the whole run), so a run's memory can be checked at several sizes
+(``rummy bench run --memory-deals N``, ``benchmarks/bench_run_memory.py``).
 """
 
 from __future__ import annotations
@@ -412,9 +413,11 @@ class MemoryReport:
     """One ``rows="none"`` run of ``deals`` deals in a fresh process.
 
     ``peak_rss_mb`` / ``peak_pss_mb``: largest sampled sum over the driver and its
-    workers; ``maxrss_driver_mb``: the driver's high-water mark (``RUSAGE_SELF``,
-    engine warm-up included, as in ``rummy run``); ``maxrss_worker_mb``: the largest
-    worker's (``RUSAGE_CHILDREN``).
+    any child processes; ``maxrss_driver_mb``: the driver's high-water mark
+    (``RUSAGE_SELF``, engine warm-up included, as in ``rummy run``);
+    ``maxrss_children_mb``: the largest child's (``RUSAGE_CHILDREN``). Local workers are
+    threads, so the only child is ``git rev-parse`` (provenance), which Linux charges
+    with the driver's resident pages at the fork: not extra memory.
     """
 
     rules: str
@@ -428,7 +431,7 @@ class MemoryReport:
     peak_pss_mb: float | None
     peak_processes: int
     maxrss_driver_mb: float
-    maxrss_worker_mb: float
+    maxrss_children_mb: float
 
 
 def _memory_child(spec: dict[str, Any]) -> dict[str, Any]:
@@ -469,7 +472,7 @@ def _memory_child(spec: dict[str, Any]) -> dict[str, Any]:
             peak_pss_mb=sampler.peak_pss_mb,
             peak_processes=sampler.peak_processes,
             maxrss_driver_mb=_maxrss_mb(resource.RUSAGE_SELF),
-            maxrss_worker_mb=_maxrss_mb(resource.RUSAGE_CHILDREN),
+            maxrss_children_mb=_maxrss_mb(resource.RUSAGE_CHILDREN),
         )
     )
 

@@ -185,6 +185,22 @@ def test_tables_do_not_depend_on_chunk_size_or_workers(tmp_path) -> None:
     assert_same_tables(a.run_dir, b.run_dir)
 
 
+def test_illegal_decision_on_a_worker_thread_stops_the_run(tmp_path, monkeypatch) -> None:
+    """A strategy error in a chunk on a worker thread reaches the caller, as inline."""
+    import sim.engine as api
+    import strategies
+    from sim.engine import StrategyDecisionError
+    from strategies import BUILTINS, get_strategy
+
+    monkeypatch.setattr(strategies, "_PLUGINS", dict(strategies._PLUGINS))  # undone after
+    cheater = get_strategy("tests.plugins.cheater")
+    # The two-strategy engine of test_engine's cheater test (compiled once, cached).
+    monkeypatch.setattr(api, "registry", lambda: {"cheater": cheater, "greedy": BUILTINS["greedy"]})
+    cfg = config(tmp_path, lineup=("greedy", "tests.plugins.cheater"), count=600, workers=2)
+    with pytest.raises(StrategyDecisionError, match="discarded a card it does not hold"):
+        run(cfg)
+
+
 def test_games_tables_do_not_depend_on_chunk_size(tmp_path) -> None:
     kw = {"mode": "games", "count": 24, "lineup": ("greedy",), "rules": "hollywood-gin"}
     a = run(config(tmp_path / "a", chunk_size=5, **kw))

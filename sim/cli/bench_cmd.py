@@ -565,7 +565,7 @@ def run(
     if memory:
         mem = Table(title="Memory of one --rows none run (fresh process, engine warm-up included)")
         for column in ("deals", "hands/s", "peak RSS MB", "peak PSS MB", "processes",
-                       "driver maxrss MB", "largest worker maxrss MB"):  # fmt: skip
+                       "driver maxrss MB"):  # fmt: skip
             mem.add_column(column, justify="right", no_wrap=True)
         for m in memory:
             mem.add_row(
@@ -575,6 +575,5 @@ def run(
                 _mb(m.peak_pss_mb),
                 str(m.peak_processes),
                 _mb(m.maxrss_driver_mb),
-                _mb(m.maxrss_worker_mb),
             )
         console.print(mem)
