@@ -18,7 +18,8 @@ names can be changed by keyword):
 - :func:`outcome_mix`: ``stats.outcome_mix`` (long: setting, outcome, share).
 - :func:`hand_length`: hand records with ``turns`` (or pre-counted ``turns``/``count``).
 - :func:`tournament_matrix`: one row per (row player, column player) with the row
-  player's win rate and net points per hand against the column player, with CIs.
+  player's win rate and net points per deal (or net final score per game) against the
+  column player, with CIs (``sim.tournament`` cells).
 """
 
 from __future__ import annotations
@@ -477,10 +478,32 @@ def tournament_matrix(
     points: tuple[str, str, str] | None = ("net", "net_low", "net_high"),
     title: str = "Round robin: row player against column player",
     confidence: float = 0.95,
+    players: int = 2,
+    mode: str = "deals",
 ) -> Figure:
-    """Heatmaps of the row player's win rate (%) and net points per hand against each
-    column player, each cell with its CI half-width; the diagonal is blank."""
+    """Heatmaps of the row player's win rate (%) and net result against each column
+    player, each cell with its CI half-width; the diagonal is blank.
+
+    ``mode`` names what was measured: ``"deals"`` (share of hands won, net points per
+    deal) or ``"games"`` (share of games won, net final score per game). The win
+    colours are centred on the even share: ``1 / players`` of the hands (games) that
+    someone won, i.e. ``(1 - no_winner_rate) / players`` with the mean
+    ``no_winner_rate`` of the cells when the frame has that column, else
+    ``1 / players``; net results are centred on 0.
+    """
+    if mode not in ("deals", "games"):
+        raise ValueError(f"mode={mode!r} is not allowed; choose 'deals' or 'games'")
+    if players < 2:
+        raise ValueError(f"players={players} is not allowed; a round robin needs 2 or more")
     df = _frame(frame)
+    won = "hands won" if mode == "deals" else "games won"
+    net_label = "net points per deal" if mode == "deals" else "net final score per game"
+    nobody = (
+        float(df["no_winner_rate"].drop_nulls().mean() or 0.0)  # type: ignore[arg-type]
+        if "no_winner_rate" in df.columns and df["no_winner_rate"].drop_nulls().len()
+        else 0.0
+    )
+    even = 100.0 * (1.0 - nobody) / players
     players = list(
         dict.fromkeys(df[row].cast(pl.String).to_list() + df[col].cast(pl.String).to_list())
     )
@@ -500,7 +523,7 @@ def tournament_matrix(
                 if r.get(spec[1]) is not None and r.get(spec[2]) is not None:
                     hw[i, j] = (float(r[spec[2]]) - float(r[spec[1]])) * scale / 2.0
             finite = grid[np.isfinite(grid)]
-            center = 50.0 if kind == "win" else 0.0
+            center = even if kind == "win" else 0.0
             lim = float(np.abs(finite - center).max()) if finite.size else 1.0
             lim = lim or 1.0
             _frame_axes(ax)
@@ -508,15 +531,13 @@ def tournament_matrix(
                 np.ma.masked_invalid(grid), cmap="RdBu", vmin=center - lim, vmax=center + lim
             )
             cbar = fig.colorbar(im, ax=ax, shrink=0.85)
-            cbar.set_label(WIN_LABEL if kind == "win" else POINTS_LABEL)
+            cbar.set_label(f"{won} (%), even {even:.1f}%" if kind == "win" else net_label)
             ax.set_xticks(range(n), players, rotation=30, ha="right")
             ax.set_yticks(range(n), players)
             ax.set_xlabel("opponent (column)")
             ax.set_ylabel("player (row)")
             ax.set_title(
-                "win rate of row vs column (%)"
-                if kind == "win"
-                else "net points per hand, row vs column"
+                f"{won} by row vs column (%)" if kind == "win" else f"{net_label}, row vs column"
             )
             fmt = ".1f"
             for i in range(n):

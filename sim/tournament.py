@@ -384,10 +384,12 @@ def _save_chart(
 ) -> tuple[Path, ...]:
     from sim import charts
 
-    per = "hand" if mode == "deals" else "game"
+    field = "heads-up" if rules.players == 2 else f"one against a field of {rules.players - 1}"
     fig = charts.tournament_matrix(
         matrix,
-        title=f"Round robin under {rules.name}: row against column, per {per}",
+        title=f"Round robin under {rules.name} ({field}): row against column, per {mode[:-1]}",
         confidence=confidence,
+        players=rules.players,
+        mode=mode,
     )
     return tuple(charts.save(fig, directory / CHART_STEM))

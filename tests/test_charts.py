@@ -142,9 +142,31 @@ def test_tournament_matrix():
     assert all(
         ax.get_xlabel() == "opponent (column)" and ax.get_ylabel() == "player (row)" for ax in axes
     )
-    assert "win rate" in axes[0].get_title() and "points per hand" in axes[1].get_title()
+    assert "hands won" in axes[0].get_title() and "net points per deal" in axes[1].get_title()
     assert sum(t.get_text() == "—" for t in axes[0].texts) == 3  # the diagonal
     assert "±" in _texts(fig) and "CI" in fig._suptitle.get_text()
+    win_image = axes[0].images[0]
+    assert win_image.norm.vmin + win_image.norm.vmax == pytest.approx(100.0)  # centred on 50%
+
+
+def test_tournament_matrix_units_and_even_share():
+    """Games measure games won and net final score; the win colours centre on the even
+    share of the hands someone won: (1 - no_winner_rate) / players."""
+    rows = [
+        {"player": a, "opponent": b, "win_rate": w, "win_low": w - 0.01, "win_high": w + 0.01,
+         "no_winner_rate": 0.04, "net": 3.0, "net_low": 2.0, "net_high": 4.0}
+        for a, b, w in (("greedy", "simple", 0.30), ("simple", "greedy", 0.20))
+    ]  # fmt: skip
+    fig = charts.tournament_matrix(pl.DataFrame(rows), players=4, mode="games")
+    axes = _main_axes(fig)
+    assert "games won" in axes[0].get_title()
+    assert "net final score per game" in axes[1].get_title()
+    norm = axes[0].images[0].norm
+    assert (norm.vmin + norm.vmax) / 2 == pytest.approx(24.0)  # 96% / 4 players
+    bars = [ax.get_ylabel() for ax in fig.axes if ax.get_label() == "<colorbar>"]
+    assert bars == ["games won (%), even 24.0%", "net final score per game"]
+    with pytest.raises(ValueError, match="mode="):
+        charts.tournament_matrix(pl.DataFrame(rows), mode="hands")
 
 
 def test_save_writes_png_and_svg_atomically(tmp_path):

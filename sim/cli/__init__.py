@@ -6,6 +6,7 @@ stderr and exit status 1 (``sim.cli.common.fail``), never a traceback.
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated
 
 import typer
@@ -64,3 +65,33 @@ app.add_typer(bench_cmd.app, name="bench")
 app.add_typer(strategies_cmd.app, name="strategies")
 compare_cmd.register(app)  # rummy compare, rummy tournament
 tune_cmd.register(app)  # rummy tune
+
+
+def unwrap_help(text: str) -> str:
+    """A docstring as command help: every paragraph on one line.
+
+    typer joins the lines of a help text's first paragraph but keeps the line breaks of
+    the others, so a docstring wrapped at 100 columns printed mid-sentence breaks at
+    any other width. Paragraphs stay apart; one holding an indented line (an example
+    block) or starting with click's no-rewrap marker ``\\b`` is kept as written.
+    """
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(
+        p
+        if p.startswith("\b") or any(line[:1].isspace() for line in p.splitlines())
+        else " ".join(line.strip() for line in p.splitlines())
+        for p in paragraphs
+    )
+
+
+def _unwrap_all(typer_app: typer.Typer) -> None:
+    for command in typer_app.registered_commands:
+        text = command.help or inspect.getdoc(command.callback)
+        if text:
+            command.help = unwrap_help(text)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _unwrap_all(group.typer_instance)
+
+
+_unwrap_all(app)

@@ -1,6 +1,10 @@
-"""``rummy bench``: how fast the deadwood solver is, against a naive baseline.
+"""``rummy bench``: how fast the solver, the engine and whole runs are.
 
-Example: ``rummy bench deadwood --hands 200000 --repeat 7`` (one thread by default).
+Examples: ``rummy bench deadwood --hands 200000 --repeat 7`` (one thread by default),
+``rummy bench engine``, ``rummy bench run --deals 2_000_000 --repeat 3`` (``rummy run``
+against the bare kernel, side by side: ``sim/bench_run.py`` says what is measured).
+
+``rummy bench deadwood``:
 
 Each row times one kernel on random hands (seeded, so every run times the same hands):
 the median, min and max over ``--repeat`` timed calls, after a first call that
@@ -38,13 +42,14 @@ from kernels.enumerate import random_hands_nb
 from kernels.layout import JOKER_BITS, N_NATURAL
 from kernels.tables import table_views
 from sim.cli.common import fail, print_json
+from sim.cli.table_cmds import load_rules
 from sim.rules import RuleError, RuleSet, get_rules
 from sim.solver import tables_for
 
 __all__ = ["BenchReport", "BenchRow", "app", "bench_deadwood", "print_bench"]
 
 app = typer.Typer(
-    help="Benchmarks: how many nanoseconds the deadwood solver takes per hand.",
+    help="Benchmarks: deadwood solver ns per hand, engine and end-to-end run hands per second.",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -425,3 +430,150 @@ def engine(
     console.print(table)
     if starts:
         console.print(f"cold start (compiles everything): {starts[0]:.1f} s; warm start: {starts[1]:.1f} s")
+
+
+_RUN_LABELS = {
+    "kernel": "kernel (play_deals, threads)",
+    "hands": "rummy run --rows hands",
+    "none": "rummy run --rows none",
+}
+
+
+def _mb(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+@app.command("run")
+def run(
+    rules: Annotated[str, typer.Option("--rules", help="Rule preset.")] = "gin",
+    rule: Annotated[
+        list[str] | None,
+        typer.Option("--rule", "-r", help="Override one rule parameter, key=value (repeatable)."),
+    ] = None,
+    seats: Annotated[
+        str, typer.Option("--seats", "-s", help="Line-up: seat specs joined by '/'.")
+    ] = "greedy/greedy",
+    deals: Annotated[int, typer.Option("--deals", "-n", help="Deals per timed call.")] = 2_000_000,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            "-w",
+            help="Kernel threads and run worker threads (default: CPU cores).",
+            show_default=False,
+        ),
+    ] = None,
+    repeat: Annotated[
+        int, typer.Option("--repeat", help="Rounds of kernel, hands, none (medians).")
+    ] = 3,
+    chunk_size: Annotated[
+        int | None,
+        typer.Option(
+            "--chunk-size", help="Deals per run chunk (default: the runner's).", show_default=False
+        ),
+    ] = None,
+    memory_deals: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--memory-deals",
+            help="Also play one --rows none run of N deals in a fresh process and report its "
+            "peak memory (repeatable, e.g. 2_000_000 and 20_000_000 for the trend).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Hands per second of `rummy run` (with and without per-hand rows) against the bare
+    kernel on the same deals and worker count, measured side by side; overheads and
+    peak memory of the process tree."""
+    from sim.bench_run import bench_run, measure_memory
+    from sim.runner import RunError
+    from strategies import StrategyError
+
+    if deals < 1 or repeat < 1 or (workers is not None and workers < 1):
+        fail("--deals, --repeat and --workers must be at least 1")
+    if chunk_size is not None and chunk_size < 1:
+        fail("--chunk-size must be at least 1")
+    if any(n < 1 for n in memory_deals or []):
+        fail("--memory-deals must be at least 1")
+    ruleset = load_rules(rules, rule)
+    err = Console(stderr=True, highlight=False)
+
+    def step(mode: str, index: int, rate: float) -> None:
+        if not as_json:
+            err.print(f"repeat {index + 1}/{repeat}: {_RUN_LABELS[mode]}: {rate:,.0f} hands/s")
+
+    try:
+        report = bench_run(
+            rules=ruleset,
+            lineup=seats,
+            deals=deals,
+            workers=workers,
+            repeat=repeat,
+            chunk_size=chunk_size,
+            on_step=step,
+        )
+        memory = [
+            measure_memory(
+                deals=n,
+                rules=ruleset,
+                lineup=seats,
+                workers=report.workers,
+                chunk_size=chunk_size,
+            )
+            for n in sorted(set(memory_deals or []))
+        ]
+    except (RuleError, StrategyError, RunError, ValueError, RuntimeError) as error:
+        fail(str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__)
+    if as_json:
+        print_json({**report.to_dict(), "memory": [asdict(m) for m in memory]})
+        return
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    table = Table(
+        title=(
+            f"{report.rules}, {report.lineup}: {report.deals:,} deals, {report.workers} "
+            f"workers ({report.cpus} CPUs), chunks of {report.chunk_size:,}; median of "
+            f"{report.repeat}"
+        ),
+        caption=(
+            "overhead = kernel rate / rate - 1 (wall time); CPU = user + system time of the "
+            "process tree, median per hand; summary = the analysis rummy run prints afterwards "
+            "(median s, not in the rates); peak memory: largest sampled sum over this "
+            "process and its workers (RSS counts shared pages per process, PSS splits them)"
+        ),
+    )
+    for column in ("mode", "hands/s", "min", "max", "vs kernel", "overhead",
+                   "CPU µs/hand", "CPU overhead", "summary s", "peak RSS MB",
+                   "peak PSS MB"):  # fmt: skip
+        table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
+    kernel_rate = report.modes["kernel"].hands_per_second
+    for mode, timing in report.modes.items():
+        table.add_row(
+            _RUN_LABELS[mode],
+            f"{timing.hands_per_second:,.0f}",
+            f"{timing.low:,.0f}",
+            f"{timing.high:,.0f}",
+            f"{timing.hands_per_second / kernel_rate:.2f}x" if kernel_rate > 0 else "-",
+            "-" if timing.overhead is None else f"{timing.overhead * 100:+.1f}%",
+            f"{timing.cpu_us_per_hand:.2f}",
+            "-" if timing.cpu_overhead is None else f"{timing.cpu_overhead * 100:+.1f}%",
+            f"{statistics.median(timing.summary_seconds):.2f}" if timing.summary_seconds else "-",
+            _mb(timing.peak_rss_mb),
+            _mb(timing.peak_pss_mb),
+        )
+    console.print(table)
+    if memory:
+        mem = Table(title="Memory of one --rows none run (fresh process, engine warm-up included)")
+        for column in ("deals", "hands/s", "peak RSS MB", "peak PSS MB", "processes",
+                       "driver maxrss MB"):  # fmt: skip
+            mem.add_column(column, justify="right", no_wrap=True)
+        for m in memory:
+            mem.add_row(
+                f"{m.deals:,}",
+                f"{m.hands_per_second:,.0f}",
+                _mb(m.peak_rss_mb),
+                _mb(m.peak_pss_mb),
+                str(m.peak_processes),
+                _mb(m.maxrss_driver_mb),
+            )
+        console.print(mem)

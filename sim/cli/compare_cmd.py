@@ -57,7 +57,7 @@ SeedOption = Annotated[
 WorkersOption = Annotated[
     int | None,
     typer.Option(
-        "--workers", help="Worker processes per run (default: the CPU count).", show_default=False
+        "--workers", help="Worker threads per run (default: the CPU count).", show_default=False
     ),
 ]
 OutOption = Annotated[
@@ -358,9 +358,10 @@ def tournament(
     as_json: JsonOption = False,
 ) -> None:
     """Round robin: every pair of strategies on the same deals in every seating; prints
-    the matrix of win rates (95% Wilson CI) and net points per hand (95% t CI), row
-    strategy against column strategy. With more than two players a cell is the row
-    strategy alone against a field of the column strategy."""
+    the matrix of win rates (95% Wilson CI) and net points per deal (95% t CI; with
+    --games: games won and net final score per game), row strategy against column
+    strategy. With more than two players a cell is the row strategy alone against a
+    field of the column strategy (an even win rate is 1 / players)."""
     count, mode = _count(deals, games, DEFAULT_TOURNAMENT_DEALS)
     rule_set = load_rules(rules, rule)
     seed, drawn = _seed(seed)

@@ -117,7 +117,7 @@ WorkersOption = Annotated[
         "--workers",
         "-w",
         min=1,
-        help="Processes (or Ray tasks) (default: CPU cores).",
+        help="Worker threads (or Ray tasks) (default: CPU cores).",
         show_default=False,
     ),
 ]

@@ -96,7 +96,7 @@ def deadwood(
         int | None,
         typer.Option(
             "--samples",
-            help=f"Monte Carlo hands [default: {DEFAULT_SAMPLES:,}].",
+            help=f"Monte Carlo hands (default: {DEFAULT_SAMPLES:,}).",
             show_default=False,
         ),
     ] = None,

@@ -168,7 +168,7 @@ def tune(
         Path | None,
         typer.Option(
             "--config",
-            help="A tune file (TOML with a [tune] table), e.g. experiments/tune_schedule_gin.toml.",
+            help="A tune file (TOML with a \\[tune] table), e.g. experiments/tune_schedule_gin.toml.",
             show_default=False,
         ),
     ] = None,

@@ -1,0 +1,526 @@
+"""End-to-end run speed: ``rummy run`` against the bare kernel, side by side.
+
+``rummy bench run`` measures, in one process and on the same machine load, three ways
+of playing the same deals (same rules, line-up, seed and worker count):
+
+``kernel``
+    ``sim.engine.play_deals(..., threads=workers)`` in this process, after a warm-up:
+    the round engine alone, its columns kept in memory and thrown away.
+``hands``
+    ``sim.runner.run`` with ``rows="hands"`` into a temporary directory (removed
+    afterwards): what ``rummy run --rows hands`` does between the engine warm-up and
+    the summary: chunks played on ``workers`` threads (``sim.runner``), exact
+    summaries, Arrow conversion and zstd Parquet parts written atomically.
+``none``
+    the same with ``rows="none"`` (only the summary parts are written).
+
+Each repeat times the three back to back (the order rotates from repeat to repeat), so
+all three see the same load; the report gives the median, min and max hands per second over repeats
+and the overhead of each run mode against the kernel (``kernel_rate / rate - 1``: 0.20
+means the run takes 20% longer than the bare kernel). Not in the rates: the driver's engine
+warm-up (``rummy run`` does it once before the progress bar; the kernel is warm too),
+a one-off first run, and the summary ``rummy run`` prints afterwards (reading the
+parts back), which is timed on its own (``summary_seconds``).
+
+Memory
+------
+While each mode runs, a sampler thread reads, every ``SAMPLE_S`` seconds, the
+resident (``VmRSS``) and proportional (``Pss``, shared pages split between the
+processes that map them) set sizes of this process and all its descendants from
+``/proc`` and keeps the largest sum: ``peak_rss_mb`` and ``peak_pss_mb``. A numba
+process maps the same LLVM and library pages as its siblings, so the RSS sum counts
+them once per process (an over-estimate of the memory used) and the PSS sum counts
+them once (what the tree really takes). Sampling can miss a peak shorter than the
+interval. Where ``/proc`` is absent (not Linux) the figures are None. The three modes
+share this process, so each mode's figure also holds what the ones before it left
+resident (the kernel's full columns, memory the allocator keeps): an upper bound.
+
+:func:`measure_memory` plays one ``rows="none"`` run of N deals in a fresh process and
+reports the same sampled peaks plus that process's ``getrusage`` high-water mark
+(``RUSAGE_SELF``: the driver and all its threads; local runs play their chunks on
+threads, so this is the whole run), so a run's memory can be checked at several sizes
+(``rummy bench run --memory-deals N``, ``benchmarks/bench_run_memory.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "MemoryReport",
+    "ModeTiming",
+    "RunBenchReport",
+    "TreeSampler",
+    "bench_run",
+    "measure_memory",
+]
+
+MODES = ("kernel", "hands", "none")
+SAMPLE_S = 0.05  # memory sampling interval: a peak shorter than this can be missed
+SEED = 20240607  # every repeat plays the same deals, so repeats differ only in load
+WARM_DEALS = 2_000  # the untimed first round: loads the engine in this process and workers
+_PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
+
+
+# --- memory of the process tree ---------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (every thread's list: a child's parent is a thread)."""
+    out: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                out += [int(x) for x in handle.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+def _tree(pid: int) -> list[int]:
+    seen, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        seen.append(p)
+        todo += _children(p)
+    return seen
+
+
+def _rss_pss_kb(pid: int) -> tuple[int, int]:
+    """VmRSS and Pss of one process in KiB (0, 0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            rss = pss = 0
+            for line in handle:
+                if line.startswith("Rss:"):
+                    rss = int(line.split()[1])
+                elif line.startswith("Pss:"):
+                    pss = int(line.split()[1])
+            return rss, pss
+    except OSError:
+        pass
+    try:  # kernels before 4.14 have no smaps_rollup: RSS only
+        with open(f"/proc/{pid}/statm") as handle:
+            rss = int(handle.read().split()[1]) * _PAGE_KB
+        return rss, rss
+    except OSError:
+        return 0, 0
+
+
+def proc_available() -> bool:
+    return os.path.isdir(f"/proc/{os.getpid()}/task")
+
+
+class TreeSampler:
+    """Largest summed RSS and PSS of this process and its descendants while active."""
+
+    def __init__(self, interval: float = SAMPLE_S, pid: int | None = None):
+        self.interval = interval
+        self.pid = os.getpid() if pid is None else pid
+        self.peak_rss_kb = 0
+        self.peak_pss_kb = 0
+        self.peak_processes = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def sample(self) -> None:
+        pids = _tree(self.pid)
+        sizes = [_rss_pss_kb(p) for p in pids]
+        self.peak_rss_kb = max(self.peak_rss_kb, sum(s[0] for s in sizes))
+        self.peak_pss_kb = max(self.peak_pss_kb, sum(s[1] for s in sizes))
+        self.peak_processes = max(self.peak_processes, sum(1 for s in sizes if s[0]))
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.sample()
+
+    def __enter__(self) -> TreeSampler:
+        if proc_available():
+            self.sample()
+            self._thread = threading.Thread(target=self._loop, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self.sample()
+
+    @property
+    def peak_rss_mb(self) -> float | None:
+        return self.peak_rss_kb / 1024 if self._thread is not None else None
+
+    @property
+    def peak_pss_mb(self) -> float | None:
+        return self.peak_pss_kb / 1024 if self._thread is not None else None
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU seconds of this process (all threads) and its reaped children."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _maxrss_mb(who: int) -> float:
+    """``getrusage(who).ru_maxrss`` in MiB (KiB on Linux, bytes on macOS)."""
+    value = resource.getrusage(who).ru_maxrss
+    return value / (1024 * 1024) if sys.platform == "darwin" else value / 1024
+
+
+# --- timing ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModeTiming:
+    """One way of playing the deals: hands per second over repeats, peak memory.
+
+    ``overhead`` is ``kernel median / this median - 1`` (None for the kernel itself):
+    the extra wall time of this mode per hand, relative to the kernel.
+    ``cpu_seconds``: user + system CPU time of this process and its children per
+    repeat; ``cpu_us_per_hand`` their median per hand and ``cpu_overhead`` its ratio
+    to the kernel's minus 1. CPU time moves much less than wall time when other jobs
+    share the cores, so it shows the overhead even on a busy machine.
+    ``summary_seconds``: per repeat, the analysis ``rummy run`` prints after the run
+    (``sim.experiment.data_from_run``: seats, outcomes, hand lengths read back from the
+    parts), timed apart and not in the rate; empty for the kernel.
+    ``peak_rss_mb`` / ``peak_pss_mb``: the largest sampled sum over this process and its
+    descendants while this mode ran, over all repeats (None without ``/proc``).
+    """
+
+    mode: str
+    rates: list[float]
+    seconds: list[float]
+    hands_per_second: float
+    low: float
+    high: float
+    overhead: float | None
+    cpu_seconds: list[float]
+    summary_seconds: list[float]
+    cpu_us_per_hand: float
+    cpu_overhead: float | None
+    peak_rss_mb: float | None
+    peak_pss_mb: float | None
+    peak_processes: int
+
+
+@dataclass(frozen=True)
+class RunBenchReport:
+    """A whole ``rummy bench run``: the settings and one timing per mode."""
+
+    rules: str
+    lineup: str
+    deals: int
+    workers: int
+    chunk_size: int
+    repeat: int
+    seed: int
+    cpus: int
+    modes: dict[str, ModeTiming]
+    maxrss_self_mb: float
+    maxrss_children_mb: float
+
+    @property
+    def ratios(self) -> dict[str, float]:
+        """Rate of each run mode over the kernel's (1.0: as fast as the kernel)."""
+        kernel = self.modes["kernel"].hands_per_second
+        return {m: self.modes[m].hands_per_second / kernel for m in MODES[1:] if kernel > 0}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["ratios"] = self.ratios
+        return out
+
+
+@contextmanager
+def _temporary_root() -> Iterator[Path]:
+    root = Path(tempfile.mkdtemp(prefix="rummy-bench-run-"))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def bench_run(
+    *,
+    rules: Any = "gin",
+    lineup: str | tuple[str, ...] = "greedy/greedy",
+    deals: int = 2_000_000,
+    workers: int | None = None,
+    repeat: int = 3,
+    chunk_size: int | None = None,
+    on_step: Callable[[str, int, float], None] | None = None,
+) -> RunBenchReport:
+    """Time the kernel, ``run`` with rows and ``run`` without rows, side by side.
+
+    Parameters
+    ----------
+    rules : str or RuleSet
+    lineup : str or tuple of str
+        Seat specs (``greedy/greedy``).
+    deals : int
+        Deals per timed call (each repeat plays the same deals in every mode).
+    workers : int or None
+        Threads of the kernel and worker threads of the runs; None: the CPU count.
+    repeat : int
+        Rounds of (kernel, hands, none); the report gives medians.
+    chunk_size : int or None
+        The runs' chunk size (None: the runner's default).
+    on_step : callable or None
+        Called after each timed step with (mode, repeat index, hands per second).
+
+    Raises
+    ------
+    ValueError
+        Deals, workers or repeat below 1; unknown rules or strategies (RuleError,
+        StrategyError, RunError are ValueErrors).
+    """
+    from sim import runner
+    from sim.engine import play_deals
+    from sim.experiment import data_from_run
+
+    if deals < 1 or repeat < 1 or (workers is not None and workers < 1):
+        raise ValueError("deals, repeat and workers must be at least 1")
+    n_workers = workers or os.cpu_count() or 1
+
+    def config(rows: str, count: int, out: Path, name: str) -> runner.RunConfig:
+        return runner.RunConfig(
+            rules=rules,
+            lineup=lineup,
+            count=count,
+            experiment=name,
+            seed=SEED,
+            chunk_size=chunk_size,
+            workers=n_workers,
+            rows=rows,  # type: ignore[arg-type]
+            out=out,
+            command="rummy bench run",
+        )
+
+    probe = config("hands", deals, Path("."), "probe")  # validates rules and line-up
+    ruleset, seats = probe.rules, probe.lineup
+
+    rates: dict[str, list[float]] = {m: [] for m in MODES}
+    seconds: dict[str, list[float]] = {m: [] for m in MODES}
+    cpu: dict[str, list[float]] = {m: [] for m in MODES}
+    summary: dict[str, list[float]] = {m: [] for m in MODES}
+    peaks: dict[str, list[TreeSampler]] = {m: [] for m in MODES}
+    with _temporary_root() as root:
+        # Untimed: load the engine here and fill the OS file cache the workers read.
+        play_deals(ruleset, seats, deals=WARM_DEALS, seed=SEED, threads=n_workers)
+        runner.run(config("none", WARM_DEALS, root, "warm"))
+
+        def kernel() -> None:
+            play_deals(ruleset, seats, deals=deals, seed=SEED, threads=n_workers)
+
+        run_dirs: dict[str, Path] = {}
+
+        def run_rows(rows: str, index: int) -> Callable[[], None]:
+            run_config = config(rows, deals, root, f"{rows}-{index}")
+            run_dirs[rows] = run_config.run_dir
+
+            def call() -> None:
+                runner.run(run_config)
+
+            return call
+
+        for index in range(repeat):
+            steps = [("kernel", kernel), ("hands", run_rows("hands", index)),
+                     ("none", run_rows("none", index))]  # fmt: skip
+            shift = index % len(steps)  # rotate the order: no mode always runs first
+            for mode, call in steps[shift:] + steps[:shift]:
+                with TreeSampler() as sampler:
+                    cpu_start, start = _cpu_seconds(), time.perf_counter()
+                    call()
+                    elapsed = time.perf_counter() - start
+                    cpu[mode].append(_cpu_seconds() - cpu_start)
+                seconds[mode].append(elapsed)
+                rates[mode].append(deals / elapsed)
+                peaks[mode].append(sampler)
+                if on_step is not None:
+                    on_step(mode, index, deals / elapsed)
+                if mode != "kernel":  # the summary `rummy run` prints, timed apart
+                    start = time.perf_counter()
+                    data_from_run(run_dirs[mode])
+                    summary[mode].append(time.perf_counter() - start)
+            for rows in ("hands", "none"):  # keep the disk use of one repeat at most
+                shutil.rmtree(root / f"{rows}-{index}", ignore_errors=True)
+
+    kernel_median = statistics.median(rates["kernel"])
+    kernel_cpu = statistics.median(cpu["kernel"])
+    modes = {}
+    for mode in MODES:
+        median = statistics.median(rates[mode])
+        rss = [s.peak_rss_mb for s in peaks[mode] if s.peak_rss_mb is not None]
+        pss = [s.peak_pss_mb for s in peaks[mode] if s.peak_pss_mb is not None]
+        modes[mode] = ModeTiming(
+            mode=mode,
+            rates=rates[mode],
+            seconds=seconds[mode],
+            hands_per_second=median,
+            low=min(rates[mode]),
+            high=max(rates[mode]),
+            overhead=None if mode == "kernel" else kernel_median / median - 1,
+            cpu_seconds=cpu[mode],
+            summary_seconds=summary[mode],
+            cpu_us_per_hand=statistics.median(cpu[mode]) / deals * 1e6,
+            cpu_overhead=(
+                None
+                if mode == "kernel" or kernel_cpu <= 0
+                else statistics.median(cpu[mode]) / kernel_cpu - 1
+            ),
+            peak_rss_mb=max(rss) if rss else None,
+            peak_pss_mb=max(pss) if pss else None,
+            peak_processes=max(s.peak_processes for s in peaks[mode]),
+        )
+    return RunBenchReport(
+        rules=ruleset.name,  # type: ignore[union-attr]
+        lineup="/".join(seats),
+        deals=deals,
+        workers=n_workers,
+        chunk_size=probe.chunk_size,  # type: ignore[arg-type]
+        repeat=repeat,
+        seed=SEED,
+        cpus=os.cpu_count() or 1,
+        modes=modes,
+        maxrss_self_mb=_maxrss_mb(resource.RUSAGE_SELF),
+        maxrss_children_mb=_maxrss_mb(resource.RUSAGE_CHILDREN),
+    )
+
+
+# --- memory of one large run --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemoryReport:
+    """One ``rows="none"`` run of ``deals`` deals in a fresh process.
+
+    ``peak_rss_mb`` / ``peak_pss_mb``: largest sampled sum over the driver and its
+    any child processes; ``maxrss_driver_mb``: the driver's high-water mark
+    (``RUSAGE_SELF``, engine warm-up included, as in ``rummy run``);
+    ``maxrss_children_mb``: the largest child's (``RUSAGE_CHILDREN``). Local workers are
+    threads, so the only child is ``git rev-parse`` (provenance), which Linux charges
+    with the driver's resident pages at the fork: not extra memory.
+    """
+
+    rules: str
+    lineup: str
+    deals: int
+    workers: int
+    chunk_size: int
+    seconds: float
+    hands_per_second: float
+    peak_rss_mb: float | None
+    peak_pss_mb: float | None
+    peak_processes: int
+    maxrss_driver_mb: float
+    maxrss_children_mb: float
+
+
+def _memory_child(spec: dict[str, Any]) -> dict[str, Any]:
+    """The body of :func:`measure_memory`'s fresh process (as ``rummy run`` does it:
+    engine warm-up in the driver, then the run)."""
+    from sim import runner
+    from sim.experiment import prepare_engine
+    from sim.rules import RuleSet
+
+    with _temporary_root() as root:
+        config = runner.RunConfig(
+            rules=RuleSet.from_dict(spec["rules"]),
+            lineup=spec["lineup"],
+            count=spec["deals"],
+            experiment="memory",
+            seed=SEED,
+            chunk_size=spec["chunk_size"],
+            workers=spec["workers"],
+            rows="none",
+            out=root,
+            command="rummy bench run --memory-deals",
+        )
+        with TreeSampler() as sampler:
+            prepare_engine(config.rules, config.lineup)  # type: ignore[arg-type]
+            start = time.perf_counter()
+            runner.run(config)
+            elapsed = time.perf_counter() - start
+    return asdict(
+        MemoryReport(
+            rules=config.rules.name,  # type: ignore[union-attr]
+            lineup=config.lineup_label,
+            deals=config.count,
+            workers=config.workers,  # type: ignore[arg-type]
+            chunk_size=config.chunk_size,  # type: ignore[arg-type]
+            seconds=elapsed,
+            hands_per_second=config.count / elapsed,
+            peak_rss_mb=sampler.peak_rss_mb,
+            peak_pss_mb=sampler.peak_pss_mb,
+            peak_processes=sampler.peak_processes,
+            maxrss_driver_mb=_maxrss_mb(resource.RUSAGE_SELF),
+            maxrss_children_mb=_maxrss_mb(resource.RUSAGE_CHILDREN),
+        )
+    )
+
+
+_CHILD = (
+    "import json, sys\n"
+    "from sim.bench_run import _memory_child\n"
+    "if __name__ == '__main__':\n"
+    "    print(json.dumps(_memory_child(json.loads(sys.argv[1]))))\n"
+)
+
+
+def measure_memory(
+    *,
+    deals: int,
+    rules: Any = "gin",
+    lineup: str | tuple[str, ...] = "greedy/greedy",
+    workers: int | None = None,
+    chunk_size: int | None = None,
+) -> MemoryReport:
+    """Play one ``rows="none"`` run of ``deals`` in a fresh Python process (so its
+    high-water marks are this run's alone) and report its memory and speed.
+
+    ``rules`` is a preset name or a RuleSet (it travels to the child as a dict).
+    """
+    from sim.rules import RuleSet, get_rules
+
+    if deals < 1:
+        raise ValueError("deals must be at least 1")
+    ruleset = rules if isinstance(rules, RuleSet) else get_rules(rules)
+    spec = {
+        "rules": ruleset.to_dict(),
+        "lineup": lineup if isinstance(lineup, str) else list(lineup),
+        "deals": deals,
+        "workers": workers or os.cpu_count() or 1,
+        "chunk_size": chunk_size,
+    }
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"the memory run failed (exit {done.returncode}): {last}")
+    return MemoryReport(**json.loads(done.stdout.strip().splitlines()[-1]))
