@@ -167,7 +167,7 @@ def test_kernel_equals_twin_sample_by_sample(
             actions = [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]
         key = rng.getrandbits(64)
         net, won, ends = kernel_values(obs, actions, key, 3, model, first=5)
-        ref_net, ref_won, ref_ends = R.evaluate(ref, pos["rules"], actions, key, 5, 3, model, -1, 1)
+        ref_net, ref_won, ref_ends = R.evaluate(ref, actions, key, 5, 3, model, -1, 1)
         assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), (preset, i)
         assert won.tolist() == ref_won
         assert ends.tolist() == ref_ends
@@ -269,7 +269,7 @@ def test_monte_carlo_agrees_with_brute_force(seed: int, monkeypatch: pytest.Monk
     monkeypatch.setattr(S, "SOLVER", fast_solver)
     pos = tiny_position(seed)
     actions = pos["actions"]
-    exact = R.exact_values(pos["ref"], pos["rules"], actions, -1, 1)
+    exact = R.exact_values(pos["ref"], actions, -1, 1)
     net, _, _ = kernel_values(pos["obs"], actions, 99, 6000, K.MODEL_UNIFORM)
     for a in range(len(actions)):
         se = net[a].std() / np.sqrt(net.shape[1])
@@ -287,9 +287,7 @@ def test_knock_value_is_the_exact_showdown(monkeypatch: pytest.MonkeyPatch) -> N
     knocks = [a for a in pos["actions"] if a[0] == K.ACT_KNOCK]
     assert knocks
     net, won, _ = kernel_values(pos["obs"], knocks, 3, 50, K.MODEL_UNIFORM)
-    ref_net, ref_won, _ = R.evaluate(
-        pos["ref"], pos["rules"], knocks, 3, 0, 50, K.MODEL_UNIFORM, -1, 1
-    )
+    ref_net, ref_won, _ = R.evaluate(pos["ref"], knocks, 3, 0, 50, K.MODEL_UNIFORM, -1, 1)
     assert net.tolist() == [[float(v) for v in row] for row in ref_net]
     assert won.tolist() == ref_won
 

@@ -5,16 +5,19 @@ showdown oracle of ``scoring_ref``) so the tests can compare the kernel's values
 it sample by sample, and so that small positions can be solved by brute force
 (``exact_values``: every ordering of the hidden cards, equally likely).
 
-``obs`` is a ``strategies_ref.RefObs`` (rule vector in ``obs.rules``); ``ruleset`` the
-matching ``sim.rules.RuleSet`` (the showdown oracle reads it).
+``obs`` is a ``strategies_ref.RefObs`` (or any object with its fields; the rule vector in
+``obs.rules``). ``McRef`` is the twin of the ``mc`` strategy's hooks.
 """
 
 from __future__ import annotations
 
 import itertools
+
+import numpy as np
 from fractions import Fraction
 from typing import Any
 
+from kernels import layout as L
 from kernels.layout import (
     EXHAUST_DEAD_HAND,
     GAME_GIN,
@@ -31,7 +34,7 @@ from kernels.layout import (
 )
 from tests.reference import deadwood_ref, rng_ref
 from tests.reference import strategies_ref as S
-from tests.reference.engine_ref import scoring_rules
+from tests.reference.rules_ns import make_rules
 from tests.reference.scoring_ref import score_showdown_ref
 
 ACT_TAKE, ACT_DRAW, ACT_DISCARD, ACT_KNOCK, ACT_BIG_GIN = range(5)
@@ -139,9 +142,9 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
     return hands, stock
 
 
-def _score(obs: Any, ruleset: Any, hands: list[int], knocker: int | None) -> tuple[Fraction, int]:
+def _score(obs: Any, hands: list[int], knocker: int | None) -> tuple[Fraction, int, int]:
     result = score_showdown_ref(
-        scoring_rules(ruleset), [S.cards_of(h) for h in hands], knocker, obs.upcard, obs.dealer
+        scoring_namespace(obs.rules), [S.cards_of(h) for h in hands], knocker, obs.upcard, obs.dealer
     )
     points = [Fraction(p) for p in result["points"]]
     me = obs.seat
@@ -182,11 +185,32 @@ def game_end(obs: Any, points: list[Fraction]) -> int:
     return 1 if min(over)[1] == obs.seat else -1
 
 
+def scoring_namespace(rules: Any) -> Any:
+    """The showdown oracle's rules namespace, decoded from a compiled rule vector."""
+    v = [int(x) for x in rules]
+    limit = v[L.R_KNOCK_LIMIT]
+    return make_rules(
+        players=v[L.R_PLAYERS], hand_size=v[R_HAND_SIZE], jokers=v[R_JOKERS],
+        joker_value=v[L.R_JOKER_VALUE], ace=S.ACE_NAMES[v[L.R_ACE]],
+        ace_high_value=v[L.R_ACE_HIGH_VALUE],
+        knock_limit=None if limit == L.KNOCK_ANY else ("upcard" if limit == L.KNOCK_UPCARD else limit),
+        big_gin_bonus=v[R_BIG_GIN_BONUS], layoff=bool(v[L.R_LAYOFF]),
+        layoff_play="greedy" if v[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY else "optimal",
+        scoring="gin" if v[L.R_SCORING] == L.SCORING_GIN else "knock",
+        rummy_bonus=v[L.R_RUMMY_BONUS], undercut_penalty=v[L.R_UNDERCUT_PENALTY],
+        tied_winners="split" if v[L.R_TIED_WINNERS] == L.TIED_SPLIT else "nearest_left",
+        knocker_tie="neutral" if v[L.R_KNOCKER_TIE] == L.KNOCKER_TIE_NEUTRAL else "undercut",
+        penalty_to="each_lower" if v[L.R_PENALTY_TO] == L.PENALTY_TO_EACH_LOWER else "winner",
+        gin_bonus=v[L.R_GIN_BONUS], undercut_bonus=v[L.R_UNDERCUT_BONUS],
+        undercut_on_tie=bool(v[L.R_UNDERCUT_ON_TIE]), spade_double=bool(v[L.R_SPADE_DOUBLE]),
+    )
+
+
 def _threshold(obs: Any, knock_at: int) -> int:
     return knock_at if knock_at >= 0 else S.rule_threshold(obs)
 
 
-def play_out(obs, ruleset, hands, stock, pile, seat, first, knock_at, min_gain):
+def play_out(obs, hands, stock, pile, seat, first, knock_at, min_gain):
     """Greedy play in every seat to the end of the hand (twin of ``play_out``)."""
     rules = obs.rules
     forbid_taken = int(rules[R_DISCARD_TAKEN_CARD]) == 0
@@ -220,28 +244,28 @@ def play_out(obs, ruleset, hands, stock, pile, seat, first, knock_at, min_gain):
         discard, d = S.best_discard(obs, hand, forbidden)
         if d == 0 and int(rules[R_BIG_GIN_BONUS]) > 0 and S.min_deadwood(hand, obs) == 0:
             hands[seat] = hand
-            return _score(obs, ruleset, hands, seat)
+            return _score(obs, hands, seat)
         hands[seat] = S.without(hand, discard)
         threshold = _threshold(obs, knock_at) if seat == obs.seat else _threshold(obs, -1)
         if d <= threshold and (limit < 0 or d <= limit):
-            return _score(obs, ruleset, hands, seat)
+            return _score(obs, hands, seat)
         pile.append(discard)
         if dead_mode and len(stock) <= wall:
             return Fraction(0), 0, 0
         seat = (seat + 1) % obs.players
-    return _score(obs, ruleset, hands, None)
+    return _score(obs, hands, None)
 
 
-def play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain):
+def play_action(obs, kind, card, hands, stock, knock_at, min_gain):
     """Apply one action to a sample and play on (twin of ``play_action``)."""
     me = obs.seat
     pile = S.pile_of(obs)
     hands = list(hands)
     if kind == ACT_BIG_GIN:
-        return _score(obs, ruleset, hands, me)
+        return _score(obs, hands, me)
     if kind == ACT_KNOCK:
         hands[me] = S.without(obs.hand, card)
-        return _score(obs, ruleset, hands, me)
+        return _score(obs, hands, me)
     if kind == ACT_DISCARD:
         hands[me] = S.without(obs.hand, card)
         if int(obs.rules[R_STOCK_EXHAUSTION]) == EXHAUST_DEAD_HAND and len(stock) <= int(
@@ -249,10 +273,10 @@ def play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain):
         ):
             return Fraction(0), 0, 0
         return play_out(
-            obs, ruleset, hands, stock, pile + [card], (me + 1) % obs.players, 0, knock_at, min_gain
+            obs, hands, stock, pile + [card], (me + 1) % obs.players, 0, knock_at, min_gain
         )
     if kind == ACT_TAKE:
-        return play_out(obs, ruleset, hands, stock, pile, me, 1, knock_at, min_gain)
+        return play_out(obs, hands, stock, pile, me, 1, knock_at, min_gain)
     if obs.phase == S.PHASE_UPCARD_OPTION:
         if me != obs.dealer:
             dealer = obs.dealer
@@ -263,15 +287,15 @@ def play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain):
                 top if int(obs.rules[R_DISCARD_TAKEN_CARD]) == 0 else None,
             )
             if S.min_deadwood(hands[dealer], obs) - after >= min_gain:
-                return play_out(obs, ruleset, hands, stock, pile, dealer, 1, knock_at, min_gain)
-            return play_out(obs, ruleset, hands, stock, pile, me, 2, knock_at, min_gain)
+                return play_out(obs, hands, stock, pile, dealer, 1, knock_at, min_gain)
+            return play_out(obs, hands, stock, pile, me, 2, knock_at, min_gain)
         return play_out(
-            obs, ruleset, hands, stock, pile, (obs.dealer + 1) % obs.players, 2, knock_at, min_gain
+            obs, hands, stock, pile, (obs.dealer + 1) % obs.players, 2, knock_at, min_gain
         )
-    return play_out(obs, ruleset, hands, stock, pile, me, 2, knock_at, min_gain)
+    return play_out(obs, hands, stock, pile, me, 2, knock_at, min_gain)
 
 
-def evaluate(obs, ruleset, actions, decision_key, first_sample, samples, model, knock_at, min_gain):
+def evaluate(obs, actions, decision_key, first_sample, samples, model, knock_at, min_gain):
     """``(net, won, ends)``: per action a list of per-sample values (twin of ``evaluate``)."""
     net = [[] for _ in actions]
     won = [[] for _ in actions]
@@ -279,7 +303,7 @@ def evaluate(obs, ruleset, actions, decision_key, first_sample, samples, model, 
     for j in range(first_sample, first_sample + samples):
         hands, stock = determinize(obs, rng_ref.random64(decision_key, j), model)
         for a, (kind, card) in enumerate(actions):
-            v, w, e = play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain)
+            v, w, e = play_action(obs, kind, card, hands, stock, knock_at, min_gain)
             net[a].append(v)
             won[a].append(w)
             ends[a].append(e)
@@ -304,7 +328,7 @@ def discard_actions(obs: Any, forbidden: int | None, limit_count: int) -> list[t
     return actions
 
 
-def exact_values(obs, ruleset, actions, knock_at, min_gain) -> list[Fraction]:
+def exact_values(obs, actions, knock_at, min_gain) -> list[Fraction]:
     """Each action's expected net points over every equally likely ordering of the
     hidden cards (``MODEL_UNIFORM``), by brute force: only for tiny positions."""
     hidden = hidden_cards(obs)
@@ -323,7 +347,59 @@ def exact_values(obs, ruleset, actions, knock_at, min_gain) -> list[Fraction]:
             k += need
         stock = list(order[k:])
         for a, (kind, card) in enumerate(actions):
-            v, _, _ = play_action(obs, ruleset, kind, card, hands, stock, knock_at, min_gain)
+            v, _, _ = play_action(obs, kind, card, hands, stock, knock_at, min_gain)
             totals[a] += v
         count += 1
     return [t / count for t in totals]
+
+
+# --- the strategy's hooks ------------------------------------------------------------
+
+
+class McRef:
+    """Twin of ``strategies/mc.py``: the same actions, samples and choice."""
+
+    FIELDS = (
+        ("samples", int), ("candidates", int), ("knock_at", int), ("min_gain", int),
+        ("budget", int), ("model", int), ("game_weight", float),
+    )  # fmt: skip
+    CHOSEN_KIND, CHOSEN_CARD = 1, 2  # scratch words
+
+    def _best(self, obs: Any, p: dict[str, Any], scratch: list[int], actions: list) -> int:
+        key = rng_ref.random64(int(obs.rng_key), scratch[0])
+        scratch[0] += 1
+        samples = max(1, p["samples"])
+        if p["budget"] > 0:
+            samples = max(1, min(samples, p["budget"] // len(actions)))
+        net, _, ends = evaluate(obs, actions, key, 0, samples, p["model"], p["knock_at"], p["min_gain"])
+        # The kernel's float arithmetic, so that near-ties break the same way.
+        values = [
+            np.mean(np.array([float(v) for v in net[a]])) + p["game_weight"] * np.mean(np.array(ends[a], float))
+            for a in range(len(actions))
+        ]
+        best = 0
+        for a in range(1, len(actions)):
+            if values[a] > values[best]:
+                best = a
+        return best
+
+    def take(self, obs: Any, params: Any, scratch: list[int]) -> bool:
+        if not S.pile_of(obs):
+            return False
+        p = S.read_params(params, self.FIELDS)
+        return self._best(obs, p, scratch, [(ACT_TAKE, -1), (ACT_DRAW, -1)]) == 0
+
+    def discard(self, obs: Any, params: Any, scratch: list[int]) -> int:
+        p = S.read_params(params, self.FIELDS)
+        actions = discard_actions(obs, S.forbidden_discard(obs), p["candidates"])
+        a = self._best(obs, p, scratch, actions) if len(actions) > 1 else 0
+        scratch[self.CHOSEN_KIND], scratch[self.CHOSEN_CARD] = actions[a]
+        return actions[a][1]
+
+    def knock(self, obs: Any, params: Any, scratch: list[int], discard: int) -> int:
+        if scratch[self.CHOSEN_CARD] == discard:
+            if scratch[self.CHOSEN_KIND] == ACT_KNOCK:
+                return S.KNOCK
+            if scratch[self.CHOSEN_KIND] == ACT_BIG_GIN:
+                return S.BIG_GIN
+        return S.CONTINUE

@@ -406,10 +406,34 @@ class DefensiveRef:
         return knock_decision(obs, discard, threshold)
 
 
+class _McRef:
+    """``mc``'s twin lives in ``mc_ref`` (it needs the showdown oracle); imported on use."""
+
+    @property
+    def _twin(self) -> Any:
+        from tests.reference.mc_ref import McRef
+
+        return McRef()
+
+    @property
+    def FIELDS(self) -> Any:  # noqa: N802 (the attribute every twin has)
+        return self._twin.FIELDS
+
+    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
+        return self._twin.take(obs, params, scratch)
+
+    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
+        return self._twin.discard(obs, params, scratch)
+
+    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
+        return self._twin.knock(obs, params, scratch, discard)
+
+
 REF_STRATEGIES: dict[str, Any] = {
     "random": RandomRef(),
     "greedy": GreedyRef(),
     "simple": SimpleRef(),
     "schedule": ScheduleRef(),
     "defensive": DefensiveRef(),
+    "mc": _McRef(),
 }
