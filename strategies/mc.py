@@ -50,7 +50,7 @@ CHOSEN_CARD = SCRATCH_FREE + 1
 class Params(NamedTuple):
     """MC's parameters."""
 
-    samples: int = 24  # sampled deals per decision
+    samples: int = 200  # sampled deals per decision
     candidates: int = 3  # discards tried per decision (0: every card)
     knock_at: int = (
         -1
@@ -58,7 +58,7 @@ class Params(NamedTuple):
     min_gain: int = 1  # rollout policy: take the pile card when it saves this much deadwood
     budget: int = 0  # most rollouts per decision (0: no cap)
     model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept, 2 inferred (docs/MC.md)
-    game_weight: float = 0.0  # points added (taken) when a hand ends the game won (lost)
+    game_weight: float = 30.0  # points added (taken) when a hand ends the game won (lost)
 
 
 @njit(cache=True)
