@@ -303,11 +303,14 @@ def rollout_threshold(rules, upcard, knock_at):
 
 
 @njit(cache=True)
-def greedy_takes(rules, tab, hand, top, min_gain):
-    """Greedy's pile test: taking ``top`` lowers the least deadwood by ``min_gain``."""
+def greedy_takes(rules, tab, hand, current, top, min_gain):
+    """Greedy's pile test: taking ``top`` lowers the least deadwood (``current``, or
+    -1: not known yet) by at least ``min_gain``."""
+    if current < 0:
+        current = min_deadwood_one(hand, tab)
     forbidden = top if rules[L.R_DISCARD_TAKEN_CARD] == 0 else -1
     _, after = best_discard_one(hand | (np.int64(1) << top), forbidden, tab)
-    return min_deadwood_one(hand, tab) - after >= min_gain
+    return current - after >= min_gain
 
 
 @njit(cache=True)
@@ -351,13 +354,9 @@ def play_out(
         elif first == 2 or pile_n == 0:
             from_pile = False
         else:
-            top = work.pile[pile_n - 1]
-            current = work.dw[seat]
-            if current < 0:
-                current = min_deadwood_one(hand, tab)
-            forbidden = top if forbid_taken else -1
-            _, after = best_discard_one(hand | (np.int64(1) << top), forbidden, tab)
-            from_pile = current - after >= min_gain
+            from_pile = greedy_takes(
+                rules, tab, hand, work.dw[seat], work.pile[pile_n - 1], min_gain
+            )
         first = 0
         forbidden = -1
         if from_pile:
@@ -449,7 +448,7 @@ def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
         if me != obs.dealer:
             # The dealer decides next (greedy's pile test), else this seat must draw.
             dealer = obs.dealer
-            if greedy_takes(rules, tab, work.hands[dealer], obs.upcard, min_gain):
+            if greedy_takes(rules, tab, work.hands[dealer], -1, obs.upcard, min_gain):
                 return play_out(
                     rules,
                     tab,
