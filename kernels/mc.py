@@ -392,7 +392,6 @@ def play_out(
 def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
     """Apply one action to the sample in ``work.base`` / ``work.stock`` and play on."""
     rules = obs.rules
-    tab = obs.tab
     me = obs.seat
     players = obs.players
     for seat in range(players):
@@ -400,104 +399,35 @@ def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
     for i in range(obs.pile_n):
         work.pile[i] = obs.pile[i]
     pile_n = obs.pile_n
-    bit = np.int64(1) << card
-    if kind == ACT_BIG_GIN:
-        return _score(rules, tab, work, me, obs.upcard, obs.dealer, me)
-    if kind == ACT_KNOCK:
-        work.hands[me] = obs.hand & ~bit
-        return _score(rules, tab, work, me, obs.upcard, obs.dealer, me)
+    if kind == ACT_BIG_GIN or kind == ACT_KNOCK:
+        if kind == ACT_KNOCK:
+            work.hands[me] = obs.hand & ~(np.int64(1) << card)
+        return _score(rules, obs.tab, work, me, obs.upcard, obs.dealer, me)
+    # Who draws next, and how (``play_out``'s ``first``).
+    mover, first = me, 2  # ACT_DRAW: this seat draws from the stock
     if kind == ACT_DISCARD:
-        work.hands[me] = obs.hand & ~bit
+        work.hands[me] = obs.hand & ~(np.int64(1) << card)
         work.pile[pile_n] = card
         pile_n += 1
         if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= rules[L.R_WALL]:
             return 0.0, 0, 0
-        return play_out(
-            rules,
-            tab,
-            work,
-            pile_n,
-            0,
-            stock_n,
-            (me + 1) % players,
-            0,
-            obs.upcard,
-            obs.dealer,
-            me,
-            knock_at,
-            min_gain,
-        )
-    if kind == ACT_TAKE:
-        return play_out(
-            rules,
-            tab,
-            work,
-            pile_n,
-            0,
-            stock_n,
-            me,
-            1,
-            obs.upcard,
-            obs.dealer,
-            me,
-            knock_at,
-            min_gain,
-        )
-    # ACT_DRAW: draw from the stock, or pass in the upcard option.
-    if obs.phase == PHASE_UPCARD_OPTION:
+        mover, first = (me + 1) % players, 0
+    elif kind == ACT_TAKE:
+        first = 1
+    elif obs.phase == PHASE_UPCARD_OPTION:
+        # A pass. The non-dealer passing hands the option to the dealer (greedy's pile
+        # test): it takes, or the non-dealer must draw. The dealer passing after the
+        # non-dealer did: the non-dealer draws from the stock.
         if me != obs.dealer:
-            # The dealer decides next (greedy's pile test), else this seat must draw.
             dealer = obs.dealer
-            if greedy_takes(rules, tab, work.hands[dealer], -1, obs.upcard, min_gain):
-                return play_out(
-                    rules,
-                    tab,
-                    work,
-                    pile_n,
-                    0,
-                    stock_n,
-                    dealer,
-                    1,
-                    obs.upcard,
-                    obs.dealer,
-                    me,
-                    knock_at,
-                    min_gain,
-                )
-            return play_out(
-                rules,
-                tab,
-                work,
-                pile_n,
-                0,
-                stock_n,
-                me,
-                2,
-                obs.upcard,
-                obs.dealer,
-                me,
-                knock_at,
-                min_gain,
-            )
-        # Both passed: the non-dealer draws from the stock.
-        return play_out(
-            rules,
-            tab,
-            work,
-            pile_n,
-            0,
-            stock_n,
-            (obs.dealer + 1) % players,
-            2,
-            obs.upcard,
-            obs.dealer,
-            me,
-            knock_at,
-            min_gain,
-        )
+            if greedy_takes(rules, obs.tab, work.hands[dealer], -1, obs.upcard, min_gain):
+                mover, first = dealer, 1
+        else:
+            mover = (obs.dealer + 1) % players
     return play_out(
-        rules, tab, work, pile_n, 0, stock_n, me, 2, obs.upcard, obs.dealer, me, knock_at, min_gain
-    )
+        rules, obs.tab, work, pile_n, 0, stock_n, mover, first,
+        obs.upcard, obs.dealer, me, knock_at, min_gain,
+    )  # fmt: skip
 
 
 @njit(cache=True)
