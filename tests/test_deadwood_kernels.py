@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 
@@ -31,6 +32,16 @@ from kernels.deadwood import (
     min_deadwood_one,
 )
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
+from kernels.tables import (
+    FACT_CAPABLE,
+    FACT_DEADWOOD,
+    KEY_OFFSET,
+    N_PATTERNS,
+    NO_REMOVAL,
+    SUIT_FACTS,
+    SUIT_STRIDE,
+    table_views,
+)
 from tests.conftest import (
     ACE_MODES,
     assert_same,
@@ -285,6 +296,166 @@ def test_empty_and_fully_forbidden_hands() -> None:
     assert best_discard_one(kmask([5, 52]), 52, tab) == (5, 15)
     with pytest.raises(ValueError):
         R.best_discard_ref([5], ref_rules("low"), forbidden=5)
+
+
+# --- best discard by hand class -------------------------------------------------------
+#
+# The best-discard kernel takes a different path for each kind of natural hand
+# (kernels/deadwood.py): no rank held in three suits (every card run-side, four table
+# reads); only "easy" set ranks, none of whose cards a run could use (closed form);
+# "contested" ranks held in three suits, where a set and a run compete for a card
+# (every set choice enumerated once); and among those, a rank held in all four suits.
+
+HAND_CLASSES = ("no set", "easy set", "contested 3", "contested 4")
+N_CLASS_HANDS = 20
+CLASS_SIZES = (8, 11, 13)
+
+
+def hand_class(hand: Sequence[int], tab: np.ndarray) -> str | None:
+    """Which best-discard path a natural hand takes (None for a hand with jokers)."""
+    if any(c >= 52 for c in hand):
+        return None
+    patterns = [sum(1 << (c % 13) for c in hand if c // 13 == s) for s in range(4)]
+    capable = table_views(tab).run_capable
+    held = [sum((p >> r) & 1 for p in patterns) for r in range(13)]
+    wanted = [any((int(capable[p]) >> r) & 1 for p in patterns) for r in range(13)]
+    contested = [r for r in range(13) if held[r] >= 3 and wanted[r]]
+    if any(held[r] == 4 for r in contested):
+        return "contested 4"
+    if contested:
+        return "contested 3"
+    return "easy set" if max(held) >= 3 else "no set"
+
+
+def class_hands(kind: str, ace: str, size: int, n: int, tab: np.ndarray) -> list[tuple[int, ...]]:
+    """``n`` seeded natural hands of ``size`` cards that take the ``kind`` path."""
+    rng = seeded("discard-class", kind, ace, size)
+    makers = [random_hand] if kind == "no set" else [random_hand, dense_hand, quad_hand]
+    hands: list[tuple[int, ...]] = []
+    for i in range(20_000):
+        hand = makers[i % len(makers)](rng, size)
+        if hand_class(hand, tab) == kind and hand not in hands:
+            hands.append(hand)
+            if len(hands) == n:
+                return hands
+    raise AssertionError(f"no {n} {kind!r} hands of {size} cards found")
+
+
+@pytest.mark.parametrize("size", CLASS_SIZES)
+@pytest.mark.parametrize("kind", HAND_CLASSES)
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_best_discard_by_hand_class(ace: str, kind: str, size: int, memo_oracle: object) -> None:
+    """Each best-discard path against the oracle, with no card forbidden, with the
+    oracle's choice forbidden and with another card forbidden (``_check_best_discard``)."""
+    tab = tables_for_ref(ref_rules(ace))
+    _check_best_discard(class_hands(kind, ace, size, N_CLASS_HANDS, tab), ace)
+
+
+@pytest.mark.parametrize("kind", HAND_CLASSES)
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_best_discard_every_forbidden_card(ace: str, kind: str, memo_oracle: object) -> None:
+    """One 11-card hand of each path with each of its cards forbidden in turn: the
+    forbidden card may sit in a run, a contested set, an easy set or the deadwood."""
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    (hand,) = class_hands(kind, ace, 11, 1, tab)
+    for forbidden in hand:
+        got = best_discard_one(kmask(hand), forbidden, tab)
+        want = R.best_discard_ref(hand, rules, forbidden)
+        assert_same(f"best discard (forbidden {show([forbidden])})", hand, ace, got, want)
+
+
+# (hand, ace mode, forbidden card or "-", best discard, deadwood after it)
+DISCARD_EDGE_CASES = [
+    # Easy set of 4 (no run can use a King): one King out leaves a set of 3.
+    # KC KD KH KS | 2D 3D 4D | 9S: 9S goes (0 left); with 9S forbidden, KS (9 left).
+    ("KC KD KH KS 2D 3D 4D 9S", "low", "-", "9S", 0),
+    ("KC KD KH KS 2D 3D 4D 9S", "low", "9S", "KS", 9),
+    # Easy set of 3: a Queen out leaves the other two as deadwood (2 x 10 more).
+    # QC QD QH | 2D 3D 4D | 9S with 9S forbidden: 4D leaves 2D 3D + 9S (14), a
+    # Queen leaves 9S + 20 (29): 4D goes.
+    ("QC QD QH 2D 3D 4D 9S", "low", "9S", "4D", 14),
+    # Contested rank held in three suits: the Queens of JD QD KD and JS QS KS make
+    # two runs, QH is left alone; discarding QH leaves 0 (the "no set" choice).
+    ("JD QD KD QH JS QS KS", "low", "-", "QH", 0),
+    # 8C 8D 8S set or 8D 9D TD + 7S 8S 9S runs; with 7S forbidden, 8C goes and
+    # leaves both runs (0).
+    ("8C 8D 9D TD 7S 8S 9S", "low", "7S", "8C", 0),
+    # Four of a kind, one card wanted by a run: TC JC QC | KC KD KH KS. KS out
+    # leaves TC JC QC | KC KD KH (0): a set of 4 less one card.
+    ("TC JC QC KC KD KH KS", "low", "-", "KS", 0),
+    # 8C 8D 8H 8S | 9S TS JS with JS forbidden: 8S out leaves 8C 8D 8H | 9S TS JS.
+    ("8C 8D 8H 8S 9S TS JS", "low", "JS", "8S", 0),
+    # Four aces, only AC wanted by a run (AC 2C 3C), and 3S 4S 5S. The whole hand is
+    # best as AC 2C 3C | AD AH AS | 3S 4S 5S (0): solving it never tries "no set" at
+    # the aces (only one ace is wanted by a run). With 3C forbidden the best discard
+    # is an ace no run wants, and without it "no set" is what pays:
+    #   AS out:  AC 2C 3C | 3S 4S 5S, AD AH left (2; AD and AH tie, AS is highest)
+    #   (the set AC AD AH would leave 2C 3C: 5)
+    ("AC 2C 3C AD AH AS 3S 4S 5S", "low", "3C", "AS", 2),
+    # The same round the corner: only 2C is wanted by a run (KC AC 2C). With 3S
+    # forbidden:
+    #   2S out:  KC AC 2C, 2D 2H 3S left (7)
+    #   (the set 2C 2D 2H would leave KC AC 3S: 10 + 15 + 3 = 28)
+    ("AC 2C KC 2D 2H 2S 3S", "around", "3S", "2S", 7),
+]
+
+
+@pytest.mark.parametrize(("text", "ace", "forbidden", "discard", "after"), DISCARD_EDGE_CASES)
+def test_discard_edge_cases(text: str, ace: str, forbidden: str, discard: str, after: int) -> None:
+    """Hand-picked best discards (drawn in the comments of ``DISCARD_EDGE_CASES``), one
+    per best-discard path: kernel, oracle and the value worked out by hand agree."""
+    hand = tuple(parse(text))
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    banned = parse(forbidden)[0] if forbidden != "-" else -1
+    want = (parse(discard)[0], after)
+    assert R.best_discard_ref(hand, rules, banned if banned >= 0 else None) == want
+    assert best_discard_one(kmask(hand), banned, tab) == want
+
+
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_suit_tables(ace: str) -> None:
+    """The best-discard block repeats the run tables, and its best removal of every
+    suit pattern is the best single card by (deadwood change, -value, -rank)."""
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    views = table_views(tab)
+    facts = tab[SUIT_FACTS : SUIT_FACTS + SUIT_STRIDE * N_PATTERNS].reshape(N_PATTERNS, SUIT_STRIDE)
+    assert np.array_equal(facts[:, FACT_DEADWOOD], views.run_deadwood)
+    assert np.array_equal(facts[:, FACT_CAPABLE], views.run_capable)
+    run = views.run_deadwood.astype(np.int64)
+    values = [R.card_value(r, rules) for r in range(13)]
+    assert views.best_removal[0] == NO_REMOVAL
+    for p in range(1, N_PATTERNS):
+        best = min(
+            ((int(run[p ^ (1 << r)]) - int(run[p]) + KEY_OFFSET) << 16)
+            | ((255 - values[r]) << 8)
+            | (63 - r)
+            for r in range(13)
+            if (p >> r) & 1
+        )
+        assert views.best_removal[p] == best, f"pattern {p:013b}"
+
+
+@pytest.mark.parametrize("first", (3, 8, 9, 13))
+def test_min_deadwood_batch_of_mixed_sizes(first: int) -> None:
+    """``min_deadwood_batch`` picks one of two equally exact paths from its first hand's
+    size; a batch of every size (jokers too) gives the scalar kernel's answers either way."""
+    rng = seeded("mixed-batch", first)
+    hands = [random_hand(rng, first)] + [
+        random_hand(rng, size, jokers)
+        for size in SIZES
+        for jokers in _jokers_for(size)
+        for _ in range(20)
+    ]
+    hands += [dense_hand(rng, size) for size in range(3, 14) for _ in range(20)]
+    for ace in ACE_MODES:
+        tab = tables_for_ref(ref_rules(ace))
+        masks = np.array([mask_of(h) for h in hands], np.uint64)
+        out = np.empty(len(hands), np.int64)
+        min_deadwood_batch(masks, tab, out)
+        assert list(out) == [min_deadwood_one(kmask(h), tab) for h in hands]
 
 
 # --- hypothesis ----------------------------------------------------------------------

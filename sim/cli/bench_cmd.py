@@ -14,7 +14,8 @@ untimed warm-up call on the full batch. The naive baseline
 is timed on the same hands in the same run, repeat by repeat, and its answers are
 checked against the solver's. The kernels are timed directly (the batch
 functions ``sim.min_deadwood`` and ``sim.best_discard`` call), without the API's input
-checks. ``benchmarks/bench_deadwood.py`` runs the same benchmark without the CLI.
+checks, into output arrays made once per row (outside the timed calls).
+``benchmarks/bench_deadwood.py`` runs the same benchmark without the CLI.
 """
 
 from __future__ import annotations
@@ -161,44 +162,64 @@ def _first_call(call: Callable[[np.ndarray], Any], masks: np.ndarray) -> float:
     return time.perf_counter() - start
 
 
-def _solver_call(operation: str, rules: RuleSet) -> Callable[[np.ndarray], np.ndarray]:
+class _Buffers:
+    """Output arrays (and the all -1 ``forbidden`` input) of one batch size, made once.
+
+    Timed calls reuse them: allocating ~1.6 MB arrays inside the timed call measured
+    the allocator instead of the kernel (once glibc hands such arrays back to the
+    system, every call page-faults them in again: 10 ns or more per 11-card hand).
+    """
+
+    def __init__(self) -> None:
+        self._by_size: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def get(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if n not in self._by_size:
+            self._by_size[n] = (
+                np.full(n, -1, np.int64),
+                np.zeros(n, np.int64),
+                np.zeros(n, np.int64),
+            )
+        return self._by_size[n]
+
+
+def _solver_call(operation: str, rules: RuleSet) -> Callable[[np.ndarray], Any]:
+    """The kernel on a batch. Returns its output arrays themselves (``deadwood``, or
+    ``(cards, deadwood)``), which the next call overwrites: nothing is copied."""
     tab = tables_for(rules)
+    buffers = _Buffers()
 
     def min_deadwood(masks: np.ndarray) -> np.ndarray:
-        out = np.empty(masks.shape[0], np.int64)
+        _, out, _ = buffers.get(masks.shape[0])
         min_deadwood_batch(masks, tab, out)
         return out
 
-    def best_discard(masks: np.ndarray) -> np.ndarray:
-        n = masks.shape[0]
-        cards = np.empty(n, np.int64)
-        deadwood = np.empty(n, np.int64)
-        best_discard_batch(masks, np.full(n, -1, np.int64), tab, cards, deadwood)
-        return np.stack([cards, deadwood])
+    def best_discard(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        forbidden, cards, deadwood = buffers.get(masks.shape[0])
+        best_discard_batch(masks, forbidden, tab, cards, deadwood)
+        return cards, deadwood
 
     return min_deadwood if operation == "min deadwood" else best_discard
 
 
 def _naive_call(
     naive: ModuleType, operation: str, rules: RuleSet
-) -> Callable[[np.ndarray], np.ndarray]:
-    tab = tables_for(rules)
+) -> Callable[[np.ndarray], Any]:
+    """The naive baseline, timed like ``_solver_call`` (buffers made once)."""
+    views = table_views(tables_for(rules))
+    windows = views.windows.astype(np.int32)
+    card_value = views.card_value.astype(np.int32)
+    buffers = _Buffers()
 
     def min_deadwood(masks: np.ndarray) -> np.ndarray:
-        out = np.empty(masks.shape[0], np.int64)
-        views = table_views(tab)
-        naive.min_deadwood_naive_batch(masks, views.windows.astype(np.int32), views.card_value.astype(np.int32), out)
+        _, out, _ = buffers.get(masks.shape[0])
+        naive.min_deadwood_naive_batch(masks, windows, card_value, out)
         return out
 
-    def best_discard(masks: np.ndarray) -> np.ndarray:
-        n = masks.shape[0]
-        cards = np.empty(n, np.int64)
-        deadwood = np.empty(n, np.int64)
-        views = table_views(tab)
-        naive.best_discard_naive_batch(
-            masks, views.windows.astype(np.int32), views.card_value.astype(np.int32), cards, deadwood
-        )
-        return np.stack([cards, deadwood])
+    def best_discard(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        _, cards, deadwood = buffers.get(masks.shape[0])
+        naive.best_discard_naive_batch(masks, windows, card_value, cards, deadwood)
+        return cards, deadwood
 
     return min_deadwood if operation == "min deadwood" else best_discard
 
@@ -218,7 +239,7 @@ def _bench_row(
     first = _first_call(solver, masks)
     naive_first = _first_call(baseline, masks) if baseline else None
     # One untimed full-size call each: the first large batch pays one-off costs
-    # (thread pool start-up, page faults) that are not the solver's.
+    # (thread pool start-up, page faults of the reused buffers) that are not the solver's.
     solver(masks)
     if baseline:
         baseline(masks)
