@@ -1,27 +1,33 @@
-"""MC: determinized Monte Carlo; tries every action on sampled deals and keeps the best.
+"""MC: determinized Monte Carlo; plays every action out on sampled deals.
 
 In plain words:
 
-* At each decision (take the pile card or draw; which card to discard; knock or
-  not) it deals the cards it cannot see ``samples`` times at random, each time
-  consistently with what it has seen (its hand, the discard pile, the cards each
-  opponent took from the pile and still holds, every hand's size and the stock's),
-  plays each possible action on each of those deals to the end of the hand with a
-  fast greedy policy in every seat, and picks the action with the best mean result
-  in points (its points minus the mean of the others'). A knock is scored at once
-  against the sampled hands, lay-offs included.
-* The actions of a discard decision are the ``candidates`` best discards by the
-  deadwood they leave (all cards when 0), each followed by playing on and, when the
+* At each decision (take the pile card or draw; which card to discard; knock
+  or not) it deals the cards it cannot see ``samples`` times at random, each
+  time consistently with what it has seen (its hand, the discard pile, the
+  cards each opponent took from the pile and still holds, every hand's size
+  and the stock's), plays each possible action on each of those deals to the
+  end of the hand with a fast greedy policy in every seat, and picks the
+  action with the best mean result in points (its points minus the mean of
+  the others'). A knock is scored at once against the sampled hands,
+  lay-offs included.
+* Opponents' unseen cards (``model``): 1 "kept" (default), an opponent that
+  has thrown D cards holds a hand improved by D greedy turns; 2 "inferred",
+  kept and never melding with a card it threw or passed; 0 uniform.
+* A discard decision tries the ``candidates`` best discards by the deadwood
+  they leave (all cards when 0), each followed by playing on and, when the
   knock is legal, by knocking. Big gin is taken whenever the rules allow it.
-* In whole games with a target (``gin:T``, ``match:T``) a sampled hand that takes
-  it to the target first counts ``game_weight`` points more, one that takes an
-  opponent there ``game_weight`` points less: near the end of a game, winning the
-  game matters more than the points.
-* The rollout policy is greedy with ``knock_at`` (-1: the rule's limit, or 10) and
-  ``min_gain`` (see ``greedy``). ``budget`` caps the rollouts of one decision (0: no
-  cap; otherwise ``samples`` is cut so that actions x samples <= budget).
+* In whole games with a target (``gin:T``, ``match:T``) a sampled hand that
+  takes it to the target first counts ``game_weight`` points more, one that
+  takes an opponent there ``game_weight`` points less.
+* The rollout policy is greedy with ``min_gain`` (see ``greedy``); this seat
+  knocks in rollouts at ``knock_at`` or less (-1: the rule's limit, or 10;
+  0, playing for gin, is the strongest setting measured in Gin), the others
+  at the rule's limit. ``budget`` caps the rollouts of one decision (0: no
+  cap; else ``samples`` is cut so that actions x samples <= budget).
 * Every sample comes from this seat's seeded strategy stream, so runs are
-  reproducible; it sees only its own observation (see ``kernels/mc.py``).
+  reproducible; it sees only its own observation. Details and measured
+  strength: docs/MC.md.
 """
 
 from __future__ import annotations
