@@ -102,7 +102,6 @@ class HandState(NamedTuple):
     taken: np.ndarray  # int64[players]
     discarded: np.ndarray  # int64[players]
     scratch: np.ndarray  # int64[players, SCRATCH_SIZE]
-    rng_keys: np.ndarray  # int64[players]: each seat's strategy stream key this hand (uint64 bits)
     deadwood: np.ndarray  # int64[players]
     laid: np.ndarray  # int64[players]
     points: np.ndarray  # int64[players]
@@ -148,7 +147,6 @@ def _new_state(players):
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
-        np.zeros(players, np.int64),
         np.zeros(MAX_MELDS_PER_ARRANGEMENT, np.int64),
         np.zeros(8, np.int64),
         np.zeros(8, np.int64),
@@ -168,7 +166,6 @@ def _borrowed_state(owner):
         borrow(owner.taken),
         borrow(owner.discarded),
         borrow(owner.scratch),
-        borrow(owner.rng_keys),
         borrow(owner.deadwood),
         borrow(owner.laid),
         borrow(owner.points),
@@ -235,9 +232,8 @@ def _log(state, code, seat, card, extra):
 
 
 @njit(cache=True)
-def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores, tab):
-    """The Obs of one seat: its own hand and public facts only (its stream key comes
-    from ``state.rng_keys``, set once per hand at the deal)."""
+def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores, tab, key, number, hand_index):
+    """The Obs of one seat: its own hand and public facts only."""
     c = state.counters
     return Obs(
         seat,
@@ -257,7 +253,7 @@ def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores
         rules,
         scores,
         tab,
-        np.uint64(state.rng_keys[seat]),
+        stream_key(key, number, make_stream(PURPOSE_STRATEGY, hand_index, seat)),
     )
 
 
@@ -416,8 +412,6 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         state.discarded[seat] = 0
         for k in range(SCRATCH_SIZE):
             state.scratch[seat, k] = 0
-        # The seat's strategy stream (docs/ENGINE.md), computed once for the hand.
-        state.rng_keys[seat] = np.int64(stream_key(key, number, make_stream(PURPOSE_STRATEGY, hand_index, seat)))
     dealt = players * hand_size
     for k in range(dealt):
         seat = (dealer + 1 + k) % players
@@ -438,13 +432,13 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
     first = 0  # 0: a normal draw; 1: the upcard was taken; 2: forced stock draw
     if rules[L.R_UPCARD_OPTION] == 1:
         non_dealer = seat
-        obs = _observe(state, non_dealer, PHASE_UPCARD_OPTION, upcard, -1, False, dealer, rules, scores, tab)
+        obs = _observe(state, non_dealer, PHASE_UPCARD_OPTION, upcard, -1, False, dealer, rules, scores, tab, key, number, hand_index)
         if hook_take(sids[non_dealer], obs, params[non_dealer], state.scratch[non_dealer]):
             first = 1
         else:
             if logging:
                 _log(state, EV_PASS, non_dealer, upcard, -1)
-            obs = _observe(state, dealer, PHASE_UPCARD_OPTION, upcard, -1, False, dealer, rules, scores, tab)
+            obs = _observe(state, dealer, PHASE_UPCARD_OPTION, upcard, -1, False, dealer, rules, scores, tab, key, number, hand_index)
             if hook_take(sids[dealer], obs, params[dealer], state.scratch[dealer]):
                 seat = dealer
                 first = 1
@@ -460,7 +454,7 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         elif first == 2 or c[0] == 0:
             from_pile = False
         else:
-            obs = _observe(state, seat, PHASE_DRAW, upcard, -1, False, dealer, rules, scores, tab)
+            obs = _observe(state, seat, PHASE_DRAW, upcard, -1, False, dealer, rules, scores, tab, key, number, hand_index)
             from_pile = hook_take(sids[seat], obs, params[seat], state.scratch[seat])
         first = 0
         if from_pile:
@@ -488,7 +482,7 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         c[3] += 1
 
         # --- discard, knock ---
-        obs = _observe(state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab)
+        obs = _observe(state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab, key, number, hand_index)
         discard = hook_discard(sids[seat], obs, params[seat], state.scratch[seat])
         if discard < 0 or discard >= DECK_CAPACITY or not (state.hands[seat] >> discard) & 1:
             return _fail(state, ERR_NOT_HELD, seat, number, hand_index, discard)
@@ -607,7 +601,6 @@ def _state_for(state, k):
         state.taken[:k],
         state.discarded[:k],
         state.scratch[:k],
-        state.rng_keys[:k],
         state.deadwood[:k],
         state.laid[:k],
         state.points[:k],
