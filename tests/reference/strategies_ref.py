@@ -259,7 +259,9 @@ def learn_min_deadwood(scratch: list[int], mask: int, deadwood: int) -> None:
     scratch[LEAST_DEADWOOD] = deadwood
 
 
-def memo_best_discard(obs: Any, scratch: list[int], hand: int, forbidden: int | None) -> tuple[int, int]:
+def memo_best_discard(
+    obs: Any, scratch: list[int], hand: int, forbidden: int | None
+) -> tuple[int, int]:
     """``best_discard`` as the memo leaves the scratch (BEST_* words)."""
     card, deadwood = best_discard(obs, hand, forbidden)
     scratch[BEST_HAND] = int(hand)
