@@ -36,7 +36,7 @@ MAX_ARRANGEMENTS = 4096  # minimum-deadwood arrangements kept for one hand
 MAX_MELDS_PER_ARRANGEMENT = 8  # 13 cards make at most 4 melds; room to spare
 DEPTHS = MAX_MELDS_PER_ARRANGEMENT + 1  # levels of the arrangement walk
 ROW = 1 + MAX_MELDS_PER_ARRANGEMENT  # an arrangement row: count, then meld indices
-MAX_PLAYERS = 6  # seats at one showdown (RULES.md players)
+MAX_PLAYERS = 6  # seats at one showdown (RULES.md players): defenders are fewer
 MAX_LAYOFF_OPTIONS = 64  # lay-off choices on one knocker meld (the empty one included)
 RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 JOKER_A = np.int64(1) << 52
@@ -371,15 +371,14 @@ def defender_after_layoffs(knocker_melds, n_knocker_melds, defender, greedy, tab
 
 
 @njit(cache=True)
-def knocker_arrangement(hands, knocker, layoffs, greedy, tab, out_melds):
+def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, out_melds):
     """The knocker's arrangement as RULES.md chooses it.
 
-    ``hands``: int64[players] masks; the defenders are every seat but ``knocker``.
     Least deadwood; with lay-offs and deadwood above zero, then the least total
     reduction the defenders get from laying off; then the canonical first. Writes the
     melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
     """
-    mask = hands[knocker]
+    mask = knocker
     target = min_deadwood_one(mask, tab)
     if (mask & ~NATURAL_BITS) == 0:
         melds = stack_empty(MAX_NATURAL_MELDS, 0)
@@ -395,11 +394,9 @@ def knocker_arrangement(hands, knocker, layoffs, greedy, tab, out_melds):
         n_rows = arrangements_at(mask, target, tab, melds, n, rows)
     best_row = 0
     if n_rows > 1:
-        players = hands.shape[0]
         own = stack_empty(MAX_PLAYERS, 0)
-        for j in range(players):
-            if j != knocker:
-                own[j] = min_deadwood_one(hands[j], tab)
+        for j in range(n_defenders):
+            own[j] = min_deadwood_one(defenders[j], tab)
         chosen = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
         best_relief = np.int64(1) << 40
         for row in range(n_rows):
@@ -407,10 +404,8 @@ def knocker_arrangement(hands, knocker, layoffs, greedy, tab, out_melds):
             for k in range(m):
                 chosen[k] = melds[rows[row, 1 + k]]
             relief = np.int64(0)
-            for j in range(players):
-                if j == knocker:
-                    continue
-                d, _ = defender_after_layoffs(chosen, m, hands[j], greedy, tab)
+            for j in range(n_defenders):
+                d, _ = defender_after_layoffs(chosen, m, defenders[j], greedy, tab)
                 relief += own[j] - d
             if relief < best_relief:
                 best_relief = relief

@@ -20,7 +20,8 @@ from numba import njit
 from kernels import layout as L
 from kernels.bits import popcount
 from kernels.deadwood import min_deadwood_one
-from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, defender_after_layoffs, knocker_arrangement
+from kernels.borrow import stack_empty
+from kernels.melds import MAX_PLAYERS, defender_after_layoffs, knocker_arrangement
 
 S = L.POINT_SCALE
 
@@ -114,7 +115,15 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
     # Lay-offs: only after a knock with deadwood (never after gin, rummy or big gin).
     if rules[L.R_LAYOFF] == 1 and knocker_dw > 0:
         greedy = rules[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY
-        n_melds, _ = knocker_arrangement(hands, knocker, True, greedy, tab, knocker_melds)
+        defenders = stack_empty(MAX_PLAYERS, 0)
+        n_defenders = 0
+        for seat in range(players):
+            if seat != knocker:
+                defenders[n_defenders] = hands[seat]
+                n_defenders += 1
+        n_melds, _ = knocker_arrangement(
+            hands[knocker], defenders, n_defenders, True, greedy, tab, knocker_melds
+        )
         for seat in range(players):
             if seat != knocker:
                 d, cards = defender_after_layoffs(knocker_melds, n_melds, hands[seat], greedy, tab)
