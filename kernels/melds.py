@@ -15,14 +15,16 @@ Conventions
   of a set of three. Choices on different melds combine freely: every card needs one
   host and each chain is anchored at its meld, so any union can be laid in order.
 
-These run once per showdown, not per turn: they favour clarity over speed but still
-allocate only small fixed-size scratch arrays.
+These run once per showdown, not per turn: they favour clarity over speed, but their
+small fixed-size working arrays live on the stack (``kernels.borrow.stack_empty``):
+a heap allocation per array cost about as much as the work done with it.
 """
 
 import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit, popcount
+from kernels.borrow import stack_empty
 from kernels.deadwood import min_deadwood_one, natural_min_deadwood
 from kernels.layout import NATURAL_BITS
 from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, RUN_SHAPE, WINDOWS
@@ -32,6 +34,10 @@ MAX_NATURAL_MELDS = 256  # without jokers: 66 runs in a 13-card suit, 5 per 4-ca
 FEW_ARRANGEMENTS = 64  # first try for the knocker's equal-deadwood arrangements
 MAX_ARRANGEMENTS = 4096  # minimum-deadwood arrangements kept for one hand
 MAX_MELDS_PER_ARRANGEMENT = 8  # 13 cards make at most 4 melds; room to spare
+DEPTHS = MAX_MELDS_PER_ARRANGEMENT + 1  # levels of the arrangement walk
+ROW = 1 + MAX_MELDS_PER_ARRANGEMENT  # an arrangement row: count, then meld indices
+MAX_PLAYERS = 6  # seats at one showdown (RULES.md players): defenders are fewer
+MAX_LAYOFF_OPTIONS = 64  # lay-off choices on one knocker meld (the empty one included)
 RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 JOKER_A = np.int64(1) << 52
 JOKER_B = np.int64(1) << 53
@@ -152,12 +158,18 @@ def arrangements_at(mask, target, tab, melds, n_melds, out):
     rows written (at most ``out.shape[0]``).
     """
     value = mask_value(mask, tab)
-    meld_value = np.empty(n_melds, np.int64)
+    if n_melds <= MAX_NATURAL_MELDS:
+        meld_value = stack_empty(MAX_NATURAL_MELDS, 0)
+    else:
+        meld_value = np.empty(n_melds, np.int64)
     for i in range(n_melds):
         meld_value[i] = mask_value(melds[i], tab)
-    stack = np.empty(MAX_MELDS_PER_ARRANGEMENT + 1, np.int64)
-    used = np.zeros(MAX_MELDS_PER_ARRANGEMENT + 1, np.int64)  # cards used at each depth
-    melded = np.zeros(MAX_MELDS_PER_ARRANGEMENT + 1, np.int64)  # value melded so far
+    stack = stack_empty(DEPTHS, 0)
+    used = stack_empty(DEPTHS, 0)  # cards used at each depth
+    melded = stack_empty(DEPTHS, 0)  # value melded so far
+    for k in range(DEPTHS):
+        used[k] = 0
+        melded[k] = 0
     n_out = 0
     depth = 0
     # Visit the empty arrangement, then walk: at each depth try later melds in order.
@@ -194,9 +206,12 @@ def canonical_arrangement(mask, tab, out_melds):
     Writes its melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
     """
     target = min_deadwood_one(mask, tab)
-    melds = np.empty(melds_capacity(mask), np.int64)
+    if (mask & ~NATURAL_BITS) == 0:
+        melds = stack_empty(MAX_NATURAL_MELDS, 0)
+    else:
+        melds = np.empty(MAX_MELDS, np.int64)
     n = hand_melds(mask, tab, melds)
-    rows = np.empty((1, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
+    rows = stack_empty(1, ROW)
     arrangements_at(mask, target, tab, melds, n, rows)
     for k in range(rows[0, 0]):
         out_melds[k] = melds[rows[0, 1 + k]]
@@ -254,16 +269,17 @@ def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
     cards with the canonical-first arrangement, then the laid cards first as an
     ascending tuple (RULES.md canonical order), so the choice is well defined.
     """
-    options = np.empty((n_knocker_melds, 64), np.int64)
-    counts = np.empty(n_knocker_melds, np.int64)
+    options = stack_empty(MAX_MELDS_PER_ARRANGEMENT, MAX_LAYOFF_OPTIONS)
+    counts = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
+    choice = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
     for k in range(n_knocker_melds):
         counts[k] = _layoff_options(knocker_melds[k], defender, tab, options[k])
-    choice = np.zeros(n_knocker_melds, np.int64)
+        choice[k] = 0
     best = natural_min_deadwood(defender, tab)
     best_laid = np.int64(0)
-    best_melds = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+    best_melds = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
     best_n = -1  # the best's canonical arrangement, computed when first needed
-    melds = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+    melds = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
     while True:
         laid = np.int64(0)
         for k in range(n_knocker_melds):
@@ -321,12 +337,14 @@ def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
     first knocker meld it fits (melds grow as cards are laid) and restarts from the
     lowest card until nothing fits. Returns ``(deadwood, laid_mask)``.
     """
-    own = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+    own = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
     n_own, _ = canonical_arrangement(defender, tab, own)
     unmatched = defender
     for k in range(n_own):
         unmatched &= ~own[k]
-    grown = knocker_melds[:n_knocker_melds].copy()
+    grown = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
+    for k in range(n_knocker_melds):
+        grown[k] = knocker_melds[k]
     laid = np.int64(0)
     progress = True
     while progress:
@@ -360,21 +378,26 @@ def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, o
     reduction the defenders get from laying off; then the canonical first. Writes the
     melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
     """
-    target = min_deadwood_one(knocker, tab)
-    melds = np.empty(melds_capacity(knocker), np.int64)
-    n = hand_melds(knocker, tab, melds)
-    capacity = 1 if not layoffs or target == 0 else FEW_ARRANGEMENTS
-    rows = np.empty((capacity, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
-    n_rows = arrangements_at(knocker, target, tab, melds, n, rows)
+    mask = knocker
+    target = min_deadwood_one(mask, tab)
+    if (mask & ~NATURAL_BITS) == 0:
+        melds = stack_empty(MAX_NATURAL_MELDS, 0)
+    else:
+        melds = np.empty(MAX_MELDS, np.int64)
+    n = hand_melds(mask, tab, melds)
+    rows = stack_empty(FEW_ARRANGEMENTS, ROW)
+    if not layoffs or target == 0:
+        rows = rows[:1]
+    n_rows = arrangements_at(mask, target, tab, melds, n, rows)
     if n_rows == FEW_ARRANGEMENTS:  # maybe more: list them all
-        rows = np.empty((MAX_ARRANGEMENTS, 1 + MAX_MELDS_PER_ARRANGEMENT), np.int64)
-        n_rows = arrangements_at(knocker, target, tab, melds, n, rows)
+        rows = np.empty((MAX_ARRANGEMENTS, ROW), np.int64)
+        n_rows = arrangements_at(mask, target, tab, melds, n, rows)
     best_row = 0
     if n_rows > 1:
-        own = np.empty(n_defenders, np.int64)
+        own = stack_empty(MAX_PLAYERS, 0)
         for j in range(n_defenders):
             own[j] = min_deadwood_one(defenders[j], tab)
-        chosen = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+        chosen = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
         best_relief = np.int64(1) << 40
         for row in range(n_rows):
             m = rows[row, 0]

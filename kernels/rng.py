@@ -68,13 +68,19 @@ def below(skey, counter, n):
     the caller must carry the counter forward.
     """
     n64 = np.uint64(n)
-    threshold = (np.uint64(1) << np.uint64(32)) % n64  # 2**32 mod n: the biased tail
-    while True:
-        r = random64(skey, counter) >> np.uint64(32)
-        counter += 1
-        m = r * n64
-        if (m & LOW_32) >= threshold:
-            return np.int64(m >> np.uint64(32)), counter
+    r = random64(skey, counter) >> np.uint64(32)
+    counter += 1
+    m = r * n64
+    # A draw is kept when its low half is at least 2**32 mod n (the biased tail);
+    # that threshold is below n, so the division is needed only when low < n
+    # (Lemire's nearly divisionless form: the same draws, the same counters).
+    if (m & LOW_32) < n64:
+        threshold = (np.uint64(1) << np.uint64(32)) % n64
+        while (m & LOW_32) < threshold:
+            r = random64(skey, counter) >> np.uint64(32)
+            counter += 1
+            m = r * n64
+    return np.int64(m >> np.uint64(32)), counter
 
 
 @njit(cache=True)

@@ -20,7 +20,8 @@ from numba import njit
 from kernels import layout as L
 from kernels.bits import popcount
 from kernels.deadwood import min_deadwood_one
-from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, defender_after_layoffs, knocker_arrangement
+from kernels.borrow import stack_empty
+from kernels.melds import MAX_PLAYERS, defender_after_layoffs, knocker_arrangement
 
 S = L.POINT_SCALE
 
@@ -46,19 +47,19 @@ def knock_allowed(rules, deadwood, upcard):
 
 @njit(cache=True)
 def _winners(deadwood, candidates, first, players, split):
-    """Seats of lowest deadwood among ``candidates`` (bool mask), searched clockwise
-    from seat ``first``; under ``split`` all of them, else the first. Returns a bool
-    mask, the count and the lowest deadwood."""
+    """Seats of lowest deadwood among ``candidates`` (a bit mask of seats), searched
+    clockwise from seat ``first``; under ``split`` all of them, else the first.
+    Returns a bit mask of seats, the count and the lowest deadwood."""
     low = np.int64(1) << 40
     for seat in range(players):
-        if candidates[seat] and deadwood[seat] < low:
+        if (candidates >> seat) & 1 and deadwood[seat] < low:
             low = deadwood[seat]
-    chosen = np.zeros(players, np.bool_)
+    chosen = np.int64(0)
     count = 0
     for step in range(players):
         seat = (first + step) % players
-        if candidates[seat] and deadwood[seat] == low:
-            chosen[seat] = True
+        if (candidates >> seat) & 1 and deadwood[seat] == low:
+            chosen |= np.int64(1) << seat
             count += 1
             if not split:
                 break
@@ -67,22 +68,12 @@ def _winners(deadwood, candidates, first, players, split):
 
 @njit(cache=True)
 def _share(points, winners, n_winners, pot):
-    """Pay ``pot`` (already in 1/S units) to the winners in equal parts."""
+    """Pay ``pot`` (already in 1/S units) to the winners (a bit mask of seats) in
+    equal parts."""
     part = pot // n_winners  # exact: S is divisible by every possible number of winners
     for seat in range(points.shape[0]):
-        if winners[seat]:
+        if (winners >> seat) & 1:
             points[seat] += part
-
-
-@njit(cache=True)
-def _defenders(hands, knocker):
-    out = np.empty(hands.shape[0] - 1, np.int64)
-    k = 0
-    for seat in range(hands.shape[0]):
-        if seat != knocker:
-            out[k] = hands[seat]
-            k += 1
-    return out
 
 
 @njit(cache=True)
@@ -106,11 +97,11 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
     if knocker < 0:
         # Stock exhausted: every hand at hand_size, no lay-offs, lowest collects the
         # differences; ties by tied_winners counting from the dealer's left.
-        everyone = np.ones(players, np.bool_)
+        everyone = (np.int64(1) << players) - 1
         winners, n_win, low = _winners(deadwood, everyone, dealer + 1, players, split)
         pot = np.int64(0)
         for seat in range(players):
-            if not winners[seat]:
+            if not (winners >> seat) & 1:
                 pot += (deadwood[seat] - low) * S
                 if not gin_scoring:
                     points[seat] -= (deadwood[seat] - low) * S
@@ -124,8 +115,14 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
     # Lay-offs: only after a knock with deadwood (never after gin, rummy or big gin).
     if rules[L.R_LAYOFF] == 1 and knocker_dw > 0:
         greedy = rules[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY
+        defenders = stack_empty(MAX_PLAYERS, 0)
+        n_defenders = 0
+        for seat in range(players):
+            if seat != knocker:
+                defenders[n_defenders] = hands[seat]
+                n_defenders += 1
         n_melds, _ = knocker_arrangement(
-            hands[knocker], _defenders(hands, knocker), players - 1, True, greedy, tab, knocker_melds
+            hands[knocker], defenders, n_defenders, True, greedy, tab, knocker_melds
         )
         for seat in range(players):
             if seat != knocker:
@@ -150,8 +147,7 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
         return L.UNDERCUT, n_melds
 
     # Knock scoring: every payment is a transfer between players.
-    others = np.ones(players, np.bool_)
-    others[knocker] = False
+    others = ((np.int64(1) << players) - 1) & ~(np.int64(1) << knocker)
     low_other = np.int64(1) << 40
     for seat in range(players):
         if seat != knocker:
@@ -179,7 +175,7 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
     neutral = rules[L.R_KNOCKER_TIE] == L.KNOCKER_TIE_NEUTRAL and knocker_dw == low
     pot = np.int64(0)
     for seat in range(players):
-        if seat != knocker and not winners[seat]:
+        if seat != knocker and not (winners >> seat) & 1:
             pay = (deadwood[seat] - low) * S
             points[seat] -= pay
             pot += pay

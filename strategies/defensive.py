@@ -24,6 +24,9 @@ In plain words:
   while calm. Under alarm the threshold is raised by ``alarm``. It knocks when the
   deadwood left after the discard is at most the threshold and the knock is legal.
 * Big gin: when the rules allow it and every card is melded.
+
+Memory: greedy's solver memo (scratch words 1-6, see ``strategies.greedy``); the
+discard also remembers the deadwood its card leaves.
 """
 
 from __future__ import annotations
@@ -34,11 +37,17 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit, popcount
-from kernels.deadwood import best_discard_one, min_deadwood_one
+from kernels.deadwood import min_deadwood_one
 from kernels.obs import forbidden_discard
 from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, WINDOWS
 from strategies import Strategy
-from strategies.greedy import greedy_take, knock_decision, rule_threshold
+from strategies.greedy import (
+    learn_min_deadwood,
+    memo_best_discard,
+    memo_knock_decision,
+    memo_take,
+    rule_threshold,
+)
 
 RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 TAKEN_SAME_RANK = 3
@@ -112,14 +121,14 @@ def alarmed(obs, params):
 @njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Greedy's draw."""
-    return greedy_take(obs, np.int64(params[1]))
+    return memo_take(obs, np.int64(params[1]), scratch)
 
 
 @njit(cache=True, inline="always")
 def discard_nb(obs, params, scratch):
     """The least dangerous card within ``slack`` of the least deadwood."""
     forbidden = forbidden_discard(obs)
-    _, least = best_discard_one(obs.hand, forbidden, obs.tab)
+    _, least = memo_best_discard(obs.hand, forbidden, scratch, obs.tab)
     limit = least + np.int64(params[2])
     best = NO_KEY
     rest = obs.hand
@@ -138,7 +147,9 @@ def discard_nb(obs, params, scratch):
             | (63 - card)
         )
         best = min(best, key)
-    return 63 - (best & 0xFF)
+    choice = 63 - (best & 0xFF)
+    learn_min_deadwood(obs.hand & ~(np.int64(1) << choice), (best >> 16) & 0xFFFF, scratch)
+    return choice
 
 
 @njit(cache=True, inline="always")
@@ -152,7 +163,7 @@ def knock_nb(obs, params, scratch, discard):
         threshold = max(np.int64(0), rule_threshold(obs) - alarm)
     if alarmed(obs, params):
         threshold += alarm
-    return knock_decision(obs, discard, threshold)
+    return memo_knock_decision(obs, discard, threshold, scratch)
 
 
 STRATEGY: Strategy = Strategy(

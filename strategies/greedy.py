@@ -16,6 +16,21 @@ In plain words:
   (Knock Rummy).
 * Big gin: when the rules allow it (``big_gin_bonus > 0``) and all hand_size + 1
   cards are melded, go out with big gin instead of knocking.
+
+Memory (the seat's scratch, zeroed each deal; shared by ``schedule`` and
+``defensive``, which play greedy): a turn asks the solver the same questions several
+times (the draw's best discard of hand + pile card is the discard's when the card is
+taken; the discard knows the deadwood the knock checks; that deadwood is the next
+draw's current deadwood), so the last answers are kept, each under the hand mask it
+is about (a stale entry can never match another hand; the empty mask's answer, 0, is
+true):
+
+* words 1-4 (``BEST_HAND``, ``BEST_FORBIDDEN``, ``BEST_CARD``, ``BEST_DEADWOOD``): the
+  last best discard asked: hand mask, forbidden card (-1 none), card, deadwood left;
+* words 5-6 (``LEAST_HAND``, ``LEAST_DEADWOOD``): the last least deadwood asked (or
+  learnt from a discard): hand mask, deadwood.
+
+Decisions never depend on these words, only the time they take.
 """
 
 from __future__ import annotations
@@ -27,13 +42,21 @@ from numba import njit
 
 from kernels.deadwood import best_discard_one, min_deadwood_one
 from kernels.layout import R_BIG_GIN_BONUS, R_DISCARD_TAKEN_CARD
-from kernels.obs import BIG_GIN, CONTINUE, KNOCK, forbidden_discard
+from kernels.obs import BIG_GIN, CONTINUE, KNOCK, SCRATCH_FREE, forbidden_discard
 from kernels.showdown import knock_limit_of
 from strategies import Strategy
 
 # Where the rules set no knock limit (Knock Rummy), ``knock_at = -1`` knocks at 10 or
 # less: the common Gin limit, so one default reads the same under every rule set.
 DEFAULT_KNOCK_AT = 10
+
+# Scratch words of the solver memo (see the module notes).
+BEST_HAND = SCRATCH_FREE  # hand mask of the memoised best discard
+BEST_FORBIDDEN = SCRATCH_FREE + 1  # its forbidden card (-1: none)
+BEST_CARD = SCRATCH_FREE + 2
+BEST_DEADWOOD = SCRATCH_FREE + 3
+LEAST_HAND = SCRATCH_FREE + 4  # hand mask of the memoised least deadwood
+LEAST_DEADWOOD = SCRATCH_FREE + 5
 
 
 class Params(NamedTuple):
@@ -119,25 +142,92 @@ def greedy_discard(obs):
     return card
 
 
+# --- the same, with the solver memo in the seat's scratch (greedy, schedule, defensive) --
+
+
+@njit(cache=True, inline="always")
+def memo_min_deadwood(mask, scratch, tab):
+    """``min_deadwood_one(mask, tab)``, remembered in ``scratch`` (LEAST_* words)."""
+    if scratch[LEAST_HAND] == mask:
+        return scratch[LEAST_DEADWOOD]
+    deadwood = min_deadwood_one(mask, tab)
+    scratch[LEAST_HAND] = mask
+    scratch[LEAST_DEADWOOD] = deadwood
+    return deadwood
+
+
+@njit(cache=True, inline="always")
+def memo_best_discard(mask, forbidden, scratch, tab):
+    """``best_discard_one(mask, forbidden, tab)``, remembered in ``scratch`` (BEST_*)."""
+    if scratch[BEST_HAND] == mask and scratch[BEST_FORBIDDEN] == forbidden:
+        return scratch[BEST_CARD], scratch[BEST_DEADWOOD]
+    card, deadwood = best_discard_one(mask, forbidden, tab)
+    scratch[BEST_HAND] = mask
+    scratch[BEST_FORBIDDEN] = forbidden
+    scratch[BEST_CARD] = card
+    scratch[BEST_DEADWOOD] = deadwood
+    return card, deadwood
+
+
+@njit(cache=True, inline="always")
+def learn_min_deadwood(mask, deadwood, scratch):
+    """Remember that ``mask``'s least deadwood is ``deadwood`` (known from a discard)."""
+    scratch[LEAST_HAND] = mask
+    scratch[LEAST_DEADWOOD] = deadwood
+
+
+@njit(cache=True, inline="always")
+def memo_take(obs, min_gain, scratch):
+    """``greedy_take`` through the memo."""
+    if obs.pile_n <= 0:
+        return False
+    top = obs.pile[obs.pile_n - 1]
+    current = memo_min_deadwood(obs.hand, scratch, obs.tab)
+    forbidden = top
+    if obs.rules[R_DISCARD_TAKEN_CARD] != 0:
+        forbidden = -1
+    _, after = memo_best_discard(obs.hand | (np.int64(1) << top), forbidden, scratch, obs.tab)
+    return current - after >= min_gain
+
+
+@njit(cache=True, inline="always")
+def memo_discard(obs, scratch):
+    """``greedy_discard`` through the memo; remembers the deadwood the card leaves."""
+    card, deadwood = memo_best_discard(obs.hand, forbidden_discard(obs), scratch, obs.tab)
+    learn_min_deadwood(obs.hand & ~(np.int64(1) << card), deadwood, scratch)
+    return card
+
+
+@njit(cache=True, inline="always")
+def memo_knock_decision(obs, discard, threshold, scratch):
+    """``knock_decision`` through the memo."""
+    if big_gin_ready(obs):
+        return BIG_GIN
+    deadwood = memo_min_deadwood(obs.hand & ~(np.int64(1) << discard), scratch, obs.tab)
+    if deadwood <= threshold and knock_legal(obs, deadwood):
+        return KNOCK
+    return CONTINUE
+
+
 # --- the hooks -----------------------------------------------------------------------
 
 
 @njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Take the pile top when it saves at least ``min_gain`` deadwood."""
-    return greedy_take(obs, np.int64(params[1]))
+    return memo_take(obs, np.int64(params[1]), scratch)
 
 
 @njit(cache=True, inline="always")
 def discard_nb(obs, params, scratch):
     """The best discard (least deadwood left, then highest value, then highest index)."""
-    return greedy_discard(obs)
+    return memo_discard(obs, scratch)
 
 
 @njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at ``knock_at`` or less (when legal)."""
-    return knock_decision(obs, discard, knock_threshold(obs, np.int64(params[0])))
+    return memo_knock_decision(obs, discard, knock_threshold(obs, np.int64(params[0])), scratch)
 
 
 STRATEGY: Strategy = Strategy(

@@ -11,6 +11,8 @@ In plain words:
   lo = 0) the first draw allows 9 (9.5 rounded down), the tenth 5, and from the
   twentieth on only gin.
 * Big gin: when the rules allow it and every card is melded.
+
+Memory: greedy's solver memo (scratch words 1-6, see ``strategies.greedy``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from strategies import Strategy
-from strategies.greedy import greedy_discard, greedy_take, knock_decision
+from strategies.greedy import memo_discard, memo_knock_decision, memo_take
 
 
 class Params(NamedTuple):
@@ -43,19 +45,21 @@ def threshold_at(turn, a, b, lo):
 @njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Greedy's draw."""
-    return greedy_take(obs, np.int64(params[3]))
+    return memo_take(obs, np.int64(params[3]), scratch)
 
 
 @njit(cache=True, inline="always")
 def discard_nb(obs, params, scratch):
     """Greedy's discard."""
-    return greedy_discard(obs)
+    return memo_discard(obs, scratch)
 
 
 @njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at the scheduled threshold or less (when legal)."""
-    return knock_decision(obs, discard, threshold_at(obs.turn, params[0], params[1], params[2]))
+    return memo_knock_decision(
+        obs, discard, threshold_at(obs.turn, params[0], params[1], params[2]), scratch
+    )
 
 
 STRATEGY: Strategy = Strategy(

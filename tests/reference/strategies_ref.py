@@ -22,7 +22,10 @@ Conventions
   the counter moves on, exactly as ``kernels.obs.strategy_below`` does.
   ``simple`` keeps its (drawn, discarded) pairs in ``scratch[1 + drawn]`` as a mask
   of the cards discarded after drawing that card (the numba layout, so the two can
-  be compared word for word).
+  be compared word for word). ``greedy``, ``schedule`` and ``defensive`` keep the
+  solver memo of ``strategies.greedy`` in words 1-6 (``BEST_*``, ``LEAST_*``): the
+  twins compute every answer afresh and write the words the numba hooks leave
+  (a numba hook that finds its answer there writes nothing, the same words).
 - ``SOLVER(cards, ace, ace_high_value, joker_value) -> int``: the least-deadwood
   function the twins use (module attribute; a test may swap in a faster solver that
   is itself tested against ``deadwood_ref``).
@@ -67,6 +70,9 @@ N_PARAMS = 8
 
 ACE_NAMES = {ACE_LOW: "low", ACE_HIGH_OR_LOW: "high_or_low", ACE_AROUND: "around"}
 DEFAULT_KNOCK_AT = 10  # greedy family: the threshold where the rules set no limit
+# The greedy family's solver memo in the scratch (strategies/greedy.py).
+BEST_HAND, BEST_FORBIDDEN, BEST_CARD, BEST_DEADWOOD = 1, 2, 3, 4
+LEAST_HAND, LEAST_DEADWOOD = 5, 6
 PROBABILITY_STEPS = 1_000_000
 
 
@@ -241,6 +247,56 @@ def greedy_discard(obs: Any) -> int:
     return card
 
 
+def memo_min_deadwood(obs: Any, scratch: list[int], mask: int) -> int:
+    """``min_deadwood`` as the memo leaves the scratch (LEAST_* words)."""
+    deadwood = min_deadwood(mask, obs)
+    learn_min_deadwood(scratch, mask, deadwood)
+    return deadwood
+
+
+def learn_min_deadwood(scratch: list[int], mask: int, deadwood: int) -> None:
+    scratch[LEAST_HAND] = int(mask)
+    scratch[LEAST_DEADWOOD] = deadwood
+
+
+def memo_best_discard(
+    obs: Any, scratch: list[int], hand: int, forbidden: int | None
+) -> tuple[int, int]:
+    """``best_discard`` as the memo leaves the scratch (BEST_* words)."""
+    card, deadwood = best_discard(obs, hand, forbidden)
+    scratch[BEST_HAND] = int(hand)
+    scratch[BEST_FORBIDDEN] = -1 if forbidden is None else int(forbidden)
+    scratch[BEST_CARD] = card
+    scratch[BEST_DEADWOOD] = deadwood
+    return card, deadwood
+
+
+def memo_take(obs: Any, min_gain: int, scratch: list[int]) -> bool:
+    pile = pile_of(obs)
+    if not pile:
+        return False
+    top = pile[-1]
+    current = memo_min_deadwood(obs, scratch, int(obs.hand))
+    forbidden = None if int(obs.rules[R_DISCARD_TAKEN_CARD]) else top
+    _, after = memo_best_discard(obs, scratch, int(obs.hand) | (1 << top), forbidden)
+    return current - after >= min_gain
+
+
+def memo_discard(obs: Any, scratch: list[int]) -> int:
+    card, deadwood = memo_best_discard(obs, scratch, int(obs.hand), forbidden_discard(obs))
+    learn_min_deadwood(scratch, without(obs.hand, card), deadwood)
+    return card
+
+
+def memo_knock_decision(obs: Any, discard: int, threshold: int, scratch: list[int]) -> int:
+    if big_gin_ready(obs):
+        return BIG_GIN
+    deadwood = memo_min_deadwood(obs, scratch, without(obs.hand, discard))
+    if deadwood <= threshold and knock_legal(obs, deadwood):
+        return KNOCK
+    return CONTINUE
+
+
 class RandomRef:
     FIELDS = (("p", float),)
 
@@ -268,14 +324,14 @@ class GreedyRef:
     FIELDS = (("knock_at", int), ("min_gain", int))
 
     def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
-        return greedy_take(obs, read_params(params, self.FIELDS)["min_gain"])
+        return memo_take(obs, read_params(params, self.FIELDS)["min_gain"], scratch)
 
     def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
-        return greedy_discard(obs)
+        return memo_discard(obs, scratch)
 
     def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
         knock_at = read_params(params, self.FIELDS)["knock_at"]
-        return knock_decision(obs, discard, knock_threshold(obs, knock_at))
+        return memo_knock_decision(obs, discard, knock_threshold(obs, knock_at), scratch)
 
 
 class SimpleRef:
@@ -324,15 +380,15 @@ class ScheduleRef:
     FIELDS = (("a", float), ("b", float), ("lo", float), ("min_gain", int))
 
     def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
-        return greedy_take(obs, read_params(params, self.FIELDS)["min_gain"])
+        return memo_take(obs, read_params(params, self.FIELDS)["min_gain"], scratch)
 
     def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
-        return greedy_discard(obs)
+        return memo_discard(obs, scratch)
 
     def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
         p = read_params(params, self.FIELDS)
         threshold = math.floor(max(p["lo"], p["a"] - p["b"] * int(obs.turn)))
-        return knock_decision(obs, discard, threshold)
+        return memo_knock_decision(obs, discard, threshold, scratch)
 
 
 class DefensiveRef:
@@ -346,7 +402,7 @@ class DefensiveRef:
     )
 
     def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
-        return greedy_take(obs, read_params(params, self.FIELDS)["min_gain"])
+        return memo_take(obs, read_params(params, self.FIELDS)["min_gain"], scratch)
 
     @staticmethod
     def danger(obs: Any, card: int) -> int:
@@ -379,12 +435,14 @@ class DefensiveRef:
         forbidden = forbidden_discard(obs)
         legal = [card for card in cards_of(obs.hand) if card != forbidden]
         left = {card: min_deadwood(without(obs.hand, card), obs) for card in legal}
-        least = min(left.values())
+        _, least = memo_best_discard(obs, scratch, int(obs.hand), forbidden)
         near_best = [card for card in legal if left[card] <= least + slack]
-        return min(
+        choice = min(
             near_best,
             key=lambda card: (self.danger(obs, card), left[card], -value_of(card, obs), -card),
         )
+        learn_min_deadwood(scratch, without(obs.hand, choice), left[choice])
+        return choice
 
     def alarmed(self, obs: Any, p: dict[str, Any]) -> bool:
         if int(obs.turn) >= p["alarm_turn"]:
@@ -403,7 +461,7 @@ class DefensiveRef:
             threshold = max(0, rule_threshold(obs) - p["alarm"])
         if self.alarmed(obs, p):
             threshold += p["alarm"]
-        return knock_decision(obs, discard, threshold)
+        return memo_knock_decision(obs, discard, threshold, scratch)
 
 
 class _McRef:
