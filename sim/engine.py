@@ -75,8 +75,16 @@ def key_of(seed: int) -> np.uint64:
     return np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
 
 
-def _engine() -> tuple[ModuleType, dict[str, int]]:
-    strategies = list(registry().values())
+# Strategies whose hooks take long to compile (``mc``: about a minute cold) join the
+# engine only for line-ups that seat them, so every other line-up keeps a short cold
+# start. So at most two engines exist: with and without them.
+ON_DEMAND = frozenset({"mc"})
+
+
+def _engine(seats: Lineup) -> tuple[ModuleType, dict[str, int]]:
+    used = {s.name for s, _ in seats.seats}
+    wanted = ON_DEMAND & used
+    strategies = [s for s in registry().values() if s.name not in ON_DEMAND or wanted]
     return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
 
 
@@ -133,7 +141,7 @@ def play_deals(
     if deals < 0:
         raise ValueError(f"deals must be >= 0, got {deals}")
     n_threads = _threads(threads)
-    engine, ids = _engine()
+    engine, ids = _engine(seats)
     sids, params = seats.arrays(ids)
     cols = engine.new_columns(deals, r.players)
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
@@ -168,7 +176,7 @@ def replay_hand(rules: str | RuleSet, lineup: Lineup | str | Iterable[str], *, s
     """Play one single hand with the event log on (the same hand ``play_deals`` plays)."""
     r = resolve_rules(rules)
     seats = lineup_of(lineup, r.players)
-    engine, ids = _engine()
+    engine, ids = _engine(seats)
     sids, params = seats.arrays(ids)
     cols = engine.new_columns(1, r.players)
     state = engine.new_state(r.players)
@@ -220,7 +228,7 @@ def play_games(
     if games < 0:
         raise ValueError(f"games must be >= 0, got {games}")
     n_threads = _threads(threads)
-    engine, ids = _engine()
+    engine, ids = _engine(seats)
     sids, params = seats.arrays(ids)
     game_cols = engine.new_game_columns(games, r.players)
     by_seats, tab, key = rules_by_seats(r), tables_for(r), key_of(seed)
