@@ -174,7 +174,7 @@ def test_a_seat_sees_only_its_own_hidden_cards():
     states that differ only in an opponent's hidden cards give identical observations."""
     import sim.engine as api
 
-    engine, _ = api._engine()
+    engine, _ = api._engine(api.lineup_of("random", 4))
     rules = get_rules("knock-rummy")
     compiled, tab = rules.compile(), api.tables_for(rules)
     scores = np.zeros(4, np.int64)
