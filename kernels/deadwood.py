@@ -29,7 +29,6 @@ is a set or run with one (or two) cards missing. The solver tries every such ``S
 
 import numpy as np
 from numba import njit, prange
-
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
@@ -500,6 +499,14 @@ def _unpack(key):
     if key >= NO_KEY:
         return np.int64(-1), np.int64(BIG)
     return 63 - (key & 0xFF), (key >> 16) - KEY_OFFSET
+
+
+@njit(cache=True)
+def discard_order_key(deadwood, value, card):
+    """The best-discard order as one integer, smallest first: least deadwood left,
+    then highest value, then highest index (``key >> 16`` is the deadwood and
+    ``63 - (key & 0xFF)`` the card)."""
+    return (deadwood << 16) | ((255 - value) << 8) | (63 - card)
 
 
 @njit(cache=True)

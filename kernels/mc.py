@@ -31,7 +31,7 @@ from numba import njit
 
 from kernels import layout as L
 from kernels.bits import lowest_bit, popcount
-from kernels.deadwood import best_discard_one, min_deadwood_one
+from kernels.deadwood import best_discard_one, discard_order_key, min_deadwood_one
 from kernels.engine import _hand_winner
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
 from kernels.obs import PHASE_UPCARD_OPTION
@@ -470,7 +470,7 @@ def discard_candidates(obs, forbidden, limit_count):
             continue
         d = min_deadwood_one(obs.hand & ~(np.int64(1) << card), obs.tab)
         value = np.int64(obs.tab[CARD_VALUE + card])
-        keys[m] = (d << 16) | ((255 - value) << 8) | (63 - card)
+        keys[m] = discard_order_key(d, value, card)
         m += 1
     keys = np.sort(keys[:m])
     if 0 < limit_count < m:

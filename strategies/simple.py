@@ -33,11 +33,10 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit, popcount
-from kernels.deadwood import min_deadwood_one
+from kernels.deadwood import discard_order_key, min_deadwood_one
 from kernels.melds import melds_with
-from kernels.layout import NATURAL_BITS
 from kernels.obs import SCRATCH_FREE, forbidden_discard, strategy_below
-from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, WINDOWS
+from kernels.tables import CARD_VALUE
 from strategies import Strategy
 from strategies.greedy import knock_decision, knock_threshold
 
@@ -57,12 +56,6 @@ def take_nb(obs, params, scratch):
     if obs.pile_n <= 0:
         return False
     return melds_with(obs.hand, obs.pile[obs.pile_n - 1], obs.tab)
-
-
-@njit(cache=True)
-def _key(deadwood, value, card):
-    """Best-discard order as one integer: least deadwood, highest value, highest index."""
-    return (deadwood << 16) | ((255 - value) << 8) | (63 - card)
 
 
 @njit(cache=True, inline="always")
@@ -93,7 +86,7 @@ def discard_nb(obs, params, scratch):
             least_mask = bit
         elif deadwood == least:
             least_mask |= bit
-        key = _key(deadwood, np.int64(obs.tab[CARD_VALUE + card]), card)
+        key = discard_order_key(deadwood, np.int64(obs.tab[CARD_VALUE + card]), card)
         if not bit & excluded:
             best_allowed = min(best_allowed, key)
         if not bit & just_taken:

@@ -36,6 +36,7 @@ from kernels.layout import (
     R_PLAYERS,
     R_UPCARD_OPTION,
 )
+from kernels.melds import melds_with
 from kernels.obs import (
     BIG_GIN,
     CONTINUE,
@@ -54,7 +55,7 @@ from sim.rules import get_rules
 from strategies import StrategyError, params_vector, parse_lineup, parse_seat
 from strategies.defensive import danger
 from strategies.schedule import threshold_at
-from strategies.simple import PAIRS, melds_with
+from strategies.simple import PAIRS
 from tests.conftest import random_meld
 from tests.reference import strategies_ref as ref
 from tests.reference.cardtext import names, parse

@@ -12,10 +12,10 @@ it sample by sample, and so that small positions can be solved by brute force
 from __future__ import annotations
 
 import itertools
-
-import numpy as np
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from kernels import layout as L
 from kernels.layout import (
@@ -34,6 +34,7 @@ from kernels.layout import (
 )
 from tests.reference import deadwood_ref, rng_ref
 from tests.reference import strategies_ref as S
+from tests.reference.engine_ref import mask_of
 from tests.reference.rules_ns import make_rules
 from tests.reference.scoring_ref import score_showdown_ref
 
@@ -43,13 +44,6 @@ INFER_TRIES = 16
 RETRY_SALT = 0xBEEF00
 MAX_ROLLOUT_DRAWS = 400
 RESHUFFLE_SALT = 0xC0FFEE
-
-
-def mask_of(cards: Any) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
 
 
 def hidden_cards(obs: Any) -> list[int]:

@@ -465,26 +465,13 @@ class DefensiveRef:
 
 
 class _McRef:
-    """``mc``'s twin lives in ``mc_ref`` (it needs the showdown oracle); imported on use."""
+    """``mc``'s twin lives in ``mc_ref`` (it needs the showdown oracle, which imports
+    this module); it is imported on first use."""
 
-    @property
-    def _twin(self) -> Any:
+    def __getattr__(self, name: str) -> Any:
         from tests.reference.mc_ref import McRef
 
-        return McRef()
-
-    @property
-    def FIELDS(self) -> Any:  # noqa: N802 (the attribute every twin has)
-        return self._twin.FIELDS
-
-    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
-        return self._twin.take(obs, params, scratch)
-
-    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
-        return self._twin.discard(obs, params, scratch)
-
-    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
-        return self._twin.knock(obs, params, scratch, discard)
+        return getattr(McRef(), name)
 
 
 REF_STRATEGIES: dict[str, Any] = {
