@@ -220,7 +220,7 @@ def hook_knock(sid, obs, params, scratch, discard):
 # --- end hooks ------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log(state, code, seat, card, extra):
     n = state.counters[5]
     if n < state.log.shape[0]:
@@ -231,7 +231,7 @@ def _log(state, code, seat, card, extra):
         state.counters[5] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores, tab, key, number, hand_index):
     """The Obs of one seat: its own hand and public facts only."""
     c = state.counters
@@ -257,7 +257,7 @@ def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fail(state, code, seat, number, hand_index, value):
     e = state.error
     e[0] = code
@@ -375,7 +375,7 @@ def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outco
     return ERR_NONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score(state, rules, tab, knocker, upcard, dealer):
     outcome, _ = showdown(
         rules,
@@ -398,6 +398,9 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
     players = state.hands.shape[0]
     hand_size = rules[L.R_HAND_SIZE]
     n_cards = 52 + rules[L.R_JOKERS]
+    # -1 as a typed int64, not a literal: numba compiles a callee once per literal
+    # argument value, and this engine's cold start is mostly such compiles.
+    none = np.int64(-1)
     c = state.counters
     for i in range(8):
         c[i] = 0
@@ -429,33 +432,32 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         _log(state, EV_UPCARD, -1, upcard, -1)
 
     seat = (dealer + 1) % players
-    first = 0  # 0: a normal draw; 1: the upcard was taken; 2: forced stock draw
-    if rules[L.R_UPCARD_OPTION] == 1:
-        non_dealer = seat
-        obs = _observe(state, non_dealer, PHASE_UPCARD_OPTION, upcard, -1, False, dealer, rules, scores, tab, key, number, hand_index)
-        if hook_take(sids[non_dealer], obs, params[non_dealer], state.scratch[non_dealer]):
-            first = 1
-        else:
-            if logging:
-                _log(state, EV_PASS, non_dealer, upcard, -1)
-            obs = _observe(state, dealer, PHASE_UPCARD_OPTION, upcard, -1, False, dealer, rules, scores, tab, key, number, hand_index)
-            if hook_take(sids[dealer], obs, params[dealer], state.scratch[dealer]):
-                seat = dealer
-                first = 1
-            else:
-                if logging:
-                    _log(state, EV_PASS, dealer, upcard, -1)
-                first = 2
+    first = 0  # 0: a normal draw; 2: the stock, after both passed the upcard
+    # The Gin upcard option asks the non-dealer, then the dealer, whether to take the
+    # upcard; a pass draws nothing. It shares the draw's single take call (one inlined
+    # copy of every strategy's take hook, not three).
+    asking = 2 if rules[L.R_UPCARD_OPTION] == 1 else 0  # option questions left
 
     while True:
         # --- draw ---
-        if first == 1:
-            from_pile = True
-        elif first == 2 or c[0] == 0:
+        if first == 2 or c[0] == 0:
             from_pile = False
         else:
-            obs = _observe(state, seat, PHASE_DRAW, upcard, -1, False, dealer, rules, scores, tab, key, number, hand_index)
+            phase = PHASE_UPCARD_OPTION if asking > 0 else PHASE_DRAW
+            obs = _observe(state, seat, phase, upcard, none, False, dealer, rules, scores, tab, key, number, hand_index)
             from_pile = hook_take(sids[seat], obs, params[seat], state.scratch[seat])
+            if asking > 0:
+                asking -= 1
+                if not from_pile:
+                    if logging:
+                        _log(state, EV_PASS, seat, upcard, -1)
+                    if asking == 1:
+                        seat = dealer  # the non-dealer passed: ask the dealer
+                    else:
+                        seat = (dealer + 1) % players  # both passed
+                        first = 2
+                    continue
+                asking = 0
         first = 0
         if from_pile:
             c[0] -= 1
@@ -469,8 +471,8 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
                 if c[4] >= rules[L.R_MAX_REBUILDS] or c[0] <= 1 or rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND:
                     if logging:
                         _log(state, EV_EXHAUSTED, -1, -1, -1)
-                    outcome = _score(state, rules, tab, -1, upcard, dealer)
-                    return _finish(state, cols, row, number, hand_index, dealer, upcard, -1, outcome, -1)
+                    outcome = _score(state, rules, tab, none, upcard, dealer)
+                    return _finish(state, cols, row, number, hand_index, dealer, upcard, none, outcome, none)
                 _rebuild(state, rules, key, number, hand_index)
                 if logging:
                     _log(state, EV_REBUILD, -1, -1, c[4])
@@ -507,7 +509,7 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
             if logging:
                 _log(state, EV_BIG_GIN, seat, -1, -1)
             outcome = _score(state, rules, tab, seat, upcard, dealer)
-            return _finish(state, cols, row, number, hand_index, dealer, upcard, seat, outcome, -1)
+            return _finish(state, cols, row, number, hand_index, dealer, upcard, seat, outcome, none)
         if decision != CONTINUE:
             return _fail(state, ERR_BAD_KNOCK_CODE, seat, number, hand_index, decision)
         bit = np.int64(1) << discard
@@ -521,10 +523,10 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[2] - c[1] <= rules[L.R_WALL]:
             if logging:
                 _log(state, EV_DEAD_HAND, -1, -1, -1)
-            return _finish(state, cols, row, number, hand_index, dealer, upcard, -1, L.DEAD_HAND, -1)
+            return _finish(state, cols, row, number, hand_index, dealer, upcard, none, np.int64(L.DEAD_HAND), none)
         if c[3] >= MAX_TURNS:
-            outcome = _score(state, rules, tab, -1, upcard, dealer)
-            return _finish(state, cols, row, number, hand_index, dealer, upcard, -1, outcome, -1)
+            outcome = _score(state, rules, tab, none, upcard, dealer)
+            return _finish(state, cols, row, number, hand_index, dealer, upcard, none, outcome, none)
         seat = (seat + 1) % players
 
 
@@ -544,8 +546,8 @@ def play_deals(rules, tab, key, first_number, sids, params, cols, begin, end, er
     code = ERR_NONE
     for i in range(begin, end):
         code = play_hand(
-            borrow(rules), borrow(tab), key, first_number + i, 0, players - 1,
-            borrow(sids), borrow(params), borrow(scores), state, cols, i, False,
+            borrow(rules), borrow(tab), key, first_number + i, np.int64(0), players - 1,
+            borrow(sids), borrow(params), borrow(scores), state, cols, i, np.bool_(False),
         )
         if code != ERR_NONE:
             for k in range(8):
@@ -643,7 +645,7 @@ def _next_active(seat, active):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out, start, games, g):
     """Play game ``number`` (RULES.md "A game of many hands", docs/ENGINE.md "Games").
 
@@ -671,13 +673,14 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
     k_scores = np.zeros(players, np.int64)
     k_sids = np.zeros(players, np.int64)
     k_params = np.zeros(params.shape, params.dtype)
-    hand_index = 0
+    # Counters start as typed int64 (not literals: see ``play_hand``'s ``none``).
+    hand_index = np.int64(0)
     scored = 0
     winner = -1
     row = start
     while hand_index < MAX_GAME_HANDS:
         # The seats still in play this hand, in ascending order (all but a pool's outs).
-        k = 0
+        k = np.int64(0)
         for seat in range(players):
             if active[seat]:
                 seats[k] = seat
@@ -685,13 +688,13 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
                 k_sids[k] = sids[seat]
                 k_params[k] = params[seat]
                 k += 1
-        dealt_dealer = 0
+        dealt_dealer = np.int64(0)
         for i in range(k):
             if seats[i] == dealer:
                 dealt_dealer = i
         err = play_hand(
             rules_by_k[k], tab, key, number, hand_index, dealt_dealer, k_sids[:k], k_params[:k],
-            k_scores[:k], _state_for(state, k), one, 0, False,
+            k_scores[:k], _state_for(state, k), one, np.int64(0), np.bool_(False),
         )
         if err != ERR_NONE:
             return row - start, err
@@ -850,7 +853,7 @@ def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, game
         np.zeros((1, players), np.int8), np.zeros((1, players), np.int64),
     )
     capacity = hands_out.number.shape[0]
-    written = 0
+    written = np.int64(0)
     for g in range(begin, end):
         rows, err = play_game(
             borrow(rules_by_k), borrow(tab), key, first_number + g, borrow(sids), borrow(params),

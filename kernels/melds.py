@@ -27,7 +27,7 @@ from kernels.bits import lowest_bit, popcount
 from kernels.borrow import stack_empty
 from kernels.deadwood import min_deadwood_one, natural_min_deadwood
 from kernels.layout import NATURAL_BITS
-from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, RUN_SHAPE, WINDOWS
+from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, RUN_CAPABLE, RUN_SHAPE, WINDOWS
 
 MAX_MELDS = 2048  # melds inside one hand of up to 13 cards, jokers included
 MAX_NATURAL_MELDS = 256  # without jokers: 66 runs in a 13-card suit, 5 per 4-card rank
@@ -105,9 +105,18 @@ def hand_melds(mask, tab, out):
     n = 0
     for s in range(4):
         p = (natural >> (13 * s)) & 0x1FFF
+        if n_jokers == 0 and tab[RUN_CAPABLE + p] == 0:
+            continue  # no 3-card run in this suit, so no run at all
         for wi in range(tab[N_WINDOWS_SLOT]):
             w = np.int64(tab[WINDOWS + wi])
             held = p & w
+            if n_jokers == 0:
+                # Without jokers only the whole shape is a meld (the showdown's
+                # common case: no subset walk).
+                if held == w:
+                    out[n] = w << (13 * s)
+                    n += 1
+                continue
             need = popcount(w) - n_jokers  # fewest natural cards this shape can use
             if held == 0 or popcount(held) < need:
                 continue
@@ -119,6 +128,8 @@ def hand_melds(mask, tab, out):
                 sub = (sub - 1) & held
     for r in range(13):
         cards = natural & (RANK_ACROSS_SUITS << r)
+        if popcount(cards) + n_jokers < 3:
+            continue  # no set of this rank
         sub = cards
         while sub:
             size = popcount(sub)
@@ -299,7 +310,8 @@ def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
                 if _arrangement_less(melds, n, best_melds, best_n) or (same and meld_less(laid, best_laid)):
                     best_laid = laid
                     best_n = n
-                    best_melds[:n] = melds[:n]
+                    for k in range(n):  # a loop: slice assignment compiles for seconds
+                        best_melds[k] = melds[k]
         # Next combination (mixed-radix counter over the melds' options).
         k = 0
         while k < n_knocker_melds:
@@ -362,7 +374,7 @@ def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
     return mask_value(unmatched & ~laid, tab), laid
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def defender_after_layoffs(knocker_melds, n_knocker_melds, defender, greedy, tab):
     """``(deadwood, laid_mask)`` of a defender under the rule set's ``layoff_play``."""
     if greedy:

@@ -116,13 +116,13 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
     if rules[L.R_LAYOFF] == 1 and knocker_dw > 0:
         greedy = rules[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY
         defenders = stack_empty(MAX_PLAYERS, 0)
-        n_defenders = 0
+        n_defenders = np.int64(0)  # typed: a literal 0 would compile a second knocker_arrangement
         for seat in range(players):
             if seat != knocker:
                 defenders[n_defenders] = hands[seat]
                 n_defenders += 1
         n_melds, _ = knocker_arrangement(
-            hands[knocker], defenders, n_defenders, True, greedy, tab, knocker_melds
+            hands[knocker], defenders, n_defenders, np.bool_(True), greedy, tab, knocker_melds
         )
         for seat in range(players):
             if seat != knocker:
