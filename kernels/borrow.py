@@ -1,24 +1,50 @@
 """``borrow(array)``: the same array without a reference count, for hot loops.
 
-Every time numba stores an array in a tuple or passes it through a call it may not
-inline, it increments and decrements the array's reference count with atomic
-instructions. In the round loop that happens several times per hook call, and on
-arrays every thread shares (the solver tables, the rules) the atomics also bounce a
-cache line between cores. A borrowed view has no reference-count record (a null
-``meminfo``, which numba's runtime skips), so all of that disappears.
+Every time numba stores an array in a tuple, reads it back or passes it through a
+call it may not inline, it calls ``NRT_incref`` / ``NRT_decref`` on the array's
+reference-count record (atomic instructions when the record exists; a call even when
+it is null). The round loop builds an observation tuple of six arrays for every hook
+call, so that bookkeeping took more time than the game itself. ``borrow`` returns a
+view typed :class:`BorrowedArray`, a type numba does not count at all: no calls, no
+atomics, no cache line bounced between threads on the arrays every thread shares
+(the solver tables, the rules). Measured with ``rummy bench engine``: Gin greedy
+about 1.5x, 4-player Knock Rummy about 1.75x.
 
 ``stack_empty(rows, cols)`` is the allocation-free counterpart for small working
 arrays of a known size: room on the stack frame instead of the heap.
 
 Use ``borrow`` only on arrays kept alive by an owner that outlives every use of the view
 (the caller's argument, or a working array held in a local variable): the view never
-frees anything and never keeps anything alive.
+frees anything and never keeps anything alive. Slices and copies of a borrowed view
+are ordinary (counted) arrays again, so nothing newly allocated is ever left uncounted.
 """
 
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.core.datamodel.models import ArrayModel
+from numba.extending import intrinsic, register_model
 from numba.np.arrayobj import populate_array
+
+
+class BorrowedArray(types.Array):
+    """The type of a borrowed view: an array numba never reference-counts.
+
+    Its values are laid out like any array (every array operation applies), but its
+    data model lists no members to count, so numba emits no ``NRT_incref`` /
+    ``NRT_decref`` calls for it at all (a null meminfo would make them no-ops, but
+    each is still a call: a third of the round loop's time). Views taken of it
+    (slices, rows) are ordinary arrays again.
+    """
+
+    def __init__(self, dtype, ndim, layout, readonly=False, aligned=True):
+        name = f"borrowed({dtype}, {ndim}d, {layout}{', readonly' if readonly else ''})"
+        super().__init__(dtype, ndim, layout, readonly=readonly, name=name, aligned=aligned)
+
+
+@register_model(BorrowedArray)
+class _BorrowedArrayModel(ArrayModel):
+    def traverse(self, builder):
+        return []  # nothing to reference-count
 
 
 @intrinsic
@@ -26,17 +52,19 @@ def borrow(typingctx, array):
     """A view of ``array`` (same data, shape, strides) with no reference counting."""
     if not isinstance(array, types.Array):
         return None
+    borrowed = BorrowedArray(
+        array.dtype, array.ndim, array.layout, readonly=not array.mutable, aligned=array.aligned
+    )
 
     def codegen(context, builder, signature, args):
-        array_type = signature.args[0]
-        source = context.make_array(array_type)(context, builder, value=args[0])
-        view = context.make_array(array_type)(context, builder)
+        source = context.make_array(signature.args[0])(context, builder, value=args[0])
+        view = context.make_array(signature.return_type)(context, builder)
         for field in ("parent", "nitems", "itemsize", "data", "shape", "strides"):
             setattr(view, field, getattr(source, field))
         view.meminfo = cgutils.get_null_value(view.meminfo.type)
         return view._getvalue()
 
-    return array(array), codegen
+    return borrowed(array), codegen
 
 
 @intrinsic

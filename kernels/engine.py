@@ -557,6 +557,19 @@ def play_deals(rules, tab, key, first_number, sids, params, cols, begin, end, er
     return code
 
 
+@njit(cache=True)
+def replay_deal(rules, tab, key, number, sids, params, state, cols):
+    """``play_deals``'s hand ``number`` again, with the event log on, into row 0 of
+    ``cols`` and the arrays of ``state`` (read them afterwards). Through borrowed views,
+    like ``play_deals``, so that both share one compile of ``play_hand``."""
+    players = rules[L.R_PLAYERS]
+    scores = np.zeros(players, np.int64)
+    return play_hand(
+        borrow(rules), borrow(tab), key, number, np.int64(0), players - 1, borrow(sids),
+        borrow(params), borrow(scores), _borrowed_state(state), cols, np.int64(0), np.bool_(True),
+    )
+
+
 # --- games ------------------------------------------------------------------------------
 
 MAX_GAME_HANDS = 1000  # hands dealt in one game before the guard stops it (winner -1)
@@ -594,18 +607,20 @@ def new_game_columns(n: int, players: int) -> GameColumns:
 
 @njit(cache=True)
 def _state_for(state, k):
-    """The working state for a hand of ``k`` seats (views of a ``players``-seat state)."""
+    """The working state for a hand of ``k`` seats (borrowed views of a ``players``-seat
+    state: the same types as ``play_deals`` gives ``play_hand``, so one compile serves
+    both)."""
     return HandState(
         state.deck,
         state.stock,
         state.pile,
-        state.hands[:k],
-        state.taken[:k],
-        state.discarded[:k],
-        state.scratch[:k],
-        state.deadwood[:k],
-        state.laid[:k],
-        state.points[:k],
+        borrow(state.hands[:k]),
+        borrow(state.taken[:k]),
+        borrow(state.discarded[:k]),
+        borrow(state.scratch[:k]),
+        borrow(state.deadwood[:k]),
+        borrow(state.laid[:k]),
+        borrow(state.points[:k]),
         state.knocker_melds,
         state.counters,
         state.error,
@@ -693,8 +708,8 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
             if seats[i] == dealer:
                 dealt_dealer = i
         err = play_hand(
-            rules_by_k[k], tab, key, number, hand_index, dealt_dealer, k_sids[:k], k_params[:k],
-            k_scores[:k], _state_for(state, k), one, np.int64(0), np.bool_(False),
+            borrow(rules_by_k[k]), tab, key, number, hand_index, dealt_dealer, borrow(k_sids[:k]),
+            borrow(k_params[:k]), borrow(k_scores[:k]), _state_for(state, k), one, np.int64(0), np.bool_(False),
         )
         if err != ERR_NONE:
             return row - start, err

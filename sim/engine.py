@@ -180,10 +180,7 @@ def replay_hand(rules: str | RuleSet, lineup: Lineup | str | Iterable[str], *, s
     sids, params = seats.arrays(ids)
     cols = engine.new_columns(1, r.players)
     state = engine.new_state(r.players)
-    scores = np.zeros(r.players, np.int64)
-    err = engine.play_hand(
-        r.compile(), tables_for(r), key_of(seed), deal, 0, r.players - 1, sids, params, scores, state, cols, 0, True
-    )
+    err = engine.replay_deal(r.compile(), tables_for(r), key_of(seed), deal, sids, params, state, cols)
     if err:
         _raise_decision_error(state.error, engine, seats, seed)
     n = int(state.counters[5])
