@@ -324,8 +324,14 @@ def _forbidden_bit(forbidden):
 def _removal_without(q, s, forbidden, tab):
     """Like ``_removal(q) - 13 * s`` for suit ``s``, but never removing ``forbidden``.
 
-    Only the suit of a forbidden card needs this scan; the table holds the rest.
+    Only the suit of a forbidden card needs this, and only when the table's best
+    removal is the forbidden card itself: otherwise that best is still the answer.
     """
+    if q == 0:
+        return NO_KEY
+    key = _removal(q, tab) - 13 * s
+    if 63 - (key & 0xFF) != forbidden:
+        return key
     best = NO_KEY
     base = _run_deadwood(q, tab)
     rest = q

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit, popcount
-from kernels.deadwood import discard_order_key, min_deadwood_one
+from kernels.deadwood import best_discard_one, discard_order_key, min_deadwood_one
 from kernels.melds import melds_with
 from kernels.obs import SCRATCH_FREE, forbidden_discard, strategy_below
 from kernels.tables import CARD_VALUE
@@ -58,6 +58,27 @@ def take_nb(obs, params, scratch):
     return melds_with(obs.hand, obs.pile[obs.pile_n - 1], obs.tab)
 
 
+@njit(cache=True)
+def _fallback_discard(hand, excluded, just_taken, tab):
+    """Every least-deadwood card is excluded: the best allowed card in best-discard
+    order, or (every card excluded) the best of all but the card just taken."""
+    best_allowed = NO_KEY
+    best_any = NO_KEY
+    rest = hand
+    while rest:
+        card = lowest_bit(rest)
+        bit = np.int64(1) << card
+        rest &= rest - 1
+        key = discard_order_key(min_deadwood_one(hand ^ bit, tab), np.int64(tab[CARD_VALUE + card]), card)
+        if not bit & excluded:
+            best_allowed = min(best_allowed, key)
+        if not bit & just_taken:
+            best_any = min(best_any, key)
+    if best_allowed < NO_KEY:
+        return 63 - (best_allowed & 0xFF)
+    return 63 - (best_any & 0xFF)
+
+
 @njit(cache=True, inline="always")
 def discard_nb(obs, params, scratch):
     """A random least-deadwood card, minus the excluded ones; see the module notes."""
@@ -71,36 +92,28 @@ def discard_nb(obs, params, scratch):
     excluded = just_taken
     if obs.drawn >= 0:
         excluded |= scratch[PAIRS + obs.drawn]
-    least = np.int64(1) << 30
+    # The least deadwood a discard leaves, then the cards that leave it. Removing a
+    # card lowers a hand's least deadwood by at most the card's value, so only cards
+    # worth at least ``full - least`` need the solver.
+    tab = obs.tab
+    full = min_deadwood_one(hand, tab)
+    _, least = best_discard_one(hand, np.int64(-1), tab)
     least_mask = np.int64(0)
-    best_allowed = NO_KEY  # fallback: best-discard order among allowed cards
-    best_any = NO_KEY  # last resort: among all cards but the one just taken
     rest = hand
     while rest:
         card = lowest_bit(rest)
         bit = np.int64(1) << card
         rest &= rest - 1
-        deadwood = min_deadwood_one(hand ^ bit, obs.tab)
-        if deadwood < least:
-            least = deadwood
-            least_mask = bit
-        elif deadwood == least:
+        if full - np.int64(tab[CARD_VALUE + card]) <= least and min_deadwood_one(hand ^ bit, tab) == least:
             least_mask |= bit
-        key = discard_order_key(deadwood, np.int64(obs.tab[CARD_VALUE + card]), card)
-        if not bit & excluded:
-            best_allowed = min(best_allowed, key)
-        if not bit & just_taken:
-            best_any = min(best_any, key)
     candidates = least_mask & ~excluded
     if candidates != 0:
         k = strategy_below(obs, scratch, popcount(candidates))
         for _ in range(k):
             candidates &= candidates - 1
         choice = lowest_bit(candidates)
-    elif best_allowed < NO_KEY:
-        choice = 63 - (best_allowed & 0xFF)
     else:
-        choice = 63 - (best_any & 0xFF)
+        choice = _fallback_discard(hand, excluded, just_taken, tab)
     if obs.drawn >= 0:
         scratch[PAIRS + obs.drawn] |= np.int64(1) << choice
     return choice
