@@ -461,6 +461,8 @@ def melds_with(hand, card, tab):
     if popcount(natural & (RANK_ACROSS_SUITS << rank)) + 1 + jokers >= 3:
         return True
     p = ((natural >> (13 * suit)) & 0x1FFF) | (1 << rank)
+    if jokers == 0:  # a 3-card run window through the card, all held: one table read
+        return (tab[RUN_CAPABLE + p] >> rank) & 1 != 0
     for i in range(tab[N_WINDOWS_SLOT]):
         w = np.int64(tab[WINDOWS + i])
         if popcount(w) == 3 and (w >> rank) & 1 and popcount(w & ~p) <= jokers:
