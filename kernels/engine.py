@@ -187,6 +187,17 @@ def _borrowed_state(owner):
     )
 
 
+@njit(cache=True)
+def _borrowed_columns(owner):
+    """``owner``'s result columns as borrowed views (``owner`` must outlive them)."""
+    return HandColumns(
+        borrow(owner.number), borrow(owner.hand_index), borrow(owner.dealer), borrow(owner.upcard),
+        borrow(owner.knocker), borrow(owner.winner), borrow(owner.outcome), borrow(owner.turns),
+        borrow(owner.stock_left), borrow(owner.rebuilds), borrow(owner.deadwood),
+        borrow(owner.laid_off), borrow(owner.points),
+    )
+
+
 def new_columns(n: int, players: int) -> HandColumns:
     """Empty result columns for ``n`` hands."""
     return HandColumns(
@@ -552,11 +563,12 @@ def play_deals(rules, tab, key, first_number, sids, params, cols, begin, end, er
     scores = np.zeros(players, np.int64)
     owner = _new_state(players)
     state = _borrowed_state(owner)
+    out = _borrowed_columns(cols)
     code = ERR_NONE
     for i in range(begin, end):
         code = play_hand(
             borrow(rules), borrow(tab), key, first_number + i, np.int64(0), players - 1,
-            borrow(sids), borrow(params), borrow(scores), state, cols, i, np.bool_(False),
+            borrow(sids), borrow(params), borrow(scores), state, out, i, np.bool_(False),
         )
         if code != ERR_NONE:
             for k in range(8):
@@ -575,7 +587,8 @@ def replay_deal(rules, tab, key, number, sids, params, state, cols):
     scores = np.zeros(players, np.int64)
     return play_hand(
         borrow(rules), borrow(tab), key, number, np.int64(0), players - 1, borrow(sids),
-        borrow(params), borrow(scores), _borrowed_state(state), cols, np.int64(0), np.bool_(True),
+        borrow(params), borrow(scores), _borrowed_state(state), _borrowed_columns(cols), np.int64(0),
+        np.bool_(True),
     )
 
 
@@ -870,12 +883,13 @@ def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, game
     players = rules_by_k[rules_by_k.shape[0] - 1][L.R_PLAYERS]
     owner = _new_state(players)
     state = _borrowed_state(owner)
-    one = HandColumns(
+    one_owner = HandColumns(
         np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros(1, np.int8),
         np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int16),
         np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros((1, players), np.int16),
         np.zeros((1, players), np.int8), np.zeros((1, players), np.int64),
     )
+    one = _borrowed_columns(one_owner)
     capacity = hands_out.number.shape[0]
     written = np.int64(0)
     for g in range(begin, end):
@@ -893,4 +907,5 @@ def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, game
                 status[2 + k] = state.error[k]
             break
     status[0] = written
-    owner.counters[7] = 0  # keeps the owner (and so the borrowed views) alive to here
+    owner.counters[7] = 0  # keeps the owners (and so the borrowed views) alive to here
+    one_owner.number[0] = 0
