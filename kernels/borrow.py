@@ -22,7 +22,7 @@ are ordinary (counted) arrays again, so nothing newly allocated is ever left unc
 from numba import types
 from numba.core import cgutils
 from numba.core.datamodel.models import ArrayModel
-from numba.extending import intrinsic, register_model
+from numba.extending import intrinsic, lower_cast, register_model
 from numba.np.arrayobj import populate_array
 
 
@@ -45,6 +45,14 @@ class BorrowedArray(types.Array):
 class _BorrowedArrayModel(ArrayModel):
     def traverse(self, builder):
         return []  # nothing to reference-count
+
+
+@lower_cast(BorrowedArray, types.Array)
+def _borrowed_to_array(context, builder, fromty, toty, val):
+    """Where a borrowed view meets an ordinary array (``x = view if c else np.empty(n)``)
+    numba unifies both as an ordinary array: same layout in memory, and the view's
+    null meminfo makes its counting a no-op."""
+    return val
 
 
 @intrinsic
