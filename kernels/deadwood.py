@@ -324,14 +324,8 @@ def _forbidden_bit(forbidden):
 def _removal_without(q, s, forbidden, tab):
     """Like ``_removal(q) - 13 * s`` for suit ``s``, but never removing ``forbidden``.
 
-    Only the suit of a forbidden card needs this, and only when the table's best
-    removal is the forbidden card itself: otherwise that best is still the answer.
+    Only the suit of a forbidden card needs this scan; the table holds the rest.
     """
-    if q == 0:
-        return NO_KEY
-    key = _removal(q, tab) - 13 * s
-    if 63 - (key & 0xFF) != forbidden:
-        return key
     best = NO_KEY
     base = _run_deadwood(q, tab)
     rest = q
@@ -359,7 +353,9 @@ def _leaf_key(m, fbit, forbidden, tab):
         min(_removal(q0, tab), _removal(q1, tab) - 13),
         min(_removal(q2, tab) - 26, _removal(q3, tab) - 39),
     )
-    if m & fbit:
+    if m & fbit and 63 - (removal & 0xFF) == forbidden:
+        # The best card is the forbidden one: find the best of the others (any other
+        # best is already the best allowed one).
         removal = _removal_forbidden(q0, q1, q2, q3, forbidden, tab)
     return total, removal + (total << 16)
 

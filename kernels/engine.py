@@ -116,6 +116,7 @@ class HandState(NamedTuple):
     deadwood: np.ndarray  # int64[players]
     laid: np.ndarray  # int64[players]
     points: np.ndarray  # int64[players]
+    seat_keys: np.ndarray  # uint64[players]: each seat's strategy stream for this hand
     knocker_melds: np.ndarray  # int64[MAX_MELDS_PER_ARRANGEMENT]
     counters: np.ndarray  # int64[8]: pile_n, stock_top, stock_end, turn, rebuilds, log_n, deck size
     error: np.ndarray  # int64[8]: code, seat, number, hand_index, turn, value
@@ -158,6 +159,7 @@ def _new_state(players):
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
+        np.zeros(players, np.uint64),
         np.zeros(MAX_MELDS_PER_ARRANGEMENT, np.int64),
         np.zeros(8, np.int64),
         np.zeros(8, np.int64),
@@ -180,6 +182,7 @@ def _borrowed_state(owner):
         borrow(owner.deadwood),
         borrow(owner.laid),
         borrow(owner.points),
+        borrow(owner.seat_keys),
         borrow(owner.knocker_melds),
         borrow(owner.counters),
         borrow(owner.error),
@@ -254,7 +257,7 @@ def _log(state, code, seat, card, extra):
 
 
 @njit(cache=True, inline="always")
-def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores, tab, key, number, hand_index):
+def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores, tab):
     """The Obs of one seat: its own hand and public facts only."""
     c = state.counters
     return Obs(
@@ -275,7 +278,7 @@ def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores
         rules,
         scores,
         tab,
-        stream_key(key, number, make_stream(PURPOSE_STRATEGY, hand_index, seat)),
+        state.seat_keys[seat],
     )
 
 
@@ -433,6 +436,7 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         state.hands[seat] = 0
         state.taken[seat] = 0
         state.discarded[seat] = 0
+        state.seat_keys[seat] = stream_key(key, number, make_stream(PURPOSE_STRATEGY, hand_index, seat))
         for k in range(SCRATCH_SIZE):
             state.scratch[seat, k] = 0
     dealt = players * hand_size
@@ -464,7 +468,7 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
             from_pile = False
         else:
             phase = PHASE_UPCARD_OPTION if asking > 0 else PHASE_DRAW
-            obs = _observe(state, seat, phase, upcard, none, False, dealer, rules, scores, tab, key, number, hand_index)
+            obs = _observe(state, seat, phase, upcard, none, False, dealer, rules, scores, tab)
             from_pile = hook_take(sids[seat], obs, params[seat], state.scratch[seat])
             if asking > 0:
                 asking -= 1
@@ -504,7 +508,7 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         c[3] += 1
 
         # --- discard, knock ---
-        obs = _observe(state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab, key, number, hand_index)
+        obs = _observe(state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab)
         discard = hook_discard(sids[seat], obs, params[seat], state.scratch[seat])
         if discard < 0 or discard >= DECK_CAPACITY or not (state.hands[seat] >> discard) & 1:
             return _fail(state, ERR_NOT_HELD, seat, number, hand_index, discard)
@@ -643,6 +647,7 @@ def _state_for(state, k):
         borrow(state.deadwood[:k]),
         borrow(state.laid[:k]),
         borrow(state.points[:k]),
+        borrow(state.seat_keys[:k]),
         state.knocker_melds,
         state.counters,
         state.error,

@@ -185,7 +185,8 @@ def test_a_seat_sees_only_its_own_hidden_cards():
         state.pile[0] = 7
         state.counters[0] = 1
         state.counters[2] = 20
-        obs = engine._observe(state, 0, 1, 7, -1, False, 3, compiled, scores, tab, np.uint64(1), 0, 0)
+        state.seat_keys[:] = 1
+        obs = engine._observe(state, 0, 1, 7, -1, False, 3, compiled, scores, tab)
         observations.append(obs)
     assert set(Obs._fields) == {
         "seat", "players", "hand", "pile", "pile_n", "taken", "discarded", "stock_n", "turn",
