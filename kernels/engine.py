@@ -591,8 +591,8 @@ def replay_deal(rules, tab, key, number, sids, params, state, cols):
     scores = np.zeros(players, np.int64)
     return play_hand(
         borrow(rules), borrow(tab), key, number, np.int64(0), players - 1, borrow(sids),
-        borrow(params), borrow(scores), _borrowed_state(state), _borrowed_columns(cols), np.int64(0),
-        np.bool_(True),
+        borrow(params), borrow(scores), _borrowed_state(state), _borrowed_columns(cols),
+        np.int64(0), np.bool_(True),
     )
 
 
@@ -715,7 +715,7 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
     k_scores = np.zeros(players, np.int64)
     k_sids = np.zeros(players, np.int64)
     k_params = np.zeros(params.shape, params.dtype)
-    # Counters start as typed int64 (not literals: see ``play_hand``'s ``none``).
+    # Counters start typed, not as literals (see "Compile time" above).
     hand_index = np.int64(0)
     scored = 0
     winner = -1
@@ -736,7 +736,8 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
                 dealt_dealer = i
         err = play_hand(
             borrow(rules_by_k[k]), tab, key, number, hand_index, dealt_dealer, borrow(k_sids[:k]),
-            borrow(k_params[:k]), borrow(k_scores[:k]), _state_for(state, k), one, np.int64(0), np.bool_(False),
+            borrow(k_params[:k]), borrow(k_scores[:k]), _state_for(state, k), one,
+            np.int64(0), np.bool_(False),
         )
         if err != ERR_NONE:
             return row - start, err

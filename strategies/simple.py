@@ -69,7 +69,8 @@ def _fallback_discard(hand, excluded, just_taken, tab):
         card = lowest_bit(rest)
         bit = np.int64(1) << card
         rest &= rest - 1
-        key = discard_order_key(min_deadwood_one(hand ^ bit, tab), np.int64(tab[CARD_VALUE + card]), card)
+        deadwood = min_deadwood_one(hand ^ bit, tab)
+        key = discard_order_key(deadwood, np.int64(tab[CARD_VALUE + card]), card)
         if not bit & excluded:
             best_allowed = min(best_allowed, key)
         if not bit & just_taken:
@@ -104,7 +105,8 @@ def discard_nb(obs, params, scratch):
         card = lowest_bit(rest)
         bit = np.int64(1) << card
         rest &= rest - 1
-        if full - np.int64(tab[CARD_VALUE + card]) <= least and min_deadwood_one(hand ^ bit, tab) == least:
+        value = np.int64(tab[CARD_VALUE + card])
+        if full - value <= least and min_deadwood_one(hand ^ bit, tab) == least:
             least_mask |= bit
     candidates = least_mask & ~excluded
     if candidates != 0:

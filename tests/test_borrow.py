@@ -20,7 +20,8 @@ def _counted_meminfos(numba_type) -> int:
     """How many reference counts numba would update to copy or drop a value of this type."""
     context = _pair_sum.targetctx
     module = ir.Module()
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [context.get_value_type(numba_type)]), "f")
+    signature = ir.FunctionType(ir.VoidType(), [context.get_value_type(numba_type)])
+    fn = ir.Function(module, signature, "f")
     builder = ir.IRBuilder(fn.append_basic_block())
     return len(NRTContext(context, True).get_meminfos(builder, numba_type, fn.args[0]))
 
