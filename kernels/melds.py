@@ -57,18 +57,19 @@ def mask_value(mask, tab):
 
 @njit(cache=True)
 def meld_less(a, b):
-    """True when meld ``a`` comes before ``b`` as ascending tuples of card indices."""
-    while True:
-        if b == 0:
-            return False
-        if a == 0:
-            return True  # a proper prefix comes first
-        la = lowest_bit(a)
-        lb = lowest_bit(b)
-        if la != lb:
-            return la < lb
-        a &= a - 1
-        b &= b - 1
+    """True when meld ``a`` comes before ``b`` as ascending tuples of card indices.
+
+    Both tuples agree up to their lowest differing card ``t``, held by one of them: the
+    other comes next with a card above ``t`` (so it is the larger), or ends there (so
+    it is a proper prefix, the smaller).
+    """
+    if a == b:
+        return False
+    t = lowest_bit(a ^ b)
+    above = -(np.int64(2) << t)  # the bits above t
+    if (a >> t) & 1:
+        return (b & above) != 0
+    return (a & above) == 0
 
 
 @njit(cache=True)

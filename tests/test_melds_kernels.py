@@ -35,6 +35,7 @@ from kernels.melds import (
     layoff_fits,
     layoff_greedy,
     layoff_optimal,
+    meld_less,
 )
 from tests.conftest import (
     ACE_MODES,
@@ -536,3 +537,17 @@ def test_knocker_avoids_giving_layoffs() -> None:
     assert R.knocker_arrangement_ref(knocker, [defender], rules) == [t("KC KD KH")]
     for play in ("optimal", "greedy"):
         _check_knocker(knocker, [defender], "low", True, play)
+
+
+def _cards_of(mask: int) -> list[int]:
+    return [i for i in range(54) if mask >> i & 1]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, (1 << 54) - 1), st.integers(0, (1 << 54) - 1), st.integers(0, 53))
+def test_meld_less_is_the_order_of_ascending_card_tuples(a, other, cut):
+    # b shares a's cards below ``cut`` (common prefixes are the interesting cases)
+    below = (1 << cut) - 1
+    b = (a & below) | (other & ~below)
+    for x, y in ((a, b), (b, a), (a, a), (a, a & below), (a & below, a)):
+        assert meld_less(np.int64(x), np.int64(y)) == (_cards_of(x) < _cards_of(y)), (x, y)
