@@ -93,34 +93,13 @@ NET_METHOD = "t"
 
 
 def parse_strategies(items: str | Iterable[str]) -> list[str]:
-    """Strategy specs from ``greedy,simple`` (or several such strings, or ``/``).
-
-    A comma separates strategies and also a strategy's parameters
-    (``greedy:knock_at=7,min_gain=2``): an item holding ``=`` but no ``:`` is read as
-    one more parameter of the strategy before it, so
-    ``greedy:knock_at=7,min_gain=2,simple`` is two strategies. Each spec comes back in
-    canonical form (``strategies.format_seat``).
-    """
-    from strategies import StrategyError, format_seat, parse_seat
+    """Strategy specs from ``greedy:knock_at=7,min_gain=2,simple`` (or several such
+    strings; commas and ``/`` as :func:`strategies.split_specs` reads them), each in
+    canonical form (``strategies.format_seat``)."""
+    from strategies import format_seat, parse_seat, split_specs
 
     texts = [items] if isinstance(items, str) else list(items)
-    specs: list[str] = []
-    for text in texts:
-        for group in text.split("/"):
-            pieces: list[str] = []
-            for item in group.split(","):
-                item = item.strip()
-                if not item:
-                    continue
-                if "=" in item and ":" not in item.split("=", 1)[0] and ":" not in item:
-                    if not pieces:
-                        raise StrategyError(
-                            f"parameter {item!r} comes before any strategy in {text!r}"
-                        )
-                    pieces[-1] += "," + item
-                else:
-                    pieces.append(item)
-            specs += pieces
+    specs = [spec for text in texts for spec in split_specs(text)]
     canonical = [format_seat(*parse_seat(spec)) for spec in specs]
     seen: set[str] = set()
     for spec in canonical:

@@ -346,22 +346,43 @@ def parse_seat(spec: str) -> tuple[Strategy, NamedTuple]:
     return strategy, strategy.defaults()._replace(**values)
 
 
+def split_specs(text: str) -> list[str]:
+    """Strategy specs written in one string, separated by ``/`` or ``,``.
+
+    A comma also separates a strategy's parameters (``greedy:knock_at=7,min_gain=2``):
+    an item holding ``=`` but no ``:`` is one more parameter of the spec before it, so
+    ``simple,greedy:knock_at=5,min_gain=2`` is two specs.
+    """
+    specs: list[str] = []
+    for group in text.split("/"):
+        pieces: list[str] = []
+        for item in group.split(","):
+            item = item.strip()
+            if not item:
+                raise StrategyError(f"empty seat in {text!r}")
+            if "=" in item and ":" not in item:
+                if not pieces:
+                    raise StrategyError(f"parameter {item!r} comes before any strategy in {text!r}")
+                pieces[-1] += "," + item
+            else:
+                pieces.append(item)
+        specs += pieces
+    return specs
+
+
 def parse_lineup(text: str | Iterable[str], players: int) -> list[tuple[Strategy, NamedTuple]]:
     """One ``(strategy, params)`` per seat.
 
-    ``text`` is one string with seats separated by ``/`` (``greedy:knock_at=7/simple``)
-    or a list of specs (each may itself hold ``/``). One spec fills every seat;
-    otherwise there must be exactly ``players`` specs.
+    ``text`` is one string with seats separated by ``/`` or ``,`` (``simple,greedy:knock_at=7``,
+    ``greedy:knock_at=7,min_gain=2/simple``; see :func:`split_specs`) or a list of such
+    strings. One spec fills every seat; otherwise there must be exactly ``players`` specs.
     """
     pieces = [text] if isinstance(text, str) else list(text)
     specs: list[str] = []
     for piece in pieces:
         if not isinstance(piece, str):
             raise StrategyError(f"a strategy spec must be text, got {piece!r}")
-        for spec in piece.split("/"):
-            if not spec.strip():
-                raise StrategyError(f"empty seat in line-up {piece!r}")
-            specs.append(spec.strip())
+        specs += split_specs(piece)
     if not specs:
         raise StrategyError("no strategy given")
     if len(specs) == 1:

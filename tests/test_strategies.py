@@ -862,6 +862,17 @@ def test_parse_lineup() -> None:
         parse_lineup("greedy//simple", 3)
     with pytest.raises(StrategyError, match="unknown parameter"):
         parse_lineup("greedy/simple:x=1", 2)
+    # Commas separate seats too; an item with '=' and no ':' is a parameter of the seat
+    # before it.
+    seats = parse_lineup("simple,greedy:knock_at=5,min_gain=2", 2)
+    assert [s.name for s, _ in seats] == ["simple", "greedy"]
+    assert (seats[1][1].knock_at, seats[1][1].min_gain) == (5, 2)
+    seats = parse_lineup("greedy:knock_at=7,min_gain=2", 4)  # one seat spec, every seat
+    assert len(seats) == 4 and seats[3][1].min_gain == 2
+    with pytest.raises(StrategyError, match="empty seat"):
+        parse_lineup("greedy,,simple", 3)
+    with pytest.raises(StrategyError, match="comes before any strategy"):
+        parse_lineup("knock_at=5,greedy", 2)
 
 
 def test_params_vector() -> None:

@@ -472,7 +472,7 @@ def run(
         typer.Option("--rule", "-r", help="Override one rule parameter, key=value (repeatable)."),
     ] = None,
     seats: Annotated[
-        str, typer.Option("--seats", "-s", help="Line-up: seat specs joined by '/'.")
+        str, typer.Option("--seats", "-s", help="Line-up: seat specs joined by '/' or ','.")
     ] = "greedy/greedy",
     deals: Annotated[int, typer.Option("--deals", "-n", help="Deals per timed call.")] = 2_000_000,
     workers: Annotated[

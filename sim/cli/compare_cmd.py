@@ -173,7 +173,7 @@ def compare(
         str,
         typer.Option(
             "--seats",
-            help="Side A's line-up: one strategy spec per seat joined by '/' "
+            help="Side A's line-up: one strategy spec per seat joined by '/' or ',' "
             "(greedy:knock_at=7/simple); one spec fills every seat. Seat 0 is the focal seat.",
         ),
     ] = "greedy",

@@ -56,7 +56,7 @@ def _to_json(replay: Replay, showdown: dict[str, object] | None) -> dict[str, ob
 
 def replay(
     seats: Annotated[
-        str, typer.Option(help="Line-up: one spec per seat separated by '/', e.g. simple/greedy:knock_at=5.")
+        str, typer.Option(help="Line-up: one spec per seat separated by ',' or '/', e.g. simple,greedy:knock_at=5.")
     ],
     seed: Annotated[int, typer.Option(help="The run's seed.")],
     deal: Annotated[int, typer.Option(help="The deal number to replay.")],

@@ -82,7 +82,7 @@ SeatsOption = Annotated[
     typer.Option(
         "--seats",
         "-s",
-        help="Line-up: seat specs separated by '/' (greedy:knock_at=7/simple), or the "
+        help="Line-up: seat specs separated by '/' or ',' (greedy:knock_at=7/simple), or the "
         "option once per seat; one spec fills every seat.",
         show_default=False,
     ),
