@@ -593,7 +593,7 @@ def make_request(
     (``schedule:min_gain=2``); ``params`` the tuned parameters (``"knock_at=0..10"``
     or ParamRange); ``against`` the other seats (one spec for all, or ``a/b/c``).
     """
-    from strategies import StrategyError, format_seat, parse_lineup, parse_seat
+    from strategies import StrategyError, format_seat, parse_lineup, parse_seat, split_specs
 
     rule_set = rules if isinstance(rules, RuleSet) else get_rules(rules)
     players = rule_set.players
@@ -648,14 +648,14 @@ def make_request(
         raise TuneError(
             f"the grid holds {size:,} settings, more than {MAX_GRID:,}; narrow the ranges"
         )
-    if isinstance(against, str):
-        pieces = [p.strip() for p in against.split("/")]
-    else:
-        pieces = [p.strip() for a in against for p in str(a).split("/")]
-    if not pieces or any(not p for p in pieces):
-        raise TuneError(
-            f"against={against!r}: an empty seat; write e.g. simple or greedy/greedy/simple"
-        )
+    texts = [against] if isinstance(against, str) else [str(a) for a in against]
+    example = "write e.g. simple or greedy/greedy/simple"
+    try:
+        pieces = [spec for text in texts for spec in split_specs(text)]
+    except StrategyError as error:
+        raise TuneError(f"against={against!r}: {error}; {example}") from None
+    if not pieces:
+        raise TuneError(f"against={against!r}: no seat; {example}")
     others = players - 1
     if len(pieces) not in (1, others):
         raise TuneError(

@@ -359,7 +359,7 @@ def split_specs(text: str) -> list[str]:
         for item in group.split(","):
             item = item.strip()
             if not item:
-                raise StrategyError(f"empty seat in {text!r}")
+                raise StrategyError(f"an empty seat in {text!r}")
             if "=" in item and ":" not in item:
                 if not pieces:
                     raise StrategyError(f"parameter {item!r} comes before any strategy in {text!r}")
