@@ -207,6 +207,24 @@ def natural_min_deadwood(mask, tab):
     return _natural_min_inline(mask, True, tab)
 
 
+@njit(cache=True, inline="always")
+def every_card_meldable(mask, tab):
+    """False when some natural card of the hand lies in no possible meld of it (no
+    3-card run in its suit, its rank in fewer than three suits): the least deadwood
+    is then above 0. True says nothing (and always with a joker, which melds with
+    anything). A few table reads: the gate in front of a full solve where only a
+    deadwood of 0 matters."""
+    if (mask >> 52) != 0:
+        return True
+    p0, p1, p2, p3 = suit_patterns(mask)
+    sets = at_least_three(p0, p1, p2, p3)
+    loose = (
+        (p0 & ~(_capable(p0, tab) | sets)) | (p1 & ~(_capable(p1, tab) | sets))
+        | (p2 & ~(_capable(p2, tab) | sets)) | (p3 & ~(_capable(p3, tab) | sets))
+    )
+    return loose == 0
+
+
 @njit(cache=True)
 def _joker_partials(natural, tab, missing, out):
     """Write every natural part of a meld that lacks exactly ``missing`` cards.

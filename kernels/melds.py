@@ -55,7 +55,7 @@ def mask_value(mask, tab):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def meld_less(a, b):
     """True when meld ``a`` comes before ``b`` as ascending tuples of card indices.
 
@@ -113,7 +113,10 @@ def hand_melds(mask, tab, out):
             held = p & w
             if n_jokers == 0:
                 # Without jokers only the whole shape is a meld (the showdown's
-                # common case: no subset walk).
+                # common case: no subset walk). The shapes come in ascending order,
+                # and one above the pattern cannot lie inside it.
+                if w > p:
+                    break
                 if held == w:
                     out[n] = w << (13 * s)
                     n += 1
@@ -131,6 +134,18 @@ def hand_melds(mask, tab, out):
         cards = natural & (RANK_ACROSS_SUITS << r)
         if popcount(cards) + n_jokers < 3:
             continue  # no set of this rank
+        if n_jokers == 0:
+            # The set itself, and for four cards each set of three.
+            out[n] = cards
+            n += 1
+            if popcount(cards) == 4:
+                rest = cards
+                while rest:
+                    bit = rest & -rest
+                    rest ^= bit
+                    out[n] = cards ^ bit
+                    n += 1
+            continue
         sub = cards
         while sub:
             size = popcount(sub)
@@ -252,15 +267,35 @@ def _layoff_options(meld, defender, tab, out):
         return n
     if (meld & ~same_rank) == 0:
         return n  # a set of four takes nothing
+    # A run takes exactly the cards ``W - meld`` of the run shapes ``W`` around it
+    # whose new cards the defender holds. Each such ``W`` grows from the meld one end
+    # card at a time through run shapes, so adding one held card at a time finds them
+    # all, reading the run-shape table for only the defender's few cards of the suit.
     s = low // 13
     w = (meld >> (13 * s)) & 0x1FFF
-    d = (defender >> (13 * s)) & 0x1FFF
-    for wi in range(tab[N_WINDOWS_SLOT]):
-        shape = np.int64(tab[WINDOWS + wi])
-        extra = shape & ~w
-        if (shape & w) == w and extra != 0 and (extra & ~d) == 0:
-            out[n] = np.int64(extra) << (13 * s)
-            n += 1
+    d = (defender >> (13 * s)) & 0x1FFF & ~w
+    if d == 0:
+        return n
+    shapes = stack_empty(MAX_LAYOFF_OPTIONS, 0)
+    shapes[0] = w
+    head = 0
+    while head < n:
+        grown = shapes[head]
+        head += 1
+        rest = d & ~grown
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            shape = grown | bit
+            if tab[RUN_SHAPE + shape] == 0:
+                continue
+            seen = False
+            for k in range(1, n):
+                seen = seen or shapes[k] == shape
+            if not seen:
+                shapes[n] = shape
+                out[n] = np.int64(shape & ~w) << (13 * s)
+                n += 1
     return n
 
 

@@ -40,7 +40,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from kernels.deadwood import best_discard_one, min_deadwood_one
+from kernels.deadwood import best_discard_one, every_card_meldable, min_deadwood_one
 from kernels.layout import R_BIG_GIN_BONUS, R_DISCARD_TAKEN_CARD
 from kernels.obs import BIG_GIN, CONTINUE, KNOCK, SCRATCH_FREE, forbidden_discard
 from kernels.showdown import knock_limit_of
@@ -90,8 +90,15 @@ def knock_threshold(obs, knock_at):
 
 @njit(cache=True, inline="always")
 def big_gin_ready(obs):
-    """True when the rules allow big gin and every card of the hand is melded."""
-    return obs.rules[R_BIG_GIN_BONUS] > 0 and min_deadwood_one(obs.hand, obs.tab) == 0
+    """True when the rules allow big gin and every card of the hand is melded.
+
+    Asked every turn: the solver runs only for the rare hand whose every card lies in
+    some possible meld (``every_card_meldable``), a test of a few table reads."""
+    return (
+        obs.rules[R_BIG_GIN_BONUS] > 0
+        and every_card_meldable(obs.hand, obs.tab)
+        and min_deadwood_one(obs.hand, obs.tab) == 0
+    )
 
 
 @njit(cache=True, inline="always")
@@ -113,36 +120,7 @@ def knock_decision(obs, discard, threshold):
     return CONTINUE
 
 
-@njit(cache=True, inline="always")
-def pile_gain(obs):
-    """How much taking the pile's top card lowers the least deadwood (current least
-    deadwood minus the least after taking it and discarding the best other card).
-    Call only with a non-empty pile."""
-    top = obs.pile[obs.pile_n - 1]
-    current = min_deadwood_one(obs.hand, obs.tab)
-    forbidden = top
-    if obs.rules[R_DISCARD_TAKEN_CARD] != 0:
-        forbidden = -1
-    _, after = best_discard_one(obs.hand | (np.int64(1) << top), forbidden, obs.tab)
-    return current - after
-
-
-@njit(cache=True, inline="always")
-def greedy_take(obs, min_gain):
-    """Take the pile top when it lowers the least deadwood by at least ``min_gain``."""
-    if obs.pile_n <= 0:
-        return False
-    return pile_gain(obs) >= min_gain
-
-
-@njit(cache=True, inline="always")
-def greedy_discard(obs):
-    """``best_discard_one`` with the card the rules forbid left out."""
-    card, _ = best_discard_one(obs.hand, forbidden_discard(obs), obs.tab)
-    return card
-
-
-# --- the same, with the solver memo in the seat's scratch (greedy, schedule, defensive) --
+# --- the solver memo in the seat's scratch (greedy, schedule, defensive) --------------
 
 
 @njit(cache=True, inline="always")
@@ -162,10 +140,7 @@ def memo_best_discard(mask, forbidden, scratch, tab):
     if scratch[BEST_HAND] == mask and scratch[BEST_FORBIDDEN] == forbidden:
         return scratch[BEST_CARD], scratch[BEST_DEADWOOD]
     card, deadwood = best_discard_one(mask, forbidden, tab)
-    scratch[BEST_HAND] = mask
-    scratch[BEST_FORBIDDEN] = forbidden
-    scratch[BEST_CARD] = card
-    scratch[BEST_DEADWOOD] = deadwood
+    remember_best_discard(mask, forbidden, card, deadwood, scratch)
     return card, deadwood
 
 
@@ -177,22 +152,47 @@ def learn_min_deadwood(mask, deadwood, scratch):
 
 
 @njit(cache=True, inline="always")
+def remember_best_discard(mask, forbidden, card, deadwood, scratch):
+    """Store a best discard in the memo (BEST_* words)."""
+    scratch[BEST_HAND] = mask
+    scratch[BEST_FORBIDDEN] = forbidden
+    scratch[BEST_CARD] = card
+    scratch[BEST_DEADWOOD] = deadwood
+
+
+@njit(cache=True, inline="always")
 def memo_take(obs, min_gain, scratch):
-    """``greedy_take`` through the memo."""
+    """Take the pile top when that lowers the least deadwood by at least ``min_gain``:
+    the hand's least deadwood now against the least after taking the card and
+    discarding the best other card (the card itself, where the rules allow it).
+
+    Where the taken card may not be thrown back, the solver is first asked without
+    that restriction (cheaper: no scan for the best allowed card). If another card is
+    the best, it is also the best allowed one. If the pile card itself is the best,
+    every other discard leaves at least the hand's deadwood now, so the gain is at most
+    0: no take for ``min_gain >= 1``; only a smaller ``min_gain`` needs the exact
+    answer."""
     if obs.pile_n <= 0:
         return False
     top = obs.pile[obs.pile_n - 1]
     current = memo_min_deadwood(obs.hand, scratch, obs.tab)
-    forbidden = top
-    if obs.rules[R_DISCARD_TAKEN_CARD] != 0:
-        forbidden = -1
-    _, after = memo_best_discard(obs.hand | (np.int64(1) << top), forbidden, scratch, obs.tab)
+    held = obs.hand | (np.int64(1) << top)
+    none = np.int64(-1)
+    card, after = memo_best_discard(held, none, scratch, obs.tab)
+    if obs.rules[R_DISCARD_TAKEN_CARD] == 0:
+        if card != top:
+            # The discard hook asks for this hand with the pile card forbidden.
+            remember_best_discard(held, top, card, after, scratch)
+        elif min_gain >= 1:
+            return False
+        else:
+            _, after = memo_best_discard(held, top, scratch, obs.tab)
     return current - after >= min_gain
 
 
 @njit(cache=True, inline="always")
 def memo_discard(obs, scratch):
-    """``greedy_discard`` through the memo; remembers the deadwood the card leaves."""
+    """``best_discard_one`` without the card the rules forbid, through the memo; remembers the deadwood the card leaves."""
     card, deadwood = memo_best_discard(obs.hand, forbidden_discard(obs), scratch, obs.tab)
     learn_min_deadwood(obs.hand & ~(np.int64(1) << card), deadwood, scratch)
     return card

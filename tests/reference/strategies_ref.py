@@ -272,14 +272,24 @@ def memo_best_discard(
 
 
 def memo_take(obs: Any, min_gain: int, scratch: list[int]) -> bool:
+    """The plain take test (``greedy_take``), leaving the scratch as the memo does: it
+    asks for the best discard of hand + pile card with nothing forbidden first; when
+    the taken card may not be thrown back, it files that answer under the pile card
+    when another card is the best, and asks again with the pile card forbidden only
+    when the pile card is the best and ``min_gain`` is below 1."""
     pile = pile_of(obs)
     if not pile:
         return False
     top = pile[-1]
-    current = memo_min_deadwood(obs, scratch, int(obs.hand))
-    forbidden = None if int(obs.rules[R_DISCARD_TAKEN_CARD]) else top
-    _, after = memo_best_discard(obs, scratch, int(obs.hand) | (1 << top), forbidden)
-    return current - after >= min_gain
+    memo_min_deadwood(obs, scratch, int(obs.hand))
+    held = int(obs.hand) | (1 << top)
+    card, _ = memo_best_discard(obs, scratch, held, None)
+    if not int(obs.rules[R_DISCARD_TAKEN_CARD]):
+        if card != top:
+            scratch[BEST_FORBIDDEN] = top
+        elif min_gain < 1:
+            memo_best_discard(obs, scratch, held, top)
+    return greedy_take(obs, min_gain)
 
 
 def memo_discard(obs: Any, scratch: list[int]) -> int:
