@@ -8,7 +8,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.core.runtime.context import NRTContext
 
-from kernels.borrow import BorrowedArray, borrow, stack_empty
+from kernels.borrow import BorrowedArray, borrow, borrow_row, stack_empty
 
 
 class Pair(NamedTuple):
@@ -108,3 +108,29 @@ def _stack_grid():
 
 def test_stack_empty_two_dimensional():
     assert _stack_grid() == (13, 2, 3)
+
+
+@njit
+def _rows(a, i):
+    row = borrow_row(a, i)
+    row[0] += 100  # writes through to the owner
+    return row, row.sum(), row.shape[0]
+
+
+def test_borrow_row_is_an_uncounted_view_of_one_row():
+    a = np.arange(12, dtype=np.int64).reshape(3, 4)
+    for i in range(3):
+        expected = a[i].tolist()
+        expected[0] += 100
+        view, total, n = _rows(a, i)
+        assert (total, n) == (sum(expected), 4)
+        assert view.tolist() == expected
+    assert a[:, 0].tolist() == [100, 104, 108]
+    row_type = _rows.overloads[_rows.signatures[0]].type_annotation.typemap["row"]
+    assert isinstance(row_type, BorrowedArray) and row_type.ndim == 1
+    assert _counted_meminfos(row_type) == 0
+    cube = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    before = cube[1].sum()
+    view, total, n = _rows(cube, 1)  # a 3 x 4 view; its first row gains 100 each
+    assert n == 3 and total == before + 400 == cube[1].sum()
+    assert view.shape == (3, 4) and cube[0].sum() == np.arange(12).sum()
