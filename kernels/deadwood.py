@@ -34,6 +34,7 @@ from numba.cpython.unsafe.numbers import leading_zeros
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
 from kernels.layout import NATURAL_BITS
 from kernels.tables import (
+    BEST_REMOVALS,
     CARD_VALUE,
     FACT_BEST_HI,
     FACT_BEST_LO,
@@ -543,6 +544,145 @@ def best_discard_one(mask, forbidden, tab):
     no run could use have a closed form (``_easy_set_key``).
     """
     return _unpack(_discard_key(mask, forbidden, tab))
+
+
+# --- every least-deadwood discard at once ---------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _merge(least, cards, d, more):
+    """Fold candidate ``(d, more)`` (a deadwood and the cards whose removal leaves it)
+    into the running ``(least, cards)``."""
+    if d < least:
+        return d, more
+    if d == least:
+        return least, cards | more
+    return least, cards
+
+
+@njit(cache=True, inline="always")
+def _suit_removals(q, s, least, cards, total, tab):
+    """Fold in suit ``s``'s run-side removals from pattern ``q``, in a leaf of run
+    deadwood ``total``: its best removal changes the total by the key's delta, and the
+    table lists every card that ties for it."""
+    if q == 0:
+        return least, cards
+    d = total + (_removal(q, tab) >> 16) - KEY_OFFSET
+    return _merge(least, cards, d, np.int64(tab[BEST_REMOVALS + q]) << (13 * s))
+
+
+@njit(cache=True, inline="always")
+def _leaf_removals(m, least, cards, tab):
+    """``_leaf_key`` for every card: the run deadwood of the natural cards ``m`` (no
+    sets) and the running least removal with every card that leaves it."""
+    q0, q1, q2, q3 = suit_patterns(m)
+    total = (
+        _fact(q0, FACT_DEADWOOD, tab) + _fact(q1, FACT_DEADWOOD, tab)
+        + _fact(q2, FACT_DEADWOOD, tab) + _fact(q3, FACT_DEADWOOD, tab)
+    )
+    least, cards = _suit_removals(q0, 0, least, cards, total, tab)
+    least, cards = _suit_removals(q1, 1, least, cards, total, tab)
+    least, cards = _suit_removals(q2, 2, least, cards, total, tab)
+    least, cards = _suit_removals(q3, 3, least, cards, total, tab)
+    return total, least, cards
+
+
+@njit(cache=True)
+def _contested_removals(mask, contested, tab):
+    """``_contested_key`` for every card: the least deadwood of the natural cards
+    ``mask`` choosing sets at the ``contested`` ranks, the least deadwood one removal
+    leaves and every card whose removal leaves it. The same leaves and the same
+    candidates as ``_contested_key`` (see there why each card's best is among them)."""
+    r0, o0, n0 = _set_options(mask, contested, tab, True)
+    rest = contested & (contested - 1)
+    r1, o1, n1 = _set_options(mask, rest, tab, True)
+    rest &= rest - 1
+    r2, o2, n2 = _set_options(mask, rest, tab, True)
+    rest &= rest - 1
+    r3, o3, n3 = _set_options(mask, rest, tab, True)
+    best_total = np.int64(BIG)
+    least = np.int64(BIG)
+    cards = np.int64(0)
+    four0 = four1 = four2 = four3 = np.int64(BIG)
+    for a in range(n0):
+        m0 = mask & ~_spread((o0 >> (4 * a)) & 15, r0)
+        for b in range(n1):
+            m1 = m0 & ~_spread((o1 >> (4 * b)) & 15, r1)
+            for c in range(n2):
+                m2 = m1 & ~_spread((o2 >> (4 * c)) & 15, r2)
+                for d in range(n3):
+                    m3 = m2 & ~_spread((o3 >> (4 * d)) & 15, r3)
+                    total, least, cards = _leaf_removals(m3, least, cards, tab)
+                    best_total = min(best_total, total)
+                    if a == 0:
+                        four0 = min(four0, total)
+                    if b == 0:
+                        four1 = min(four1, total)
+                    if c == 0:
+                        four2 = min(four2, total)
+                    if d == 0:
+                        four3 = min(four3, total)
+    # One card out of a set of 4 leaves a set of 3: any of the four.
+    if (o0 & 15) == 15:
+        least, cards = _merge(least, cards, four0, mask & (RANK_ACROSS_SUITS << r0))
+    if (o1 & 15) == 15:
+        least, cards = _merge(least, cards, four1, mask & (RANK_ACROSS_SUITS << r1))
+    if (o2 & 15) == 15:
+        least, cards = _merge(least, cards, four2, mask & (RANK_ACROSS_SUITS << r2))
+    if (o3 & 15) == 15:
+        least, cards = _merge(least, cards, four3, mask & (RANK_ACROSS_SUITS << r3))
+    return best_total, least, cards
+
+
+@njit(cache=True)
+def _least_removals_by_search(mask, tab):
+    """``least_removals`` by solving the hand once per card (used with jokers)."""
+    least = np.int64(BIG)
+    cards = np.int64(0)
+    rest = mask
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        least, cards = _merge(least, cards, min_deadwood_one(mask ^ bit, tab), bit)
+    return least, cards
+
+
+@njit(cache=True)
+def least_removals(mask, tab):
+    """The least deadwood that discarding one card leaves, and the mask of every card
+    whose discard leaves it: ``d(c) = min_deadwood_one(mask - c)`` minimised over the
+    hand, with all the cards that tie (``(BIG, 0)`` for an empty hand).
+
+    Without jokers, one pass over the same set choices as ``best_discard_one``: each
+    suit's best removal and the cards tied for it come from two table reads.
+    """
+    if (mask >> 52) != 0:
+        return _least_removals_by_search(mask, tab)
+    p0, p1, p2, p3 = suit_patterns(mask)
+    ranks = at_least_three(p0, p1, p2, p3)
+    if ranks == 0:
+        _, least, cards = _leaf_removals(mask, np.int64(BIG), np.int64(0), tab)
+        return least, cards
+    wanted = (
+        _fact(p0, FACT_CAPABLE, tab) | _fact(p1, FACT_CAPABLE, tab)
+        | _fact(p2, FACT_CAPABLE, tab) | _fact(p3, FACT_CAPABLE, tab)
+    )
+    contested = ranks & wanted
+    easy = ranks & ~wanted
+    natural = mask & ~(easy * RANK_ACROSS_SUITS)  # the easy sets taken out
+    if contested == 0:
+        total, least, cards = _leaf_removals(natural, np.int64(BIG), np.int64(0), tab)
+    else:
+        total, least, cards = _contested_removals(natural, contested, tab)
+    # A set no run could use (``_easy_set_key``): one card out of four leaves a set of
+    # three; one out of three leaves the other two as deadwood.
+    while easy:
+        r = lowest_bit(easy)
+        easy &= easy - 1
+        rank_cards = mask & (RANK_ACROSS_SUITS << r)
+        d = total if popcount(rank_cards) == 4 else total + 2 * np.int64(tab[CARD_VALUE + r])
+        least, cards = _merge(least, cards, d, rank_cards)
+    return least, cards
 
 
 @njit(cache=True, parallel=True)

@@ -45,10 +45,13 @@ FACT_CAPABLE = 1  # = RUN_CAPABLE[p]
 FACT_BEST_LO = 2  # low 16 bits of the packed best single-card removal key (0xFFFF if empty)
 FACT_BEST_HI = 3  # high bits of that key (see kernels.deadwood._pack; 0xFFFF if empty)
 RUN_SHAPE = SUIT_FACTS + SUIT_STRIDE * N_PATTERNS  # [8192] 1 where the pattern is exactly one run
-CARD_VALUE = RUN_SHAPE + N_PATTERNS  # [54] deadwood value of every card index, jokers included
+# [8192] ranks of the pattern whose removal leaves its least run deadwood (all the
+# cards that tie for the best single removal; 0 for an empty pattern)
+BEST_REMOVALS = RUN_SHAPE + N_PATTERNS
+CARD_VALUE = BEST_REMOVALS + N_PATTERNS  # [54] deadwood value of every card index, jokers included
 ACE_SLOT = CARD_VALUE + 54  # the ace mode code (ACE_*)
 N_WINDOWS_SLOT = ACE_SLOT + 1  # how many run shapes follow
-WINDOWS = N_WINDOWS_SLOT + 1  # [n] every run shape of the ace mode as a 13-bit pattern
+WINDOWS = N_WINDOWS_SLOT + 1  # [n] every run shape of the ace mode as a 13-bit pattern, ascending
 MAX_WINDOWS = 160  # 131 under "around", the most of any mode
 TABLE_SIZE = WINDOWS + MAX_WINDOWS
 # An empty pattern has no card to remove: its removal key is all ones, which keeps any
@@ -63,6 +66,7 @@ class TableViews(NamedTuple):
     run_capable: np.ndarray
     run_shape: np.ndarray
     best_removal: np.ndarray  # int64, from FACT_BEST_LO / _HI (NO_REMOVAL if empty)
+    best_removals: np.ndarray  # ranks tied for the best removal
     card_value: np.ndarray
     windows: np.ndarray
     ace: int
@@ -77,6 +81,7 @@ def table_views(tab: np.ndarray) -> TableViews:
         run_capable=tab[RUN_CAPABLE : RUN_CAPABLE + N_PATTERNS],
         run_shape=tab[RUN_SHAPE : RUN_SHAPE + N_PATTERNS],
         best_removal=(facts[:, FACT_BEST_HI].astype(np.int64) << 16) | facts[:, FACT_BEST_LO],
+        best_removals=tab[BEST_REMOVALS : BEST_REMOVALS + N_PATTERNS],
         card_value=tab[CARD_VALUE : CARD_VALUE + 54],
         windows=tab[WINDOWS : WINDOWS + n_windows],
         ace=int(tab[ACE_SLOT]),
@@ -136,6 +141,20 @@ def _run_deadwood_table(ace: int, rank_values: np.ndarray) -> np.ndarray:
         table[p] = lines[m][_rotate(np.int64(p), (m + 1) % N_RANKS)]
     table[FULL_SUIT] = 0
     return table
+
+
+def _best_removals_table(run_deadwood: np.ndarray) -> np.ndarray:
+    """Ranks of every suit pattern whose removal leaves the least run deadwood."""
+    patterns = np.arange(N_PATTERNS, dtype=np.int64)
+    after = np.full((N_RANKS, N_PATTERNS), np.iinfo(np.int64).max, np.int64)
+    for r in range(N_RANKS):
+        held = (patterns >> r) & 1 == 1
+        after[r] = np.where(held, run_deadwood[patterns ^ (1 << r)], after[r])
+    least = after.min(axis=0)
+    ties = np.zeros(N_PATTERNS, np.int64)
+    for r in range(N_RANKS):
+        ties |= np.where((after[r] == least) & ((patterns >> r) & 1 == 1), 1 << r, 0)
+    return ties.astype(np.uint16)
 
 
 def _best_removal_table(run_deadwood: np.ndarray, rank_values: np.ndarray) -> np.ndarray:
@@ -206,6 +225,7 @@ def build_tables(ace: int, ace_high_value: int = 15, joker_value: int = 15) -> n
     facts[:, FACT_BEST_LO] = best_removal & 0xFFFF
     facts[:, FACT_BEST_HI] = best_removal >> 16
     tab[RUN_SHAPE : RUN_SHAPE + N_PATTERNS] = _run_shape_table(windows)
+    tab[BEST_REMOVALS : BEST_REMOVALS + N_PATTERNS] = _best_removals_table(run_deadwood)
     tab[CARD_VALUE : CARD_VALUE + 54] = card_value
     tab[ACE_SLOT] = ace
     tab[N_WINDOWS_SLOT] = len(windows)

@@ -109,15 +109,21 @@ def knock_legal(obs, deadwood):
 
 
 @njit(cache=True, inline="always")
-def knock_decision(obs, discard, threshold):
-    """BIG_GIN when ready; KNOCK when the deadwood left after ``discard`` is at most
+def decide_knock(obs, deadwood, threshold):
+    """BIG_GIN when ready; KNOCK when ``deadwood`` (what the discard leaves) is at most
     ``threshold`` and the knock is legal; CONTINUE otherwise."""
     if big_gin_ready(obs):
         return BIG_GIN
-    deadwood = min_deadwood_one(obs.hand & ~(np.int64(1) << discard), obs.tab)
     if deadwood <= threshold and knock_legal(obs, deadwood):
         return KNOCK
     return CONTINUE
+
+
+@njit(cache=True, inline="always")
+def knock_decision(obs, discard, threshold):
+    """``decide_knock`` on the deadwood left after ``discard``."""
+    deadwood = min_deadwood_one(obs.hand & ~(np.int64(1) << discard), obs.tab)
+    return decide_knock(obs, deadwood, threshold)
 
 
 # --- the solver memo in the seat's scratch (greedy, schedule, defensive) --------------
@@ -201,12 +207,8 @@ def memo_discard(obs, scratch):
 @njit(cache=True, inline="always")
 def memo_knock_decision(obs, discard, threshold, scratch):
     """``knock_decision`` through the memo."""
-    if big_gin_ready(obs):
-        return BIG_GIN
     deadwood = memo_min_deadwood(obs.hand & ~(np.int64(1) << discard), scratch, obs.tab)
-    if deadwood <= threshold and knock_legal(obs, deadwood):
-        return KNOCK
-    return CONTINUE
+    return decide_knock(obs, deadwood, threshold)
 
 
 # --- the hooks -----------------------------------------------------------------------

@@ -23,6 +23,9 @@ In plain words:
 
 Memory (the seat's scratch, zeroed each deal): word ``1 + d`` holds the mask of the
 cards discarded after drawing card ``d`` (d = 0..53), so a pair is one bit test.
+Words 55-56 (``KEPT_HAND``, ``KEPT_DEADWOOD``): the hand a random least-deadwood
+discard left and that deadwood, so the knock need not solve it again (a stale entry
+can never match another hand). Decisions never depend on them.
 """
 
 from __future__ import annotations
@@ -33,14 +36,16 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit, popcount
-from kernels.deadwood import best_discard_one, discard_order_key, min_deadwood_one
+from kernels.deadwood import discard_order_key, least_removals, min_deadwood_one
 from kernels.melds import melds_with
 from kernels.obs import SCRATCH_FREE, forbidden_discard, strategy_below
 from kernels.tables import CARD_VALUE
 from strategies import Strategy
-from strategies.greedy import knock_decision, knock_threshold
+from strategies.greedy import decide_knock, knock_threshold
 
 PAIRS = SCRATCH_FREE  # scratch[PAIRS + drawn]: mask of cards discarded after that draw
+KEPT_HAND = PAIRS + 54  # the hand after the last least-deadwood discard
+KEPT_DEADWOOD = KEPT_HAND + 1  # its least deadwood
 NO_KEY = np.int64(1) << 40  # above every packed best-discard key
 
 
@@ -93,29 +98,17 @@ def discard_nb(obs, params, scratch):
     excluded = just_taken
     if obs.drawn >= 0:
         excluded |= scratch[PAIRS + obs.drawn]
-    # The least deadwood a discard leaves, then the cards that leave it. Removing a
-    # card lowers a hand's least deadwood by at most the card's value, so only cards
-    # worth at least ``full - least`` need the solver.
-    tab = obs.tab
-    full = min_deadwood_one(hand, tab)
-    _, least = best_discard_one(hand, np.int64(-1), tab)
-    least_mask = np.int64(0)
-    rest = hand
-    while rest:
-        card = lowest_bit(rest)
-        bit = np.int64(1) << card
-        rest &= rest - 1
-        value = np.int64(tab[CARD_VALUE + card])
-        if full - value <= least and min_deadwood_one(hand ^ bit, tab) == least:
-            least_mask |= bit
+    least, least_mask = least_removals(hand, obs.tab)
     candidates = least_mask & ~excluded
     if candidates != 0:
         k = strategy_below(obs, scratch, popcount(candidates))
         for _ in range(k):
             candidates &= candidates - 1
         choice = lowest_bit(candidates)
+        scratch[KEPT_HAND] = hand & ~(np.int64(1) << choice)
+        scratch[KEPT_DEADWOOD] = least
     else:
-        choice = _fallback_discard(hand, excluded, just_taken, tab)
+        choice = _fallback_discard(hand, excluded, just_taken, obs.tab)
     if obs.drawn >= 0:
         scratch[PAIRS + obs.drawn] |= np.int64(1) << choice
     return choice
@@ -124,7 +117,12 @@ def discard_nb(obs, params, scratch):
 @njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock as soon as within the limit (or ``knock_at``)."""
-    return knock_decision(obs, discard, knock_threshold(obs, np.int64(params[0])))
+    kept = obs.hand & ~(np.int64(1) << discard)
+    if scratch[KEPT_HAND] == kept:
+        deadwood = scratch[KEPT_DEADWOOD]
+    else:
+        deadwood = min_deadwood_one(kept, obs.tab)
+    return decide_knock(obs, deadwood, knock_threshold(obs, np.int64(params[0])))
 
 
 STRATEGY: Strategy = Strategy(

@@ -28,6 +28,7 @@ from kernels.deadwood import (
     BIG,
     best_discard_batch,
     best_discard_one,
+    least_removals,
     min_deadwood_batch,
     min_deadwood_one,
 )
@@ -121,6 +122,23 @@ def _check_best_discard(hands: list[tuple[int, ...]], ace: str) -> None:
     for k, hand in enumerate(hands):
         one = best_discard_one(kmask(hand), forbids[k], tab)
         assert (cards[k], deadwood[k]) == one, f"batch != one for [{show(hand)}]"
+
+
+def _check_least_removals(hands: list[tuple[int, ...]], ace: str) -> None:
+    """``least_removals`` against the oracle solving the hand without each card: the
+    least deadwood a discard leaves and every card that leaves it."""
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    for hand in hands:
+        left = {c: R.min_deadwood_ref([x for x in hand if x != c], rules) for c in hand}
+        least = min(left.values())
+        tied = sum(1 << c for c in hand if left[c] == least)
+        least_got, tied_got = least_removals(kmask(hand), tab)
+        assert (int(least_got), int(tied_got)) == (least, tied), (
+            f"least removals of [{show(hand)}] ({ace}): got {least_got} by "
+            f"[{show([c for c in hand if (int(tied_got) >> c) & 1])}], want {least} by "
+            f"[{show([c for c in hand if (tied >> c) & 1])}]"
+        )
 
 
 # --- seeded random hands -------------------------------------------------------------
@@ -353,6 +371,35 @@ def test_best_discard_by_hand_class(ace: str, kind: str, size: int, memo_oracle:
 
 @pytest.mark.parametrize("kind", HAND_CLASSES)
 @pytest.mark.parametrize("ace", ACE_MODES)
+def test_least_removals_by_hand_class(ace: str, kind: str, memo_oracle: object) -> None:
+    """Every least-deadwood discard at once, on each solver path (8- and 11-card hands),
+    and on random and dense hands with jokers (solved once per card)."""
+    tab = tables_for_ref(ref_rules(ace))
+    hands = class_hands(kind, ace, 8, 6, tab) + class_hands(kind, ace, 11, 6, tab)
+    for jokers in (1, 2):
+        rng = seeded("least-removals", ace, kind, jokers)
+        hands += [random_hand(rng, 8, jokers), dense_hand(rng, 8, jokers)]
+    _check_least_removals(hands, ace)
+
+
+def test_least_removals_of_tiny_hands() -> None:
+    tab = tables_for_ref(ref_rules("low"))
+    assert least_removals(np.int64(0), tab) == (BIG, 0)
+    assert least_removals(kmask([5]), tab) == (0, 1 << 5)
+    assert least_removals(kmask([52]), tab) == (0, 1 << 52)
+    # A 4-card run: either end leaves the 3-card run, the middle cards break it.
+    run = parse("AC 2C 3C 4C")
+    assert least_removals(kmask(run), tab) == (0, (1 << run[0]) | (1 << run[3]))
+    # Sets no run could use: any of four aces leaves a set of three and the run...
+    hand = parse("AC AD AH AS 5C 6C 7C")
+    assert least_removals(kmask(hand), tab) == (0, kmask(hand[:4]))
+    # ... and any card of a lone set of three leaves two kings.
+    hand = parse("KC KD KH")
+    assert least_removals(kmask(hand), tab) == (20, kmask(hand))
+
+
+@pytest.mark.parametrize("kind", HAND_CLASSES)
+@pytest.mark.parametrize("ace", ACE_MODES)
 def test_best_discard_every_forbidden_card(ace: str, kind: str, memo_oracle: object) -> None:
     """One 11-card hand of each path with each of its cards forbidden in turn: the
     forbidden card may sit in a run, a contested set, an easy set or the deadwood."""
@@ -436,6 +483,10 @@ def test_suit_tables(ace: str) -> None:
             if (p >> r) & 1
         )
         assert views.best_removal[p] == best, f"pattern {p:013b}"
+        after = {r: int(run[p ^ (1 << r)]) for r in range(13) if (p >> r) & 1}
+        tied = sum(1 << r for r, d in after.items() if d == min(after.values()))
+        assert views.best_removals[p] == tied, f"pattern {p:013b}"
+    assert views.best_removals[0] == 0
 
 
 @pytest.mark.parametrize("first", (3, 8, 9, 13))

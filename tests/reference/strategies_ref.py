@@ -347,6 +347,7 @@ class GreedyRef:
 class SimpleRef:
     FIELDS = (("knock_at", int),)
     PAIRS = 1  # scratch[1 + drawn]: mask of the cards discarded after drawing ``drawn``
+    KEPT_HAND, KEPT_DEADWOOD = 55, 56  # the knock's memo: hand after a least discard
 
     def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
         pile = pile_of(obs)
@@ -372,6 +373,8 @@ class SimpleRef:
         allowed = [card for card in hand if card not in excluded]
         if candidates:
             choice = candidates[draw(obs, scratch, len(candidates))]
+            scratch[self.KEPT_HAND] = without(obs.hand, choice)
+            scratch[self.KEPT_DEADWOOD] = least
         elif allowed:
             choice = min(allowed, key=lambda card: discard_order(obs, card))
         else:
