@@ -23,11 +23,11 @@ a heap allocation per array cost about as much as the work done with it.
 import numpy as np
 from numba import njit
 
-from kernels.bits import lowest_bit, popcount
-from kernels.borrow import stack_empty
+from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
+from kernels.borrow import borrow_row, stack_empty
 from kernels.deadwood import min_deadwood_one, natural_min_deadwood
-from kernels.layout import NATURAL_BITS
-from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, RUN_CAPABLE, RUN_SHAPE, WINDOWS
+from kernels.layout import ACE_LOW, NATURAL_BITS
+from kernels.tables import ACE_SLOT, CARD_VALUE, N_WINDOWS_SLOT, RUN_CAPABLE, RUN_SHAPE, WINDOWS
 
 MAX_MELDS = 2048  # melds inside one hand of up to 13 cards, jokers included
 MAX_NATURAL_MELDS = 256  # without jokers: 66 runs in a 13-card suit, 5 per 4-card rank
@@ -39,6 +39,9 @@ ROW = 1 + MAX_MELDS_PER_ARRANGEMENT  # an arrangement row: count, then meld indi
 MAX_PLAYERS = 6  # seats at one showdown (RULES.md players): defenders are fewer
 MAX_LAYOFF_OPTIONS = 64  # lay-off choices on one knocker meld (the empty one included)
 RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
+# Card bits where six neighbouring ranks of one suit can start (ranks 0..7 of each):
+# masks a shifted run test so that no block spans two suits.
+SIX_FIT = 0xFF | (0xFF << 13) | (0xFF << 26) | (0xFF << 39)
 JOKER_A = np.int64(1) << 52
 JOKER_B = np.int64(1) << 53
 
@@ -227,12 +230,58 @@ def arrangements_at(mask, target, tab, melds, n_melds, out):
 
 
 @njit(cache=True)
+def sole_arrangement(mask, tab, out_melds):
+    """The least-deadwood arrangement of a hand when it is the only one, found without
+    listing melds; -1 when the shortcut does not apply (then list them).
+
+    Applies to natural hands under ``ace = low`` where no rank held in three suits has
+    a card a 3-card run could use. Then a card of such a rank can only be in its
+    rank's set, which holds every card of the rank (a set of three out of four would
+    leave the fourth as deadwood), and every other card only in a run, so the runs
+    cover exactly the maximal blocks of three or more neighbouring ranks of a suit
+    (leaving a card of a block out would add its value). A block is one run unless it
+    has six or more cards, which could also be split: then -1. Writes the melds in
+    canonical order (disjoint melds: by their lowest card) and returns their number.
+    """
+    if (mask & ~NATURAL_BITS) != 0 or tab[ACE_SLOT] != ACE_LOW:
+        return -1
+    p0, p1, p2, p3 = suit_patterns(mask)
+    c0 = np.int64(tab[RUN_CAPABLE + p0])
+    c1 = np.int64(tab[RUN_CAPABLE + p1])
+    c2 = np.int64(tab[RUN_CAPABLE + p2])
+    c3 = np.int64(tab[RUN_CAPABLE + p3])
+    sets = at_least_three(p0, p1, p2, p3)
+    if sets & (c0 | c1 | c2 | c3):
+        return -1
+    runs = c0 | (c1 << 13) | (c2 << 26) | (c3 << 39)
+    if runs & (runs >> 1) & (runs >> 2) & (runs >> 3) & (runs >> 4) & (runs >> 5) & SIX_FIT:
+        return -1  # a block of six or more
+    n = 0
+    rest = runs | ((sets * RANK_ACROSS_SUITS) & mask)
+    while rest:
+        low = lowest_bit(rest)
+        rank = low % 13
+        if (sets >> rank) & 1:
+            meld = rest & (RANK_ACROSS_SUITS << rank)
+        else:
+            above = (runs >> low) & (0x1FFF >> rank)  # the block from here, in its suit
+            meld = ((above ^ (above + 1)) >> 1) << low
+        out_melds[n] = meld
+        n += 1
+        rest &= ~meld
+    return n
+
+
+@njit(cache=True)
 def canonical_arrangement(mask, tab, out_melds):
     """The canonical first least-deadwood arrangement of a hand.
 
     Writes its melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
     """
     target = min_deadwood_one(mask, tab)
+    n_sole = sole_arrangement(mask, tab, out_melds)
+    if n_sole >= 0:
+        return n_sole, target
     if (mask & ~NATURAL_BITS) == 0:
         melds = stack_empty(MAX_NATURAL_MELDS, 0)
     else:
@@ -320,7 +369,7 @@ def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
     counts = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
     choice = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
     for k in range(n_knocker_melds):
-        counts[k] = _layoff_options(knocker_melds[k], defender, tab, options[k])
+        counts[k] = _layoff_options(knocker_melds[k], defender, tab, borrow_row(options, k))
         choice[k] = 0
     best = natural_min_deadwood(defender, tab)
     best_laid = np.int64(0)
@@ -428,6 +477,9 @@ def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, o
     """
     mask = knocker
     target = min_deadwood_one(mask, tab)
+    n_sole = sole_arrangement(mask, tab, out_melds)
+    if n_sole >= 0:
+        return n_sole, target  # the only one: nothing to choose
     if (mask & ~NATURAL_BITS) == 0:
         melds = stack_empty(MAX_NATURAL_MELDS, 0)
     else:
@@ -461,9 +513,6 @@ def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, o
     for k in range(rows[best_row, 0]):
         out_melds[k] = melds[rows[best_row, 1 + k]]
     return rows[best_row, 0], target
-
-
-RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 
 
 @njit(cache=True)

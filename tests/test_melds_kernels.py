@@ -30,6 +30,7 @@ from kernels.melds import (
     MAX_MELDS,
     MAX_MELDS_PER_ARRANGEMENT,
     canonical_arrangement,
+    sole_arrangement,
     hand_melds,
     knocker_arrangement,
     layoff_fits,
@@ -107,6 +108,52 @@ def test_canonical_arrangement_random_hands(ace: str, size: int) -> None:
         rng = seeded("arrangement", ace, size, jokers)
         hands += [random_hand(rng, size, jokers) for _ in range(N_FAST_ARRANGEMENT[jokers])]
     _check_arrangements(hands, ace)
+
+
+@pytest.mark.parametrize("size", (4, 7, 10, 11, 13))
+def test_sole_arrangement_is_the_only_least_one(size: int) -> None:
+    """Where the shortcut answers (natural hands, ace low, no set rank a run could use,
+    no block of six), the exhaustive oracle finds exactly that one least-deadwood
+    arrangement; with jokers or another ace mode it never answers."""
+    rules = ref_rules("low")
+    tab = tables_for_ref(rules)
+    rng = seeded("sole", size)
+    hands = [random_hand(rng, size, 0) for _ in range(25)] + [dense_hand(rng, size, 0) for _ in range(15)]
+    answered = 0
+    for hand in hands:
+        out = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+        n = sole_arrangement(kmask(hand), tab, out)
+        if n < 0:
+            continue
+        answered += 1
+        _, least = R.min_deadwood_arrangements(hand, rules)
+        assert len(least) == 1, f"[{show(hand)}]: {len(least)} least arrangements"
+        assert_same("sole arrangement", hand, "low", melds_of(out, n), list(least[0]))
+    assert answered >= 10
+    out = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+    assert sole_arrangement(kmask(parse("AC 2C 3C JK")), tab, out) == -1
+    for ace in ("high_or_low", "around"):
+        assert sole_arrangement(kmask(parse("AC 2C 3C")), tables_for_ref(ref_rules(ace)), out) == -1
+
+
+def test_sole_arrangement_cases() -> None:
+    tab = tables_for_ref(ref_rules("low"))
+    out = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
+    cases = {
+        "AC 2C 3C 4C 5C": ["AC 2C 3C 4C 5C"],  # a block of five: one run
+        "AC 2C 3C 4C 5C 6C": None,  # six: one run or two
+        "KC AD 2D 3D": ["AD 2D 3D"],  # a block never crosses suits
+        "9C TC JC QC KC AD": ["9C TC JC QC KC"],
+        "7C 7D 7H 2S 3S 4S 9S": ["7C 7D 7H", "2S 3S 4S"],  # by lowest card
+        "5C 5D 5H 5S 9H": ["5C 5D 5H 5S"],
+        "5C 5D 5H 6H 7H": None,  # 5H: the set or the run
+    }
+    for text, want in cases.items():
+        n = sole_arrangement(kmask(parse(text)), tab, out)
+        if want is None:
+            assert n == -1, text
+        else:
+            assert melds_of(out, n) == [tuple(sorted(parse(m))) for m in want], text
 
 
 @pytest.mark.parametrize("size", range(3, 14))
