@@ -571,7 +571,7 @@ def _suit_removals(q, s, least, cards, total, tab):
     return _merge(least, cards, d, np.int64(tab[BEST_REMOVALS + q]) << (13 * s))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _leaf_removals(m, least, cards, tab):
     """``_leaf_key`` for every card: the run deadwood of the natural cards ``m`` (no
     sets) and the running least removal with every card that leaves it."""

@@ -257,6 +257,13 @@ def _log(state, code, seat, card, extra):
 
 
 @njit(cache=True, inline="always")
+def _left_of(seat, players):
+    """The next seat to the left (a compare, not the division ``%`` compiles to)."""
+    nxt = seat + 1
+    return nxt if nxt < players else nxt - players
+
+
+@njit(cache=True, inline="always")
 def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores, tab):
     """The Obs of one seat: its own hand and public facts only."""
     c = state.counters
@@ -440,9 +447,10 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
         for k in range(SCRATCH_SIZE):
             state.scratch[seat, k] = 0
     dealt = players * hand_size
+    seat = _left_of(dealer, players)
     for k in range(dealt):
-        seat = (dealer + 1 + k) % players
         state.hands[seat] |= np.int64(1) << state.deck[k]
+        seat = _left_of(seat, players)
     upcard = state.deck[dealt]
     state.pile[0] = upcard
     c[0] = 1
@@ -556,7 +564,7 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
             break
         if c[3] >= MAX_TURNS:
             break  # a showdown with no knocker
-        seat = (seat + 1) % players
+        seat = _left_of(seat, players)
 
     # One exit for every way a hand ends: one call site of the showdown and one of the
     # row writer (less code to compile; inlining the writer measured slower).

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
-from kernels.borrow import borrow_row, stack_empty
+from kernels.borrow import borrow, borrow_row, stack_empty
 from kernels.deadwood import min_deadwood_one, natural_min_deadwood
 from kernels.layout import ACE_LOW, NATURAL_BITS
 from kernels.tables import ACE_SLOT, CARD_VALUE, N_WINDOWS_SLOT, RUN_CAPABLE, RUN_SHAPE, WINDOWS
@@ -279,7 +279,7 @@ def canonical_arrangement(mask, tab, out_melds):
     Writes its melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
     """
     target = min_deadwood_one(mask, tab)
-    n_sole = sole_arrangement(mask, tab, out_melds)
+    n_sole = sole_arrangement(mask, tab, borrow(out_melds))  # one type: one compile
     if n_sole >= 0:
         return n_sole, target
     if (mask & ~NATURAL_BITS) == 0:
@@ -477,7 +477,7 @@ def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, o
     """
     mask = knocker
     target = min_deadwood_one(mask, tab)
-    n_sole = sole_arrangement(mask, tab, out_melds)
+    n_sole = sole_arrangement(mask, tab, borrow(out_melds))  # one type: one compile
     if n_sole >= 0:
         return n_sole, target  # the only one: nothing to choose
     if (mask & ~NATURAL_BITS) == 0:
@@ -505,7 +505,8 @@ def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, o
                 chosen[k] = melds[rows[row, 1 + k]]
             relief = np.int64(0)
             for j in range(n_defenders):
-                d, _ = defender_after_layoffs(chosen, m, defenders[j], greedy, tab)
+                # borrowed, as the showdown passes its melds: one compile of each
+                d, _ = defender_after_layoffs(borrow(chosen), m, defenders[j], greedy, tab)
                 relief += own[j] - d
             if relief < best_relief:
                 best_relief = relief
