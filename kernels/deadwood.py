@@ -208,7 +208,7 @@ def natural_min_deadwood(mask, tab):
     return _natural_min_inline(mask, True, tab)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def every_card_meldable(mask, tab):
     """False when some natural card of the hand lies in no possible meld of it (no
     3-card run in its suit, its rank in fewer than three suits): the least deadwood

@@ -140,7 +140,7 @@ def memo_min_deadwood(mask, scratch, tab):
     return deadwood
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def memo_best_discard(mask, forbidden, scratch, tab):
     """``best_discard_one(mask, forbidden, tab)``, remembered in ``scratch`` (BEST_*)."""
     if scratch[BEST_HAND] == mask and scratch[BEST_FORBIDDEN] == forbidden:
