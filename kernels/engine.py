@@ -349,19 +349,19 @@ def _hand_winner(outcome, knocker, dealer, deadwood):
 
 
 @njit(cache=True)
-def _cards_conserved(state, laid_away):
+def _cards_conserved(hands, pile, stock, c, laid_away):
     """Every card of the deck is in exactly one place: a hand, the pile, the stock or
-    (after a knock) laid away face down."""
-    c = state.counters
+    (after a knock) laid away face down. (Only the arrays it reads are passed: every
+    array argument is seven machine words.)"""
     seen = np.int64(0)
     count = 0
-    for seat in range(state.hands.shape[0]):
-        seen |= state.hands[seat]
-        count += popcount(state.hands[seat])
+    for seat in range(hands.shape[0]):
+        seen |= hands[seat]
+        count += popcount(hands[seat])
     for i in range(c[0]):
-        seen |= np.int64(1) << state.pile[i]
+        seen |= np.int64(1) << pile[i]
     for i in range(c[1], c[2]):
-        seen |= np.int64(1) << state.stock[i]
+        seen |= np.int64(1) << stock[i]
     count += c[0] + c[2] - c[1]
     if laid_away >= 0:
         seen |= np.int64(1) << laid_away
@@ -370,10 +370,10 @@ def _cards_conserved(state, laid_away):
     return count == n_cards and seen == (np.int64(1) << n_cards) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome, laid_away):
     """Write the hand's row, after checking that no card was lost or duplicated."""
-    if not _cards_conserved(state, laid_away):
+    if not _cards_conserved(state.hands, state.pile, state.stock, state.counters, laid_away):
         return _fail(state, ERR_CARDS_LOST, max(knocker, 0), number, hand_index, outcome)
     c = state.counters
     players = state.hands.shape[0]
