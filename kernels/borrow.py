@@ -87,7 +87,9 @@ def borrow_row(typingctx, array, i):
         return None
     if not isinstance(i, types.Integer):
         return None
-    row = BorrowedArray(array.dtype, array.ndim - 1, "C", readonly=not array.mutable, aligned=array.aligned)
+    row = BorrowedArray(
+        array.dtype, array.ndim - 1, "C", readonly=not array.mutable, aligned=array.aligned
+    )
 
     def codegen(context, builder, signature, args):
         source = context.make_array(signature.args[0])(context, builder, value=args[0])

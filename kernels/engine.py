@@ -434,11 +434,15 @@ def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores,
     The compiled hand that games and replays call; ``play_deals`` inlines the same
     body (``_play_hand``) into its loop instead.
     """
-    return _play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores, state, cols, row, logging)
+    return _play_hand(
+        rules, tab, key, number, hand_index, dealer, sids, params, scores, state, cols, row, logging
+    )
 
 
 @njit(cache=True, inline="always")
-def _play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores, state, cols, row, logging):
+def _play_hand(
+    rules, tab, key, number, hand_index, dealer, sids, params, scores, state, cols, row, logging
+):
     """``play_hand``'s body."""
     players = state.hands.shape[0]
     hand_size = rules[L.R_HAND_SIZE]
@@ -457,8 +461,9 @@ def _play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores
         state.taken[seat] = 0
         state.discarded[seat] = 0
         state.seat_keys[seat] = stream_key(key, number, make_stream(PURPOSE_STRATEGY, hand_index, seat))
+        scratch = borrow_row(state.scratch, seat)  # a unit-stride row: one memset
         for k in range(SCRATCH_SIZE):
-            state.scratch[seat, k] = 0
+            scratch[k] = 0
     dealt = players * hand_size
     seat = _left_of(dealer, players)
     for k in range(dealt):
@@ -495,7 +500,9 @@ def _play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores
         else:
             phase = PHASE_UPCARD_OPTION if asking > 0 else PHASE_DRAW
             obs = _observe(state, seat, phase, upcard, none, False, dealer, rules, scores, tab)
-            from_pile = hook_take(sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat))
+            from_pile = hook_take(
+                sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
+            )
             if asking > 0:
                 asking -= 1
                 if not from_pile:
@@ -534,12 +541,16 @@ def _play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores
 
         # --- discard, knock ---
         obs = _observe(state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab)
-        discard = hook_discard(sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat))
+        discard = hook_discard(
+            sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
+        )
         if discard < 0 or discard >= DECK_CAPACITY or not (state.hands[seat] >> discard) & 1:
             return _fail(state, ERR_NOT_HELD, seat, number, hand_index, discard)
         if discard == forbidden_discard(obs):
             return _fail(state, ERR_FORBIDDEN, seat, number, hand_index, discard)
-        decision = hook_knock(sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat), discard)
+        decision = hook_knock(
+            sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat), discard
+        )
         if decision == KNOCK:
             kept = state.hands[seat] & ~(np.int64(1) << discard)
             limit = knock_limit_of(rules, upcard)

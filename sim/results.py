@@ -603,9 +603,8 @@ def write_parquet_atomic(table: pa.Table, path: str | os.PathLike[str]) -> None:
     final = Path(path)
     tmp = final.with_name(f".{final.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
-        pq.write_table(
-            table, str(tmp), compression="zstd", write_page_checksum=True, **_encodings(table.schema)
-        )
+        options = _encodings(table.schema)
+        pq.write_table(table, str(tmp), compression="zstd", write_page_checksum=True, **options)
         fd = os.open(tmp, os.O_RDONLY)
         try:
             os.fsync(fd)

@@ -119,13 +119,6 @@ def decide_knock(obs, deadwood, threshold):
     return CONTINUE
 
 
-@njit(cache=True, inline="always")
-def knock_decision(obs, discard, threshold):
-    """``decide_knock`` on the deadwood left after ``discard``."""
-    deadwood = min_deadwood_one(obs.hand & ~(np.int64(1) << discard), obs.tab)
-    return decide_knock(obs, deadwood, threshold)
-
-
 # --- the solver memo in the seat's scratch (greedy, schedule, defensive) --------------
 
 
@@ -198,7 +191,8 @@ def memo_take(obs, min_gain, scratch):
 
 @njit(cache=True, inline="always")
 def memo_discard(obs, scratch):
-    """``best_discard_one`` without the card the rules forbid, through the memo; remembers the deadwood the card leaves."""
+    """``best_discard_one`` without the card the rules forbid, through the memo;
+    remembers the deadwood the card leaves."""
     card, deadwood = memo_best_discard(obs.hand, forbidden_discard(obs), scratch, obs.tab)
     learn_min_deadwood(obs.hand & ~(np.int64(1) << card), deadwood, scratch)
     return card
@@ -206,7 +200,7 @@ def memo_discard(obs, scratch):
 
 @njit(cache=True, inline="always")
 def memo_knock_decision(obs, discard, threshold, scratch):
-    """``knock_decision`` through the memo."""
+    """``decide_knock`` on the deadwood ``discard`` leaves, through the memo."""
     deadwood = memo_min_deadwood(obs.hand & ~(np.int64(1) << discard), scratch, obs.tab)
     return decide_knock(obs, deadwood, threshold)
 

@@ -30,13 +30,13 @@ from kernels.melds import (
     MAX_MELDS,
     MAX_MELDS_PER_ARRANGEMENT,
     canonical_arrangement,
-    sole_arrangement,
     hand_melds,
     knocker_arrangement,
     layoff_fits,
     layoff_greedy,
     layoff_optimal,
     meld_less,
+    sole_arrangement,
 )
 from tests.conftest import (
     ACE_MODES,
@@ -118,7 +118,8 @@ def test_sole_arrangement_is_the_only_least_one(size: int) -> None:
     rules = ref_rules("low")
     tab = tables_for_ref(rules)
     rng = seeded("sole", size)
-    hands = [random_hand(rng, size, 0) for _ in range(25)] + [dense_hand(rng, size, 0) for _ in range(15)]
+    hands = [random_hand(rng, size, 0) for _ in range(25)]
+    hands += [dense_hand(rng, size, 0) for _ in range(15)]
     answered = 0
     for hand in hands:
         out = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
