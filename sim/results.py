@@ -346,9 +346,22 @@ def _sumsq(values: npt.NDArray[Any], other: npt.NDArray[Any] | None = None) -> i
     return int(np.dot(a, b))
 
 
+# Histograms of values spanning at most this many integers are counted in one pass
+# (``np.bincount``); wider ones are sorted (``np.unique``). Same bins either way.
+_DENSE_SPAN = 1 << 16
+
+
 def _histogram(stat: str, values: npt.NDArray[Any], seat: int = -1) -> list[Row]:
     """Non-zero bins only, so that combined histograms do not depend on chunking."""
-    keys, counts = np.unique(values.astype(np.int64), return_counts=True)
+    v = values.astype(np.int64, copy=False)
+    if v.size == 0:
+        return []
+    low = int(v.min())
+    if int(v.max()) - low < _DENSE_SPAN:
+        counts = np.bincount(v - low)
+        keys = np.flatnonzero(counts)
+        return [(stat, seat, int(k) + low, int(counts[k])) for k in keys]
+    keys, counts = np.unique(v, return_counts=True)
     return [(stat, seat, int(k), int(c)) for k, c in zip(keys, counts, strict=True)]
 
 

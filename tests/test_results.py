@@ -160,6 +160,27 @@ def test_summaries_combine_exactly(gin_hands) -> None:
     assert set(whole["stat"]) <= set(R.SUMMARY_STATS)
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        [],
+        [7],
+        [-1, 0, 0, 3, -1, 5],
+        list(range(1000)) * 2 + [999],
+        [-3, 10**9, -3],
+        [-(2**40), 2**40],
+    ],
+)
+def test_histogram_bins_are_the_sorted_distinct_values(values) -> None:
+    """Counted in one pass for narrow ranges, sorted for wide ones: the same bins."""
+    array = np.array(values, np.int64)
+    keys, counts = np.unique(array, return_counts=True)
+    want = [("x", 2, int(k), int(c)) for k, c in zip(keys, counts, strict=True)]
+    assert R._histogram("x", array, seat=2) == want
+    if all(-128 <= v < 128 for v in values):  # the engine's int8 columns
+        assert R._histogram("x", array.astype(np.int8), seat=2) == want
+
+
 def test_summarize_games(hollywood_games) -> None:
     games, _ = hollywood_games
     rows = R.summarize_games(games, 2, hollywood=True)
