@@ -32,6 +32,7 @@ from numba import njit, prange
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
+from kernels.borrow import stack_empty
 from kernels.layout import NATURAL_BITS
 from kernels.tables import (
     BEST_REMOVALS,
@@ -160,22 +161,31 @@ def _set_options(mask, ranks, tab, every_none):
     return r, options, count + 1
 
 
-@njit(cache=True)
-def _sets_min(mask, contested, tab):
-    """Least deadwood choosing sets at the ``contested`` ranks (at most 4 in 13 cards).
+# Leaves of the set choices in a hand of up to 13 cards: a rank held in all four suits
+# has at most six options, a rank in three suits two, so three ranks of four (12 cards)
+# make the most, 6 * 6 * 6.
+MAX_LEAVES = 6**3
 
-    Iterates over every combination of the ranks' set options (``_set_options``) with
-    plain nested loops: a recursive numba function would stop the caller from being
-    inlined, which measured 2-3x slower on the common path.
+
+@njit(cache=True, inline="always")
+def _set_leaves(mask, contested, tab, every_none, leaves, whole):
+    """Every combination of set options at the ``contested`` ranks (``_set_options``,
+    with the "none" option always tried if ``every_none``): ``leaves[i]`` gets the
+    natural cards one choice leaves to runs, ``whole[i]`` a 4-bit mask of the ranks
+    (lowest contested first) whose whole set it takes (option 0). Returns the number of leaves, the four ranks
+    packed 4 bits each, and a 4-bit mask of those held in all four suits (where one
+    card out of the set of 4 leaves a set of 3).
+
+    Plain nested loops: a recursive numba function measured much slower.
     """
-    r0, o0, n0 = _set_options(mask, contested, tab, False)
+    r0, o0, n0 = _set_options(mask, contested, tab, every_none)
     rest = contested & (contested - 1)
-    r1, o1, n1 = _set_options(mask, rest, tab, False)
+    r1, o1, n1 = _set_options(mask, rest, tab, every_none)
     rest &= rest - 1
-    r2, o2, n2 = _set_options(mask, rest, tab, False)
+    r2, o2, n2 = _set_options(mask, rest, tab, every_none)
     rest &= rest - 1
-    r3, o3, n3 = _set_options(mask, rest, tab, False)
-    best = np.int64(BIG)
+    r3, o3, n3 = _set_options(mask, rest, tab, every_none)
+    n = 0
     for a in range(n0):
         m0 = mask & ~_spread((o0 >> (4 * a)) & 15, r0)
         for b in range(n1):
@@ -183,11 +193,30 @@ def _sets_min(mask, contested, tab):
             for c in range(n2):
                 m2 = m1 & ~_spread((o2 >> (4 * c)) & 15, r2)
                 for d in range(n3):
-                    m3 = m2 & ~_spread((o3 >> (4 * d)) & 15, r3)
-                    total = _four_reads(
-                        m3 & 0x1FFF, (m3 >> 13) & 0x1FFF, (m3 >> 26) & 0x1FFF, (m3 >> 39) & 0x1FFF, tab
-                    )
-                    best = min(best, total)
+                    leaves[n] = m2 & ~_spread((o3 >> (4 * d)) & 15, r3)
+                    whole[n] = (a == 0) | ((b == 0) << 1) | ((c == 0) << 2) | ((d == 0) << 3)
+                    n += 1
+    ranks = r0 | (r1 << 4) | (r2 << 8) | (r3 << 12)
+    fours = (
+        ((o0 & 15) == 15) | (((o1 & 15) == 15) << 1)
+        | (((o2 & 15) == 15) << 2) | (((o3 & 15) == 15) << 3)
+    )
+    return n, ranks, fours
+
+
+@njit(cache=True)
+def _sets_min(mask, contested, tab):
+    """Least deadwood choosing sets at the ``contested`` ranks (at most 4 in 13 cards).
+
+    Solves every combination of the ranks' set options (``_set_leaves``).
+    """
+    leaves = stack_empty(MAX_LEAVES, 0)
+    whole = stack_empty(MAX_LEAVES, 0)
+    n, _, _ = _set_leaves(mask, contested, tab, False, leaves, whole)
+    best = np.int64(BIG)
+    for i in range(n):
+        p0, p1, p2, p3 = suit_patterns(leaves[i])
+        best = min(best, _four_reads(p0, p1, p2, p3, tab))
     return best
 
 
@@ -416,6 +445,22 @@ def _easy_set_key(mask, easy, total, fbit, tab):
     return key
 
 
+@njit(cache=True, inline="always")
+def _leaf_totals(totals, whole, n):
+    """The least of the leaves' run deadwood ``totals``, and for each of the four
+    ranks the least over the leaves that take its whole set."""
+    best = f0 = f1 = f2 = f3 = np.int64(BIG)
+    for i in range(n):
+        t = totals[i]
+        best = min(best, t)
+        w = whole[i]
+        f0 = min(f0, t) if w & 1 else f0
+        f1 = min(f1, t) if w & 2 else f1
+        f2 = min(f2, t) if w & 4 else f2
+        f3 = min(f3, t) if w & 8 else f3
+    return best, (f0, f1, f2, f3)
+
+
 @njit(cache=True)
 def _contested_key(mask, contested, fbit, forbidden, tab):
     """Least deadwood of the natural cards ``mask`` (easy sets already removed) and the
@@ -433,44 +478,19 @@ def _contested_key(mask, contested, fbit, forbidden, tab):
       less that card) or run-side (the "none" leaf, tried here for every contested
       rank, ``every_none``, even where the solver alone would prune it).
     """
-    r0, o0, n0 = _set_options(mask, contested, tab, True)
-    rest = contested & (contested - 1)
-    r1, o1, n1 = _set_options(mask, rest, tab, True)
-    rest &= rest - 1
-    r2, o2, n2 = _set_options(mask, rest, tab, True)
-    rest &= rest - 1
-    r3, o3, n3 = _set_options(mask, rest, tab, True)
-    best_total = np.int64(BIG)
+    leaves = stack_empty(MAX_LEAVES, 0)
+    whole = stack_empty(MAX_LEAVES, 0)
+    totals = stack_empty(MAX_LEAVES, 0)
+    n, ranks, fours = _set_leaves(mask, contested, tab, True, leaves, whole)
     best_key = NO_KEY
-    # Least deadwood over the leaves holding each rank's set of 4 (option 0), if any.
-    four0 = four1 = four2 = four3 = np.int64(BIG)
-    for a in range(n0):
-        m0 = mask & ~_spread((o0 >> (4 * a)) & 15, r0)
-        for b in range(n1):
-            m1 = m0 & ~_spread((o1 >> (4 * b)) & 15, r1)
-            for c in range(n2):
-                m2 = m1 & ~_spread((o2 >> (4 * c)) & 15, r2)
-                for d in range(n3):
-                    m3 = m2 & ~_spread((o3 >> (4 * d)) & 15, r3)
-                    total, key = _leaf_key(m3, fbit, forbidden, tab)
-                    best_total = min(best_total, total)
-                    best_key = min(best_key, key)
-                    if a == 0:
-                        four0 = min(four0, total)
-                    if b == 0:
-                        four1 = min(four1, total)
-                    if c == 0:
-                        four2 = min(four2, total)
-                    if d == 0:
-                        four3 = min(four3, total)
-    if (o0 & 15) == 15:
-        best_key = min(best_key, _top_card_key(four0, mask & (RANK_ACROSS_SUITS << r0), fbit, tab))
-    if (o1 & 15) == 15:
-        best_key = min(best_key, _top_card_key(four1, mask & (RANK_ACROSS_SUITS << r1), fbit, tab))
-    if (o2 & 15) == 15:
-        best_key = min(best_key, _top_card_key(four2, mask & (RANK_ACROSS_SUITS << r2), fbit, tab))
-    if (o3 & 15) == 15:
-        best_key = min(best_key, _top_card_key(four3, mask & (RANK_ACROSS_SUITS << r3), fbit, tab))
+    for i in range(n):
+        totals[i], key = _leaf_key(leaves[i], fbit, forbidden, tab)
+        best_key = min(best_key, key)
+    best_total, four = _leaf_totals(totals, whole, n)
+    for k in range(4):
+        if (fours >> k) & 1:
+            cards = mask & (RANK_ACROSS_SUITS << ((ranks >> (4 * k)) & 15))
+            best_key = min(best_key, _top_card_key(four[k], cards, fbit, tab))
     return best_total, best_key
 
 
@@ -593,44 +613,20 @@ def _contested_removals(mask, contested, tab):
     ``mask`` choosing sets at the ``contested`` ranks, the least deadwood one removal
     leaves and every card whose removal leaves it. The same leaves and the same
     candidates as ``_contested_key`` (see there why each card's best is among them)."""
-    r0, o0, n0 = _set_options(mask, contested, tab, True)
-    rest = contested & (contested - 1)
-    r1, o1, n1 = _set_options(mask, rest, tab, True)
-    rest &= rest - 1
-    r2, o2, n2 = _set_options(mask, rest, tab, True)
-    rest &= rest - 1
-    r3, o3, n3 = _set_options(mask, rest, tab, True)
-    best_total = np.int64(BIG)
+    leaves = stack_empty(MAX_LEAVES, 0)
+    whole = stack_empty(MAX_LEAVES, 0)
+    totals = stack_empty(MAX_LEAVES, 0)
+    n, ranks, fours = _set_leaves(mask, contested, tab, True, leaves, whole)
     least = np.int64(BIG)
     cards = np.int64(0)
-    four0 = four1 = four2 = four3 = np.int64(BIG)
-    for a in range(n0):
-        m0 = mask & ~_spread((o0 >> (4 * a)) & 15, r0)
-        for b in range(n1):
-            m1 = m0 & ~_spread((o1 >> (4 * b)) & 15, r1)
-            for c in range(n2):
-                m2 = m1 & ~_spread((o2 >> (4 * c)) & 15, r2)
-                for d in range(n3):
-                    m3 = m2 & ~_spread((o3 >> (4 * d)) & 15, r3)
-                    total, least, cards = _leaf_removals(m3, least, cards, tab)
-                    best_total = min(best_total, total)
-                    if a == 0:
-                        four0 = min(four0, total)
-                    if b == 0:
-                        four1 = min(four1, total)
-                    if c == 0:
-                        four2 = min(four2, total)
-                    if d == 0:
-                        four3 = min(four3, total)
+    for i in range(n):
+        totals[i], least, cards = _leaf_removals(leaves[i], least, cards, tab)
+    best_total, four = _leaf_totals(totals, whole, n)
     # One card out of a set of 4 leaves a set of 3: any of the four.
-    if (o0 & 15) == 15:
-        least, cards = _merge(least, cards, four0, mask & (RANK_ACROSS_SUITS << r0))
-    if (o1 & 15) == 15:
-        least, cards = _merge(least, cards, four1, mask & (RANK_ACROSS_SUITS << r1))
-    if (o2 & 15) == 15:
-        least, cards = _merge(least, cards, four2, mask & (RANK_ACROSS_SUITS << r2))
-    if (o3 & 15) == 15:
-        least, cards = _merge(least, cards, four3, mask & (RANK_ACROSS_SUITS << r3))
+    for k in range(4):
+        if (fours >> k) & 1:
+            rank_cards = mask & (RANK_ACROSS_SUITS << ((ranks >> (4 * k)) & 15))
+            least, cards = _merge(least, cards, four[k], rank_cards)
     return best_total, least, cards
 
 
