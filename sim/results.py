@@ -353,9 +353,18 @@ _DENSE_SPAN = 1 << 16
 
 def _histogram(stat: str, values: npt.NDArray[Any], seat: int = -1) -> list[Row]:
     """Non-zero bins only, so that combined histograms do not depend on chunking."""
-    v = values.astype(np.int64, copy=False)
-    if v.size == 0:
+    if values.size == 0:
         return []
+    if values.dtype.kind == "i" and values.dtype.itemsize <= 2:
+        # The engine's int8 and int16 columns: counted on their raw bits, no widened
+        # copy; bins at and above the sign bit are the negative values.
+        width = 8 * values.dtype.itemsize
+        counts = np.bincount(values.view(f"u{values.dtype.itemsize}"))
+        keys = np.flatnonzero(counts)
+        signed = np.where(keys >= 1 << (width - 1), keys - (1 << width), keys)
+        order = np.argsort(signed, kind="stable")
+        return [(stat, seat, int(signed[i]), int(counts[keys[i]])) for i in order]
+    v = values.astype(np.int64, copy=False)
     low = int(v.min())
     if int(v.max()) - low < _DENSE_SPAN:
         counts = np.bincount(v - low)

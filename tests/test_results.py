@@ -166,6 +166,8 @@ def test_summaries_combine_exactly(gin_hands) -> None:
         [],
         [7],
         [-1, 0, 0, 3, -1, 5],
+        [-128, 127, -1, 0, -128],
+        [-32768, 300, 32767, -5],
         list(range(1000)) * 2 + [999],
         [-3, 10**9, -3],
         [-(2**40), 2**40],
@@ -177,8 +179,9 @@ def test_histogram_bins_are_the_sorted_distinct_values(values) -> None:
     keys, counts = np.unique(array, return_counts=True)
     want = [("x", 2, int(k), int(c)) for k, c in zip(keys, counts, strict=True)]
     assert R._histogram("x", array, seat=2) == want
-    if all(-128 <= v < 128 for v in values):  # the engine's int8 columns
-        assert R._histogram("x", array.astype(np.int8), seat=2) == want
+    for small in (np.int8, np.int16):  # the engine's narrow columns: counted on raw bits
+        if all(np.iinfo(small).min <= v <= np.iinfo(small).max for v in values):
+            assert R._histogram("x", array.astype(small), seat=2) == want
 
 
 def test_summarize_games(hollywood_games) -> None:
