@@ -161,6 +161,20 @@ def _set_options(mask, ranks, tab, every_none):
     return r, options, count + 1
 
 
+@njit(cache=True, inline="always")
+def _rank_options(mask, contested, tab, every_none):
+    """``_set_options`` of the four lowest ``contested`` ranks, one after the other
+    (a rank past the last has one option: nothing)."""
+    r0, o0, n0 = _set_options(mask, contested, tab, every_none)
+    rest = contested & (contested - 1)
+    r1, o1, n1 = _set_options(mask, rest, tab, every_none)
+    rest &= rest - 1
+    r2, o2, n2 = _set_options(mask, rest, tab, every_none)
+    rest &= rest - 1
+    r3, o3, n3 = _set_options(mask, rest, tab, every_none)
+    return r0, o0, n0, r1, o1, n1, r2, o2, n2, r3, o3, n3
+
+
 # Leaves of the set choices in a hand of up to 13 cards: a rank held in all four suits
 # has at most six options, a rank in three suits two, so three ranks of four (12 cards)
 # make the most, 6 * 6 * 6.
@@ -172,19 +186,14 @@ def _set_leaves(mask, contested, tab, every_none, leaves, whole):
     """Every combination of set options at the ``contested`` ranks (``_set_options``,
     with the "none" option always tried if ``every_none``): ``leaves[i]`` gets the
     natural cards one choice leaves to runs, ``whole[i]`` a 4-bit mask of the ranks
-    (lowest contested first) whose whole set it takes (option 0). Returns the number of leaves, the four ranks
-    packed 4 bits each, and a 4-bit mask of those held in all four suits (where one
-    card out of the set of 4 leaves a set of 3).
+    (lowest contested first) whose whole set it takes (option 0). Returns the number
+    of leaves, the four ranks packed 4 bits each, and a 4-bit mask of those held in
+    all four suits (where one card out of the set of 4 leaves a set of 3).
 
     Plain nested loops: a recursive numba function measured much slower.
     """
-    r0, o0, n0 = _set_options(mask, contested, tab, every_none)
-    rest = contested & (contested - 1)
-    r1, o1, n1 = _set_options(mask, rest, tab, every_none)
-    rest &= rest - 1
-    r2, o2, n2 = _set_options(mask, rest, tab, every_none)
-    rest &= rest - 1
-    r3, o3, n3 = _set_options(mask, rest, tab, every_none)
+    options = _rank_options(mask, contested, tab, every_none)
+    r0, o0, n0, r1, o1, n1, r2, o2, n2, r3, o3, n3 = options
     n = 0
     for a in range(n0):
         m0 = mask & ~_spread((o0 >> (4 * a)) & 15, r0)
@@ -208,15 +217,21 @@ def _set_leaves(mask, contested, tab, every_none, leaves, whole):
 def _sets_min(mask, contested, tab):
     """Least deadwood choosing sets at the ``contested`` ranks (at most 4 in 13 cards).
 
-    Solves every combination of the ranks' set options (``_set_leaves``).
+    The loops of ``_set_leaves``, solving each leaf as it comes: the solver's hottest
+    path with sets (writing the leaves down first measured 2-6% slower end to end).
     """
-    leaves = stack_empty(MAX_LEAVES, 0)
-    whole = stack_empty(MAX_LEAVES, 0)
-    n, _, _ = _set_leaves(mask, contested, tab, False, leaves, whole)
+    options = _rank_options(mask, contested, tab, False)
+    r0, o0, n0, r1, o1, n1, r2, o2, n2, r3, o3, n3 = options
     best = np.int64(BIG)
-    for i in range(n):
-        p0, p1, p2, p3 = suit_patterns(leaves[i])
-        best = min(best, _four_reads(p0, p1, p2, p3, tab))
+    for a in range(n0):
+        m0 = mask & ~_spread((o0 >> (4 * a)) & 15, r0)
+        for b in range(n1):
+            m1 = m0 & ~_spread((o1 >> (4 * b)) & 15, r1)
+            for c in range(n2):
+                m2 = m1 & ~_spread((o2 >> (4 * c)) & 15, r2)
+                for d in range(n3):
+                    p0, p1, p2, p3 = suit_patterns(m2 & ~_spread((o3 >> (4 * d)) & 15, r3))
+                    best = min(best, _four_reads(p0, p1, p2, p3, tab))
     return best
 
 
