@@ -441,6 +441,31 @@ def _top_card_key(d, cards, fbit, tab):
     return _pack(d, np.int64(tab[CARD_VALUE + card]), card)
 
 
+@njit(cache=True, inline="always")
+def _easy_set_deadwood(rank_cards, rank, total, tab):
+    """Deadwood left by taking one card out of an easy set (``_easy_set_key``) in a
+    hand of deadwood ``total``: a set of 4 leaves a set of 3; a set of 3 leaves two
+    deadwood cards of the rank."""
+    if popcount(rank_cards) == 4:
+        return total
+    return total + 2 * np.int64(tab[CARD_VALUE + rank])
+
+
+@njit(cache=True, inline="always")
+def _set_ranks(mask, p0, p1, p2, p3, ranks, tab):
+    """Split the set ``ranks`` (held in three or more suits) of a natural hand with
+    suit patterns ``p0..p3``: ``contested`` ones, where some card could also sit in a
+    run, and ``easy`` ones, always best as a set; and the hand without the easy sets.
+    The discard kernels' counterpart of ``_strip_easy_sets`` (they read the run-capable
+    ranks from the best-discard block, beside the other facts they read)."""
+    wanted = (
+        _fact(p0, FACT_CAPABLE, tab) | _fact(p1, FACT_CAPABLE, tab)
+        | _fact(p2, FACT_CAPABLE, tab) | _fact(p3, FACT_CAPABLE, tab)
+    )
+    easy = ranks & ~wanted
+    return ranks & wanted, easy, mask & ~(easy * RANK_ACROSS_SUITS)
+
+
 @njit(cache=True)
 def _easy_set_key(mask, easy, total, fbit, tab):
     """Best key among the cards of the ``easy`` set ranks (``total``: the hand's deadwood).
@@ -455,8 +480,7 @@ def _easy_set_key(mask, easy, total, fbit, tab):
         r = lowest_bit(easy)
         easy &= easy - 1
         cards = mask & (RANK_ACROSS_SUITS << r)
-        d = total if popcount(cards) == 4 else total + 2 * np.int64(tab[CARD_VALUE + r])
-        key = min(key, _top_card_key(d, cards, fbit, tab))
+        key = min(key, _top_card_key(_easy_set_deadwood(cards, r, total, tab), cards, fbit, tab))
     return key
 
 
@@ -534,13 +558,7 @@ def _discard_key(mask, forbidden, tab):
     if ranks == 0:
         # No set possible: every card is run-side.
         return _leaf_key(mask, fbit, forbidden, tab)[1]
-    wanted = (
-        _fact(p0, FACT_CAPABLE, tab) | _fact(p1, FACT_CAPABLE, tab)
-        | _fact(p2, FACT_CAPABLE, tab) | _fact(p3, FACT_CAPABLE, tab)
-    )
-    contested = ranks & wanted
-    easy = ranks & ~wanted
-    natural = mask & ~(easy * RANK_ACROSS_SUITS)  # the easy sets taken out
+    contested, easy, natural = _set_ranks(mask, p0, p1, p2, p3, ranks, tab)
     if contested == 0:
         total, key = _leaf_key(natural, fbit, forbidden, tab)
     else:
@@ -674,24 +692,16 @@ def least_removals(mask, tab):
     if ranks == 0:
         _, least, cards = _leaf_removals(mask, np.int64(BIG), np.int64(0), tab)
         return least, cards
-    wanted = (
-        _fact(p0, FACT_CAPABLE, tab) | _fact(p1, FACT_CAPABLE, tab)
-        | _fact(p2, FACT_CAPABLE, tab) | _fact(p3, FACT_CAPABLE, tab)
-    )
-    contested = ranks & wanted
-    easy = ranks & ~wanted
-    natural = mask & ~(easy * RANK_ACROSS_SUITS)  # the easy sets taken out
+    contested, easy, natural = _set_ranks(mask, p0, p1, p2, p3, ranks, tab)
     if contested == 0:
         total, least, cards = _leaf_removals(natural, np.int64(BIG), np.int64(0), tab)
     else:
         total, least, cards = _contested_removals(natural, contested, tab)
-    # A set no run could use (``_easy_set_key``): one card out of four leaves a set of
-    # three; one out of three leaves the other two as deadwood.
-    while easy:
+    while easy:  # every card of a set no run could use (``_easy_set_key``)
         r = lowest_bit(easy)
         easy &= easy - 1
         rank_cards = mask & (RANK_ACROSS_SUITS << r)
-        d = total if popcount(rank_cards) == 4 else total + 2 * np.int64(tab[CARD_VALUE + r])
+        d = _easy_set_deadwood(rank_cards, r, total, tab)
         least, cards = _merge(least, cards, d, rank_cards)
     return least, cards
 

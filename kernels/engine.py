@@ -511,7 +511,7 @@ def _play_hand(
                     if asking == 1:
                         seat = dealer  # the non-dealer passed: ask the dealer
                     else:
-                        seat = (dealer + 1) % players  # both passed
+                        seat = _left_of(dealer, players)  # both passed
                         stock_next = True
                     continue
                 asking = 0
