@@ -20,7 +20,7 @@ Conventions
 * ``rules``: int64 rule vector; ``tab``: solver tables; masks are int64.
 * ``state``: a :class:`HandState` of arrays allocated once per block of hands.
 * Per-hand results go to the columns of a :class:`HandColumns` at ``row``.
-* Return value of ``play_hand``: 0, or an ``ERR_*`` code with details in ``state.error``.
+* Return value of ``play_hands``: 0, or an ``ERR_*`` code with details in ``state.error``.
 
 Compile time
 ------------
@@ -28,13 +28,15 @@ Numba compiles a jitted callee once more for every literal argument value it see
 (``-1``, ``0``, ``False``, a phase constant), and every caller re-optimizes all the
 code it calls. So the loop passes typed values (``none``, ``np.int64(0)``), counters
 start typed, and the small helpers (``_log``, ``_observe``, ``_fail``, ``_score``,
-``play_game``) are inlined; the take hook has a single call site. That took the cold
-start of one engine from 52 s to 37 s. The arrays reach ``play_hand`` as borrowed
-views (``kernels/borrow.py``): never reference-counted, and one compile of
-``play_hand`` serves ``play_games`` and ``replay_deal``. ``play_deals``, the loop
-experiments spend their time in, inlines the hand's body instead (``_play_hand``):
-measured 7-8% faster (no call passing the whole state per hand) for 1-2 s more
-compile when only deals are played (about 14 s more where games are played too).
+``play_game``) are inlined; the take hook has a single call site. Numba's inlining
+copies the inlined function's IR block by block, each copy with the whole scope, so
+it costs time in the square of the function's size: the hand's body is written in
+the loop of ``play_hands`` itself, which Python calls directly (a jitted wrapper would
+re-optimize the whole engine once more), and games and replays call the same compiled
+loop with one row. Whether to write the event log is a type (None or True), not a
+value: the deals' loop has none of its branches (a runtime flag measured 3-7% slower).
+Cold start of one engine: 52 s with literals everywhere, 39 s with the hand inlined
+into a wrapper, 30 s now (``sim.bench_engine.start_times``).
 """
 
 from typing import NamedTuple
@@ -375,9 +377,7 @@ def _cards_conserved(hands, pile, stock, c, laid_away):
 
 @njit(cache=True, inline="always")
 def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome, laid_away):
-    """Write the hand's row, after checking that no card was lost or duplicated."""
-    if not _cards_conserved(state.hands, state.pile, state.stock, state.counters, laid_away):
-        return _fail(state, ERR_CARDS_LOST, max(knocker, 0), number, hand_index, outcome)
+    """Write the hand's row."""
     c = state.counters
     players = state.hands.shape[0]
     if outcome == L.DEAD_HAND:
@@ -407,7 +407,6 @@ def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outco
                 n += 1
             cols.laid_off[row, seat] = n
             cols.points[row, seat] = state.points[seat]
-    return ERR_NONE
 
 
 @njit(cache=True, inline="always")
@@ -427,215 +426,177 @@ def _score(state, rules, tab, knocker, upcard, dealer):
     return outcome
 
 
-@njit(cache=True)
-def play_hand(rules, tab, key, number, hand_index, dealer, sids, params, scores, state, cols, row, logging):
-    """Play one hand and write its row. Returns 0 or an ``ERR_*`` code.
+@njit(cache=True, nogil=True)
+def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, scores, state, cols, begin, end, log_events):
+    """Play hands ``first_number + row`` into rows ``begin .. end-1`` of ``cols``.
 
-    The compiled hand that games and replays call; ``play_deals`` inlines the same
-    body (``_play_hand``) into its loop instead.
+    ``state`` is a :func:`new_state`, ``cols`` a :func:`new_columns`; ``log_events`` is
+    None (the event-log branches compile away) or True (a replay). Returns 0, or
+    the ``ERR_*`` code of the first illegal decision (details in ``state.error``; that
+    hand's row is not written). The same compiled loop plays blocks of single deals
+    (called from Python: the GIL is released) and the hands of games (one row each).
+    The hand's body is written here, not inlined from a helper, and no wrapper calls
+    this from Python: see "Compile time" above.
     """
-    return _play_hand(
-        rules, tab, key, number, hand_index, dealer, sids, params, scores, state, cols, row, logging
-    )
-
-
-@njit(cache=True, inline="always")
-def _play_hand(
-    rules, tab, key, number, hand_index, dealer, sids, params, scores, state, cols, row, logging
-):
-    """``play_hand``'s body."""
-    players = state.hands.shape[0]
-    hand_size = rules[L.R_HAND_SIZE]
-    n_cards = 52 + rules[L.R_JOKERS]
-    none = np.int64(-1)  # typed, not a literal (see "Compile time" above)
-    c = state.counters
-    for i in range(8):
-        c[i] = 0
-    c[6] = n_cards
-    # The deal (docs/ENGINE.md "The deal").
-    for i in range(n_cards):
-        state.deck[i] = i
-    shuffle(state.deck, n_cards, stream_key(key, number, make_stream(PURPOSE_DEAL, hand_index, 0)))
-    for seat in range(players):
-        state.hands[seat] = 0
-        state.taken[seat] = 0
-        state.discarded[seat] = 0
-        state.seat_keys[seat] = stream_key(key, number, make_stream(PURPOSE_STRATEGY, hand_index, seat))
-        scratch = borrow_row(state.scratch, seat)  # a unit-stride row: one memset
-        for k in range(SCRATCH_SIZE):
-            scratch[k] = 0
-    dealt = players * hand_size
-    seat = _left_of(dealer, players)
-    for k in range(dealt):
-        state.hands[seat] |= np.int64(1) << state.deck[k]
-        seat = _left_of(seat, players)
-    upcard = state.deck[dealt]
-    state.pile[0] = upcard
-    c[0] = 1
-    for k in range(dealt + 1, n_cards):
-        state.stock[k - dealt - 1] = state.deck[k]
-    c[1] = 0
-    c[2] = n_cards - dealt - 1
-    if logging:
+    # Borrowed views (kernels/borrow.py): no reference counting in the loop. The
+    # caller's arrays outlive this call.
+    rules, tab, sids, params, scores = borrow(rules), borrow(tab), borrow(sids), borrow(params), borrow(scores)
+    state, cols = _borrowed_state(state), _borrowed_columns(cols)
+    for row in range(begin, end):
+        number = first_number + row
+        players = state.hands.shape[0]
+        hand_size = rules[L.R_HAND_SIZE]
+        n_cards = 52 + rules[L.R_JOKERS]
+        none = np.int64(-1)  # typed, not a literal (see "Compile time" above)
+        c = state.counters
+        for i in range(8):
+            c[i] = 0
+        c[6] = n_cards
+        # The deal (docs/ENGINE.md "The deal").
+        for i in range(n_cards):
+            state.deck[i] = i
+        shuffle(state.deck, n_cards, stream_key(key, number, make_stream(PURPOSE_DEAL, hand_index, 0)))
         for seat in range(players):
-            _log(state, EV_DEAL, seat, -1, state.hands[seat])
-        _log(state, EV_UPCARD, -1, upcard, -1)
+            state.hands[seat] = 0
+            state.taken[seat] = 0
+            state.discarded[seat] = 0
+            state.seat_keys[seat] = stream_key(key, number, make_stream(PURPOSE_STRATEGY, hand_index, seat))
+            scratch = borrow_row(state.scratch, seat)  # a unit-stride row: one memset
+            for k in range(SCRATCH_SIZE):
+                scratch[k] = 0
+        dealt = players * hand_size
+        seat = _left_of(dealer, players)
+        for k in range(dealt):
+            state.hands[seat] |= np.int64(1) << state.deck[k]
+            seat = _left_of(seat, players)
+        upcard = state.deck[dealt]
+        state.pile[0] = upcard
+        c[0] = 1
+        for k in range(dealt + 1, n_cards):
+            state.stock[k - dealt - 1] = state.deck[k]
+        c[1] = 0
+        c[2] = n_cards - dealt - 1
+        if log_events is not None:
+            for seat in range(players):
+                _log(state, EV_DEAL, seat, -1, state.hands[seat])
+            _log(state, EV_UPCARD, -1, upcard, -1)
 
-    seat = (dealer + 1) % players
-    stock_next = False  # both passed the upcard: the non-dealer draws from the stock
-    # The Gin upcard option asks the non-dealer, then the dealer, whether to take the
-    # upcard; a pass draws nothing. It shares the draw's single take call (one inlined
-    # copy of every strategy's take hook, not three).
-    asking = 2 if rules[L.R_UPCARD_OPTION] == 1 else 0  # option questions left
-    # How the hand ends (set before leaving the loop): the knocker (none: a showdown
-    # after the stock ran out or the turn guard), the card it laid away, a dead hand.
-    knocker = none
-    laid_away = none
-    dead = False
+        seat = (dealer + 1) % players
+        stock_next = False  # both passed the upcard: the non-dealer draws from the stock
+        # The Gin upcard option asks the non-dealer, then the dealer, whether to take the
+        # upcard; a pass draws nothing. It shares the draw's single take call (one inlined
+        # copy of every strategy's take hook, not three).
+        asking = 2 if rules[L.R_UPCARD_OPTION] == 1 else 0  # option questions left
+        # How the hand ends (set before leaving the loop): the knocker (none: a showdown
+        # after the stock ran out or the turn guard), the card it laid away, a dead hand.
+        knocker = none
+        laid_away = none
+        dead = False
 
-    while True:
-        # --- draw ---
-        if stock_next or c[0] == 0:
-            from_pile = False
-        else:
-            phase = PHASE_UPCARD_OPTION if asking > 0 else PHASE_DRAW
-            obs = _observe(state, seat, phase, upcard, none, False, dealer, rules, scores, tab)
-            from_pile = hook_take(
+        while True:
+            # --- draw ---
+            if stock_next or c[0] == 0:
+                from_pile = False
+            else:
+                phase = PHASE_UPCARD_OPTION if asking > 0 else PHASE_DRAW
+                obs = _observe(state, seat, phase, upcard, none, False, dealer, rules, scores, tab)
+                from_pile = hook_take(
+                    sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
+                )
+                if asking > 0:
+                    asking -= 1
+                    if not from_pile:
+                        if log_events is not None:
+                            _log(state, EV_PASS, seat, upcard, -1)
+                        if asking == 1:
+                            seat = dealer  # the non-dealer passed: ask the dealer
+                        else:
+                            seat = _left_of(dealer, players)  # both passed
+                            stock_next = True
+                        continue
+                    asking = 0
+            stock_next = False
+            if from_pile:
+                c[0] -= 1
+                card = state.pile[c[0]]
+                state.taken[seat] |= np.int64(1) << card
+                if log_events is not None:
+                    _log(state, EV_DRAW_PILE, seat, card, -1)
+            else:
+                if c[1] == c[2]:
+                    # The stock is empty: rebuild it, or end the hand (RULES.md).
+                    if c[4] >= rules[L.R_MAX_REBUILDS] or c[0] <= 1 or rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND:
+                        if log_events is not None:
+                            _log(state, EV_EXHAUSTED, -1, -1, -1)
+                        break  # a showdown with no knocker
+                    _rebuild(state, rules, key, number, hand_index)
+                    if log_events is not None:
+                        _log(state, EV_REBUILD, -1, -1, c[4])
+                card = state.stock[c[1]]
+                c[1] += 1
+                if log_events is not None:
+                    _log(state, EV_DRAW_STOCK, seat, card, -1)
+            state.hands[seat] |= np.int64(1) << card
+            c[3] += 1
+
+            # --- discard, knock ---
+            obs = _observe(state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab)
+            discard = hook_discard(
                 sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
             )
-            if asking > 0:
-                asking -= 1
-                if not from_pile:
-                    if logging:
-                        _log(state, EV_PASS, seat, upcard, -1)
-                    if asking == 1:
-                        seat = dealer  # the non-dealer passed: ask the dealer
-                    else:
-                        seat = _left_of(dealer, players)  # both passed
-                        stock_next = True
-                    continue
-                asking = 0
-        stock_next = False
-        if from_pile:
-            c[0] -= 1
-            card = state.pile[c[0]]
-            state.taken[seat] |= np.int64(1) << card
-            if logging:
-                _log(state, EV_DRAW_PILE, seat, card, -1)
-        else:
-            if c[1] == c[2]:
-                # The stock is empty: rebuild it, or end the hand (RULES.md).
-                if c[4] >= rules[L.R_MAX_REBUILDS] or c[0] <= 1 or rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND:
-                    if logging:
-                        _log(state, EV_EXHAUSTED, -1, -1, -1)
-                    break  # a showdown with no knocker
-                _rebuild(state, rules, key, number, hand_index)
-                if logging:
-                    _log(state, EV_REBUILD, -1, -1, c[4])
-            card = state.stock[c[1]]
-            c[1] += 1
-            if logging:
-                _log(state, EV_DRAW_STOCK, seat, card, -1)
-        state.hands[seat] |= np.int64(1) << card
-        c[3] += 1
+            if discard < 0 or discard >= DECK_CAPACITY or not (state.hands[seat] >> discard) & 1:
+                return _fail(state, ERR_NOT_HELD, seat, number, hand_index, discard)
+            if discard == forbidden_discard(obs):
+                return _fail(state, ERR_FORBIDDEN, seat, number, hand_index, discard)
+            decision = hook_knock(
+                sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat), discard
+            )
+            if decision == KNOCK:
+                kept = state.hands[seat] & ~(np.int64(1) << discard)
+                limit = knock_limit_of(rules, upcard)
+                if limit >= 0:
+                    d = min_deadwood_one(kept, tab)
+                    if d > limit:
+                        return _fail(state, ERR_KNOCK_OVER_LIMIT, seat, number, hand_index, d)
+                state.hands[seat] = kept
+                if log_events is not None:
+                    _log(state, EV_KNOCK, seat, discard, -1)
+                knocker = seat
+                laid_away = discard
+                break
+            if decision == BIG_GIN:
+                if rules[L.R_BIG_GIN_BONUS] == 0 or min_deadwood_one(state.hands[seat], tab) != 0:
+                    return _fail(state, ERR_BAD_BIG_GIN, seat, number, hand_index, discard)
+                if log_events is not None:
+                    _log(state, EV_BIG_GIN, seat, -1, -1)
+                knocker = seat
+                break
+            if decision != CONTINUE:
+                return _fail(state, ERR_BAD_KNOCK_CODE, seat, number, hand_index, decision)
+            bit = np.int64(1) << discard
+            state.hands[seat] &= ~bit
+            state.pile[c[0]] = discard
+            c[0] += 1
+            state.discarded[seat] |= bit
+            state.taken[seat] &= ~bit
+            if log_events is not None:
+                _log(state, EV_DISCARD, seat, discard, -1)
+            if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[2] - c[1] <= rules[L.R_WALL]:
+                if log_events is not None:
+                    _log(state, EV_DEAD_HAND, -1, -1, -1)
+                dead = True
+                break
+            if c[3] >= MAX_TURNS:
+                break  # a showdown with no knocker
+            seat = _left_of(seat, players)
 
-        # --- discard, knock ---
-        obs = _observe(state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab)
-        discard = hook_discard(
-            sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
-        )
-        if discard < 0 or discard >= DECK_CAPACITY or not (state.hands[seat] >> discard) & 1:
-            return _fail(state, ERR_NOT_HELD, seat, number, hand_index, discard)
-        if discard == forbidden_discard(obs):
-            return _fail(state, ERR_FORBIDDEN, seat, number, hand_index, discard)
-        decision = hook_knock(
-            sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat), discard
-        )
-        if decision == KNOCK:
-            kept = state.hands[seat] & ~(np.int64(1) << discard)
-            limit = knock_limit_of(rules, upcard)
-            if limit >= 0:
-                d = min_deadwood_one(kept, tab)
-                if d > limit:
-                    return _fail(state, ERR_KNOCK_OVER_LIMIT, seat, number, hand_index, d)
-            state.hands[seat] = kept
-            if logging:
-                _log(state, EV_KNOCK, seat, discard, -1)
-            knocker = seat
-            laid_away = discard
-            break
-        if decision == BIG_GIN:
-            if rules[L.R_BIG_GIN_BONUS] == 0 or min_deadwood_one(state.hands[seat], tab) != 0:
-                return _fail(state, ERR_BAD_BIG_GIN, seat, number, hand_index, discard)
-            if logging:
-                _log(state, EV_BIG_GIN, seat, -1, -1)
-            knocker = seat
-            break
-        if decision != CONTINUE:
-            return _fail(state, ERR_BAD_KNOCK_CODE, seat, number, hand_index, decision)
-        bit = np.int64(1) << discard
-        state.hands[seat] &= ~bit
-        state.pile[c[0]] = discard
-        c[0] += 1
-        state.discarded[seat] |= bit
-        state.taken[seat] &= ~bit
-        if logging:
-            _log(state, EV_DISCARD, seat, discard, -1)
-        if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[2] - c[1] <= rules[L.R_WALL]:
-            if logging:
-                _log(state, EV_DEAD_HAND, -1, -1, -1)
-            dead = True
-            break
-        if c[3] >= MAX_TURNS:
-            break  # a showdown with no knocker
-        seat = _left_of(seat, players)
-
-    # One exit for every way a hand ends: one call site of the showdown and one of the
-    # row writer (less code to compile; inlining the writer measured slower).
-    outcome = np.int64(L.DEAD_HAND) if dead else _score(state, rules, tab, knocker, upcard, dealer)
-    return _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome, laid_away)
-
-
-@njit(cache=True, nogil=True)
-def play_deals(rules, tab, key, first_number, sids, params, cols, begin, end, error):
-    """Play single hands ``first_number + i`` into rows i = begin .. end-1 of ``cols``.
-
-    Each hand is dealt by the last seat (seat 0 moves first) and depends only on its
-    number, so how rows are split between calls (and threads: the GIL is released)
-    changes nothing in the results. ``error`` int64[8] receives the first illegal
-    decision (code 0: none); returns its code.
-    """
-    players = rules[L.R_PLAYERS]
-    scores = np.zeros(players, np.int64)
-    owner = _new_state(players)
-    state = _borrowed_state(owner)
-    out = _borrowed_columns(cols)
-    code = ERR_NONE
-    for i in range(begin, end):
-        code = _play_hand(
-            borrow(rules), borrow(tab), key, first_number + i, np.int64(0), players - 1,
-            borrow(sids), borrow(params), borrow(scores), state, out, i, np.bool_(False),
-        )
-        if code != ERR_NONE:
-            for k in range(8):
-                error[k] = state.error[k]
-            break
-    owner.counters[7] = 0  # keeps the owner (and so the borrowed views) alive to here
-    return code
-
-
-@njit(cache=True)
-def replay_deal(rules, tab, key, number, sids, params, state, cols):
-    """``play_deals``'s hand ``number`` again, with the event log on, into row 0 of
-    ``cols`` and the arrays of ``state`` (read them afterwards). Through borrowed views,
-    like ``play_deals``, so that both share one compile of ``play_hand``."""
-    players = rules[L.R_PLAYERS]
-    scores = np.zeros(players, np.int64)
-    return play_hand(
-        borrow(rules), borrow(tab), key, number, np.int64(0), players - 1, borrow(sids),
-        borrow(params), borrow(scores), _borrowed_state(state), _borrowed_columns(cols),
-        np.int64(0), np.bool_(True),
-    )
+        # One exit for every way a hand ends: one call site of the showdown and one of the
+        # row writer (less code to compile; inlining the writer measured slower).
+        outcome = np.int64(L.DEAD_HAND) if dead else _score(state, rules, tab, knocker, upcard, dealer)
+        if not _cards_conserved(state.hands, state.pile, state.stock, c, laid_away):
+            return _fail(state, ERR_CARDS_LOST, max(knocker, 0), number, hand_index, outcome)
+        _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome, laid_away)
+    return ERR_NONE
 
 
 # --- games ------------------------------------------------------------------------------
@@ -675,21 +636,21 @@ def new_game_columns(n: int, players: int) -> GameColumns:
 
 @njit(cache=True)
 def _state_for(state, k):
-    """The working state for a hand of ``k`` seats (borrowed views of a ``players``-seat
-    state: the same types as ``play_deals`` gives ``play_hand``, so one compile serves
-    both)."""
+    """The working state for a hand of ``k`` seats: views of a ``players``-seat state,
+    of the same types as a :func:`new_state` (one compile of ``play_hands`` serves
+    single deals and games)."""
     return HandState(
         state.deck,
         state.stock,
         state.pile,
-        borrow(state.hands[:k]),
-        borrow(state.taken[:k]),
-        borrow(state.discarded[:k]),
-        borrow(state.scratch[:k]),
-        borrow(state.deadwood[:k]),
-        borrow(state.laid[:k]),
-        borrow(state.points[:k]),
-        borrow(state.seat_keys[:k]),
+        state.hands[:k],
+        state.taken[:k],
+        state.discarded[:k],
+        state.scratch[:k],
+        state.deadwood[:k],
+        state.laid[:k],
+        state.points[:k],
+        state.seat_keys[:k],
         state.knocker_melds,
         state.counters,
         state.error,
@@ -776,10 +737,9 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
         for i in range(k):
             if seats[i] == dealer:
                 dealt_dealer = i
-        err = play_hand(
-            borrow(rules_by_k[k]), tab, key, number, hand_index, dealt_dealer, borrow(k_sids[:k]),
-            borrow(k_params[:k]), borrow(k_scores[:k]), _state_for(state, k), one,
-            np.int64(0), np.bool_(False),
+        err = play_hands(
+            rules_by_k[k], tab, key, number, hand_index, dealt_dealer, k_sids[:k], k_params[:k],
+            k_scores[:k], _state_for(state, k), one, np.int64(0), np.int64(1), None,
         )
         if err != ERR_NONE:
             return row - start, err
@@ -929,20 +889,18 @@ def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, game
     retries with more room). Results do not depend on how games are split.
     """
     players = rules_by_k[rules_by_k.shape[0] - 1][L.R_PLAYERS]
-    owner = _new_state(players)
-    state = _borrowed_state(owner)
-    one_owner = HandColumns(
+    state = _new_state(players)
+    one = HandColumns(
         np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros(1, np.int8),
         np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int16),
         np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros((1, players), np.int16),
         np.zeros((1, players), np.int8), np.zeros((1, players), np.int64),
     )
-    one = _borrowed_columns(one_owner)
     capacity = hands_out.number.shape[0]
     written = np.int64(0)
     for g in range(begin, end):
         rows, err = play_game(
-            borrow(rules_by_k), borrow(tab), key, first_number + g, borrow(sids), borrow(params),
+            borrow(rules_by_k), tab, key, first_number + g, borrow(sids), borrow(params),
             state, one, hands_out, written, games, g,
         )
         if rows < 0 or written + rows > capacity:
@@ -955,5 +913,3 @@ def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, game
                 status[2 + k] = state.error[k]
             break
     status[0] = written
-    owner.counters[7] = 0  # keeps the owners (and so the borrowed views) alive to here
-    one_owner.number[0] = 0

@@ -146,16 +146,21 @@ def play_deals(
     cols = engine.new_columns(deals, r.players)
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
     blocks = _blocks(deals, n_threads)
-    errors = np.zeros((len(blocks), 8), np.int64)
+    states = [engine.new_state(r.players) for _ in blocks]
+    scores = np.zeros(r.players, np.int64)
 
-    def run(b: int) -> None:
+    def run(b: int) -> int:
         begin, end = blocks[b]
-        engine.play_deals(compiled, tab, key, first, sids, params, cols, begin, end, errors[b])
+        # Hand ``first + row`` in row ``row``, dealt by the last seat, hand 0 of no game.
+        return engine.play_hands(
+            compiled, tab, key, first, 0, r.players - 1, sids, params, scores, states[b], cols,
+            begin, end, None,
+        )
 
-    _map(run, list(range(len(blocks))), n_threads)
-    failed = np.flatnonzero(errors[:, 0])
-    if failed.size:
-        _raise_decision_error(errors[failed[0]], engine, seats, seed)
+    codes = _map(run, list(range(len(blocks))), n_threads)
+    failed = [b for b, code in enumerate(codes) if code]
+    if failed:
+        _raise_decision_error(states[failed[0]].error, engine, seats, seed)
     return cols
 
 
@@ -180,7 +185,11 @@ def replay_hand(rules: str | RuleSet, lineup: Lineup | str | Iterable[str], *, s
     sids, params = seats.arrays(ids)
     cols = engine.new_columns(1, r.players)
     state = engine.new_state(r.players)
-    err = engine.replay_deal(r.compile(), tables_for(r), key_of(seed), deal, sids, params, state, cols)
+    scores = np.zeros(r.players, np.int64)
+    err = engine.play_hands(
+        r.compile(), tables_for(r), key_of(seed), deal, 0, r.players - 1, sids, params, scores,
+        state, cols, 0, 1, True,
+    )
     if err:
         _raise_decision_error(state.error, engine, seats, seed)
     n = int(state.counters[5])
