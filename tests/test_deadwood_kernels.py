@@ -28,6 +28,7 @@ from kernels.deadwood import (
     BIG,
     best_discard_batch,
     best_discard_one,
+    every_card_meldable,
     least_removals,
     min_deadwood_batch,
     min_deadwood_one,
@@ -231,6 +232,25 @@ def test_other_card_values(ace: str, ace_high_value: int, joker_value: int) -> N
 # --- hand-picked edge cases ----------------------------------------------------------
 
 # (hand, ace mode, least deadwood, best discard card or None, deadwood after it)
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_every_card_meldable_matches_oracle(ace: str) -> None:
+    """``every_card_meldable`` on natural hands: True exactly when every card lies in
+    one of the hand's possible melds (the oracle's list), on random and dense hands of
+    3 to 13 cards."""
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    rng = seeded("every card meldable", ace)
+    seen = set()
+    for i in range(400):
+        size = 3 + i % 11
+        hand = (dense_hand if i % 2 else random_hand)(rng, size)
+        in_melds = set().union(*(set(m) for m in R.melds_in(hand, rules)))
+        every = bool(every_card_meldable(kmask(hand), tab))
+        assert every == (set(hand) <= in_melds), f"[{show(hand)}] ({ace})"
+        seen.add(every)
+    assert seen == {True, False}
+
+
 EDGE_CASES = [
     # 5C 6C 7C | 7D 7H 7S | KD: the 7C goes to the run, the other three 7s make a set.
     ("5C 6C 7C 7D 7H 7S KD", "low", 10, "KD", 0),

@@ -61,3 +61,36 @@ def test_rejections_match_twin():
         ref_value, ref_counter = rng_ref.below(int(skey), ref_counter, n)
         assert (value, counter) == (ref_value, ref_counter)
     assert counter > 3000 + 500  # rejections happened
+
+
+def _unmix64(z: int) -> int:
+    """The inverse of ``mix64`` (each step of the finaliser is a bijection)."""
+    mask = 2**64 - 1
+
+    def unshift(y: int, s: int) -> int:
+        x = y
+        for _ in range(64 // s + 1):
+            x = y ^ (x >> s)
+        return x
+
+    z = unshift(z, 31)
+    z = z * pow(int(rng.MIX_2), -1, 2**64) & mask
+    z = unshift(z, 27)
+    z = z * pow(int(rng.MIX_1), -1, 2**64) & mask
+    return unshift(z, 30)
+
+
+@pytest.mark.parametrize("n, at", [(52, 0), (52, 21), (52, 49), (54, 10), (54, 51), (3, 0)])
+def test_shuffle_with_a_rejected_draw_matches_twin(n, at):
+    """A stream whose draw ``at`` is 0, which ``below`` rejects for any n that is not a
+    power of two (p < 2**-26 by chance): the kernel's shuffle, which computes the
+    unrejected draws ahead, carries the counters on exactly like the twin."""
+    z = 12345  # a draw with high half 0
+    skey = (_unmix64(z) - (at + 1) * int(rng.GOLDEN)) % 2**64
+    assert int(rng.random64(np.uint64(skey), at)) == z
+    deck = np.arange(n, dtype=np.int64)
+    counter = rng.shuffle(deck, n, np.uint64(skey))
+    ref_deck = list(range(n))
+    ref_counter = rng_ref.shuffle(ref_deck, skey)
+    assert deck.tolist() == ref_deck
+    assert counter == ref_counter == n  # n - 1 draws and the rejected one
