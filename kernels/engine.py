@@ -410,11 +410,12 @@ def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outco
 
 
 @njit(cache=True, inline="always")
-def _score(state, rules, tab, knocker, upcard, dealer):
+def _score(state, rules, tab, knocker, knocker_deadwood, upcard, dealer):
     outcome, _ = showdown(
         rules,
         state.hands,
         knocker,
+        knocker_deadwood,
         upcard,
         dealer,
         tab,
@@ -427,7 +428,10 @@ def _score(state, rules, tab, knocker, upcard, dealer):
 
 
 @njit(cache=True, nogil=True)
-def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, scores, state, cols, begin, end, log_events):
+def play_hands(
+    rules, tab, key, first_number, hand_index, dealer, sids, params, scores, state, cols,
+    begin, end, log_events,
+):
     """Play hands ``first_number + row`` into rows ``begin .. end-1`` of ``cols``.
 
     ``state`` is a :func:`new_state`, ``cols`` a :func:`new_columns`; ``log_events`` is
@@ -440,7 +444,8 @@ def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, 
     """
     # Borrowed views (kernels/borrow.py): no reference counting in the loop. The
     # caller's arrays outlive this call.
-    rules, tab, sids, params, scores = borrow(rules), borrow(tab), borrow(sids), borrow(params), borrow(scores)
+    rules, tab, sids = borrow(rules), borrow(tab), borrow(sids)
+    params, scores = borrow(params), borrow(scores)
     state, cols = _borrowed_state(state), _borrowed_columns(cols)
     for row in range(begin, end):
         number = first_number + row
@@ -455,12 +460,14 @@ def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, 
         # The deal (docs/ENGINE.md "The deal").
         for i in range(n_cards):
             state.deck[i] = i
-        shuffle(state.deck, n_cards, stream_key(key, number, make_stream(PURPOSE_DEAL, hand_index, 0)))
+        deal_key = stream_key(key, number, make_stream(PURPOSE_DEAL, hand_index, 0))
+        shuffle(state.deck, n_cards, deal_key)
         for seat in range(players):
             state.hands[seat] = 0
             state.taken[seat] = 0
             state.discarded[seat] = 0
-            state.seat_keys[seat] = stream_key(key, number, make_stream(PURPOSE_STRATEGY, hand_index, seat))
+            seat_stream = make_stream(PURPOSE_STRATEGY, hand_index, seat)
+            state.seat_keys[seat] = stream_key(key, number, seat_stream)
             scratch = borrow_row(state.scratch, seat)  # a unit-stride row: one memset
             for k in range(SCRATCH_SIZE):
                 scratch[k] = 0
@@ -490,6 +497,7 @@ def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, 
         # How the hand ends (set before leaving the loop): the knocker (none: a showdown
         # after the stock ran out or the turn guard), the card it laid away, a dead hand.
         knocker = none
+        knocker_deadwood = none
         laid_away = none
         dead = False
 
@@ -525,7 +533,11 @@ def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, 
             else:
                 if c[1] == c[2]:
                     # The stock is empty: rebuild it, or end the hand (RULES.md).
-                    if c[4] >= rules[L.R_MAX_REBUILDS] or c[0] <= 1 or rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND:
+                    if (
+                        c[4] >= rules[L.R_MAX_REBUILDS]
+                        or c[0] <= 1
+                        or rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND
+                    ):
                         if log_events is not None:
                             _log(state, EV_EXHAUSTED, -1, -1, -1)
                         break  # a showdown with no knocker
@@ -540,7 +552,9 @@ def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, 
             c[3] += 1
 
             # --- discard, knock ---
-            obs = _observe(state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab)
+            obs = _observe(
+                state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab
+            )
             discard = hook_discard(
                 sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
             )
@@ -553,11 +567,12 @@ def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, 
             )
             if decision == KNOCK:
                 kept = state.hands[seat] & ~(np.int64(1) << discard)
+                knocker_deadwood = min_deadwood_one(kept, tab)  # the showdown's too
                 limit = knock_limit_of(rules, upcard)
-                if limit >= 0:
-                    d = min_deadwood_one(kept, tab)
-                    if d > limit:
-                        return _fail(state, ERR_KNOCK_OVER_LIMIT, seat, number, hand_index, d)
+                if limit >= 0 and knocker_deadwood > limit:
+                    return _fail(
+                        state, ERR_KNOCK_OVER_LIMIT, seat, number, hand_index, knocker_deadwood
+                    )
                 state.hands[seat] = kept
                 if log_events is not None:
                     _log(state, EV_KNOCK, seat, discard, -1)
@@ -570,6 +585,7 @@ def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, 
                 if log_events is not None:
                     _log(state, EV_BIG_GIN, seat, -1, -1)
                 knocker = seat
+                knocker_deadwood = np.int64(0)
                 break
             if decision != CONTINUE:
                 return _fail(state, ERR_BAD_KNOCK_CODE, seat, number, hand_index, decision)
@@ -581,7 +597,8 @@ def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, 
             state.taken[seat] &= ~bit
             if log_events is not None:
                 _log(state, EV_DISCARD, seat, discard, -1)
-            if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[2] - c[1] <= rules[L.R_WALL]:
+            wall = rules[L.R_WALL]
+            if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[2] - c[1] <= wall:
                 if log_events is not None:
                     _log(state, EV_DEAD_HAND, -1, -1, -1)
                 dead = True
@@ -592,7 +609,10 @@ def play_hands(rules, tab, key, first_number, hand_index, dealer, sids, params, 
 
         # One exit for every way a hand ends: one call site of the showdown and one of the
         # row writer (less code to compile; inlining the writer measured slower).
-        outcome = np.int64(L.DEAD_HAND) if dead else _score(state, rules, tab, knocker, upcard, dealer)
+        if dead:
+            outcome = np.int64(L.DEAD_HAND)
+        else:
+            outcome = _score(state, rules, tab, knocker, knocker_deadwood, upcard, dealer)
         if not _cards_conserved(state.hands, state.pile, state.stock, c, laid_away):
             return _fail(state, ERR_CARDS_LOST, max(knocker, 0), number, hand_index, outcome)
         _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome, laid_away)

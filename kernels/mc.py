@@ -274,6 +274,7 @@ def _score(rules, tab, work, knocker, upcard, dealer, me):
         rules,
         work.hands,
         knocker,
+        np.int64(-1),
         upcard,
         dealer,
         tab,

@@ -19,8 +19,8 @@ from numba import njit
 
 from kernels import layout as L
 from kernels.bits import popcount
-from kernels.deadwood import min_deadwood_one
 from kernels.borrow import stack_empty
+from kernels.deadwood import min_deadwood_one
 from kernels.melds import MAX_PLAYERS, defender_after_layoffs, knocker_arrangement
 
 S = L.POINT_SCALE
@@ -77,8 +77,14 @@ def _share(points, winners, n_winners, pot):
 
 
 @njit(cache=True)
-def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points, knocker_melds):
+def showdown(
+    rules, hands, knocker, knocker_deadwood, upcard, dealer, tab, deadwood, laid, points,
+    knocker_melds,
+):
     """Score one hand. Writes per-seat outputs; returns ``(outcome, n_knocker_melds)``.
+
+    ``knocker_deadwood`` is the knocker's least deadwood where the caller has it (the
+    engine, which checked the knock), else -1.
 
     ``knocker_melds`` (int64[MAX_MELDS_PER_ARRANGEMENT]) receives the knocker's
     arrangement when lay-offs need it; ``n_knocker_melds`` is -1 when they do not (the
@@ -91,7 +97,10 @@ def showdown(rules, hands, knocker, upcard, dealer, tab, deadwood, laid, points,
     for seat in range(players):
         laid[seat] = 0
         points[seat] = 0
-        deadwood[seat] = min_deadwood_one(hands[seat], tab)
+        if seat == knocker and knocker_deadwood >= 0:
+            deadwood[seat] = knocker_deadwood
+        else:
+            deadwood[seat] = min_deadwood_one(hands[seat], tab)
     double = 2 if (gin_scoring and rules[L.R_SPADE_DOUBLE] and upcard >= 39 and upcard < 52) else 1
 
     if knocker < 0:

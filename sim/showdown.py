@@ -160,6 +160,7 @@ def score_showdown(
         compiled,
         np.array(masks, np.int64),
         -1 if knocker is None else knocker,
+        -1,
         up,
         n - 1 if dealer is None else dealer,
         tables_for(r),
