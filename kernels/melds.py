@@ -521,16 +521,30 @@ def knocker_arrangement(knocker, target, defenders, n_defenders, layoffs, greedy
     return rows[best_row, 0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def melds_with(hand, card, tab):
     """True when ``card`` (not in ``hand``) is part of some meld of ``hand | card``.
 
     A meld holding the card always contains a 3-card meld holding it (a 3-card run
-    window, or 3 cards of a rank) needing no more jokers, so 3-card shapes suffice:
-    for a natural card, a shape through it whose missing places the hand's jokers
-    fill; for a joker, a shape with at least one natural card of the hand whose
-    missing places the joker and the hand's jokers fill.
+    window, or 3 cards of a rank) needing no more jokers, so 3-card shapes suffice.
+    Without jokers (the common case, inlined): two more cards of its rank, or a
+    3-card run window through it in its suit (one table read).
     """
+    if card >= 52 or (hand >> 52) != 0:
+        return _melds_with_jokers(hand, card, tab)
+    rank = card % 13
+    if popcount(hand & (RANK_ACROSS_SUITS << rank)) >= 2:
+        return True
+    p = ((hand >> (13 * (card // 13))) & 0x1FFF) | (1 << rank)
+    return (tab[RUN_CAPABLE + p] >> rank) & 1 != 0
+
+
+@njit(cache=True)
+def _melds_with_jokers(hand, card, tab):
+    """``melds_with`` where a joker is held or is the card: for a natural card, a
+    3-card shape through it whose missing places the hand's jokers fill; for a joker,
+    a shape with at least one natural card of the hand whose missing places the joker
+    and the hand's jokers fill."""
     natural = hand & NATURAL_BITS
     jokers = popcount(hand >> 52)
     if card >= 52:
@@ -552,8 +566,6 @@ def melds_with(hand, card, tab):
     if popcount(natural & (RANK_ACROSS_SUITS << rank)) + 1 + jokers >= 3:
         return True
     p = ((natural >> (13 * suit)) & 0x1FFF) | (1 << rank)
-    if jokers == 0:  # a 3-card run window through the card, all held: one table read
-        return (tab[RUN_CAPABLE + p] >> rank) & 1 != 0
     for i in range(tab[N_WINDOWS_SLOT]):
         w = np.int64(tab[WINDOWS + i])
         if popcount(w) == 3 and (w >> rank) & 1 and popcount(w & ~p) <= jokers:

@@ -171,8 +171,8 @@ def cannot_gain(hand, card, tab):
     The opponent's high discards mostly pass this test."""
     top_value = max(np.int64(10), np.int64(tab[CARD_VALUE]))  # the ace's value
     return (
-        ((hand | (np.int64(1) << card)) >> 52) == 0
-        and np.int64(tab[CARD_VALUE + card]) >= top_value
+        np.int64(tab[CARD_VALUE + card]) >= top_value
+        and ((hand | (np.int64(1) << card)) >> 52) == 0
         and not melds_with(hand, card, tab)
     )
 

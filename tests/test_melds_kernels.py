@@ -36,6 +36,7 @@ from kernels.melds import (
     layoff_greedy,
     layoff_optimal,
     meld_less,
+    melds_with,
     sole_arrangement,
 )
 from tests.conftest import (
@@ -604,3 +605,23 @@ def test_meld_less_is_the_order_of_ascending_card_tuples(a, other, cut):
     b = (a & below) | (other & ~below)
     for x, y in ((a, b), (b, a), (a, a), (a, a & below), (a & below, a)):
         assert meld_less(np.int64(x), np.int64(y)) == (_cards_of(x) < _cards_of(y)), (x, y)
+
+
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_melds_with_matches_oracle(ace: str) -> None:
+    """``melds_with(hand, card)`` is True exactly when some possible meld of hand + card
+    (the oracle's list) holds the card: random and dense hands of 2 to 12 cards with
+    0, 1 or 2 jokers, the card natural or a joker."""
+    rules = ref_rules(ace, jokers=2)
+    tab = tables_for_ref(rules)
+    rng = seeded("melds with", ace)
+    seen = set()
+    for i in range(600):
+        size, jokers = 2 + i % 11, (0, 0, 1, 2)[i % 4]
+        hand = (dense_hand if i % 3 == 0 else random_hand)(rng, size, min(jokers, 1))
+        card = rng.choice([c for c in range(52 + jokers) if c not in hand])
+        want = any(card in meld for meld in R.melds_in((*hand, card), rules))
+        got = bool(melds_with(kmask(hand), card, tab))
+        assert got == want, f"card {card} with [{show(hand)}] ({ace})"
+        seen.add(got)
+    assert seen == {True, False}
