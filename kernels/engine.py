@@ -172,7 +172,7 @@ def _new_state(players):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _borrowed_state(owner):
     """``owner``'s arrays as borrowed views (see ``kernels/borrow.py``); ``owner``
     must stay alive while the views are used."""
@@ -195,7 +195,7 @@ def _borrowed_state(owner):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _borrowed_columns(owner):
     """``owner``'s result columns as borrowed views (``owner`` must outlive them)."""
     return HandColumns(

@@ -44,7 +44,8 @@ class Params(NamedTuple):
 @njit(cache=True)
 def chance(obs, scratch, p):
     """One draw from the seat's stream: True with probability ``p``."""
-    return strategy_below(obs, scratch, PROBABILITY_STEPS) < p * PROBABILITY_STEPS
+    # typed counts, not literals: one compile of strategy_below serves every call
+    return strategy_below(obs, scratch, np.int64(PROBABILITY_STEPS)) < p * PROBABILITY_STEPS
 
 
 @njit(cache=True, inline="always")
@@ -52,7 +53,7 @@ def take_nb(obs, params, scratch):
     """A fair coin (no draw when the pile is empty: the stock it is)."""
     if obs.pile_n <= 0:
         return False
-    return strategy_below(obs, scratch, 2) == 1
+    return strategy_below(obs, scratch, np.int64(2)) == 1
 
 
 @njit(cache=True, inline="always")
