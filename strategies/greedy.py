@@ -162,16 +162,18 @@ def remember_best_discard(mask, forbidden, card, deadwood, scratch):
 
 
 @njit(cache=True, inline="always")
-def cannot_gain(hand, card, tab):
-    """True when taking ``card`` cannot lower the hand's least deadwood, without a
-    solve: no joker about, ``card`` in no meld of hand + card, and no natural card
-    worth more. Discarding ``card`` again leaves the deadwood as it is; discarding
-    another card c leaves deadwood(hand - c) + value(card), and deadwood(hand - c) >=
-    deadwood(hand) - value(c) (c as deadwood extends any arrangement of hand - c).
-    The opponent's high discards mostly pass this test."""
+def cannot_gain(hand, deadwood, card, tab):
+    """True when taking ``card`` cannot lower ``deadwood``, the hand's least deadwood,
+    shown without a solve: no joker about, ``card`` in no meld of hand + card, and
+    ``card`` worth at least ``deadwood`` or at least any natural card. Discarding
+    ``card`` again leaves ``deadwood``; discarding another card c leaves
+    deadwood(hand - c) + value(card), and deadwood(hand - c) is at least 0 and at least
+    ``deadwood`` - value(c) (c as deadwood extends any arrangement of hand - c). The
+    opponent's high discards mostly pass this test."""
+    value = np.int64(tab[CARD_VALUE + card])
     top_value = max(np.int64(10), np.int64(tab[CARD_VALUE]))  # the ace's value
     return (
-        np.int64(tab[CARD_VALUE + card]) >= top_value
+        (value >= deadwood or value >= top_value)
         and ((hand | (np.int64(1) << card)) >> 52) == 0
         and not melds_with(hand, card, tab)
     )
@@ -192,9 +194,9 @@ def memo_take(obs, min_gain, scratch):
     if obs.pile_n <= 0:
         return False
     top = obs.pile[obs.pile_n - 1]
-    if min_gain >= 1 and cannot_gain(obs.hand, top, obs.tab):
-        return False
     current = memo_min_deadwood(obs.hand, scratch, obs.tab)
+    if min_gain >= 1 and cannot_gain(obs.hand, current, top, obs.tab):
+        return False
     held = obs.hand | (np.int64(1) << top)
     none = np.int64(-1)
     card, after = memo_best_discard(held, none, scratch, obs.tab)

@@ -210,6 +210,44 @@ def test_greedy_takes_the_pile_card_that_lowers_deadwood() -> None:
         assert take("greedy", obs, min_gain=0)
 
 
+@pytest.mark.parametrize(
+    ("preset", "overrides"),
+    [("gin", {}), ("round-the-corner-gin", {}), ("knock-rummy", {"ace": "high_or_low"}),
+     ("joker-knock", {})],
+)
+def test_greedy_refusal_without_a_solve_is_sound(preset: str, overrides: dict) -> None:
+    """``cannot_gain`` (greedy's take test without a solve) agrees with its twin, and
+    wherever it refuses, the plain solve finds no gain: taking the card and throwing
+    the best allowed card leaves at least the hand's least deadwood. On 10-card hands
+    of one or two random melds and random cards (least deadwood mostly 0 to 30, where
+    low pile cards are refused or taken) and a random pile card. Both answers occur."""
+    from strategies.greedy import cannot_gain
+
+    rules = rules_of(preset, **overrides)
+    tab = tables_of(rules)
+    ace = ref.ACE_NAMES[int(rules[R_ACE])]
+    rng = random.Random(f"cannot_gain {preset}")
+    seen = set()
+    for i in range(1500):
+        avail = set(range(52 + int(rules[R_JOKERS])))
+        cards: list[int] = []
+        for _ in range(1 + i % 2):
+            meld = random_meld(rng, ace, avail) or ()
+            cards += meld
+            avail -= set(meld)
+        cards = cards[:9]  # two long melds could fill the hand
+        cards += rng.sample(sorted(avail - set(cards)), 11 - len(cards))
+        hand, top = sum(1 << c for c in cards[:10]), cards[10]
+        _, twin = position(rules, hand, [top], phase=PHASE_DRAW)
+        deadwood = ref.min_deadwood(hand, twin)
+        refused = bool(cannot_gain(np.int64(hand), deadwood, top, tab))
+        assert refused == ref.cannot_gain(twin, deadwood, top), names(cards)
+        if refused:
+            assert not ref.greedy_take(twin, 1), names(cards)
+        seen.add(refused)
+    assert seen == {True, False}
+
+
 def test_greedy_never_takes_from_an_empty_pile() -> None:
     """Hand  AS 2S 3S | 9C TC JC | 5H 5D QH KD, no pile: draw from the stock."""
     obs, _ = position(rules_of(GIN), mask(BASE_10), [], phase=PHASE_DRAW)

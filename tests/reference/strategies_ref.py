@@ -271,32 +271,34 @@ def memo_best_discard(
     return card, deadwood
 
 
-def cannot_gain(obs: Any, card: int) -> bool:
+def cannot_gain(obs: Any, deadwood: int, card: int) -> bool:
     """The kernel's no-solve refusal: no joker in hand + card, the card in no meld of
-    it, and no natural card worth more."""
+    it, and worth at least the hand's least deadwood or at least any natural card."""
     held = cards_of(int(obs.hand) | (1 << card))
     if any(deadwood_ref.is_joker(c) for c in held):
         return False
     if any(card in meld for meld in deadwood_ref.melds_in(held, rules_namespace(obs.rules))):
         return False
-    return value_of(card, obs) >= max(value_of(c, obs) for c in range(52))
+    value = value_of(card, obs)
+    return value >= deadwood or value >= max(value_of(c, obs) for c in range(52))
 
 
 def memo_take(obs: Any, min_gain: int, scratch: list[int]) -> bool:
-    """The plain take test (``greedy_take``), leaving the scratch as the memo does: a
-    pile card that ``cannot_gain`` (with ``min_gain >= 1``) is refused with the
-    scratch untouched; otherwise it asks for the best discard of hand + pile card with
-    nothing forbidden first; when the taken card may not be thrown back, it files that
-    answer under the pile card when another card is the best, and asks again with the
-    pile card forbidden only when the pile card is the best and ``min_gain`` is below 1."""
+    """The plain take test (``greedy_take``), leaving the scratch as the memo does: the
+    hand's least deadwood is remembered; a pile card that ``cannot_gain`` (with
+    ``min_gain >= 1``) is refused with no other word written; otherwise it asks for the
+    best discard of hand + pile card with nothing forbidden first; when the taken card
+    may not be thrown back, it files that answer under the pile card when another card
+    is the best, and asks again with the pile card forbidden only when the pile card is
+    the best and ``min_gain`` is below 1."""
     pile = pile_of(obs)
     if not pile:
         return False
     top = pile[-1]
-    if min_gain >= 1 and cannot_gain(obs, top):
+    current = memo_min_deadwood(obs, scratch, int(obs.hand))
+    if min_gain >= 1 and cannot_gain(obs, current, top):
         assert not greedy_take(obs, min_gain), "cannot_gain refused a card that gains"
         return False
-    memo_min_deadwood(obs, scratch, int(obs.hand))
     held = int(obs.hand) | (1 << top)
     card, _ = memo_best_discard(obs, scratch, held, None)
     if not int(obs.rules[R_DISCARD_TAKEN_CARD]):
