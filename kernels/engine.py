@@ -111,7 +111,6 @@ LOG_CAPACITY = 4 * MAX_TURNS + 64
 class HandState(NamedTuple):
     """Working arrays of one hand (allocated once per block of hands)."""
 
-    deck: np.ndarray  # int64[DECK_CAPACITY]
     stock: np.ndarray  # int64[DECK_CAPACITY]; stock[stock_top:stock_end], top first
     pile: np.ndarray  # int64[DECK_CAPACITY]; bottom to top
     hands: np.ndarray  # int64[players]
@@ -156,7 +155,6 @@ def _new_state(players):
     return HandState(
         np.zeros(DECK_CAPACITY, np.int64),
         np.zeros(DECK_CAPACITY, np.int64),
-        np.zeros(DECK_CAPACITY, np.int64),
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
@@ -177,7 +175,6 @@ def _borrowed_state(owner):
     """``owner``'s arrays as borrowed views (see ``kernels/borrow.py``); ``owner``
     must stay alive while the views are used."""
     return HandState(
-        borrow(owner.deck),
         borrow(owner.stock),
         borrow(owner.pile),
         borrow(owner.hands),
@@ -457,11 +454,13 @@ def play_hands(
         for i in range(8):
             c[i] = 0
         c[6] = n_cards
-        # The deal (docs/ENGINE.md "The deal").
+        # The deal (docs/ENGINE.md "The deal"). The deck is shuffled in the stock's
+        # array: after the dealt cards and the upcard, the rest is the stock as it lies.
+        deck = state.stock
         for i in range(n_cards):
-            state.deck[i] = i
+            deck[i] = i
         deal_key = stream_key(key, number, make_stream(PURPOSE_DEAL, hand_index, 0))
-        shuffle(state.deck, n_cards, deal_key)
+        shuffle(deck, n_cards, deal_key)
         for seat in range(players):
             state.hands[seat] = 0
             state.taken[seat] = 0
@@ -474,15 +473,13 @@ def play_hands(
         dealt = players * hand_size
         seat = _left_of(dealer, players)
         for k in range(dealt):
-            state.hands[seat] |= np.int64(1) << state.deck[k]
+            state.hands[seat] |= np.int64(1) << deck[k]
             seat = _left_of(seat, players)
-        upcard = state.deck[dealt]
+        upcard = deck[dealt]
         state.pile[0] = upcard
         c[0] = 1
-        for k in range(dealt + 1, n_cards):
-            state.stock[k - dealt - 1] = state.deck[k]
-        c[1] = 0
-        c[2] = n_cards - dealt - 1
+        c[1] = dealt + 1
+        c[2] = n_cards
         if log_events is not None:
             for seat in range(players):
                 _log(state, EV_DEAL, seat, -1, state.hands[seat])
@@ -660,7 +657,6 @@ def _state_for(state, k):
     of the same types as a :func:`new_state` (one compile of ``play_hands`` serves
     single deals and games)."""
     return HandState(
-        state.deck,
         state.stock,
         state.pile,
         state.hands[:k],
