@@ -147,10 +147,10 @@ def play_deals(
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
     blocks = _blocks(deals, n_threads)
     states = [engine.new_state(r.players) for _ in blocks]
-    scores = np.zeros(r.players, np.int64)
 
     def run(b: int) -> int:
         begin, end = blocks[b]
+        scores = np.zeros(r.players, np.int64)  # no game: zero scores, one array per block
         # Hand ``first + row`` in row ``row``, dealt by the last seat, hand 0 of no game.
         return engine.play_hands(
             compiled, tab, key, first, 0, r.players - 1, sids, params, scores, states[b], cols,
