@@ -445,19 +445,20 @@ def play_hands(
     rules, tab, sids = borrow(rules), borrow(tab), borrow(sids)
     params, scores = borrow(params), borrow(scores)
     state, cols = _borrowed_state(state), _borrowed_columns(cols)
+    players = state.hands.shape[0]
+    n_cards = 52 + rules[L.R_JOKERS]
+    dealt = players * rules[L.R_HAND_SIZE]
+    none = np.int64(-1)  # typed, not a literal (see "Compile time" above)
+    c = state.counters
+    # The deck is shuffled in the stock's array: after the dealt cards and the upcard,
+    # the rest is the stock as it lies.
+    deck = state.stock
     for row in range(begin, end):
         number = first_number + row
-        players = state.hands.shape[0]
-        hand_size = rules[L.R_HAND_SIZE]
-        n_cards = 52 + rules[L.R_JOKERS]
-        none = np.int64(-1)  # typed, not a literal (see "Compile time" above)
-        c = state.counters
         for i in range(8):
             c[i] = 0
         c[6] = n_cards
-        # The deal (docs/ENGINE.md "The deal"). The deck is shuffled in the stock's
-        # array: after the dealt cards and the upcard, the rest is the stock as it lies.
-        deck = state.stock
+        # The deal (docs/ENGINE.md "The deal").
         for i in range(n_cards):
             deck[i] = i
         deal_key = stream_key(key, number, make_stream(PURPOSE_DEAL, hand_index, 0))
@@ -471,7 +472,6 @@ def play_hands(
             scratch = borrow_row(state.scratch, seat)  # a unit-stride row: one memset
             for k in range(SCRATCH_SIZE):
                 scratch[k] = 0
-        dealt = players * hand_size
         seat = _left_of(dealer, players)
         for k in range(dealt):
             state.hands[seat] |= np.int64(1) << deck[k]
