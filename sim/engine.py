@@ -34,6 +34,7 @@ __all__ = [
     "lineup_of",
     "play_deals",
     "play_games",
+    "replay_game",
     "replay_hand",
 ]
 
@@ -166,44 +167,121 @@ def play_deals(
 
 @dataclass(frozen=True)
 class Replay:
-    """One hand, move by move: ``events`` rows are (code, seat, card, extra)."""
+    """One hand, move by move: ``events`` rows are (code, seat, card, extra).
 
-    rules: RuleSet
-    lineup: Lineup
+    Seats are numbered among the players dealt in: all of them, except in a pool game
+    after an elimination (``GameHand.seats`` maps them back to game seats)."""
+
+    rules: RuleSet  # for the players dealt in
+    lineup: Lineup  # the same
     seed: int
-    deal: int
+    deal: int  # the deal number, or the game number of a game's hand
     events: list[tuple[int, int, int, int]]
     record: dict[str, Any]
     final_hands: list[int]  # as shown down (the knocker's after it laid its card away)
+    hand_index: int = 0  # the hand's place in its game (0: a single deal)
 
 
-def replay_hand(rules: str | RuleSet, lineup: Lineup | str | Iterable[str], *, seed: int, deal: int) -> Replay:
-    """Play one single hand with the event log on (the same hand ``play_deals`` plays)."""
-    r = resolve_rules(rules)
-    seats = lineup_of(lineup, r.players)
-    engine, ids = _engine(seats)
-    sids, params = seats.arrays(ids)
-    cols = engine.new_columns(1, r.players)
-    state = engine.new_state(r.players)
-    scores = np.zeros(r.players, np.int64)
+def _replay(
+    engine: ModuleType, ids: dict[str, int], rules: RuleSet, lineup: Lineup, seed: int,
+    number: int, hand_index: int, dealer: int, scores: npt.NDArray[np.int64],
+) -> Replay:  # fmt: skip
+    """Play hand ``hand_index`` of deal or game ``number`` with the event log on."""
+    sids, params = lineup.arrays(ids)
+    cols = engine.new_columns(1, rules.players)
+    state = engine.new_state(rules.players)
     err = engine.play_hands(
-        r.compile(), tables_for(r), key_of(seed), deal, 0, r.players - 1, sids, params, scores,
-        state, cols, 0, 1, True,
+        rules.compile(), tables_for(rules), key_of(seed), number, hand_index, dealer, sids,
+        params, scores, state, cols, 0, 1, True,
     )
     if err:
-        _raise_decision_error(state.error, engine, seats, seed)
+        _raise_decision_error(state.error, engine, lineup, seed)
     n = int(state.counters[5])
     record = {field: getattr(cols, field)[0].tolist() for field in cols._fields}
     record["outcome_label"] = L.OUTCOME_LABELS[record["outcome"]]
     return Replay(
-        rules=r,
-        lineup=seats,
+        rules=rules,
+        lineup=lineup,
         seed=seed,
-        deal=deal,
+        deal=number,
         events=[tuple(int(x) for x in row) for row in state.log[:n]],
         record=record,
         final_hands=[int(h) for h in state.hands],
+        hand_index=hand_index,
     )
+
+
+def replay_hand(
+    rules: str | RuleSet, lineup: Lineup | str | Iterable[str], *, seed: int, deal: int
+) -> Replay:
+    """Play one single hand with the event log on (the same hand ``play_deals`` plays)."""
+    r = resolve_rules(rules)
+    seats = lineup_of(lineup, r.players)
+    engine, ids = _engine(seats)
+    no_scores = np.zeros(r.players, np.int64)
+    return _replay(engine, ids, r, seats, seed, deal, 0, r.players - 1, no_scores)
+
+
+@dataclass(frozen=True)
+class GameHand:
+    """One hand of a replayed game: the game seats dealt in (in the hand's seat order)
+    and the hand's replay."""
+
+    seats: list[int]
+    replay: Replay
+
+
+@dataclass(frozen=True)
+class GameReplay:
+    """One game, hand by hand, and its row (``record``, engine units as ``play_games``)."""
+
+    rules: RuleSet
+    lineup: Lineup
+    seed: int
+    game: int
+    hands: list[GameHand]
+    record: dict[str, Any]
+
+
+def replay_game(
+    rules: str | RuleSet, lineup: Lineup | str | Iterable[str], *, seed: int, game: int
+) -> GameReplay:
+    """Game ``game`` as ``play_games`` plays it, every hand with the event log on.
+
+    The game is played first; then each of its hands is played again on its own from
+    all it depends on (the seats dealt in, the dealer, the scores before it, the game
+    and hand numbers) with the log on, and must give the game's row again.
+    """
+    r = resolve_rules(rules)
+    seats = lineup_of(lineup, r.players)
+    if game < 0:
+        raise ValueError(f"game must be >= 0, got {game}")
+    games, hands = play_games(r, seats, games=1, seed=seed, first=game, threads=1)
+    engine, ids = _engine(seats)
+    scores = np.zeros(r.players, np.int64)
+    replayed = []
+    for row in range(hands.number.shape[0]):
+        dealt_in = [s for s in range(r.players) if hands.deadwood[row, s] >= 0]
+        k = len(dealt_in)
+        hand_rules = r if k == r.players else dataclasses.replace(r, players=k)
+        replay = _replay(
+            engine, ids, hand_rules, Lineup(tuple(seats.seats[s] for s in dealt_in)), seed, game,
+            int(hands.hand_index[row]), dealt_in.index(int(hands.dealer[row])), scores[dealt_in],
+        )  # fmt: skip
+        same = (
+            replay.record["points"] == hands.points[row, dealt_in].tolist()
+            and replay.record["outcome"] == int(hands.outcome[row])
+            and replay.record["turns"] == int(hands.turns[row])
+        )
+        if not same:
+            raise RuntimeError(
+                f"game {game}, hand {row}: played alone, the hand differs from the game's "
+                "(an engine bug: please report it)"
+            )
+        replayed.append(GameHand(seats=dealt_in, replay=replay))
+        scores += hands.points[row]
+    record = {field: getattr(games, field)[0].tolist() for field in games._fields}
+    return GameReplay(rules=r, lineup=seats, seed=seed, game=game, hands=replayed, record=record)
 
 
 def rules_by_seats(rules: RuleSet) -> npt.NDArray[np.int64]:
