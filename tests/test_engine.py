@@ -16,13 +16,14 @@ import dataclasses
 
 import numpy as np
 import pytest
+from numba import njit
 
 from kernels import layout as L
 from kernels.obs import Obs
 from sim.engine import StrategyDecisionError, key_of, play_deals, play_games, replay_hand
 from sim.rules import PRESETS, get_rules
 from sim.solver import min_deadwood
-from strategies import parse_lineup, params_vector
+from strategies import params_vector, parse_lineup
 from tests.reference.engine_ref import play_game_ref, play_hand_ref
 from tests.reference.strategies_ref import REF_STRATEGIES
 
@@ -233,19 +234,64 @@ def test_hands_match_reference_many(preset, overrides):
         _compare_hand(cols, i, play_hand_ref(rules, key, i, strategies, params), rules.players)
 
 
+@njit
+def _play_keeping_final_hands(play_hands, rules, tab, key, sids, params, state, cols, final):
+    """``play_deals`` one hand at a time, keeping each hand's final hands (``play_hands``
+    is the generated engine's, passed in). Returns the engine's error code."""
+    players = final.shape[1]
+    scores = np.zeros(players, np.int64)
+    zero, dealer = np.int64(0), np.int64(players - 1)
+    for row in range(final.shape[0]):
+        err = play_hands(
+            rules, tab, key, zero, zero, dealer, sids, params, scores, state, cols, row, row + 1,
+            None,
+        )  # fmt: skip
+        if err != 0:
+            return err
+        for seat in range(players):
+            final[row, seat] = state.hands[seat]
+    return 0
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_invariants_million_random_hands(preset):
     """A million random-strategy hands per preset: zero-sum under Knock scoring, one
-    scorer under Gin scoring, every hand ends within the guard."""
+    scorer under Gin scoring, every hand ends within the guard, and every recorded
+    deadwood is the solver's on the final hand (defenders: at most that, and the same
+    when they laid nothing off). Every card in exactly one place: the engine checks
+    it at the end of every hand and stops the run otherwise."""
+    import sim.engine as api
+
     rules = get_rules(preset)
-    for first in range(0, 1_000_000, 250_000):
-        cols = play_deals(rules, "random", deals=250_000, seed=4, first=first)
-        assert (cols.turns > 0).all() and (cols.turns <= 1000).all()
-        if rules.scoring == "knock":
-            assert (cols.points.sum(axis=1) == 0).all()
-        else:
-            assert ((cols.points > 0).sum(axis=1) <= 1).all()
+    players = rules.players
+    seats = api.lineup_of("random", players)
+    engine, ids = api._engine(seats)
+    sids, params = seats.arrays(ids)
+    compiled, tab, key = rules.compile(), api.tables_for(rules), key_of(4)
+    state = engine.new_state(players)
+    n = 1_000_000
+    cols = engine.new_columns(n, players)
+    final = np.zeros((n, players), np.int64)
+    err = _play_keeping_final_hands(
+        engine.play_hands, compiled, tab, key, sids, params, state, cols, final
+    )
+    assert err == 0, engine.ERROR_NAMES[err]
+    assert (cols.turns > 0).all() and (cols.turns <= 1000).all()
+    if rules.scoring == "knock":
+        assert (cols.points.sum(axis=1) == 0).all()
+    else:
+        assert ((cols.points > 0).sum(axis=1) <= 1).all()
+    solved = min_deadwood(final.reshape(-1).astype(np.uint64), rules).reshape(n, players)
+    shown = cols.outcome != L.DEAD_HAND
+    recorded = cols.deadwood.astype(np.int64)
+    seat = np.arange(players)
+    knocker = seat[None, :] == cols.knocker[:, None]
+    exact = knocker | (cols.laid_off == 0)
+    same, lower = shown[:, None] & exact, shown[:, None] & ~exact
+    assert (recorded[same] == solved[same]).all()
+    assert (recorded[lower] <= solved[lower]).all()
+    assert (recorded[~shown] == 0).all()
 
 
 def test_ruleset_replace_keeps_players_consistent():
