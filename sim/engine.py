@@ -69,6 +69,18 @@ def lineup_of(spec: Lineup | str | Iterable[str], players: int) -> Lineup:
     return Lineup(tuple(parse_lineup(spec, players)))
 
 
+NUMBERS = 2**63  # deal and game numbers: 0 .. NUMBERS - 1 (the engine's int64)
+
+
+def _check_numbers(what: str, first: int, count: int) -> None:
+    """Deal or game numbers ``first .. first + count - 1`` must be ones the engine takes."""
+    if count < 0:
+        raise ValueError(f"{what}s must be >= 0, got {count}")
+    if first < 0 or first + count > NUMBERS:
+        got = f"{first}" if count == 1 else f"{first}..{first + count - 1}"
+        raise ValueError(f"{what} numbers must lie in 0..{NUMBERS - 1}, got {got}")
+
+
 def key_of(seed: int) -> np.uint64:
     """The engine's 64-bit key for a user seed (NumPy's SeedSequence, documented)."""
     if seed < 0:
@@ -139,8 +151,7 @@ def play_deals(
     """
     r = resolve_rules(rules)
     seats = lineup_of(lineup, r.players)
-    if deals < 0:
-        raise ValueError(f"deals must be >= 0, got {deals}")
+    _check_numbers("deal", first, deals)
     n_threads = _threads(threads)
     engine, ids = _engine(seats)
     sids, params = seats.arrays(ids)
@@ -217,6 +228,7 @@ def replay_hand(
     """Play one single hand with the event log on (the same hand ``play_deals`` plays)."""
     r = resolve_rules(rules)
     seats = lineup_of(lineup, r.players)
+    _check_numbers("deal", deal, 1)
     engine, ids = _engine(seats)
     no_scores = np.zeros(r.players, np.int64)
     return _replay(engine, ids, r, seats, seed, deal, 0, r.players - 1, no_scores)
@@ -254,8 +266,7 @@ def replay_game(
     """
     r = resolve_rules(rules)
     seats = lineup_of(lineup, r.players)
-    if game < 0:
-        raise ValueError(f"game must be >= 0, got {game}")
+    _check_numbers("game", game, 1)
     games, hands = play_games(r, seats, games=1, seed=seed, first=game, threads=1)
     engine, ids = _engine(seats)
     scores = np.zeros(r.players, np.int64)
@@ -309,8 +320,7 @@ def play_games(
     """
     r = resolve_rules(rules)
     seats = lineup_of(lineup, r.players)
-    if games < 0:
-        raise ValueError(f"games must be >= 0, got {games}")
+    _check_numbers("game", first, games)
     n_threads = _threads(threads)
     engine, ids = _engine(seats)
     sids, params = seats.arrays(ids)

@@ -165,6 +165,8 @@ ONE_OF = "give exactly one of --deal N (one hand) and --game N (one game)"
         (["--deal", "1", "--game", "1"], ONE_OF),
         (["--game", "-2"], "--game must be a non-negative integer, got -2"),
         (["--deal", "-1"], "--deal must be a non-negative integer, got -1"),
+        (["--game", str(2**64)], f"game numbers must lie in 0..{2**63 - 1}, got {2**64}"),
+        (["--deal", str(2**63)], f"deal numbers must lie in 0..{2**63 - 1}, got {2**63}"),
     ],
 )
 def test_cli_replay_errors(extra, message):
