@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-_HASHED = ("kernels", "strategies")
+HASHED_PACKAGES = ("kernels", "strategies")
 
 
 def source_digest() -> str:
@@ -24,7 +24,7 @@ def source_digest() -> str:
     from importlib.metadata import version
 
     h = hashlib.sha256()
-    for package in _HASHED:
+    for package in HASHED_PACKAGES:
         for path in sorted((_PACKAGE_ROOT / package).rglob("*.py")):
             h.update(str(path.relative_to(_PACKAGE_ROOT)).encode())
             h.update(path.read_bytes())

@@ -10,7 +10,10 @@ followed by the engine's own source (its stand-in hooks cut out), and imports it
   (ids and parameter rows), so new line-ups and parameter values never recompile.
 * The file is named by a hash of its text, and its numba cache lives in the cache
   folder keyed by every kernel and strategy source (``kernels/__init__.py``): any
-  edit to the engine or a strategy builds a new file and a fresh cache.
+  edit to the engine or a strategy builds a new file and a fresh cache. A plugin's
+  hooks are compiled into the engine too, so the text also carries a hash of every
+  source file of the plugin's top-level package (or of its module, if it has no
+  package): an edited plugin never runs from a stale engine.
 * A process builds the engine once (``engine_for``); a worker process does the same
   and loads the compiled code from the disk cache.
 """
@@ -60,7 +63,7 @@ def _dispatcher_source(strategies: list[Strategy]) -> str:
             _hook_import(s, "knock_nb", f"_knock_{i}"),
         ]
     ids = ", ".join(f"{i}: {s.name}" for i, s in enumerate(strategies))
-    lines += ["", f"# strategy ids: {ids}", ""]
+    lines += ["", f"# strategy ids: {ids}", *_plugin_digests(strategies), ""]
     for hook, args, fallback in (
         ("take", "obs, params, scratch", "False"),
         ("discard", "obs, params, scratch", "-1"),
@@ -71,6 +74,31 @@ def _dispatcher_source(strategies: list[Strategy]) -> str:
             lines += [f"    if sid == {i}:", f"        return _{hook}_{i}({args})"]
         lines += [f"    return {fallback}", ""]
     return "\n".join(lines) + "\n"
+
+
+def _package_files(top: str) -> list[Path]:
+    """Every source file of the importable package (or module) ``top``."""
+    spec = importlib.util.find_spec(top)
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        roots = spec.submodule_search_locations
+        return sorted(path for root in roots for path in Path(root).rglob("*.py"))
+    return [Path(spec.origin)] if spec.origin else []
+
+
+def _plugin_digests(strategies: list[Strategy]) -> list[str]:
+    """Comment lines with a hash of each plugin package's sources (the project's own
+    kernels and strategies key the whole cache folder already)."""
+    lines = []
+    tops = {s.module.split(".")[0] for s in strategies} - set(kernels.HASHED_PACKAGES)
+    for top in sorted(tops):
+        digest = hashlib.sha256()
+        for path in _package_files(top):
+            digest.update(str(path.name).encode())
+            digest.update(path.read_bytes())
+        lines.append(f"# sources of {top}: {digest.hexdigest()[:16]}")
+    return lines
 
 
 def engine_source(strategies: list[Strategy]) -> str:

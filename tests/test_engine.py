@@ -299,9 +299,19 @@ def test_ruleset_replace_keeps_players_consistent():
     assert rules.cards_per_hand == 7
 
 
-def test_illegal_decision_stops_the_run_with_a_clear_error(monkeypatch):
-    """A plugin loaded by module path that discards a card it does not hold: the run
-    stops with an error naming the strategy, the seed, the deal and the turn."""
+@pytest.mark.parametrize(
+    ("how", "what"),
+    [
+        (0, "discarded a card it does not hold"),
+        (1, "discarded the card it just took from the pile"),
+        (2, "knocked with deadwood above the knock limit"),
+        (3, "claimed big gin illegally"),
+        (4, "returned an unknown knock decision"),
+    ],
+)
+def test_illegal_decision_stops_the_run_with_a_clear_error(monkeypatch, how, what):
+    """A plugin loaded by module path that breaks a rule: the run stops with an error
+    naming the strategy, what it did, the seed, the deal and the turn."""
     import sim.engine as api
     import strategies
     from strategies import BUILTINS, get_strategy
@@ -311,11 +321,14 @@ def test_illegal_decision_stops_the_run_with_a_clear_error(monkeypatch):
     assert cheater.name == "cheater"
     # A two-strategy engine keeps the compile short; the registry is restored after.
     monkeypatch.setattr(api, "registry", lambda: {"cheater": cheater, "greedy": BUILTINS["greedy"]})
+    seat = "cheater" if how == 0 else f"cheater:how={how}"
     with pytest.raises(StrategyDecisionError) as error:
-        play_deals("gin", "greedy/cheater", deals=20, seed=3)
+        play_deals("gin", f"greedy/{seat}", deals=20, seed=3)
     message = str(error.value)
-    assert "'cheater' (seat 1) discarded a card it does not hold" in message
-    assert "seed 3, deal 0" in message and "turn 2" in message
+    assert f"'{seat}' (seat 1) {what}" in message
+    assert "seed 3, deal 0" in message
+    if how == 0:
+        assert "turn 2" in message  # the greedy dealer's non-dealer draws first
 
 
 def _deals_where(rules, spec, seed, condition, n=3000, want=3):

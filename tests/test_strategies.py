@@ -1021,6 +1021,58 @@ def test_plugin_by_module_path_in_a_seat(plugin_dir: Any) -> None:
     assert S.get_strategy("h5two") is seat
 
 
+HOOKED_PLUGIN_SOURCE = """
+from numba import njit
+
+from kernels.obs import CONTINUE
+from strategies import Strategy, greedy
+
+
+@njit(cache=True)
+def take_nb(obs, params, scratch):
+    return False
+
+
+@njit(cache=True)
+def discard_nb(obs, params, scratch):
+    return greedy.memo_discard(obs, scratch)
+
+
+@njit(cache=True)
+def knock_nb(obs, params, scratch, discard):
+    return CONTINUE
+
+
+STRATEGY = Strategy(
+    name={name!r},
+    description="A test plugin with hooks of its own.",
+    params=greedy.Params,
+    take_nb=take_nb,
+    discard_nb=discard_nb,
+    knock_nb=knock_nb,
+    module=__name__,
+)
+"""
+
+
+def test_engine_text_follows_every_plugin_source(plugin_dir: Any, tmp_path: Any) -> None:
+    """A plugin's hooks compile into the engine, whose numba cache is found by the
+    engine's text: the text carries a hash of the plugin package's sources, so an
+    edit to any of them (a helper module too) builds a fresh engine, never a stale one."""
+    from sim.engine_build import engine_source
+
+    module = plugin_dir("h5_pkg_src.strat", None, HOOKED_PLUGIN_SOURCE.format(name="h5src"))
+    helper = tmp_path / "h5_pkg_src" / "helper.py"
+    helper.write_text("LIMIT = 1\n")
+    lineup = [S.BUILTINS["greedy"], S.load_plugin(module)]
+    before = engine_source(lineup)
+    assert "# sources of h5_pkg_src: " in before
+    assert "# sources of" not in engine_source([S.BUILTINS["greedy"]])
+    assert engine_source(lineup) == before
+    helper.write_text("LIMIT = 2\n")
+    assert engine_source(lineup) != before
+
+
 def test_plugin_errors(plugin_dir: Any) -> None:
     with pytest.raises(StrategyError, match="built-in"):
         S.load_plugin(plugin_dir("h5_plugin_clash", "greedy"))

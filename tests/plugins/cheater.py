@@ -1,38 +1,55 @@
-"""A deliberately broken strategy plugin: it discards a card it does not hold.
+"""A deliberately broken strategy plugin: it breaks one rule, chosen by ``how``.
 
-Used by the tests to prove that an illegal decision stops the run with a clear error
-(never a wrong result), and that third-party strategies load from a module path.
+``how``: 0 discards a card it does not hold; 1 takes the pile card and throws it
+straight back (forbidden under ``discard_taken_card = false``); 2 knocks at once,
+whatever its deadwood; 3 claims big gin at once; 4 answers the knock question with
+a code that means nothing.
+
+Used by the tests to prove that every illegal decision stops the run with a clear
+error (never a wrong result), and that third-party strategies load from a module path.
 """
 
 from typing import NamedTuple
 
 from numba import njit
 
-from kernels.obs import CONTINUE
+from kernels.bits import lowest_bit
+from kernels.obs import BIG_GIN, CONTINUE, KNOCK
 from strategies import Strategy
 
 
 class Params(NamedTuple):
-    """No parameters worth tuning."""
+    """Which rule to break."""
 
-    unused: int = 0
+    how: int = 0
 
 
 @njit(cache=True)
 def take_nb(obs, params, scratch):
-    return False
+    return params[0] == 1 and obs.pile_n > 0
 
 
 @njit(cache=True)
 def discard_nb(obs, params, scratch):
-    for card in range(52):  # the lowest card it does NOT hold: illegal
-        if not (obs.hand >> card) & 1:
-            return card
-    return -1
+    how = params[0]
+    if how == 0:
+        for card in range(52):  # the lowest card it does NOT hold
+            if not (obs.hand >> card) & 1:
+                return card
+    if how == 1 and obs.from_pile:
+        return obs.drawn
+    return lowest_bit(obs.hand)
 
 
 @njit(cache=True)
 def knock_nb(obs, params, scratch, discard):
+    how = params[0]
+    if how == 2:
+        return KNOCK
+    if how == 3:
+        return BIG_GIN
+    if how == 4:
+        return 7
     return CONTINUE
 
 
