@@ -473,9 +473,11 @@ def defender_after_layoffs(knocker_melds, n_knocker_melds, defender, own, greedy
 
 
 @njit(cache=True)
-def knocker_arrangement(knocker, target, defenders, n_defenders, layoffs, greedy, tab, out_melds):
+def knocker_arrangement(
+    knocker, target, defenders, owns, n_defenders, layoffs, greedy, tab, out_melds
+):
     """The knocker's arrangement as RULES.md chooses it (``target``: the knocker's
-    least deadwood, which the showdown has already).
+    least deadwood, ``owns``: each defender's laying nothing off; the showdown has them).
 
     Least deadwood; with lay-offs and deadwood above zero, then the least total
     reduction the defenders get from laying off; then the canonical first. Writes the
@@ -499,9 +501,6 @@ def knocker_arrangement(knocker, target, defenders, n_defenders, layoffs, greedy
         n_rows = arrangements_at(mask, target, tab, melds, n, rows)
     best_row = 0
     if n_rows > 1:
-        own = stack_empty(MAX_PLAYERS, 0)
-        for j in range(n_defenders):
-            own[j] = min_deadwood_one(defenders[j], tab)
         chosen = stack_empty(MAX_MELDS_PER_ARRANGEMENT, 0)
         best_relief = np.int64(1) << 40
         for row in range(n_rows):
@@ -511,8 +510,8 @@ def knocker_arrangement(knocker, target, defenders, n_defenders, layoffs, greedy
             relief = np.int64(0)
             for j in range(n_defenders):
                 # borrowed, as the showdown passes its melds: one compile of each
-                d, _ = defender_after_layoffs(borrow(chosen), m, defenders[j], own[j], greedy, tab)
-                relief += own[j] - d
+                d, _ = defender_after_layoffs(borrow(chosen), m, defenders[j], owns[j], greedy, tab)
+                relief += owns[j] - d
             if relief < best_relief:
                 best_relief = relief
                 best_row = row

@@ -125,13 +125,15 @@ def showdown(
     if rules[L.R_LAYOFF] == 1 and knocker_dw > 0:
         greedy = rules[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY
         defenders = stack_empty(MAX_PLAYERS, 0)
+        owns = stack_empty(MAX_PLAYERS, 0)  # their least deadwood, laying nothing off
         n_defenders = np.int64(0)  # typed: a literal 0 would compile a second knocker_arrangement
         for seat in range(players):
             if seat != knocker:
                 defenders[n_defenders] = hands[seat]
+                owns[n_defenders] = deadwood[seat]
                 n_defenders += 1
         n_melds = knocker_arrangement(
-            hands[knocker], knocker_dw, defenders, n_defenders, np.bool_(True), greedy, tab,
+            hands[knocker], knocker_dw, defenders, owns, n_defenders, np.bool_(True), greedy, tab,
             knocker_melds,
         )
         for seat in range(players):

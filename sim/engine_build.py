@@ -95,7 +95,7 @@ def _plugin_digests(strategies: list[Strategy]) -> list[str]:
     for top in sorted(tops):
         digest = hashlib.sha256()
         for path in _package_files(top):
-            digest.update(str(path.name).encode())
+            digest.update(path.name.encode())
             digest.update(path.read_bytes())
         lines.append(f"# sources of {top}: {digest.hexdigest()[:16]}")
     return lines

@@ -526,8 +526,9 @@ def _check_knocker(knocker, defenders, ace: str, layoff: bool, play: str) -> Non
     out = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
     defs = np.array([mask_of(d) for d in defenders], np.int64)
     target = R.min_deadwood_ref(knocker, rules)
+    owns = np.array([R.min_deadwood_ref(d, rules) for d in defenders], np.int64)
     n = knocker_arrangement(
-        kmask(knocker), target, defs, len(defenders), layoff, play == "greedy", tab, out
+        kmask(knocker), target, defs, owns, len(defenders), layoff, play == "greedy", tab, out
     )
     want = R.knocker_arrangement_ref(knocker, defenders, rules)
     where = f"knocker [{show(knocker)}] defenders {[show(d) for d in defenders]} ace={ace} {play}"
