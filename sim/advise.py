@@ -26,6 +26,7 @@ rounds to stop (the count used is reported).
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,15 +34,19 @@ from typing import Any
 import numpy as np
 
 from kernels import mc as K
+from kernels.engine import MAX_TURNS
 from kernels.layout import POINT_SCALE
 from kernels.obs import PHASE_DISCARD, PHASE_DRAW, PHASE_UPCARD_OPTION, Obs
-from sim.cards import card_name, format_cards, parse_card, parse_card_list, parse_cards
+from sim.cards import JOKERS, PositionReader, card_name, format_cards, mask_of, parse_card_list
 from sim.engine import key_of
-from sim.rules import RuleSet, get_rules
+from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
+from sim.runner import MAX_SEED
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
 
 ROUND = 250  # samples per round (the unit a time limit stops on)
+MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
+MAX_SCORE = 10**9  # game scores a position may name: far above any game's, inside int64
 MODELS = {"uniform": K.MODEL_UNIFORM, "kept": K.MODEL_KEPT, "inferred": K.MODEL_INFERRED}
 
 
@@ -92,8 +97,11 @@ class Position:
             raise AdviseError(
                 f"seat {seat} is not a seat of a {players}-player game (0..{players - 1})"
             )
-        hand_mask = parse_cards(hand, jokers=r.jokers)
-        pile_cards = tuple(parse_card_list(pile, jokers=r.jokers)) if pile.strip() else ()
+        # One reader for the whole position: a JK in the hand and one in the pile (or
+        # an opponent's cards) are the two jokers.
+        reader = PositionReader(jokers=r.jokers)
+        hand_mask = reader.mask(hand)
+        pile_cards = tuple(reader.cards(pile)) if pile.strip() else ()
         n_hand = bin(hand_mask).count("1")
         if n_hand not in (hs, hs + 1):
             raise AdviseError(
@@ -119,7 +127,14 @@ class Position:
                     raise AdviseError(
                         f"{name} seat {s} must be an opponent's seat (0..{players - 1}, not {seat})"
                     )
-                target[s] = parse_cards(text, jokers=r.jokers)
+                if name == "--took":
+                    target[s] = reader.mask(text)
+                else:  # thrown cards lie in the pile: a JK there is the pile's joker
+                    pile_jokers = [c for c in pile_cards if c in JOKERS]
+                    cards = parse_card_list(text, jokers=r.jokers)
+                    target[s] = mask_of(
+                        pile_jokers.pop(0) if c in JOKERS and pile_jokers else c for c in cards
+                    )
         if discarded is None:
             # Attribute the pile's discards to the players in turn order, backwards from
             # the top (the seat before this one threw it): right when nobody took a card.
@@ -154,14 +169,14 @@ class Position:
             )
         jt = -1
         if just_took is not None:
-            jt = parse_card(just_took)
+            jt = reader.card(just_took, among=hand_mask)
             if n_hand != hs + 1 or not (hand_mask >> jt) & 1:
                 raise AdviseError(
                     f"--just-took {just_took}: must be a card of a hand of {hs + 1} cards"
                 )
         up = -1
         if upcard is not None:
-            up = parse_card(upcard)
+            up = reader.card(upcard, among=sum(1 << c for c in pile_cards[:1]))
         elif pile_cards:
             up = pile_cards[0]
         if up < 0:
@@ -180,6 +195,10 @@ class Position:
         sc = tuple(scores or [0] * players)
         if len(sc) != players:
             raise AdviseError(f"--scores needs {players} numbers, one per seat, got {len(sc)}")
+        if any(abs(x) > MAX_SCORE for x in sc):
+            raise AdviseError(f"--scores must lie within -{MAX_SCORE:,}..{MAX_SCORE:,} points")
+        if not 0 <= turn < MAX_TURNS:
+            raise AdviseError(f"--turn must be 0..{MAX_TURNS - 1} (draws made so far), got {turn}")
         return cls(
             r,
             hand_mask,
@@ -349,8 +368,16 @@ def advise(
 ) -> Advice:
     """Score every legal action of ``pos`` on ``samples`` sampled deals (in rounds of
     ``ROUND``; with ``time_limit`` seconds, stop after the round that reaches it)."""
-    if samples < 2:
-        raise AdviseError(f"samples must be at least 2, got {samples}")
+    if not 2 <= samples <= MAX_SAMPLES:
+        raise AdviseError(f"samples must be 2..{MAX_SAMPLES:,}, got {samples}")
+    if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
+        raise AdviseError(f"the time limit must be a positive number of seconds, got {time_limit}")
+    if not -1 <= knock_at <= MAX_KNOCK_LIMIT:
+        raise AdviseError(f"knock_at must be -1..{MAX_KNOCK_LIMIT}, got {knock_at}")
+    if not -MAX_KNOCK_LIMIT <= min_gain <= MAX_KNOCK_LIMIT:
+        raise AdviseError(f"min_gain must be {-MAX_KNOCK_LIMIT}..{MAX_KNOCK_LIMIT}, got {min_gain}")
+    if not 0 <= seed <= MAX_SEED:
+        raise AdviseError(f"the seed must be 0..{MAX_SEED}, got {seed}")
     if model not in MODELS:
         raise AdviseError(f"model {model!r} is unknown; choose one of: {', '.join(MODELS)}")
     key = key_of(seed)

@@ -1,4 +1,4 @@
-"""Cards as text and as bits, exactly as ``shared/RULES.md`` ("Cards") defines them.
+"""Cards as text and as bits, exactly as ``docs/RULES.md`` ("Cards") defines them.
 
 Conventions
 -----------
@@ -14,6 +14,9 @@ Conventions
 Because both jokers print as ``JK``, the first ``JK`` read is always card 52 and the
 second card 53: a mask holding joker 53 without joker 52 does not round-trip through
 text (no deal produces one that matters, since the two jokers are interchangeable).
+A position of several hands (a showdown, a pile and the cards an opponent took) is
+read with one :class:`PositionReader`, so that a ``JK`` in one hand and a ``JK`` in
+another are the two jokers, not the same card twice.
 
 Every error is a :class:`CardError` (a ``ValueError``) with a one-line message that
 names the offending token and says what is allowed.
@@ -36,6 +39,7 @@ __all__ = [
     "RANKS",
     "SUITS",
     "CardError",
+    "PositionReader",
     "card_name",
     "card_rank",
     "card_suit",
@@ -207,6 +211,70 @@ def parse_cards(text: str | Iterable[str], *, jokers: int = 2) -> int:
         As :func:`parse_card_list`.
     """
     return mask_of(parse_card_list(text, jokers=jokers))
+
+
+class PositionReader:
+    """Reads the card lists of one position, sharing the jokers between them.
+
+    Each ``JK`` takes the lowest joker not yet placed (card 52, then 53), in the
+    order the lists are read, so two hands may each hold a ``JK``; a joker given as
+    a card index (a mask) is placed as it is. More ``JK`` than the rules allow, or a
+    joker placed twice, is a :class:`CardError`. Natural cards are not checked
+    across lists: callers say where a repeated card was found.
+
+    >>> reader = PositionReader(jokers=2)
+    >>> reader.mask("AS JK"), reader.mask("JK 2C")
+    (4504149383184384, 9007199254740994)
+    """
+
+    def __init__(self, *, jokers: int) -> None:
+        if not 0 <= jokers <= len(JOKERS):
+            raise ValueError(f"jokers={jokers} is not allowed; choose 0, 1 or 2")
+        self.jokers = jokers
+        self._placed: set[int] = set()
+        self._read = 0  # JK tokens read so far, for the message
+
+    def _next_joker(self) -> int:
+        self._read += 1
+        free = [j for j in JOKERS[: self.jokers] if j not in self._placed]
+        if not free:
+            plural = "joker" if self.jokers == 1 else "jokers"
+            raise CardError(
+                f"{_JOKER_TEXT!r} given {_times(self._read)} in this position but the "
+                f"rules allow {self.jokers} {plural}"
+            )
+        self._placed.add(free[0])
+        return free[0]
+
+    def cards(self, text: str | Iterable[str]) -> list[int]:
+        """One card list, in input order (as :func:`parse_card_list`)."""
+        listed = parse_card_list(text, jokers=self.jokers)  # bad tokens, repeats in the list
+        return [self._next_joker() if card in JOKERS else card for card in listed]
+
+    def mask(self, text: str | Iterable[str] | SupportsIndex) -> int:
+        """One hand as a mask; an integer mask is taken as it is (its jokers placed)."""
+        if isinstance(text, str) or isinstance(text, Iterable):
+            return mask_of(self.cards(text))
+        mask = operator.index(text)
+        for joker in JOKERS:
+            if mask >> joker & 1:
+                if joker >= N_NATURAL + self.jokers:
+                    raise CardError(f"card {joker} is a joker but the rules allow {self.jokers}")
+                if joker in self._placed:
+                    raise CardError(f"joker card {joker} is in more than one hand")
+                self._placed.add(joker)
+        return mask
+
+    def card(self, token: str, *, among: int = 0) -> int:
+        """One card that names a card already placed (e.g. the card just taken).
+
+        ``JK`` is the first joker held in ``among`` (a mask), else the first joker.
+        """
+        card = parse_card(token)
+        if card == JOKER:
+            held = [j for j in JOKERS if among >> j & 1]
+            return held[0] if held else JOKER
+        return card
 
 
 def _check_card(card: SupportsIndex) -> int:

@@ -25,8 +25,8 @@ names can be changed by keyword):
 from __future__ import annotations
 
 import contextlib
+import io
 import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,8 @@ import matplotlib as mpl
 import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
+
+from sim import store
 
 __all__ = [
     "OUTCOME_GROUPS",
@@ -572,20 +574,14 @@ def save(
     """Write ``fig`` as ``<path_stem>.png`` and ``<path_stem>.svg`` (atomically: each to
     a temporary file in the same folder, then renamed). Returns the paths written."""
     stem = Path(path_stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
+    store.make_dir(stem.parent, "chart folder")
     written = []
     for ext in formats:
         target = stem.parent / f"{stem.name}.{ext}"
-        fd, tmp = tempfile.mkstemp(prefix=f".{stem.name}.", suffix=f".{ext}.tmp", dir=stem.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle, _style():
-                metadata = {"Date": None} if ext == "svg" else None
-                fig.savefig(handle, format=ext, metadata=metadata, facecolor="white")
-            os.chmod(tmp, 0o644)  # mkstemp makes 0600
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        image = io.BytesIO()
+        with _style():
+            metadata = {"Date": None} if ext == "svg" else None
+            fig.savefig(image, format=ext, metadata=metadata, facecolor="white")
+        store.write_bytes_atomic(target, image.getbuffer())
         written.append(target)
     return written

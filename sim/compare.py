@@ -59,13 +59,12 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import math
 import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -85,6 +84,7 @@ from sim.stats import (
     variance_reduction,
     wilson,
 )
+from sim.store import make_dir, strict_json, write_json_atomic
 
 __all__ = [
     "COMPARISON_FILE",
@@ -94,7 +94,6 @@ __all__ = [
     "SideResult",
     "WinDifference",
     "compare",
-    "json_ready",
     "load_comparison",
     "mcnemar_exact",
     "rotate",
@@ -183,41 +182,6 @@ def canonical_json(value: Any) -> str:
 def short_hash(value: Any) -> str:
     """First 12 hex digits of the sha256 of ``value``'s canonical JSON."""
     return hashlib.sha256(canonical_json(value).encode()).hexdigest()[:12]
-
-
-def write_json_atomic(path: Path, value: Any) -> None:
-    """``path`` is either absent, the old file, or the complete new one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(value, indent=2, sort_keys=True, default=_json_default) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")
-
-
-def make_output_dir(path: Path) -> bool:
-    """Create ``path`` (and parents); RunError (one line) when it cannot be written.
-
-    Returns True when the folder did not exist before.
-    """
-    existed = path.is_dir()
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        why = error.strerror or error
-        raise RunError(f"cannot create output directory {path}: {why}") from None
-    if not os.access(path, os.W_OK):
-        raise RunError(f"cannot write to output directory {path}: permission denied")
-    return not existed
 
 
 def remove_if_empty(path: Path) -> None:
@@ -595,7 +559,7 @@ def compare(
         for side, configs in draft.items()
     }
     directory = root / compare_id
-    created = make_output_dir(directory)
+    created = make_dir(directory)
     try:
         play_runs(runs["a"] + runs["b"], on_run)
     except BaseException:
@@ -666,7 +630,7 @@ def compare(
     record = {
         "kind": "rummy-compare",
         "format_version": FORMAT_VERSION,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": command if command is not None else shlex.join(sys.argv),
         "runs": [
             {
@@ -683,23 +647,12 @@ def compare(
         **result.to_dict(),
     }
     try:
-        write_json_atomic(directory / COMPARISON_FILE, json_ready(record))
+        write_json_atomic(directory / COMPARISON_FILE, strict_json(record))
     except OSError as error:
         raise RunError(
             f"cannot write {directory / COMPARISON_FILE}: {error.strerror or error}"
         ) from None
     return result
-
-
-def json_ready(value: Any) -> Any:
-    """``value`` with NaN and infinities as None (JSON has neither)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(v) for v in value]
-    return value
 
 
 def load_comparison(directory: str | os.PathLike[str]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from types import ModuleType
 
 import kernels
 from kernels import engine as engine_template
-from strategies import Strategy
+from strategies import Strategy, plugin_digests
 
 __all__ = ["engine_for"]
 
@@ -76,29 +76,10 @@ def _dispatcher_source(strategies: list[Strategy]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _package_files(top: str) -> list[Path]:
-    """Every source file of the importable package (or module) ``top``."""
-    spec = importlib.util.find_spec(top)
-    if spec is None:
-        return []
-    if spec.submodule_search_locations:
-        roots = spec.submodule_search_locations
-        return sorted(path for root in roots for path in Path(root).rglob("*.py"))
-    return [Path(spec.origin)] if spec.origin else []
-
-
 def _plugin_digests(strategies: list[Strategy]) -> list[str]:
     """Comment lines with a hash of each plugin package's sources (the project's own
     kernels and strategies key the whole cache folder already)."""
-    lines = []
-    tops = {s.module.split(".")[0] for s in strategies} - set(kernels.HASHED_PACKAGES)
-    for top in sorted(tops):
-        digest = hashlib.sha256()
-        for path in _package_files(top):
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-        lines.append(f"# sources of {top}: {digest.hexdigest()[:16]}")
-    return lines
+    return [f"# sources of {top}: {digest}" for top, digest in plugin_digests(strategies).items()]
 
 
 def engine_source(strategies: list[Strategy]) -> str:

@@ -93,10 +93,10 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -105,9 +105,10 @@ import polars as pl
 
 from kernels import layout as L
 from sim import results as R
-from sim import runner
+from sim import runner, store
 from sim.rules import PARAMETERS, PRESETS, RuleError, RuleSet, get_rules, parse_overrides
 from sim.stats import Interval, Moments, best_vs_runner_up, mean_ci, needed_for_half_width, wilson
+from sim.workers import process_pool
 from strategies import StrategyError, format_seat, parse_lineup
 
 __all__ = [
@@ -448,9 +449,9 @@ def _fail(where: str, message: str) -> ExperimentError:
     return ExperimentError(f"{where}: {message}")
 
 
-def _want_int(where: str, key: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise _fail(where, f"{key} = {value!r} is not allowed; give a whole number >= {low}")
+def _want_int(where: str, key: str, value: Any, low: int, high: int = runner.MAX_COUNT) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _fail(where, f"{key} = {value!r} is not allowed; give a whole number {low}..{high}")
     return value
 
 
@@ -461,10 +462,10 @@ def _want_str(where: str, key: str, value: Any) -> str:
 
 
 def _check_label(where: str, key: str, value: str) -> str:
-    ok = value not in ("", ".", "..") and all(c.isalnum() or c in "._-" for c in value)
-    if not ok:
-        raise _fail(where, f"{key} = {value!r} is not allowed; use letters, digits, '.', '_', '-'")
-    return value
+    try:
+        return runner.check_name(value, key)
+    except runner.RunError as error:
+        raise _fail(where, str(error)) from None
 
 
 def _rule_value(where: str, param: str, value: Any) -> Any:
@@ -508,7 +509,8 @@ def _rules_table(
 def parse_grid_values(text: str) -> list[Any]:
     """Grid values from text: ``"0..10"``, ``"0..10:2"`` (a step) or ``"10,25,x"``.
 
-    Each comma-separated item becomes an int, else a float, else stays text.
+    Each comma-separated item becomes an int, else a float, else stays text. A range
+    of more than ``MAX_SETTINGS`` values is refused before it is listed.
     """
     text = text.strip()
     match = re.fullmatch(r"(-?\d+)\s*\.\.\s*(-?\d+)(?:\s*:\s*(\d+))?", text)
@@ -517,9 +519,11 @@ def parse_grid_values(text: str) -> list[Any]:
         step = int(match.group(3) or 1)
         if step < 1 or high < low:
             raise ValueError(f"range {text!r} is empty; write low..high with low <= high")
+        _check_size(text, (high - low) // step + 1)
         return list(range(low, high + 1, step))
     if ".." in text:
         raise ValueError(f"bad range {text!r}; write low..high or low..high:step (whole numbers)")
+    _check_size(text, text.count(",") + 1)
     values: list[Any] = []
     for item in text.split(","):
         item = item.strip()
@@ -534,6 +538,14 @@ def parse_grid_values(text: str) -> list[Any]:
         else:
             values.append(item)
     return values
+
+
+def _check_size(text: str, n: int) -> None:
+    if n > MAX_SETTINGS:
+        raise ValueError(
+            f"{text[:40]!r}{'...' if len(text) > 40 else ''} has {n:,} values; "
+            f"a grid may hold at most {MAX_SETTINGS:,} settings"
+        )
 
 
 def _grid(where: str, value: Any) -> tuple[tuple[str, tuple[Any, ...]], ...]:
@@ -559,13 +571,19 @@ def _grid(where: str, value: Any) -> tuple[tuple[str, tuple[Any, ...]], ...]:
             raise _fail(where, f"grid.{key} must be a list of values or a range 'low..high'")
         if not values:
             raise _fail(where, f"grid.{key} is empty; give at least one value")
-        seen: list[Any] = []
+        if len(values) > MAX_SETTINGS:
+            raise _fail(
+                where,
+                f"grid.{key} has {len(values):,} values; a grid may hold at most "
+                f"{MAX_SETTINGS:,} settings",
+            )
+        seen: set[tuple[type, Any]] = set()
         for v in values:
             if isinstance(v, (dict, list)):
                 raise _fail(where, f"grid.{key}: {v!r} is not a value; give numbers or text")
-            if v in seen and type(v) is type(seen[seen.index(v)]):
+            if (type(v), v) in seen:
                 raise _fail(where, f"grid.{key} lists {v!r} twice")
-            seen.append(v)
+            seen.add((type(v), v))
         out.append((key, tuple(values)))
     return tuple(out)
 
@@ -584,7 +602,7 @@ def _from_dict(data: Mapping[str, Any], where: str, default_name: str | None) ->
     if "description" in data:
         values["description"] = _want_str(where, "description", data["description"])
     if "seed" in data:
-        values["seed"] = _want_int(where, "seed", data["seed"], 0)
+        values["seed"] = _want_int(where, "seed", data["seed"], 0, runner.MAX_SEED)
     sizes = [k for k in ("deals", "games") if k in data]
     if len(sizes) != 1:
         raise _fail(
@@ -911,7 +929,6 @@ class _Tracker:
         self.totals = [c.count for c in configs]
         self.units = [0] * len(configs)
         self.hands = [0] * len(configs)
-        self.start_hands: list[int | None] = [None] * len(configs)
         self.done = 0
         self.block = block
         self.callback = callback
@@ -919,10 +936,8 @@ class _Tracker:
 
     def update(self, index: int, p: Sequence[Any]) -> None:
         prog = runner.Progress(*p)
-        if self.start_hands[index] is None:
-            self.start_hands[index] = prog.hands_done
         self.units[index] = prog.units_done
-        self.hands[index] = prog.hands_done - (self.start_hands[index] or 0)
+        self.hands[index] = prog.hands_played
         self.emit()
 
     def finished(self) -> None:
@@ -980,14 +995,8 @@ def _execute(
 def _execute_pool(
     configs: list[runner.RunConfig], workers: int, tracker: _Tracker
 ) -> list[runner.RunResult]:
-    context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
-    progress_queue = context.Queue()
-    pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(configs)),
-        mp_context=context,
-        initializer=_pool_init,
-        initargs=(progress_queue,),
-    )
+    progress_queue = multiprocessing.get_context("spawn").Queue()
+    pool = process_pool(min(workers, len(configs)), _pool_init, (progress_queue,))
     results: list[runner.RunResult | None] = [None] * len(configs)
 
     def drain() -> None:
@@ -1087,27 +1096,6 @@ class ExperimentResult:
     precision_reached: bool | None
 
 
-def _check_writable(directory: Path) -> None:
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ExperimentError(
-            f"cannot create output directory {directory}: {error.strerror or error}"
-        ) from None
-    if not os.access(directory, os.W_OK):
-        raise ExperimentError(f"cannot write to output directory {directory}: permission denied")
-
-
-def _write_json_atomic(path: Path, value: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(value, indent=2, default=str) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def run_experiment(
     experiment: Experiment,
     workers: int | None = None,
@@ -1159,21 +1147,16 @@ def run_experiment(
     }
     settings = expand(experiment, command=command, **options)
     check_backend(backend)
-    _check_writable(directory)
+    store.make_dir(directory)
     record = {
         "schema_version": R.SCHEMA_VERSION,
         "kind": "rummy-sim experiment",
         "status": "running",
         "experiment": experiment.to_dict(),
-        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": command,
     }
-    try:
-        _write_json_atomic(directory / EXPERIMENT_JSON, record)
-    except OSError as error:
-        raise ExperimentError(
-            f"cannot write {directory / EXPERIMENT_JSON}: {error.strerror or error}"
-        ) from None
+    store.write_json_atomic(directory / EXPERIMENT_JSON, record)
 
     def tell(phase: str) -> None:
         if progress is not None:
@@ -1231,11 +1214,12 @@ def run_experiment(
         report_path = write_experiment_report(data, directory / "report.html")
     record.update(
         status="done",
-        finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        finished=datetime.now(UTC).isoformat(timespec="seconds"),
         analysis=record_of(data),
-        files=[p.name for p in written],
+        files=list(written),
+        digests=written,
     )
-    _write_json_atomic(directory / EXPERIMENT_JSON, record)
+    store.write_json_atomic(directory / EXPERIMENT_JSON, record)
     return ExperimentResult(
         experiment=experiment,
         directory=directory,
@@ -1838,21 +1822,20 @@ class ExperimentData:
         return tuple(named) if named else default_charts(self.meta)
 
 
-def write_tables(data: ExperimentData, directory: Path) -> list[Path]:
-    """Write the frames as Parquet with provenance (each file atomically)."""
-    written = []
+def write_tables(data: ExperimentData, directory: Path) -> dict[str, dict[str, Any]]:
+    """Write the frames as Parquet with provenance (each file atomically).
+
+    Returns each file's digest by file name: record them, so that
+    :func:`load_experiment_data` can check the files before it trusts them.
+    """
+    digests = {}
     for table, filename in TABLE_FILES.items():
         frame: pl.DataFrame = getattr(data, table)
         meta = R.provenance({"experiment": data.record.get("name"), **data.config})
         meta.update(table=f"experiment_{table}", rows=frame.height)
         arrow = R.with_provenance(frame.to_arrow(), meta)
-        path = directory / filename
-        try:
-            R.write_parquet_atomic(arrow, path)
-        except OSError as error:
-            raise ExperimentError(f"cannot write {path}: {error.strerror or error}") from None
-        written.append(path)
-    return written
+        digests[filename] = R.write_parquet_atomic(arrow, directory / filename)
+    return digests
 
 
 def load_experiment_data(directory: str | os.PathLike[str]) -> ExperimentData:
@@ -1874,16 +1857,21 @@ def load_experiment_data(directory: str | os.PathLike[str]) -> ExperimentData:
             f"{directory}: the experiment has not finished; finish it with: "
             f"rummy run --resume {directory}"
         )
+    digests = record.get("digests")
+    if not isinstance(digests, dict):
+        raise ExperimentError(f"{path}: no digests of its tables; run the experiment again")
     frames = {}
     for table, filename in TABLE_FILES.items():
         file = directory / filename
+        try:
+            frames[table] = R.read_verified(file, digests.get(filename) or {})
+        except store.StorageError as error:
+            raise R.ResultsError(
+                f"{error}; rebuild it with: rummy run --resume {directory}"
+            ) from None
         meta, _ = R.read_footer(file)
         if meta.get("table") != f"experiment_{table}":
             raise R.ResultsError(f"{file}: not an experiment {table} table")
-        try:
-            frames[table] = pl.read_parquet(file)
-        except Exception as error:  # corrupted pages behind a good footer
-            raise R.ResultsError(f"{file}: unreadable ({R._one_line(error)})") from None
     analysis = record["analysis"]
     runs = pl.DataFrame(analysis.pop("runs", []) or [])
     return ExperimentData(

@@ -24,7 +24,6 @@ import io
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,8 @@ from typing import Any
 
 import polars as pl
 from matplotlib.figure import Figure
+
+from sim import store
 
 __all__ = ["Section", "render_report", "write_report"]
 
@@ -293,7 +294,7 @@ def render_report(
         toc.append(f'<li><a href="#{slug}">{heading}</a></li>')
         pretty = _esc(_pretty_json(value))
         parts.append(f'<section id="{slug}"><h2>{heading}</h2><pre>{pretty}</pre></section>')
-    generated = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     sub = f'<p class="subtitle">{_esc(subtitle)}</p>' if subtitle else ""
     return "\n".join(
         [
@@ -335,15 +336,6 @@ def write_report(
     """
     text = render_report(title, sections, config, provenance, subtitle)
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a report is for sharing
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    store.make_dir(target.parent, "report folder")
+    store.write_text_atomic(target, text)
     return target

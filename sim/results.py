@@ -39,10 +39,12 @@ A run (``sim/runner.py``) writes three tables as Parquet parts, one part per chu
 ``summary``: exact per-chunk aggregates, one row per statistic (``SUMMARY_STATS``)
     ``stat`` string, ``seat`` int8 (-1: not per seat), ``key`` int32 (-1: none; an
     outcome code, a histogram bin or a second seat, see ``SUMMARY_STATS``), ``value``
-    int64, ``variant``, ``lineup``. Points and scores in the summary are integer
-    engine units (1/``POINT_SCALE`` point) so that chunk sums combine exactly:
+    decimal128(38, 0), ``variant``, ``lineup``. Points and scores in the summary are
+    integer engine units (1/``POINT_SCALE`` point) so that chunk sums combine exactly:
     :func:`combine_summaries` adds them up, and the result does not depend on how a
-    run was chunked.
+    run was chunked. The values are 38-digit integers, not int64: a sum of squared
+    game scores can pass 2**63 in one chunk of extreme (but allowed) rules, and a
+    run's sums must never wrap around.
 
 Per-seat values are wide (one column per seat, exactly ``players`` of them), the same
 in every table. Integer types are the engine's dtypes (``kernels/engine.py``); a test
@@ -68,11 +70,11 @@ validates it and raises :class:`ResultsError` (one line) for anything else.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
 import platform
-import secrets
 import subprocess
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -88,6 +90,7 @@ import pyarrow.parquet as pq
 
 from kernels import layout as L
 from kernels.engine import N_COLUMNS
+from sim import store
 
 __all__ = [
     "GAME_FIELDS",
@@ -102,6 +105,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SUMMARY_SCHEMA",
     "SUMMARY_STATS",
+    "SUMMARY_VALUE_TYPE",
     "ResultsError",
     "canonical_bytes",
     "combine_summaries",
@@ -114,13 +118,18 @@ __all__ = [
     "summarize_games",
     "summarize_hands",
     "summary_to_arrow",
+    "tables_digest",
     "to_arrow",
     "with_provenance",
+    "read_parquet_checked",
+    "read_verified",
     "write_parquet_atomic",
 ]
 
-SCHEMA_VERSION = 1
-"""Version of the table layout and the provenance record; bump on any change."""
+SCHEMA_VERSION = 2
+"""Version of the table layout and the provenance record; bump on any change.
+
+2: summary values are decimal128(38, 0) (were int64); parts carry a content digest."""
 
 METADATA_KEY = b"rummy_sim"
 RNG_NAME = "splitmix64-counter/lemire/fisher-yates (kernels/rng.py)"
@@ -210,12 +219,15 @@ def games_schema(players: int, *, hollywood: bool = False) -> pa.Schema:
     )
 
 
+SUMMARY_VALUE_TYPE = pa.decimal128(38, 0)
+"""Exact integer sums far beyond int64 (polars reads them as Decimal(38, 0))."""
+
 SUMMARY_SCHEMA = pa.schema(
     [
         ("stat", pa.string()),
         ("seat", pa.int8()),
         ("key", pa.int32()),
-        ("value", pa.int64()),
+        ("value", SUMMARY_VALUE_TYPE),
         ("variant", LABEL_TYPE),
         ("lineup", LABEL_TYPE),
     ]
@@ -247,7 +259,8 @@ SUMMARY_STATS: dict[str, str] = {
 }
 """Every statistic a ``summary`` part may hold; ``combine_summaries`` sums them."""
 
-_LIMIT = float(2**62)  # keep sums well inside int64
+_LIMIT = float(2**62)  # numpy int64 sums below this cannot wrap; above, Python ints
+_SUMMARY_LIMIT = 1e37  # combined sums stay inside decimal128(38, 0)
 
 
 # --- building tables -------------------------------------------------------------------
@@ -445,7 +458,7 @@ def summary_to_arrow(rows: Sequence[Row], variant: str, lineup: str) -> pa.Table
             pa.array(stat, pa.string()),
             pa.array(seat, pa.int8()),
             pa.array(key, pa.int32()),
-            pa.array(value, pa.int64()),
+            pa.array(value, SUMMARY_VALUE_TYPE),
             _constant(variant, n),
             _constant(lineup, n),
         ],
@@ -456,8 +469,9 @@ def summary_to_arrow(rows: Sequence[Row], variant: str, lineup: str) -> pa.Table
 def combine_summaries(parts: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     """Add up summary parts: one row per (variant, lineup, stat, seat, key), sorted.
 
-    Sums are exact (int64, checked for overflow), so the result is the same however a
-    run was chunked. ``variant`` and ``lineup`` come back as plain strings.
+    Sums are exact (38-digit integers, checked against overflow), so the result is the
+    same however a run was chunked. ``variant`` and ``lineup`` come back as plain
+    strings; ``value`` as Decimal(38, 0) (``int(value)`` is exact).
     """
     frame = parts.lazy().with_columns(
         pl.col("variant").cast(pl.String), pl.col("lineup").cast(pl.String)
@@ -469,8 +483,8 @@ def combine_summaries(parts: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
         .sort(keys)
         .collect()
     )
-    if out.height and float(out["_bound"].max()) >= _LIMIT:  # type: ignore[arg-type]
-        raise ResultsError("summary sums exceed the int64 range; combine fewer parts at a time")
+    if out.height and float(out["_bound"].max()) >= _SUMMARY_LIMIT:  # type: ignore[arg-type]
+        raise ResultsError("summary sums exceed 10**37; combine fewer parts at a time")
     return out.drop("_bound").select(["stat", "seat", "key", "value", "variant", "lineup"])
 
 
@@ -493,6 +507,23 @@ def _git_revision() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+TABLE_SOURCES = ("engine.py", "engine_build.py", "results.py", "rules.py", "runner.py", "store.py")
+"""The ``sim`` modules that play chunks and shape their tables' bytes (the kernels and
+strategies are covered by ``kernels.source_digest``); a test checks that a chunk
+imports no other ``sim`` module that could."""
+
+
+@lru_cache(maxsize=1)
+def tables_digest() -> str:
+    """Short hash of :data:`TABLE_SOURCES`: part of every run's identity."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for name in TABLE_SOURCES:
+        h.update(name.encode())
+        h.update((root / name).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _library_versions() -> dict[str, str]:
@@ -626,28 +657,50 @@ def _encodings(schema: pa.Schema) -> dict[str, Any]:
     }
 
 
-def write_parquet_atomic(table: pa.Table, path: str | os.PathLike[str]) -> None:
-    """Write ``table`` to ``path`` (zstd) so that ``path`` is either absent or complete.
+def write_parquet_atomic(table: pa.Table, path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Write ``table`` to ``path`` (zstd, page checksums) atomically; return its digest.
 
-    The bytes go to a hidden temporary file in the same folder (``.name.<pid>-<hex>.tmp``:
-    dataset readers skip names starting with a dot), are flushed to disk, and the file
-    is renamed into place with ``os.replace`` (atomic on POSIX and Windows). Pages carry
-    CRC checksums (``pq.read_table(..., page_checksum_verification=True)`` checks them).
+    The file is made in memory, its digest taken, then written with
+    ``sim.store.write_bytes_atomic`` (absent, old or complete: never torn).
+
+    Returns
+    -------
+    dict
+        ``{"bytes": size, "sha256": hex}`` of the file as written: record it, and
+        :func:`read_verified` (or ``sim.store.verify_file``) checks the file against it
+        before it is trusted.
     """
-    final = Path(path)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    buffer = pa.BufferOutputStream()
+    pq.write_table(
+        table, buffer, compression="zstd", write_page_checksum=True, **_encodings(table.schema)
+    )
+    data = buffer.getvalue()
+    digest = store.digest_of(data)
+    store.write_bytes_atomic(path, data)
+    return digest
+
+
+def read_verified(path: str | os.PathLike[str], digest: Mapping[str, Any]) -> pl.DataFrame:
+    """A whole Parquet file, after ``sim.store.verify_file``, its page checksums checked.
+
+    Raises
+    ------
+    sim.store.StorageError
+        The file is missing or changed since it was written.
+    ResultsError
+        It matches its digest but cannot be read as Parquet.
+    """
+    store.verify_file(path, digest)
+    return read_parquet_checked(path)
+
+
+def read_parquet_checked(path: str | os.PathLike[str]) -> pl.DataFrame:
+    """A whole Parquet file, every page's CRC checked (ResultsError, one line, if bad)."""
     try:
-        options = _encodings(table.schema)
-        pq.write_table(table, str(tmp), compression="zstd", write_page_checksum=True, **options)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, final)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        table = pq.read_table(str(path), page_checksum_verification=True)
+    except (OSError, pa.ArrowException) as error:
+        raise ResultsError(f"{path}: unreadable ({_one_line(error)})") from None
+    return pl.from_arrow(table)  # type: ignore[return-value]
 
 
 def canonical_bytes(table: pa.Table) -> bytes:

@@ -1,14 +1,14 @@
-"""Rule sets: every house-rule choice of ``shared/RULES.md`` as one frozen, validated value.
+"""Rule sets: every house-rule choice of ``docs/RULES.md`` as one frozen, validated value.
 
-``shared/RULES.md`` is the contract: each parameter below carries its name and default,
+``docs/RULES.md`` is the rule book: each parameter below carries its name and default,
 and the presets are its "Presets" table. A :class:`RuleSet` is checked when it is built
 (``__post_init__``), so a nonsense combination fails before anything runs, with a
 one-line :class:`RuleError` that names the parameter, the bad value and what is allowed.
 :meth:`RuleSet.compile` turns it into the ``int64`` vector the kernels read (positions
 and codes in ``kernels/layout.py``): one compiled kernel serves every variant.
 
-Source texts for the variants are in ``shared/seeds/``; published rule books disagree,
-which is why every disputed point is a parameter rather than a fixed choice.
+Published rule books disagree on many points, which is why every disputed point is a
+parameter rather than a fixed choice.
 
 Not modelled
 ------------
@@ -43,6 +43,7 @@ from kernels import layout as L
 
 __all__ = [
     "PARAMETERS",
+    "allowed_values",
     "PRESETS",
     "PRESET_DESCRIPTIONS",
     "RuleError",
@@ -87,22 +88,29 @@ _BOOL_FIELDS = (
     "spade_double",
 )
 
-# Integer parameters with their inclusive bounds (None: no upper bound). Bonuses and
-# penalties are points, so only negatives are nonsense; a value of 0-100 covers every
-# card value a rule book uses.
-_INT_BOUNDS: dict[str, tuple[int, int | None]] = {
+# Integer parameters with their inclusive bounds. Card values stay within 0-100; bonuses
+# and penalties within 0-MAX_BONUS points, ten times the largest any rule book uses.
+# The upper bounds keep every sum the engine makes far inside int64: a hand pays at
+# most 5 x (8 cards x 100 + MAX_BONUS) points, in units of 1/60 point, and a game adds
+# up at most MAX_GAME_HANDS hands plus its bonuses (about 2**31 units in all), so even
+# squared per-game scores (the summaries' variances) stay below 2**63.
+MAX_BONUS = 1_000
+MAX_TARGET = 1_000_000  # match:T, pool:L, gin:T, hollywood:T
+MAX_HANDS_TARGET = 1_000  # hands:N; the engine stops any game after 1,000 hands dealt
+MAX_KNOCK_LIMIT = 1_000  # above the deadwood of any hand (10 cards x 100): "none"
+_INT_BOUNDS: dict[str, tuple[int, int]] = {
     "players": (2, 6),
     "joker_value": (0, 100),
     "ace_high_value": (0, 100),
-    "big_gin_bonus": (0, None),
-    "rummy_bonus": (0, None),
-    "undercut_penalty": (0, None),
-    "gin_bonus": (0, None),
-    "undercut_bonus": (0, None),
-    "wall": (0, None),
-    "max_rebuilds": (0, None),
-    "game_bonus": (0, None),
-    "box_bonus": (0, None),
+    "big_gin_bonus": (0, MAX_BONUS),
+    "rummy_bonus": (0, MAX_BONUS),
+    "undercut_penalty": (0, MAX_BONUS),
+    "gin_bonus": (0, MAX_BONUS),
+    "undercut_bonus": (0, MAX_BONUS),
+    "wall": (0, 52),
+    "max_rebuilds": (0, 100),
+    "game_bonus": (0, MAX_BONUS),
+    "box_bonus": (0, MAX_BONUS),
 }
 
 _HAND_SIZE_BOUNDS = (1, 10)
@@ -118,7 +126,10 @@ _GAME_MODES: dict[str, tuple[int, int | None]] = {
     "gin": (L.GAME_GIN, 100),
     "hollywood": (L.GAME_HOLLYWOOD, 100),
 }
-_GAME_FORMS = "hand, hands:N, match:T, pool[:L], gin[:T], hollywood[:T] (N, T, L >= 1)"
+_GAME_FORMS = (
+    f"hand, hands:N, match:T, pool[:L], gin[:T], hollywood[:T] "
+    f"(N 1..{MAX_HANDS_TARGET}; T, L 1..{MAX_TARGET})"
+)
 # Which scoring each game mode needs: Gin-style games count boxes won by a knocker or a
 # defender (Gin terms), and a pool counts losses, which Gin scoring never records.
 _GAME_SCORING = {"gin": "gin", "hollywood": "gin", "pool": "knock"}
@@ -151,18 +162,19 @@ def _parse_game(game: object) -> tuple[str, int]:
         if default is None:
             raise RuleError(f"game={game!r} needs a number: write {mode}:N with N >= 1")
         return mode, default
+    high = MAX_HANDS_TARGET if mode == "hands" else MAX_TARGET
     try:
         target = int(target_text)
     except ValueError:
         target = 0
-    if target < 1:
-        raise RuleError(f"game={game!r} is not allowed; {mode}:N needs a whole number N >= 1")
+    if not 1 <= target <= high:
+        raise RuleError(f"game={game!r} is not allowed; {mode}:N needs a whole number N 1..{high}")
     return mode, target
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RuleSet:
-    """One complete set of rules; every field is a parameter of ``shared/RULES.md``.
+    """One complete set of rules; every field is a parameter of ``docs/RULES.md``.
 
     Build one with keyword arguments, from a preset with :func:`get_rules`, or with
     ``dataclasses.replace``; an invalid combination raises :class:`RuleError`.
@@ -278,13 +290,12 @@ class RuleSet:
         # Normalising a field of a frozen dataclass has to go around its __setattr__.
         object.__setattr__(self, field, value)
 
-    def _check_int(self, field: str, low: int, high: int | None) -> int:
+    def _check_int(self, field: str, low: int, high: int) -> int:
         value = getattr(self, field)
         # bool is an int subclass, but True as a player count is a mistake, not a 1.
         ok = isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
-        if not ok or value < low or (high is not None and value > high):
-            allowed = f"an integer >= {low}" if high is None else f"an integer {low}..{high}"
-            raise RuleError(f"{field}={value!r} is not allowed; choose {allowed}")
+        if not ok or not low <= value <= high:
+            raise RuleError(f"{field}={value!r} is not allowed; choose an integer {low}..{high}")
         self._set(field, int(value))  # numpy integers become plain ints (hashing, JSON)
         return int(value)
 
@@ -314,9 +325,11 @@ class RuleSet:
         self._set("jokers", int(self.jokers))
         if self.knock_limit is not None and self.knock_limit != "upcard":
             limit = self.knock_limit
-            if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 0:
+            ok = isinstance(limit, numbers.Integral) and not isinstance(limit, bool)
+            if not ok or not 0 <= limit <= MAX_KNOCK_LIMIT:
                 raise RuleError(
-                    f"knock_limit={limit!r} is not allowed; choose none, upcard or an integer >= 0"
+                    f"knock_limit={limit!r} is not allowed; choose none, upcard or an integer "
+                    f"0..{MAX_KNOCK_LIMIT}"
                 )
             self._set("knock_limit", int(limit))
         mode, target = _parse_game(self.game)
@@ -473,6 +486,26 @@ class RuleSet:
 
 PARAMETERS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(RuleSet))
 """Every rule parameter, in RULES.md order."""
+
+
+def allowed_values(param: str) -> str:
+    """What ``param`` accepts, in words (``rummy rules show``'s "allowed" column)."""
+    if param in _CHOICES:
+        return ", ".join(_CHOICES[param])
+    if param in _BOOL_FIELDS:
+        return "true, false"
+    if param in _INT_BOUNDS:
+        low, high = _INT_BOUNDS[param]
+        return f"{low}..{high}"
+    return {
+        "name": "any text",
+        "hand_size": f"auto, {_HAND_SIZE_BOUNDS[0]}..{_HAND_SIZE_BOUNDS[1]}",
+        "jokers": _choose(_JOKER_COUNTS),
+        "knock_limit": f"none, upcard, 0..{MAX_KNOCK_LIMIT}",
+        "game": _GAME_FORMS,
+    }[param]
+
+
 _DEFAULTS: dict[str, Any] = {field.name: field.default for field in dataclasses.fields(RuleSet)}
 
 

@@ -12,6 +12,7 @@ Layout of a run directory ``<out>/<experiment>/<run_id>/``::
     hands/part-000000.parquet     one part per chunk (rows="hands")
     games/part-000000.parquet     one part per chunk (mode="games", rows="hands")
     summary/part-000000.parquet   exact per-chunk aggregates (always)
+    chunks/chunk-000000.json      a finished chunk: its parts' sizes and sha256 digests
     .lock                         held while a process works on the run
 
 Chunks
@@ -23,12 +24,15 @@ pure function of (config, first number, count): :func:`run_chunk` plays it with
 release the GIL), or as a Ray task). Every hand depends only
 on (seed, number) (``kernels/rng.py``), so the loaded tables are identical for any
 chunk size, worker count and backend; the part files themselves differ with the chunk
-size. The driver writes each part atomically (``sim.results.write_parquet_atomic``)
-and holds at most two chunks per worker in flight, so memory stays flat however large
-the run. A chunk counts as done when all its parts exist and their provenance matches
-the run (config hash, table, chunk bounds, row count); a killed run (even ``kill -9``)
-leaves only complete parts and hidden temporary files, and :func:`resume` (or
-:func:`run` with the same config) plays exactly the missing chunks.
+size. The driver writes each part atomically (``sim.results.write_parquet_atomic``),
+then the chunk's record with the digest of every part, and holds at most two chunks
+per worker in flight; chunks are listed lazily, so memory stays flat however large
+the run. A chunk counts as done when its record exists and every part it lists still
+has the recorded size and sha256: a part that rotted, was truncated or was swapped is
+played again on resume, and named by the loaders, which check every part before they
+read it. A killed run (even ``kill -9``) leaves only complete parts and records and
+hidden temporary files, and :func:`resume` (or :func:`run` with the same config)
+plays exactly the missing chunks.
 
 Local workers are threads, not processes: a spawn process pool paid a process start
 and an engine load (about a second each) on every run and pickled every chunk's tables
@@ -41,12 +45,15 @@ Run identity
 ------------
 ``config_hash`` is the sha256 of the canonical JSON of what determines the results
 (:meth:`RunConfig.identity`): rules, variant label, line-up, mode, count, seed, rows,
-the package version, the kernel/strategy source digest and the table schema version.
-Not in it: chunk size (the tables do not depend on it: an existing run keeps the chunk
-size it was started with), workers, backend, address, output root, command line.
-``run_id`` is its first 12 hex digits. A directory whose manifest holds another
-identity is refused (:class:`RunError`), never overwritten. Strategies loaded from
-plugin files outside this package are not part of the source digest.
+the package version, the table schema version and the digests of every source that
+can change a table's bytes: the kernels and strategies, the ``sim`` modules that play
+and shape the tables (``kernels.results_digest``), and the package of every plugin
+strategy seated (``strategies.plugin_digest``). Not in it: chunk size (the tables do
+not depend on it: an existing run keeps the chunk size it was started with), workers,
+backend, address, output root, command line. ``run_id`` is its first 12 hex digits.
+A directory whose manifest holds another identity is refused (:class:`RunError`),
+never overwritten, and a resume after an edit to any of those sources is refused
+with a line that names what changed.
 """
 
 from __future__ import annotations
@@ -62,7 +69,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -71,6 +78,7 @@ import numpy as np
 import polars as pl
 
 from sim import results as R
+from sim import store
 from sim.rules import RuleSet, get_rules
 
 __all__ = [
@@ -91,8 +99,12 @@ __all__ = [
 
 CHUNK_DEALS = 100_000  # ~1 s of one core for two greedy seats: progress and resume granularity
 CHUNK_GAMES = 2_000  # ~20 hands a game: about as many hands as CHUNK_DEALS
+MAX_COUNT = 2**63 - 1  # deal and game numbers are the engine's int64: 0 .. 2**63 - 2
+MAX_SEED = 2**128 - 1  # numpy's SeedSequence takes any size; 128 bits is all its entropy
 MANIFEST = "manifest.json"
 TABLES = ("hands", "games", "summary")
+CHUNKS = "chunks"  # one record per finished chunk
+Chunk = tuple[int, int, int]  # (index, first number, count)
 _IN_FLIGHT_PER_WORKER = 2  # chunks queued per worker: keeps workers busy, memory flat
 
 
@@ -104,8 +116,9 @@ class Progress(NamedTuple):
     """What a ``progress`` callback receives after each chunk (and once at the start).
 
     ``chunks_done`` and ``units_done`` (deals or games) count chunks finished before
-    this call too; ``hands_done`` counts every hand of the finished chunks; ``elapsed``
-    is seconds since this call started.
+    this call too (found done as the run goes through its chunks); ``hands_done``
+    counts every hand of the finished chunks, ``hands_played`` only those this call
+    played; ``elapsed`` is seconds since this call started.
     """
 
     chunks_done: int
@@ -114,6 +127,7 @@ class Progress(NamedTuple):
     units_total: int
     hands_done: int
     elapsed: float
+    hands_played: int = 0
 
 
 def new_seed() -> int:
@@ -125,14 +139,19 @@ def _canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def _check_name(name: str) -> str:
+def check_name(name: str, key: str = "experiment") -> str:
+    """A name that becomes a folder: letters, digits, '.', '_', '-', not starting with
+    '.' or '-' (a hidden folder, or one that reads as an option)."""
     ok = (
         isinstance(name, str)
-        and name not in ("", ".", "..")
+        and (name[:1].isalnum() or name[:1] == "_")
         and all(c.isalnum() or c in "._-" for c in name)
     )
     if not ok:
-        raise RunError(f"experiment={name!r} is not allowed; use letters, digits, '.', '_' and '-'")
+        raise RunError(
+            f"{key}={name!r} is not allowed; use letters, digits, '.', '_' and '-', "
+            "starting with a letter, a digit or '_'"
+        )
     return name
 
 
@@ -197,7 +216,7 @@ class RunConfig:
         rules = self.rules if isinstance(self.rules, RuleSet) else get_rules(self.rules)
         put("rules", rules)
         put("lineup", tuple(format_seat(s, p) for s, p in parse_lineup(self.lineup, rules.players)))
-        _check_name(self.experiment)
+        check_name(self.experiment)
         if self.mode not in ("deals", "games"):
             raise RunError(f"mode={self.mode!r} is not allowed; choose 'deals' or 'games'")
         if self.mode == "games" and rules.game_mode[0] == "hand":
@@ -209,8 +228,10 @@ class RunConfig:
             if value is None:
                 continue
             low = 0 if name == "seed" else 1
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-                raise RunError(f"{name}={value!r} is not allowed; choose an integer >= {low}")
+            high = MAX_SEED if name == "seed" else MAX_COUNT
+            ok = isinstance(value, int | np.integer) and not isinstance(value, bool)
+            if not ok or not low <= value <= high:
+                raise RunError(f"{name}={value!r} is not allowed; choose an integer {low}..{high}")
             put(name, int(value))
         if self.seed is None:
             put("seed", new_seed())
@@ -251,11 +272,15 @@ class RunConfig:
         """What determines the results: hashed into ``config_hash``."""
         from kernels import source_digest
         from sim import __version__
+        from strategies import parse_lineup, plugin_digests
 
+        seated = [strategy for strategy, _ in parse_lineup(self.lineup, self.players)]
         return {
             "schema_version": R.SCHEMA_VERSION,
             "package_version": __version__,
             "source_digest": source_digest(),
+            "tables_digest": R.tables_digest(),
+            "plugin_digests": plugin_digests(seated),
             "variant": self.variant,
             "rules": self.rules.to_dict(),  # type: ignore[union-attr]
             "lineup": list(self.lineup),
@@ -281,11 +306,14 @@ class RunConfig:
     def n_chunks(self) -> int:
         return -(-self.count // self.chunk_size)  # type: ignore[operator]
 
-    def chunks(self) -> list[tuple[int, int, int]]:
-        """``(index, first, n)`` of every chunk."""
-        size = self.chunk_size
-        assert size is not None
-        return [(i, i * size, min(size, self.count - i * size)) for i in range(self.n_chunks)]
+    def chunks(self) -> Iterator[Chunk]:
+        """``(index, first, n)`` of every chunk, lazily (a run may have billions)."""
+        assert self.chunk_size is not None
+        return _chunks(self.count, self.chunk_size)
+
+    @property
+    def layout(self) -> Layout:
+        return Layout(self.config_hash, self.count, self.chunk_size, _tables_of(self))  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
         """The full config, JSON-ready (stored in the manifest and every file)."""
@@ -344,6 +372,7 @@ class RunResult:
     chunks_skipped: int
     hands: int
     elapsed: float
+    notes: tuple[str, ...] = ()  # what the user should know (a chunk size not used, replays)
 
     @property
     def run_id(self) -> str:
@@ -439,42 +468,109 @@ def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> 
 # --- the run directory ---------------------------------------------------------------
 
 
-def _part_name(index: int, n_chunks: int) -> str:
-    width = max(6, len(str(max(n_chunks - 1, 0))))
-    return f"part-{index:0{width}d}.parquet"
-
-
 def _tables_of(config: RunConfig) -> list[str]:
     if config.rows == "none":
         return ["summary"]
     return ["hands", "games", "summary"] if config.mode == "games" else ["hands", "summary"]
 
 
-def _chunk_hands(run_dir: Path, config: RunConfig, chunk: tuple[int, int, int]) -> int | None:
-    """Hands of a finished chunk, or None when any of its parts is missing or invalid."""
-    index, first, n = chunk
-    hands = None
-    for table in _tables_of(config):
-        path = run_dir / table / _part_name(index, config.n_chunks)
-        if not path.is_file():
-            return None
-        try:
-            meta, rows = R.read_footer(path)
-        except R.ResultsError:
-            return None
-        part = meta.get("chunk") or {}
+class Layout(NamedTuple):
+    """How a run directory is cut into files: enough to find and check every part.
+
+    Built from a config (to play) or from a manifest as stored (to load: a finished
+    run made by older code still loads, although it could not be resumed).
+    """
+
+    config_hash: str
+    count: int
+    chunk_size: int
+    tables: list[str]
+
+    @classmethod
+    def of_manifest(cls, run_dir: Path, manifest: dict[str, Any]) -> Layout:
+        cfg = manifest["config"]
         ok = (
-            (meta.get("config") or {}).get("config_hash") == config.config_hash
-            and meta.get("table") == table
-            and part.get("index") == index
-            and part.get("first") == first
-            and part.get("count") == n
-            and meta.get("rows") == rows
+            isinstance(cfg.get("config_hash"), str)
+            and isinstance(cfg.get("count"), int)
+            and isinstance(cfg.get("chunk_size"), int)
+            and cfg["chunk_size"] >= 1
+            and isinstance(manifest.get("tables"), list)
         )
         if not ok:
-            return None
-        hands = meta.get("hands")
-    return hands if isinstance(hands, int) else None
+            raise RunError(f"{run_dir / MANIFEST}: incomplete config (no chunk layout)")
+        return cls(cfg["config_hash"], cfg["count"], cfg["chunk_size"], manifest["tables"])
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.count // self.chunk_size)
+
+    def _number(self, index: int) -> str:
+        """A chunk's number in file names, zero-padded so that names sort in order."""
+        return f"{index:0{max(6, len(str(max(self.n_chunks - 1, 0))))}d}"
+
+    def part(self, run_dir: Path, table: str, index: int) -> Path:
+        return run_dir / table / f"part-{self._number(index)}.parquet"
+
+    def record(self, run_dir: Path, index: int) -> Path:
+        return run_dir / CHUNKS / f"chunk-{self._number(index)}.json"
+
+
+def _chunks(count: int, size: int) -> Iterator[Chunk]:
+    for i in range(-(-count // size)):
+        yield i, i * size, min(size, count - i * size)
+
+
+def _read_record(run_dir: Path, layout: Layout, chunk: Chunk) -> dict[str, Any] | None:
+    """A chunk's record when it exists and belongs to this run and chunk, else None."""
+    index, first, n = chunk
+    try:
+        record = json.loads(layout.record(run_dir, index).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    ok = (
+        isinstance(record, dict)
+        and record.get("config_hash") == layout.config_hash
+        and (record.get("chunk"), record.get("first"), record.get("count")) == (index, first, n)
+        and isinstance(record.get("hands"), int)
+        and isinstance(record.get("parts"), dict)
+        and set(record["parts"]) == set(layout.tables)
+    )
+    return record if ok else None
+
+
+def _check_chunk(run_dir: Path, layout: Layout, chunk: Chunk) -> tuple[int | None, bool]:
+    """``(hands, corrupted)`` of a chunk: hands None when it must be played (again).
+
+    ``corrupted`` is True when the chunk was recorded as done but a part no longer
+    matches its digest (or is missing): it is then played again.
+    """
+    record = _read_record(run_dir, layout, chunk)
+    if record is None:
+        return None, False
+    for table, digest in record["parts"].items():
+        try:
+            store.verify_file(layout.part(run_dir, table, chunk[0]), digest)
+        except store.StorageError:
+            return None, True
+    return record["hands"], False
+
+
+def _write_chunk(run_dir: Path, layout: Layout, chunk: Chunk, result: dict[str, Any]) -> None:
+    """Write a chunk's parts, then its record: the chunk is done once the record is."""
+    index, first, n = chunk
+    parts = {
+        table: R.write_parquet_atomic(data, layout.part(run_dir, table, index))
+        for table, data in result["tables"].items()
+    }
+    record = {
+        "config_hash": layout.config_hash,
+        "chunk": index,
+        "first": first,
+        "count": n,
+        "hands": result["hands"],
+        "parts": parts,
+    }
+    store.write_json_atomic(layout.record(run_dir, index), record)
 
 
 @contextlib.contextmanager
@@ -496,17 +592,20 @@ def _locked(run_dir: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _write_json_atomic(path: Path, value: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w") as handle:
-            handle.write(json.dumps(value, indent=2, sort_keys=True) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+# What every manifest's config holds, with its JSON types (checked on load, so that a
+# damaged manifest is one line, not a KeyError deep in an analysis).
+_MANIFEST_KEYS: dict[str, type | tuple[type, ...]] = {
+    "rules": dict,
+    "lineup": list,
+    "mode": str,
+    "count": int,
+    "seed": int,
+    "chunk_size": int,
+    "rows": str,
+    "experiment": str,
+    "variant": str,
+    "config_hash": str,
+}
 
 
 def load_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
@@ -525,28 +624,46 @@ def load_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
     )
     if not ok:
         raise RunError(f"{path}: not a rummy-sim manifest of schema_version {R.SCHEMA_VERSION}")
+    config = manifest["config"]
+    for key, kinds in _MANIFEST_KEYS.items():
+        if not isinstance(config.get(key), kinds) or isinstance(config.get(key), bool):
+            raise RunError(f"{path}: incomplete config ({key!r} is missing or not valid)")
     return manifest  # type: ignore[no-any-return]
 
 
-def _first_difference(a: dict[str, Any], b: dict[str, Any]) -> str:
-    for key in sorted(set(a) | set(b)):
-        if a.get(key) != b.get(key):
-            return f"{key}: {a.get(key)!r} there, {b.get(key)!r} here"
-    return "?"
+_IDENTITY_WORDS = {
+    "schema_version": "the table schema version",
+    "package_version": "the rummy-sim version",
+    "source_digest": "the kernel or strategy sources",
+    "tables_digest": "the sim modules that play and shape the tables",
+    "plugin_digests": "the sources of a plugin strategy's package",
+}
+
+
+def _first_difference(theirs: dict[str, Any], mine: dict[str, Any]) -> str:
+    """What differs between two identities, in words (code first, then settings)."""
+    for key in [*_IDENTITY_WORDS, *sorted(set(theirs) | set(mine))]:
+        if theirs.get(key) != mine.get(key):
+            if key in _IDENTITY_WORDS:
+                return f"{_IDENTITY_WORDS[key]} changed since it was made"
+            return f"{key} is {theirs.get(key)!r} there, {mine.get(key)!r} here"
+    return "its manifest does not match its own config hash (edited or corrupted)"
 
 
 def _make_dir(run_dir: Path) -> None:
     try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        why = error.strerror or error
-        raise RunError(f"cannot create run directory {run_dir}: {why}") from None
-    if not os.access(run_dir, os.W_OK):
-        raise RunError(f"cannot write to run directory {run_dir}: permission denied")
+        store.make_dir(run_dir, "run directory")
+    except store.StorageError as error:
+        raise RunError(str(error)) from None
 
 
-def _prepare(config: RunConfig, run_dir: Path) -> RunConfig:
-    """Under the lock: check or write the manifest, remove stale temporary files."""
+def _prepare(config: RunConfig, run_dir: Path) -> tuple[RunConfig, list[str]]:
+    """Under the lock: check or write the manifest, remove stale temporary files.
+
+    Returns the config to play (an existing run keeps its chunk size) and notes for
+    the user (a chunk size that was asked for but not used).
+    """
+    notes = []
     manifest_path = run_dir / MANIFEST
     if manifest_path.exists():
         manifest = load_manifest(run_dir)
@@ -562,6 +679,10 @@ def _prepare(config: RunConfig, run_dir: Path) -> RunConfig:
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise RunError(f"{manifest_path}: no valid chunk_size")
         if size != config.chunk_size:  # the tables do not depend on it; the parts do
+            notes.append(
+                f"chunk size {config.chunk_size:,} ignored: this run was started with "
+                f"chunks of {size:,} and keeps them"
+            )
             config = dataclasses.replace(config, chunk_size=size)
     else:
         strays = [
@@ -573,28 +694,28 @@ def _prepare(config: RunConfig, run_dir: Path) -> RunConfig:
                 "refusing to write a run into it"
             )
         manifest = R.provenance(config)
-        manifest["created"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        manifest["created"] = datetime.now(UTC).isoformat(timespec="seconds")
         manifest["tables"] = _tables_of(config)
-        try:
-            _write_json_atomic(manifest_path, manifest)
-        except OSError as error:
-            raise RunError(f"cannot write {manifest_path}: {error.strerror or error}") from None
-    for table in TABLES:
-        folder = run_dir / table
+        _write(store.write_json_atomic, manifest_path, manifest)
+    for folder in (run_dir, *(run_dir / table for table in (*TABLES, CHUNKS))):
         if folder.is_dir():
             for stale in folder.glob(".*.tmp"):
                 stale.unlink(missing_ok=True)
-    for stale in run_dir.glob(f".{MANIFEST}.*.tmp"):
-        stale.unlink(missing_ok=True)
-    return config
+    return config, notes
+
+
+def _write(writer: Callable[..., Any], *args: Any) -> Any:
+    """A store write whose StorageError becomes a RunError (the CLI prints one line)."""
+    try:
+        return writer(*args)
+    except store.StorageError as error:
+        raise RunError(str(error)) from None
 
 
 # --- executing chunks ----------------------------------------------------------------
 
-Chunk = tuple[int, int, int]
 
-
-def _run_local_inline(payload: dict[str, Any], todo: list[Chunk]) -> Iterator[dict[str, Any]]:
+def _run_local_inline(payload: dict[str, Any], todo: Iterator[Chunk]) -> Iterator[dict[str, Any]]:
     for index, first, n in todo:
         yield run_chunk(payload, index, first, n)
 
@@ -616,7 +737,7 @@ def _load_engine(payload: dict[str, Any]) -> None:
 
 
 def _run_local_threads(
-    payload: dict[str, Any], todo: list[Chunk], workers: int
+    payload: dict[str, Any], todo: Iterator[Chunk], workers: int
 ) -> Iterator[dict[str, Any]]:
     """Chunks on ``workers`` threads of this process.
 
@@ -627,15 +748,12 @@ def _run_local_threads(
     Arrow conversion) holds the GIL only briefly; Parquet writing releases it.
     """
     _load_engine(payload)
-    pool = ThreadPoolExecutor(
-        max_workers=min(workers, len(todo)), thread_name_prefix="rummy-chunk"
-    )
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rummy-chunk")
     pending: set[Future[dict[str, Any]]] = set()
-    queue = iter(todo)
     limit = workers * _IN_FLIGHT_PER_WORKER
     try:
         while True:
-            for index, first, n in queue:
+            for index, first, n in todo:
                 pending.add(pool.submit(run_chunk, payload, index, first, n))
                 if len(pending) >= limit:
                     break
@@ -649,7 +767,7 @@ def _run_local_threads(
 
 
 def _run_ray(
-    payload: dict[str, Any], todo: list[Chunk], workers: int, address: str | None
+    payload: dict[str, Any], todo: Iterator[Chunk], workers: int, address: str | None
 ) -> Iterator[dict[str, Any]]:
     try:
         import ray
@@ -666,10 +784,9 @@ def _run_ray(
         task = ray.remote(num_cpus=1, max_retries=2)(run_chunk)
         payload_ref = ray.put(payload)
         pending: list[Any] = []
-        queue = iter(todo)
         limit = workers * _IN_FLIGHT_PER_WORKER
         while True:
-            for index, first, n in queue:
+            for index, first, n in todo:
                 pending.append(task.remote(payload_ref, index, first, n))
                 if len(pending) >= limit:
                     break
@@ -690,12 +807,12 @@ def _run_ray(
 
 
 def _execute(
-    config: RunConfig, payload: dict[str, Any], todo: list[Chunk]
+    config: RunConfig, payload: dict[str, Any], todo: Iterator[Chunk]
 ) -> Iterator[dict[str, Any]]:
-    workers = config.workers or 1
+    workers = min(config.workers or 1, config.n_chunks)
     if config.backend == "ray":
         return _run_ray(payload, todo, workers, config.address)
-    if workers == 1 or len(todo) <= 1:
+    if workers == 1:
         return _run_local_inline(payload, todo)
     return _run_local_threads(payload, todo, workers)
 
@@ -708,63 +825,70 @@ def _run_in(
     started = time.perf_counter()
     _make_dir(run_dir)
     with _locked(run_dir):
-        config = _prepare(config, run_dir)
-        chunks = config.chunks()
-        todo: list[Chunk] = []
-        hands_done = units_done = 0
-        for chunk in chunks:
-            hands = _chunk_hands(run_dir, config, chunk)
-            if hands is None:
-                todo.append(chunk)
-            else:
-                hands_done += hands
-                units_done += chunk[2]
-        skipped = len(chunks) - len(todo)
-        done = skipped
+        config, notes = _prepare(config, run_dir)
+        count = {"done": 0, "units": 0, "hands": 0, "played": 0, "corrupted": 0, "new": 0}
+        sizes: dict[int, Chunk] = {}  # chunks in flight
 
         def report() -> None:
             if progress is not None:
                 progress(
                     Progress(
-                        done,
-                        len(chunks),
-                        units_done,
+                        count["done"],
+                        config.n_chunks,
+                        count["units"],
                         config.count,
-                        hands_done,
+                        count["hands"],
                         time.perf_counter() - started,
+                        count["new"],
                     )
                 )
 
-        report()
-        if todo:
-            for table in _tables_of(config):
-                (run_dir / table).mkdir(exist_ok=True)
-            sizes = {index: n for index, _, n in todo}
-            payload = _payload(config)
-            with contextlib.closing(_execute(config, payload, todo)) as results:
-                for result in results:
-                    index, n_hands = result["chunk"], result["hands"]
-                    for table, data in result["tables"].items():
-                        path = run_dir / table / _part_name(index, config.n_chunks)
-                        try:
-                            R.write_parquet_atomic(data, path)
-                        except OSError as error:
-                            raise RunError(
-                                f"cannot write {path}: {error.strerror or error}"
-                            ) from None
-                    del result
-                    done += 1
-                    units_done += sizes[index]
-                    hands_done += n_hands
+        def finished(chunk: Chunk, hands: int) -> None:
+            count["done"] += 1
+            count["units"] += chunk[2]
+            count["hands"] += hands
+
+        layout = config.layout
+
+        def todo() -> Iterator[Chunk]:
+            """The chunks left to play, checked one by one as the workers ask for them."""
+            for chunk in config.chunks():
+                hands, corrupted = _check_chunk(run_dir, layout, chunk)
+                count["corrupted"] += corrupted
+                if hands is None:
+                    sizes[chunk[0]] = chunk
+                    yield chunk
+                else:
+                    finished(chunk, hands)
                     report()
+
+        report()
+        for folder in (*_tables_of(config), CHUNKS):
+            (run_dir / folder).mkdir(exist_ok=True)
+        payload = _payload(config)
+        with contextlib.closing(_execute(config, payload, todo())) as results:
+            for result in results:
+                chunk = sizes.pop(result["chunk"])
+                _write(_write_chunk, run_dir, layout, chunk, result)
+                finished(chunk, result["hands"])
+                count["played"] += 1
+                count["new"] += result["hands"]
+                del result
+                report()
+    if count["corrupted"]:
+        notes.append(
+            f"{count['corrupted']} finished chunk(s) failed their digest check "
+            "(a part changed on disk) and were played again"
+        )
     return RunResult(
         config=config,
         run_dir=run_dir,
-        chunks_total=len(chunks),
-        chunks_run=len(todo),
-        chunks_skipped=skipped,
-        hands=hands_done,
+        chunks_total=config.n_chunks,
+        chunks_run=count["played"],
+        chunks_skipped=config.n_chunks - count["played"],
+        hands=count["hands"],
         elapsed=time.perf_counter() - started,
+        notes=tuple(notes),
     )
 
 
@@ -792,8 +916,25 @@ def resume(
 
     ``workers``, ``backend`` and ``address`` may differ from the first call (they do
     not change results); by default the stored ones, local workers capped at this
-    machine's CPU count. A run made by another version of the engine is refused.
+    machine's CPU count. A run made by other code (any source in its identity) is
+    refused with a line that says what changed.
     """
+    run_dir = Path(run_dir)
+    config = resume_config(
+        run_dir, workers=workers, backend=backend, address=address, command=command
+    )
+    return _run_in(config, run_dir, progress)
+
+
+def resume_config(
+    run_dir: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    backend: Literal["local", "ray"] | None = None,
+    address: str | None = None,
+    command: str | None = None,
+) -> RunConfig:
+    """The config :func:`resume` would play, checked (RunError, one line, if it cannot)."""
     run_dir = Path(run_dir)
     manifest = load_manifest(run_dir)
     stored = manifest["config"]
@@ -810,23 +951,49 @@ def resume(
             address=address,
             command=command if command is not None else shlex.join(sys.argv),
         )
-    except (KeyError, TypeError) as error:
+    except (KeyError, TypeError, ValueError) as error:
         raise RunError(f"{run_dir / MANIFEST}: incomplete config ({R._one_line(error)})") from None
     if config.config_hash != stored.get("config_hash"):
         mine = config.identity()
         theirs = {k: stored.get(k) for k in mine}
         raise RunError(
-            f"cannot resume {run_dir}: it was made by another version "
-            f"({_first_difference(theirs, mine)}); start a new run instead"
+            f"cannot resume {run_dir}: {_first_difference(theirs, mine)}; "
+            "start a new run instead (the same command without --resume)"
         )
-    return _run_in(config, run_dir, progress)
+    return config
 
 
 # --- loading ---------------------------------------------------------------------------
 
 
+def is_live(run_dir: Path) -> bool:
+    """Whether another process holds the run's lock now (it is still playing)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no lock
+        return False
+    try:
+        with open(run_dir / ".lock", "rb") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
 def _parts(run_dir: str | os.PathLike[str], table: str) -> tuple[list[Path], dict[str, Any]]:
-    """Every part of ``table``, in chunk order, checked against the manifest."""
+    """Every part of ``table``, in chunk order, each checked against its recorded digest.
+
+    Raises
+    ------
+    RunError
+        The run lacks the table, or is unfinished (still running, or interrupted).
+    sim.results.ResultsError
+        A part is missing or no longer matches its digest (named, with the fix).
+    """
     run_dir = Path(run_dir)
     manifest = load_manifest(run_dir)
     cfg = manifest["config"]
@@ -838,24 +1005,28 @@ def _parts(run_dir: str | os.PathLike[str], table: str) -> tuple[list[Path], dic
             else "it played single deals"
         )
         raise RunError(f"{run_dir} has no {table} table: {why}")
-    n_chunks = cfg["n_chunks"]
+    layout = Layout.of_manifest(run_dir, manifest)
     paths, missing = [], 0
-    for index in range(n_chunks):
-        path = run_dir / table / _part_name(index, n_chunks)
-        if not path.is_file():
+    for chunk in _chunks(layout.count, layout.chunk_size):
+        record = _read_record(run_dir, layout, chunk)
+        if record is None:
             missing += 1
             continue
-        meta, rows = R.read_footer(path)
-        if (meta.get("config") or {}).get("config_hash") != cfg["config_hash"] or (
-            meta.get("table"),
-            (meta.get("chunk") or {}).get("index"),
-            meta.get("rows"),
-        ) != (table, index, rows):
-            raise R.ResultsError(f"{path}: belongs to another run or chunk")
+        path = layout.part(run_dir, table, chunk[0])
+        try:
+            store.verify_file(path, record["parts"][table])
+        except store.StorageError as error:
+            fix = f"play it again with: rummy run --resume {run_dir}"
+            raise R.ResultsError(f"{error}; {fix}") from None
         paths.append(path)
     if missing:
+        if is_live(run_dir):
+            raise RunError(
+                f"{run_dir} is still being played by another process "
+                f"({missing} of {layout.n_chunks} chunks to go); wait for it to finish"
+            )
         raise RunError(
-            f"{run_dir} is incomplete ({missing} of {n_chunks} chunks missing); "
+            f"{run_dir} is incomplete ({missing} of {layout.n_chunks} chunks missing); "
             f"finish it with: rummy run --resume {run_dir}"
         )
     return paths, manifest
@@ -864,8 +1035,9 @@ def _parts(run_dir: str | os.PathLike[str], table: str) -> tuple[list[Path], dic
 def load_hands(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
     """The ``hands`` table of a finished run, lazily (sorted by ``game``, ``deal``).
 
-    The parts are scanned in chunk order, and each part is in (game, deal) order, so
-    the frame is sorted without a sort step.
+    Every part is checked against its digest first. The parts are scanned in chunk
+    order, and each part is in (game, deal) order, so the frame is sorted without a
+    sort step.
     """
     paths, _ = _parts(run_dir, "hands")
     return pl.scan_parquet([str(p) for p in paths]).set_sorted("game")
@@ -878,9 +1050,13 @@ def load_games(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
 
 
 def load_summary(run_dir: str | os.PathLike[str]) -> pl.DataFrame:
-    """The run's exact aggregates (``sim.results.combine_summaries`` of every part)."""
+    """The run's exact aggregates (``sim.results.combine_summaries`` of every part).
+
+    The parts are checked against their digests and read with page checksums on.
+    """
     paths, manifest = _parts(run_dir, "summary")
-    summary = R.combine_summaries(pl.scan_parquet([str(p) for p in paths]))
+    frames = [R.read_parquet_checked(p) for p in paths]
+    summary = R.combine_summaries(pl.concat(frames) if frames else pl.DataFrame())
     counted = summary.filter(pl.col("stat") == "count")["value"].sum()
     if counted != manifest["config"]["count"]:
         raise R.ResultsError(

@@ -15,7 +15,7 @@ import numpy as np
 from kernels import layout as L
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
 from kernels.showdown import knock_limit_of, showdown
-from sim.cards import card_name, cards_of, format_cards, parse_card, parse_cards
+from sim.cards import PositionReader, card_name, cards_of, format_cards, parse_card
 from sim.rules import RuleSet
 from sim.solver import arrangement, min_deadwood, resolve_rules, tables_for
 
@@ -74,6 +74,16 @@ class ShowdownResult:
         }
 
 
+def read_hands(hands: list[str] | list[int], *, jokers: int) -> list[int]:
+    """Every seat's mask; a ``JK`` in each of two hands is the two jokers.
+
+    Masks given as integers keep their jokers; text jokers take the ones left.
+    """
+    reader = PositionReader(jokers=jokers)
+    masks: list[int | None] = [None if isinstance(h, str) else reader.mask(h) for h in hands]
+    return [reader.mask(h) if m is None else m for h, m in zip(hands, masks, strict=True)]
+
+
 def _check_hands(rules: RuleSet, masks: list[int], knocker: int | None) -> None:
     if len(masks) != rules.players:
         raise ShowdownError(f"got {len(masks)} hands but rules have players={rules.players}")
@@ -114,7 +124,7 @@ def score_showdown(
         default: the last seat.
     """
     r = resolve_rules(rules)
-    masks = [parse_cards(h, jokers=r.jokers) if isinstance(h, str) else int(h) for h in hands]
+    masks = read_hands(hands, jokers=r.jokers)
     if knocker is not None and not 0 <= knocker < len(masks):
         raise ShowdownError(f"knocker={knocker} is not a seat; seats are 0..{len(masks) - 1}")
     _check_hands(r, masks, knocker)

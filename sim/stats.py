@@ -245,7 +245,9 @@ def t_quantile(p: float, df: float) -> float:
     """The ``p`` quantile of Student's t with ``df`` degrees of freedom.
 
     ``t_quantile(0.975, 10) = 2.228138...``; exact closed forms for df = 1 and 2, else
-    Newton's method on :func:`t_cdf` from a Cornish-Fisher start, kept inside a bracket.
+    Newton's method on :func:`t_sf` from a Cornish-Fisher start, kept inside a bracket.
+    The smaller tail probability is used as given (``1 - p`` is exact for p >= 0.5,
+    while ``1 - p`` of a tiny p would lose its digits).
     """
     if df <= 0 or math.isnan(df):
         raise ValueError(f"degrees of freedom must be positive, got {df}")
@@ -255,16 +257,18 @@ def t_quantile(p: float, df: float) -> float:
         raise ValueError(f"p must be in [0, 1], got {p}")
     if p == 0.5:
         return 0.0
+    return _t_upper(1.0 - p, df) if p > 0.5 else -_t_upper(p, df)
+
+
+def _t_upper(q: float, df: float) -> float:
+    """The ``x > 0`` with ``P(T > x) = q``, for ``0 < q < 0.5``."""
     if math.isinf(df):
-        return normal_quantile(p)
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
+        return -normal_quantile(q)
     if df == 1.0:
-        return math.tan(math.pi * (p - 0.5))
+        return 1.0 / math.tan(math.pi * q)
     if df == 2.0:
-        return (2.0 * p - 1.0) / math.sqrt(2.0 * p * (1.0 - p))
-    q = 1.0 - p  # upper tail, solved on the survival function for accuracy
-    z = normal_quantile(p)
+        return (1.0 - 2.0 * q) / math.sqrt(2.0 * q * (1.0 - q))
+    z = -normal_quantile(q)
     g1 = (z**3 + z) / 4.0
     g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96.0
     g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384.0
@@ -523,6 +527,10 @@ def bootstrap_mean_ci(
     return Interval(float(x.mean()), float(low), float(high), method, confidence, int(x.size))
 
 
+PLAN_LIMIT = 2**62  # sample sizes planned beyond this are reported as this
+"""Above any count a run can play (deal numbers are int64)."""
+
+
 def needed_for_half_width(
     m: MeanInput, target: float, confidence: float = DEFAULT_CONFIDENCE, method: str = "t"
 ) -> int:
@@ -532,22 +540,28 @@ def needed_for_half_width(
     ``n = (crit * sd / target)^2`` with the t critical value on ``n - 1`` degrees of
     freedom (iterated). Returns at least the current ``n``; ``--precision`` keeps
     adding chunks until :func:`half_width` is below the target, re-planning each time.
-    With fewer than two values, returns 2 (nothing to plan from yet).
+    With fewer than two values, returns 2 (nothing to plan from yet). A target so
+    small that the plan passes ``PLAN_LIMIT`` values returns ``PLAN_LIMIT``.
     """
-    if target <= 0:
-        raise ValueError(f"target half-width must be positive, got {target}")
+    if not target > 0 or not math.isfinite(target):
+        raise ValueError(f"target half-width must be a positive number, got {target}")
     m = _as_moments(m)
     if m.n < 2:
         return 2
     sd = m.sd
     if sd == 0.0:
         return m.n
+
+    def planned(crit: float) -> int:
+        root = crit * sd / target  # may be inf for a tiny target; squared it would overflow
+        return PLAN_LIMIT if root >= math.sqrt(PLAN_LIMIT) else max(2, math.ceil(root * root))
+
     z = normal_quantile(0.5 + confidence / 2.0)
-    n = max(2, math.ceil((z * sd / target) ** 2))
+    n = planned(z)
     if method == "t":
         for _ in range(50):
             crit = t_quantile(0.5 + confidence / 2.0, n - 1)
-            n_new = max(2, math.ceil((crit * sd / target) ** 2))
+            n_new = planned(crit)
             if n_new == n:
                 break
             n = n_new

@@ -47,7 +47,7 @@ import shlex
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -64,18 +64,16 @@ from sim.compare import (
     check_count,
     check_joined,
     check_seed,
-    json_ready,
     load_units,
-    make_output_dir,
     metric_name,
     play_runs,
     remove_if_empty,
     short_hash,
-    write_json_atomic,
 )
 from sim.rules import RuleSet, get_rules
 from sim.runner import RunConfig, RunError
 from sim.stats import DEFAULT_CONFIDENCE, difference_test, wilson
+from sim.store import make_dir, strict_json, write_json_atomic
 
 __all__ = [
     "TOURNAMENT_FILE",
@@ -282,7 +280,7 @@ def tournament(
     )
     configs = {k: dataclasses.replace(c, experiment=tournament_id) for k, c in draft.items()}
     directory = root / tournament_id
-    created = make_output_dir(directory)
+    created = make_dir(directory)
     try:
         play_runs(list(configs.values()), on_run)
     except BaseException:
@@ -307,7 +305,7 @@ def tournament(
     record: dict[str, Any] = {
         "kind": "rummy-tournament",
         "format_version": FORMAT_VERSION,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": command if command is not None else shlex.join(sys.argv),
         "runs": [
             {"lineup": list(lineup), "run_id": c.run_id, "config_hash": c.config_hash}
@@ -336,7 +334,7 @@ def tournament(
     record.update(result.to_dict())
     record["files"] = [MATRIX_FILE, *(p.name for p in paths)]
     try:
-        write_json_atomic(directory / TOURNAMENT_FILE, json_ready(record))
+        write_json_atomic(directory / TOURNAMENT_FILE, strict_json(record))
     except OSError as error:
         raise RunError(
             f"cannot write {directory / TOURNAMENT_FILE}: {error.strerror or error}"

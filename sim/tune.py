@@ -81,7 +81,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -93,14 +93,11 @@ import polars as pl
 from sim import results as R
 from sim.compare import (
     check_joined,
-    json_ready,
     load_units,
-    make_output_dir,
     metric_name,
     remove_if_empty,
     rotate,
     short_hash,
-    write_json_atomic,
 )
 from sim.rules import RuleSet, get_rules
 from sim.runner import RunConfig, RunError, new_seed, run
@@ -113,6 +110,8 @@ from sim.stats import (
     difference_test,
     mean_ci,
 )
+from sim.store import make_dir, strict_json, write_json_atomic
+from sim.workers import process_pool
 
 __all__ = [
     "DEFAULT_MAX_EVALS",
@@ -893,14 +892,8 @@ class _Engine:
             self.hands_played += tracker.hands_played
             return
         if self._pool is None:
-            context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
-            self._queue = context.Queue()
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.workers,
-                mp_context=context,
-                initializer=X._pool_init,
-                initargs=(self._queue,),
-            )
+            self._queue = multiprocessing.get_context("spawn").Queue()
+            self._pool = process_pool(self.workers, X._pool_init, (self._queue,))
 
         # Task numbers run on across batches: a late report of an earlier batch's run
         # (the queue is asynchronous) is then recognised and dropped.
@@ -1103,7 +1096,7 @@ def tune(
         _whole("chunk_size", chunk_size, 1)
     if on_start is not None:
         on_start(request, directory)
-    created = make_output_dir(directory)
+    created = make_dir(directory)
     default = request.default_point()
     try:
         record = {
@@ -1111,7 +1104,7 @@ def tune(
             "format_version": FORMAT_VERSION,
             **request.to_dict(),
         }
-        write_json_atomic(directory / REQUEST_FILE, json_ready(record))
+        write_json_atomic(directory / REQUEST_FILE, strict_json(record))
 
         def evaluate(points: Sequence[Point]) -> list[Values]:
             return engine.play(points, seed=request.seed, count=request.count)
@@ -1195,13 +1188,13 @@ def tune(
     final = {
         "kind": "rummy-tune",
         "format_version": FORMAT_VERSION,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": command,
         "request": request.to_dict(),
         **result.to_dict(),
     }
     try:
-        write_json_atomic(directory / TUNE_FILE, json_ready(final))
+        write_json_atomic(directory / TUNE_FILE, strict_json(final))
     except OSError as error:
         raise RunError(f"cannot write {directory / TUNE_FILE}: {error.strerror or error}") from None
     return result

@@ -28,11 +28,14 @@ of several seats in one string separates the seats with ``/``:
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -40,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 from numba.core.dispatcher import Dispatcher
 
+from kernels import HASHED_PACKAGES
 from kernels.obs import N_PARAMS
 
 ENTRY_POINT_GROUP = "rummy_sim.strategies"
@@ -135,7 +139,7 @@ class Strategy:
         """Every parameter: its type name, default and bounds, in declaration order."""
         out: dict[str, dict[str, Any]] = {}
         for name, value in self.params._field_defaults.items():
-            low, high = self.bounds.get(name, (None, None))
+            low, high = param_bounds(self, name)
             out[name] = {
                 "type": "int" if isinstance(value, int) else "float",
                 "default": value,
@@ -158,17 +162,27 @@ class Strategy:
 # --- parameters ----------------------------------------------------------------------
 
 
-def _check_value(strategy: Strategy, name: str, value: float) -> None:
+PARAM_LIMIT = 1_000_000
+"""Every parameter lies within +-PARAM_LIMIT, whatever bounds its strategy declares:
+hooks read int parameters back from float64 (exact far beyond this) and add them to
+deadwood and point counts, which then stay far inside int64."""
+
+
+def param_bounds(strategy: Strategy, name: str) -> tuple[float, float]:
+    """The inclusive range a parameter may take: its declared bounds within the limit."""
     low, high = strategy.bounds.get(name, (None, None))
-    if (low is not None and value < low) or (high is not None and value > high):
-        if low is not None and high is not None:
-            span = f"between {low} and {high}"
-        elif low is not None:
-            span = f">= {low}"
-        else:
-            span = f"<= {high}"
+    low = -PARAM_LIMIT if low is None else max(low, -PARAM_LIMIT)
+    high = PARAM_LIMIT if high is None else min(high, PARAM_LIMIT)
+    return low, high
+
+
+def _check_value(strategy: Strategy, name: str, value: float) -> None:
+    low, high = param_bounds(strategy, name)
+    if not low <= value <= high:
+        shown = [int(x) if float(x).is_integer() else x for x in (low, high)]
         raise StrategyError(
-            f"bad value for {strategy.name} parameter {name!r}: {value} (must be {span})"
+            f"bad value for {strategy.name} parameter {name!r}: {value} "
+            f"(must be between {shown[0]} and {shown[1]})"
         )
 
 
@@ -224,6 +238,37 @@ def params_vector(params: NamedTuple) -> npt.NDArray[np.float64]:
         out[i] = float(value)
         if not math.isfinite(out[i]):
             raise StrategyError(f"parameter {i} is not finite: {value!r}")
+    return out
+
+
+# --- the sources behind a strategy ----------------------------------------------------
+
+
+def _package_files(top: str) -> list[Path]:
+    """Every source file of the importable package (or module) ``top``."""
+    spec = importlib.util.find_spec(top)
+    if spec is None:
+        return []
+    if spec.submodule_search_locations:
+        roots = spec.submodule_search_locations
+        return sorted(path for root in roots for path in Path(root).rglob("*.py"))
+    return [Path(spec.origin)] if spec.origin else []
+
+
+def plugin_digests(strategies: Iterable[Strategy]) -> dict[str, str]:
+    """A hash of every source file of each plugin's top-level package, by package.
+
+    A plugin's hooks are compiled into the engine, and a helper module beside them can
+    change what they do, so the whole package counts (the module alone when it has no
+    package). Built-in strategies are left out: ``kernels.source_digest`` covers them.
+    """
+    out = {}
+    for top in sorted({s.module.split(".")[0] for s in strategies} - set(HASHED_PACKAGES)):
+        digest = hashlib.sha256()
+        for path in _package_files(top):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+        out[top] = digest.hexdigest()[:16]
     return out
 
 

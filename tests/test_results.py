@@ -18,6 +18,7 @@ from kernels import engine as K
 from kernels import layout as L
 from sim import results as R
 from sim.engine import play_deals, play_games
+from sim.store import StorageError
 
 SEED = 11
 
@@ -253,9 +254,9 @@ def test_read_provenance_refuses_foreign_and_corrupted_files(tmp_path, gin_hands
 
 def test_write_parquet_atomic_leaves_nothing_on_failure(tmp_path, gin_hands) -> None:
     table = R.to_arrow(gin_hands, 2, "gin", "g/s")
-    with pytest.raises(OSError):
+    with pytest.raises(StorageError, match=r"^cannot write .*part.parquet: No such file"):
         R.write_parquet_atomic(table, tmp_path / "missing-folder" / "part.parquet")
-    with pytest.raises((TypeError, AttributeError)):  # fails after the temp file is named
+    with pytest.raises((TypeError, AttributeError)):  # fails before anything is written
         R.write_parquet_atomic("not a table", tmp_path / "part.parquet")  # type: ignore[arg-type]
     assert list(tmp_path.iterdir()) == []
 

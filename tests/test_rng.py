@@ -9,9 +9,14 @@ from kernels import rng
 from tests.reference import rng_ref
 
 
-@pytest.mark.parametrize("key, number, purpose, hand_index, sub", [
-    (0, 0, 1, 0, 0), (2**64 - 1, 123456, 2, 3, 1), (987654321, 2**40, 4, 17, 5),
-])
+@pytest.mark.parametrize(
+    "key, number, purpose, hand_index, sub",
+    [
+        (0, 0, 1, 0, 0),
+        (2**64 - 1, 123456, 2, 3, 1),
+        (987654321, 2**40, 4, 17, 5),
+    ],
+)
 def test_kernel_matches_twin(key, number, purpose, hand_index, sub):
     stream = rng.make_stream(purpose, hand_index, sub)
     assert int(stream) == rng_ref.make_stream(purpose, hand_index, sub)
@@ -28,6 +33,24 @@ def test_kernel_matches_twin(key, number, purpose, hand_index, sub):
     ref_deck = list(range(54))
     rng_ref.shuffle(ref_deck, int(skey))
     assert deck.tolist() == ref_deck
+
+
+# The published SplitMix64 sequence for seed 1234567 (Vigna's splitmix64.c; Rosetta Code
+# "Pseudo-random numbers/Splitmix64"). A stream here is that sequence started at its
+# stream key, so stream key 1234567 must give exactly these values.
+SPLITMIX64_SEED_1234567 = (
+    6457827717110365317,
+    3203168211198807973,
+    9817491932198370423,
+    4593380528125082431,
+    16408922859458223821,
+)
+
+
+def test_random64_is_the_published_splitmix64_sequence():
+    drawn = [int(rng.random64(np.uint64(1234567), k)) for k in range(5)]
+    assert drawn == list(SPLITMIX64_SEED_1234567)
+    assert [rng_ref.random64(1234567, k) for k in range(5)] == list(SPLITMIX64_SEED_1234567)
 
 
 def test_streams_differ():

@@ -242,11 +242,14 @@ REJECTED: list[tuple[dict[str, Any], str]] = [
     ({"hand_size": 0}, "hand_size=0 is not allowed; choose an integer 1..10"),
     ({"hand_size": 11, "players": 2}, "hand_size=11 is not allowed; choose an integer 1..10"),
     # knock_limit
-    ({"knock_limit": -1}, "knock_limit=-1 is not allowed; choose none, upcard or an integer >= 0"),
+    (
+        {"knock_limit": -1},
+        "knock_limit=-1 is not allowed; choose none, upcard or an integer 0..1000",
+    ),
     ({"knock_limit": "none"}, "knock_limit='none' is not allowed"),
     ({"knock_limit": 1.5}, "knock_limit=1.5 is not allowed"),
     # negative bonuses and values, bounds
-    ({"rummy_bonus": -1}, "rummy_bonus=-1 is not allowed; choose an integer >= 0"),
+    ({"rummy_bonus": -1}, "rummy_bonus=-1 is not allowed; choose an integer 0..1000"),
     ({"undercut_penalty": -1}, "undercut_penalty=-1 is not allowed"),
     ({"big_gin_bonus": -31}, "big_gin_bonus=-31 is not allowed"),
     ({"gin_bonus": -1}, "gin_bonus=-1 is not allowed"),
@@ -256,8 +259,8 @@ REJECTED: list[tuple[dict[str, Any], str]] = [
     ({"joker_value": -1}, "joker_value=-1 is not allowed; choose an integer 0..100"),
     ({"joker_value": 101}, "joker_value=101 is not allowed; choose an integer 0..100"),
     ({"ace_high_value": 101}, "ace_high_value=101 is not allowed; choose an integer 0..100"),
-    ({"wall": -1}, "wall=-1 is not allowed; choose an integer >= 0"),
-    ({"max_rebuilds": -1}, "max_rebuilds=-1 is not allowed; choose an integer >= 0"),
+    ({"wall": -1}, "wall=-1 is not allowed; choose an integer 0..52"),
+    ({"max_rebuilds": -1}, "max_rebuilds=-1 is not allowed; choose an integer 0..100"),
     ({"layoff": 1}, "layoff=1 is not allowed; choose true or false"),
     ({"name": 3}, "name=3 is not allowed"),
     # Gin scoring only / game modes that need a scoring

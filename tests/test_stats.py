@@ -8,6 +8,8 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+import scipy.special as scipy_special
+import scipy.stats as scipy_stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -447,3 +449,52 @@ def test_summaries_on_engine_hands(engine_hands):
     # a paired comparison of the two seats' points on the same deals
     c = paired_difference(df["points_0"].to_numpy(), df["points_1"].to_numpy())
     assert c.mean_diff == pytest.approx(s["net"][0])
+
+
+# --- against SciPy, a test-only reference --------------------------------------------
+# The statistics are written by hand (no SciPy at run time); SciPy checks them here to
+# about 1e-10 on grids that span the ranges the analyses use, tails included.
+
+_PROBABILITIES = [1e-12, 1e-8, 1e-4, 0.001, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5]
+_PROBABILITIES += [1 - p for p in _PROBABILITIES[:-1]]
+_DEGREES = [1, 2, 3, 5, 10, 29, 30, 100, 999, 1_999, 2_001, 10**5, 10**7]
+
+
+def _close(ours: float, theirs: float, rel: float = 1e-10, abs_: float = 1e-300) -> bool:
+    return ours == pytest.approx(theirs, rel=rel, abs=abs_)
+
+
+@pytest.mark.parametrize("p", _PROBABILITIES)
+def test_normal_quantile_and_cdf_against_scipy(p) -> None:
+    x = stats.normal_quantile(p)
+    assert _close(x, scipy_stats.norm.ppf(p))
+    assert _close(stats.normal_cdf(x), scipy_stats.norm.cdf(x), rel=1e-12)
+
+
+@pytest.mark.parametrize("df", _DEGREES)
+def test_t_functions_against_scipy(df) -> None:
+    rel = 1e-9 if df > 2_000 else 1e-10  # above 2,000 df: Hill's transformation (~1e-9)
+    for t in (0.0, 0.1, 0.5, 1.0, 1.96, 2.5, 4.0, 8.0, 30.0, -1.5, -6.0):
+        assert _close(stats.t_sf(t, df), scipy_stats.t.sf(t, df), rel=rel), t
+        assert _close(stats.t_cdf(t, df), scipy_stats.t.cdf(t, df), rel=rel), t
+    for p in _PROBABILITIES:
+        assert _close(stats.t_quantile(p, df), scipy_stats.t.ppf(p, df), rel=1e-9), p
+
+
+@pytest.mark.parametrize("a, b", [(0.5, 0.5), (1, 1), (0.5, 20), (2.5, 7), (15, 0.5), (50, 60),
+                                  (500, 2), (1e4, 1e4)])  # fmt: skip
+def test_regularized_beta_against_scipy(a, b) -> None:
+    for x in (0.0, 1e-9, 0.001, 0.1, 0.3, 0.5, 0.7, 0.9, 0.999, 1 - 1e-9, 1.0):
+        assert _close(stats.regularized_beta(x, a, b), scipy_special.betainc(a, b, x)), x
+
+
+@pytest.mark.parametrize("x, n", [(0, 10), (1, 10), (5, 10), (10, 10), (37, 1000), (999, 1000),
+                                  (123456, 1_000_000)])  # fmt: skip
+def test_wilson_against_its_formula_with_scipy_quantile(x, n) -> None:
+    z = scipy_stats.norm.ppf(0.975)
+    p = x / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    iv = stats.wilson(x, n)
+    assert _close(iv.low, max(0.0, centre - half), rel=1e-12, abs_=1e-15)
+    assert _close(iv.high, min(1.0, centre + half), rel=1e-12, abs_=1e-15)

@@ -1,15 +1,21 @@
 """The ``rummy`` command: thin typer commands over the ``sim`` API.
 
-One sub-app per file, joined here. Every user mistake ends in a one-line error on
-stderr and exit status 1 (``sim.cli.common.fail``), never a traceback.
+One sub-app per file, joined here. Every mistake ends in one line on stderr, never a
+traceback. Exit status: 0 done; 1 a value, file or run that cannot be used
+(``sim.cli.common.fail``); 2 a malformed command line (an unknown command or
+option, a missing argument, a value of the wrong type or out of range); 130
+interrupted (Ctrl-C). A bug inside rummy-sim prints its traceback and exits 3.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Annotated
+import sys
+import traceback
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from sim import __version__
 from sim.cli import (
@@ -25,8 +31,38 @@ from sim.cli import (
     tune_cmd,
 )
 
+
+class RummyGroup(TyperGroup):
+    """The top-level command: every error becomes one line (see the module docstring)."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # noqa: D102
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except typer.TyperException as error:  # the command line's errors (click's)
+            message = " ".join(str(error.format_message()).split())  # type: ignore[attr-defined]
+            message = message.replace("Value error, ", "")  # pydantic's prefix
+            status = getattr(error, "exit_code", 1)
+            context = getattr(error, "ctx", None)
+            if status == 2:  # a usage error: say where, and where to read more
+                where = context.command_path if context is not None else "rummy"
+                message = f"{where}: {message} (see '{where} --help')"
+            typer.echo(f"error: {message}", err=True)
+            sys.exit(status)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        except Exception:
+            traceback.print_exc()
+            typer.echo("internal error: this is a bug in rummy-sim; please report it", err=True)
+            sys.exit(3)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
     name="rummy",
+    cls=RummyGroup,
     help="Monte Carlo strategy simulator for Knock Rummy and Gin Rummy.",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -45,7 +81,9 @@ def _version(value: bool) -> None:
 def main(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Monte Carlo strategy simulator for Knock Rummy and Gin Rummy."""

@@ -136,10 +136,6 @@ def advise(
             upcard_option=upcard_option,
             scores=score_list,
         )
-        if seed < 0:
-            raise AdviseError(f"--seed must be >= 0, got {seed}")
-        if time_limit is not None and time_limit <= 0:
-            raise AdviseError(f"--time must be a positive number of seconds, got {time_limit}")
         result = run_advise(
             pos, samples=samples, seed=seed, time_limit=time_limit, model=model, knock_at=knock_at
         )

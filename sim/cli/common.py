@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
+
+from sim.store import dumps
 
 
 def fail(message: str) -> NoReturn:
@@ -15,7 +17,15 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(code=1)
 
 
+def path_text(value: str | Path) -> Path:
+    """Parse a path option: empty text is refused (``Path("")`` would mean ".")."""
+    if isinstance(value, Path):  # a default
+        return value
+    if not value.strip():
+        raise typer.BadParameter("empty text; give a path")
+    return Path(value)
+
+
 def print_json(value: Any) -> None:
-    """Print ``value`` as indented JSON on stdout."""
-    json.dump(value, sys.stdout, indent=2, default=str)
-    sys.stdout.write("\n")
+    """Print ``value`` as indented, strict JSON on stdout (NaN and infinity as null)."""
+    sys.stdout.write(dumps(value, sort_keys=False) + "\n")

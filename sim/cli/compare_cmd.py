@@ -34,7 +34,7 @@ from rich.table import Table
 
 from sim import compare as compare_api
 from sim import tournament as tournament_api
-from sim.cli.common import fail, print_json
+from sim.cli.common import fail, path_text, print_json
 from sim.cli.table_cmds import JsonOption, RuleOverrides, RulesOption, load_rules
 from sim.engine import StrategyDecisionError
 from sim.rules import parse_overrides
@@ -62,7 +62,11 @@ WorkersOption = Annotated[
 ]
 OutOption = Annotated[
     Path,
-    typer.Option("--out", help="Results root: runs go under <out>/compare or <out>/tournament."),
+    typer.Option(
+        "--out",
+        parser=path_text,
+        help="Results root: runs go under <out>/compare or <out>/tournament.",
+    ),
 ]
 GamesOption = Annotated[
     int | None,
@@ -258,7 +262,7 @@ def compare(
     except (ValueError, StrategyDecisionError, OSError) as error:
         fail(_one_line(error))
     if as_json:
-        print_json(compare_api.json_ready({**result.to_dict(), "seed_drawn": drawn}))
+        print_json({**result.to_dict(), "seed_drawn": drawn})
         return
     _print_comparison(result)
 
@@ -380,7 +384,7 @@ def tournament(
     except (ValueError, StrategyDecisionError, OSError) as error:
         fail(_one_line(error))
     if as_json:
-        print_json(compare_api.json_ready({**result.to_dict(), "seed_drawn": drawn}))
+        print_json({**result.to_dict(), "seed_drawn": drawn})
         return
     _print_tournament(result)
 

@@ -1,4 +1,4 @@
-"""``rummy rules``: list the presets of RULES.md and show a rule set in full.
+"""``rummy rules``: list the presets of docs/RULES.md and show a rule set in full.
 
 Examples: ``rummy rules list``, ``rummy rules show gin --rule knock_limit=7 --json``.
 """
@@ -17,6 +17,7 @@ from sim.rules import (
     PRESETS,
     RuleError,
     RuleSet,
+    allowed_values,
     get_rules,
     parse_overrides,
 )
@@ -54,7 +55,7 @@ def list_presets(
         bool, typer.Option("--json", help="Print every preset's parameters as JSON.")
     ] = False,
 ) -> None:
-    """List the rule presets of RULES.md."""
+    """List the rule presets (docs/RULES.md gives every rule and formula)."""
     if as_json:
         print_json(
             {
@@ -63,7 +64,7 @@ def list_presets(
             }
         )
         return
-    table = Table(title="Rule presets (RULES.md)")
+    table = Table(title="Rule presets", caption="Every rule and formula: docs/RULES.md")
     table.add_column("name", no_wrap=True, style="bold")
     table.add_column("players", no_wrap=True)
     table.add_column("knock limit", no_wrap=True)
@@ -115,14 +116,16 @@ def show(
         print_json(rules.to_dict())
         return
     title = f"{preset}" + "".join(f" {key}={_text(value)}" for key, value in overrides.items())
-    table = Table(title=title, caption=PRESET_DESCRIPTIONS.get(preset))
+    caption = f"{PRESET_DESCRIPTIONS.get(preset)}. Every rule and formula: docs/RULES.md"
+    table = Table(title=title, caption=caption)
     table.add_column("parameter", no_wrap=True, style="bold")
     table.add_column("value", no_wrap=True)
     table.add_column("", no_wrap=True)
+    table.add_column("allowed")
     for key, value in rules.to_dict().items():
         if key == "hand_size" and rules.hand_size is None:
             note = "auto, by players"
         else:
             note = "--rule" if key in overrides else ""
-        table.add_row(key, _text(value), note)
+        table.add_row(key, _text(value), note, allowed_values(key))
     Console().print(table)

@@ -23,7 +23,7 @@ import shlex
 import sys
 import time
 from collections.abc import Iterator
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,8 +42,8 @@ from rich.progress import (
 from rich.table import Table
 
 from sim import experiment as X
-from sim import runner
-from sim.cli.common import fail, print_json
+from sim import runner, store
+from sim.cli.common import fail, path_text, print_json
 from sim.cli.table_cmds import JsonOption, RuleOverrides, load_rules
 from sim.engine import StrategyDecisionError
 from sim.results import ResultsError
@@ -51,17 +51,17 @@ from sim.rules import RuleError, parse_overrides
 from strategies import StrategyError
 
 
-class Backend(str, Enum):
+class Backend(StrEnum):
     local = "local"
     ray = "ray"
 
 
-class Rows(str, Enum):
+class Rows(StrEnum):
     hands = "hands"
     none = "none"
 
 
-class Headline(str, Enum):
+class Headline(StrEnum):
     net_points = "net_points"
     points = "points"
     win_rate = "win_rate"
@@ -69,7 +69,7 @@ class Headline(str, Enum):
     game_win_rate = "game_win_rate"
 
 
-class ChartKind(str, Enum):
+class ChartKind(StrEnum):
     knock_curve = "knock-curve"
     curve = "curve"
     heatmap = "heatmap"
@@ -121,7 +121,9 @@ WorkersOption = Annotated[
         show_default=False,
     ),
 ]
-OutOption = Annotated[Path, typer.Option("--out", "-o", help="Results root folder.")]
+OutOption = Annotated[
+    Path, typer.Option("--out", "-o", parser=path_text, help="Results root folder.")
+]
 BackendOption = Annotated[Backend, typer.Option("--backend", help="Where chunks run.")]
 AddressOption = Annotated[
     str | None,
@@ -185,6 +187,7 @@ ChunkOption = Annotated[
 ]
 
 _ERRORS = (
+    store.StorageError,
     X.ExperimentError,
     runner.RunError,
     ResultsError,
@@ -274,14 +277,12 @@ class _ProgressView:
 
     def run_progress(self, p: runner.Progress) -> None:
         """A single run's progress (chunks)."""
-        if not hasattr(self, "_first"):
-            self._first = p.hands_done
         self.bar.update(
             self.task,
             description=f"{self.label}: chunk {p.chunks_done}/{p.chunks_total}",
             total=p.units_total,
             completed=p.units_done,
-            rate=self._rate(p.hands_done - self._first, p.elapsed),
+            rate=self._rate(p.hands_played, p.elapsed),
         )
 
     def experiment_progress(self, p: X.ExperimentProgress) -> None:
@@ -532,7 +533,7 @@ def _single_run(config: runner.RunConfig, drawn: bool, as_json: bool = False) ->
     )
     _seed_line(console, config.seed, drawn)  # type: ignore[arg-type]
     X.check_backend(config.backend)  # before anything is written: fail fast
-    X._check_writable(Path(config.out))
+    store.make_dir(Path(config.out))
     if config.backend == "local":
         with _err_console().status(
             "loading the engine (the first use compiles it: about a minute)"
@@ -544,6 +545,8 @@ def _single_run(config: runner.RunConfig, drawn: bool, as_json: bool = False) ->
 
 
 def _after_run(result: runner.RunResult, console: Console, as_json: bool = False) -> None:
+    for note in result.notes:
+        _err_console().print(f"note: {note}")
     if result.chunks_skipped:
         console.print(f"{result.chunks_skipped} of {result.chunks_total} chunks were already done")
     played = result.chunks_run
@@ -606,8 +609,8 @@ def _resume(
             f"{directory}: nothing to resume (no {X.EXPERIMENT_JSON} or {runner.MANIFEST}); give "
             "a run directory (results/NAME/RUN_ID) or an experiment directory (results/NAME)"
         )
-    manifest = runner.load_manifest(directory)
-    console.print(f"resuming run {directory} (seed {manifest['config'].get('seed')})")
+    config = runner.resume_config(directory, workers=workers, backend=backend.value)  # type: ignore[arg-type]
+    console.print(f"resuming run {directory} (seed {config.seed})")
     if backend == Backend.local:
         with _err_console().status("loading the engine"):
             X.prepare_engine()
@@ -986,7 +989,11 @@ def chart(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="Folder for the files (default: PATH/charts).", show_default=False
+            "--out",
+            "-o",
+            parser=path_text,
+            help="Folder for the files (default: PATH/charts).",
+            show_default=False,
         ),
     ] = None,
 ) -> None:
@@ -1007,7 +1014,11 @@ def report(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="The HTML file (default: PATH/report.html).", show_default=False
+            "--out",
+            "-o",
+            parser=path_text,
+            help="The HTML file (default: PATH/report.html).",
+            show_default=False,
         ),
     ] = None,
 ) -> None:

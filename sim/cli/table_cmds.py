@@ -52,6 +52,8 @@ def deadwood(
     r = load_rules(rules, rule)
     try:
         mask = parse_cards(cards, jokers=r.jokers)
+        if mask == 0:
+            raise CardError("no cards given; name a hand such as 5C 6C 7C 7D 7H")
         best = arrangement(mask, r)
     except (CardError, ValueError) as error:
         fail(str(error))
@@ -107,7 +109,7 @@ def score(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Score a showdown exactly as RULES.md says: arrangements, lay-offs, outcome, points."""
+    """Score a showdown exactly as docs/RULES.md says: arrangements, lay-offs, outcome, points."""
     r = load_rules(rules, rule, players=len(hand))  # one --hand per seat
     if knocker.lower() == "none":
         seat = None

@@ -45,7 +45,7 @@ from sim.cli.run_cmd import (
     _seed_line,
 )
 from sim.cli.table_cmds import JsonOption, RuleOverrides, load_rules
-from sim.compare import CompareError, json_ready
+from sim.compare import CompareError
 
 __all__ = ["register", "run_tune_file", "tune"]
 
@@ -415,7 +415,7 @@ def _run(
         else:
             assert request is not None
             result = T.tune(request, out=out, **options)
-    record = json_ready(T.load_tune(result.directory))
+    record = T.load_tune(result.directory)
     console.print(
         f"{result.hands_played:,} hands played in {result.elapsed:.1f} s"
         + (

@@ -1,0 +1,214 @@
+"""Files on disk: atomic writes, content digests, output folders.
+
+Every file the project writes goes through :func:`write_bytes_atomic` (or the JSON
+and text forms on top of it): the bytes go to a hidden temporary file beside the
+target (``.NAME.<pid>-<hex>.tmp``; dataset readers skip names starting with a dot),
+are flushed to disk, then renamed into place with ``os.replace``. A reader therefore
+sees the old file or the complete new one, never a torn one, even after ``kill -9``.
+
+Files whose content later decides results (Parquet parts, analysis tables) are
+recorded with their digest (:func:`digest_of`) when written and checked with
+:func:`verify_file` before they are trusted: bit rot, a truncated copy or another
+file put in the place of one is found, named, and never read as data.
+
+Errors are one line and name the path and the reason in words: a full disk says
+"No space left on device", a read-only mount "Read-only file system" (not
+"permission denied").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "StorageError",
+    "digest_of",
+    "dumps",
+    "file_digest",
+    "make_dir",
+    "os_reason",
+    "remove_stale_temporaries",
+    "strict_json",
+    "temporary_beside",
+    "verify_file",
+    "write_bytes_atomic",
+    "write_json_atomic",
+    "write_text_atomic",
+]
+
+_CHUNK = 1 << 20  # bytes read at a time when hashing a file
+
+
+class StorageError(ValueError):
+    """A file or folder that cannot be written or trusted (one line naming the path)."""
+
+
+def os_reason(error: OSError) -> str:
+    """Why an OS call failed, in words: ``No space left on device``."""
+    return error.strerror or str(error).strip().splitlines()[0] or type(error).__name__
+
+
+def _why_not_writable(folder: Path) -> str:
+    """The reason a folder that exists cannot be written: read-only mount or permissions."""
+    with contextlib.suppress(OSError, AttributeError):
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "Read-only file system"
+    return "Permission denied"
+
+
+def make_dir(path: str | os.PathLike[str], what: str = "output directory") -> bool:
+    """Create ``path`` (and its parents) and check that it can be written.
+
+    Returns True when the folder did not exist before.
+
+    Raises
+    ------
+    StorageError
+        ``cannot create output directory PATH: REASON`` or ``cannot write to ...``.
+    """
+    folder = Path(path)
+    if str(path) == "":
+        raise StorageError(f"the {what} is empty text; give a folder, e.g. results")
+    existed = folder.is_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StorageError(f"cannot create {what} {folder}: {os_reason(error)}") from None
+    if not os.access(folder, os.W_OK):
+        raise StorageError(f"cannot write to {what} {folder}: {_why_not_writable(folder)}")
+    return not existed
+
+
+def temporary_beside(path: Path) -> Path:
+    """A hidden temporary name in ``path``'s folder, unique to this process and call."""
+    return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """Remove temporaries of ``path`` left by writers that were killed mid-write.
+
+    Call it only while no other process may be writing ``path`` (under the run's lock,
+    or right after this process wrote ``path`` itself).
+    """
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        stale.unlink(missing_ok=True)
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes | memoryview | Any) -> None:
+    """Write ``data`` (bytes or a buffer) to ``path``: absent, old or complete, never torn.
+
+    Raises
+    ------
+    StorageError
+        ``cannot write PATH: REASON`` (a full disk, a read-only mount, a missing folder).
+    """
+    target = Path(path)
+    tmp = temporary_beside(target)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException as error:
+        tmp.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise StorageError(f"cannot write {target}: {os_reason(error)}") from None
+        raise
+    remove_stale_temporaries(target)
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """:func:`write_bytes_atomic` of UTF-8 text."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)  # paths, dates, fractions: their text
+
+
+def strict_json(value: Any) -> Any:
+    """``value`` with every non-finite float (NaN, inf) replaced by None.
+
+    JSON has no NaN: Python's ``json`` writes a bare ``NaN`` that strict parsers
+    refuse. Paths and numpy scalars are converted too.
+    """
+    if isinstance(value, float | np.floating):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): strict_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict_json(v) for v in value]
+    if isinstance(value, np.generic):
+        return strict_json(value.item())
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def dumps(value: Any, *, indent: int | None = 2, sort_keys: bool = True) -> str:
+    """Strict JSON text: no NaN or infinity (None instead), paths and numpy values
+    converted; any parser reads it."""
+    return json.dumps(
+        strict_json(value),
+        indent=indent,
+        sort_keys=sort_keys,
+        allow_nan=False,
+        default=_json_default,
+        ensure_ascii=False,
+    )
+
+
+def write_json_atomic(path: str | os.PathLike[str], value: Any) -> None:
+    """Write ``value`` as strict, indented JSON (see :func:`dumps`), atomically."""
+    write_text_atomic(path, dumps(value) + "\n")
+
+
+def digest_of(data: bytes | memoryview | Any) -> dict[str, Any]:
+    """``{"bytes": size, "sha256": hex}`` of bytes about to be written."""
+    view = memoryview(data)
+    return {"bytes": view.nbytes, "sha256": hashlib.sha256(view).hexdigest()}
+
+
+def file_digest(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """``{"bytes": size, "sha256": hex}`` of a file as it is on disk now."""
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(_CHUNK):
+            h.update(block)
+            size += len(block)
+    return {"bytes": size, "sha256": h.hexdigest()}
+
+
+def verify_file(path: str | os.PathLike[str], digest: Mapping[str, Any]) -> None:
+    """Check a file against the digest recorded when it was written.
+
+    Raises
+    ------
+    StorageError
+        One line naming the file: missing, unreadable, or changed since it was
+        written (bit rot, truncation, another file put in its place).
+    """
+    try:
+        found = file_digest(path)
+    except FileNotFoundError:
+        raise StorageError(f"{path}: missing") from None
+    except OSError as error:
+        raise StorageError(f"{path}: unreadable ({os_reason(error)})") from None
+    if found["bytes"] != digest.get("bytes") or found["sha256"] != digest.get("sha256"):
+        raise StorageError(
+            f"{path}: corrupted (its content no longer matches the digest recorded when "
+            "it was written)"
+        )
