@@ -509,10 +509,20 @@ def _git_revision() -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
-TABLE_SOURCES = ("engine.py", "engine_build.py", "results.py", "rules.py", "runner.py", "store.py")
-"""The ``sim`` modules that play chunks and shape their tables' bytes (the kernels and
-strategies are covered by ``kernels.source_digest``); a test checks that a chunk
-imports no other ``sim`` module that could."""
+TABLE_SOURCES = (
+    "__init__.py",
+    "cards.py",
+    "engine.py",
+    "engine_build.py",
+    "results.py",
+    "rules.py",
+    "runner.py",
+    "solver.py",
+    "store.py",
+)
+"""Every ``sim`` module a chunk runs (the kernels and strategies are covered by
+``kernels.source_digest``): a test plays a chunk in a fresh process and checks that it
+imports exactly these."""
 
 
 @lru_cache(maxsize=1)

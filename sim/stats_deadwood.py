@@ -32,6 +32,7 @@ from kernels.enumerate import (
 from kernels.layout import N_NATURAL
 from kernels.tables import table_views
 from sim.rules import RuleSet
+from sim.runner import MAX_SEED
 from sim.solver import resolve_rules, tables_for
 
 __all__ = ["QUANTILES", "DeadwoodDistribution", "deadwood_distribution", "histogram_size"]
@@ -43,6 +44,7 @@ QUANTILES = (5, 25, 50, 75, 95)
 SLOW_EXACT_CARDS = 11
 METHOD_EXACT = "exact"
 METHOD_MONTE_CARLO = "monte carlo"
+MAX_SAMPLES = 10**12  # hands counted in int64 bins; about 3 hours on 2 cores
 
 
 @dataclass(frozen=True)
@@ -123,9 +125,7 @@ def _exact_counts(rules: RuleSet, cards: int) -> np.ndarray:
     patterns, offsets, start_index = pattern_tables()
     items = enumeration_items_nb(cards, offsets, start_index)
     hist = np.zeros((N_CHUNKS, histogram_size(rules, cards)), np.int64)
-    exact_histogram_nb(
-        cards, patterns, offsets, start_index, items, tab, hist
-    )
+    exact_histogram_nb(cards, patterns, offsets, start_index, items, tab, hist)
     counts: np.ndarray = hist.sum(axis=0)
     total = int(counts.sum())
     # Every hand is counted once: the class weights add up to the number of hands.
@@ -242,15 +242,17 @@ def deadwood_distribution(
         counts = _exact_counts(r, cards)
         return _summarise(counts, cards=cards, method=METHOD_EXACT, seed=None, rules=r)
     samples = _check_int("samples", samples)
-    if samples < 1:
-        raise ValueError(f"samples={samples} is not allowed; choose a whole number >= 1")
+    if not 1 <= samples <= MAX_SAMPLES:
+        raise ValueError(
+            f"samples={samples} is not allowed; choose a whole number 1..{MAX_SAMPLES}"
+        )
     if seed is None:
         entropy = np.random.SeedSequence().entropy  # a fresh 128-bit int
         assert isinstance(entropy, int)
         seed = entropy
     else:
         seed = _check_int("seed", seed)
-        if seed < 0:
-            raise ValueError(f"seed={seed} is not allowed; choose a whole number >= 0")
+        if not 0 <= seed <= MAX_SEED:
+            raise ValueError(f"seed={seed} is not allowed; choose a whole number 0..{MAX_SEED}")
     counts = _monte_carlo_counts(r, cards, samples, seed)
     return _summarise(counts, cards=cards, method=METHOD_MONTE_CARLO, seed=seed, rules=r)

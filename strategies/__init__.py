@@ -310,10 +310,16 @@ def _strategy_of(obj: object, source: str) -> Strategy:
 
 def load_plugin(ref: str) -> Strategy:
     """Import a module path (``mypkg.mystrategy``) and register its ``STRATEGY``."""
+    if not all(part.isidentifier() for part in ref.split(".")):
+        raise StrategyError(
+            f"unknown strategy {ref!r}: not a strategy name nor a module path (mypkg.mystrategy)"
+        )
     try:
         module = importlib.import_module(ref)
     except ImportError as exc:
         raise StrategyError(f"cannot import strategy plugin {ref!r}: {exc}") from None
+    except Exception as exc:  # a broken plugin module: say which one, in one line
+        raise StrategyError(f"strategy plugin {ref!r} failed to load: {exc}") from None
     return _register(_strategy_of(module, repr(ref)), repr(ref))
 
 

@@ -160,6 +160,13 @@ def test_cli_table_and_json() -> None:
         (["--hand", HAND, "--pile", "5S", "--model", "psychic"], "model 'psychic'"),
         (["--hand", HAND, "--pile", "5S", "--samples", "1"], "samples"),
         (["--hand", HAND, "--pile", "5S", "--rules", "nope"], "nope"),
+        (["--hand", HAND, "--pile", "5S", "--knock-at", "99999999999999999999"], "knock_at"),
+        (["--hand", HAND, "--pile", "5S", "--time", "nan"], "time limit"),
+        (["--hand", HAND, "--pile", "5S", "--turn", "-5"], "--turn must be 0..999"),
+        (["--hand", HAND, "--pile", "5S", "--turn", "1000"], "--turn must be 0..999"),
+        (["--hand", HAND, "--pile", "5S", "--scores", "1e30 0"], "scores"),
+        (["--hand", HAND, "--pile", "5S", "--scores", f"{10**10} 0"], "--scores must lie"),
+        (["--hand", HAND, "--pile", "5S", "--samples", "2000000"], "samples must be 2..1,000,000"),
     ],
 )
 def test_cli_errors_are_one_line(extra: list[str], message: str) -> None:
@@ -201,3 +208,14 @@ def test_mc_hook_decision_matches_advise_best() -> None:
     )
     best = int(np.argmax(net.mean(axis=1)))
     assert card == cards[best] and scratch[M.CHOSEN_KIND] == kinds[best]
+
+
+def test_a_joker_in_the_hand_and_one_in_the_pile() -> None:
+    """Both jokers print as JK: the pile's JK is the other joker, not a repeat."""
+    from sim.rules import get_rules
+
+    rules = get_rules("joker-knock", players=2)
+    pos = Position.parse(rules, hand="AC 2C JK 4D 5D 6D 9H 9S 9C 2S", pile="5H KC JK")
+    assert pos.hand >> 52 & 1 and pos.pile[-1] == 53
+    with pytest.raises(ValueError, match="'JK' given 3 times in this position"):
+        Position.parse(rules, hand="AC 2C JK 4D 5D 6D 9H 9S 9C 2S", pile="JK KC JK")

@@ -182,6 +182,11 @@ def test_save_writes_png_and_svg_atomically(tmp_path):
     ]  # no temp left
     again = charts.save(charts.knock_curve(_curve_frame()), tmp_path / "again")
     assert again[1].read_text() == svg  # the same chart gives the same file
+    # a writer killed mid-write leaves a temporary file; the next save removes it
+    stale = tmp_path / "sub" / ".knock_curve.png.12345-abcd.tmp"
+    stale.write_bytes(b"")
+    charts.save(fig, tmp_path / "sub" / "knock_curve")
+    assert not stale.exists()
 
 
 def test_charts_from_engine_hands(tmp_path):

@@ -316,6 +316,10 @@ def test_run_end_to_end_resume_chart_report(tmp_path: Path) -> None:
     assert "data:image/png;base64," in html and "greedy:knock_at=5" in html
 
 
+def _refuse(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
 def test_sweep_end_to_end(tmp_path: Path) -> None:
     result = invoke(
         "sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=2,10", "--deals", "200",
@@ -331,9 +335,11 @@ def test_sweep_end_to_end(tmp_path: Path) -> None:
     # an experiment directory resumes and re-charts too
     resumed = invoke("run", "--resume", str(directory), "--workers", "1", "--json")
     assert resumed.exit_code == 0, resumed.output
-    data = json.loads(resumed.stdout)
+    data = json.loads(resumed.stdout, parse_constant=_refuse)  # strict JSON: no NaN
     assert data["hands_played"] == 0 and data["seed"] == 4
     assert [row["setting"] for row in data["summary"]] == ["k=2", "k=10"]
+    best = next(row for row in data["summary"] if row["best"])
+    assert best["p_value"] is None and best["holm_p"] is None  # compared with nothing
     assert "0 hands played" in resumed.stderr
     charts = invoke("chart", str(directory), "--kind", "outcome-mix", "--out", str(tmp_path / "c"))
     assert charts.exit_code == 0 and (tmp_path / "c" / "outcome_mix.svg").exists()

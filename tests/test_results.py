@@ -267,3 +267,25 @@ def test_canonical_bytes_ignores_chunking_and_dictionaries(gin_hands) -> None:
     assert R.canonical_bytes(whole) == R.canonical_bytes(pieces)
     other = R.to_arrow(gin_hands, 2, "gin", "g/x")
     assert R.canonical_bytes(whole) != R.canonical_bytes(other)
+
+
+def test_summaries_stay_exact_at_the_largest_allowed_values() -> None:
+    """Every bonus at its largest allowed value, games to the largest target (each is
+    cut at 1,000 hands, the longest a game can be): the engine's int64 scores stay far
+    inside int64, and the summaries' sums of squares are exact (Python integers)."""
+    from sim.rules import MAX_BONUS, MAX_TARGET, get_rules
+
+    rules = get_rules(
+        "gin", gin_bonus=MAX_BONUS, undercut_bonus=MAX_BONUS, big_gin_bonus=MAX_BONUS,
+        box_bonus=MAX_BONUS, game_bonus=MAX_BONUS, game=f"gin:{MAX_TARGET}",
+    )  # fmt: skip
+    games, _ = play_games(rules, "greedy/simple", games=3, seed=1, threads=1)
+    scores = [[int(x) for x in row] for row in games.scores]
+    assert all(abs(x) < 2**40 for row in scores for x in row)  # far inside int64
+    rows = R.summarize_games(games, 2)
+    square = {seat: v for stat, seat, _, v in rows if stat == "score_sumsq"}
+    assert square == {k: sum(row[k] ** 2 for row in scores) for k in range(2)}
+    table = R.summary_to_arrow(rows, "v", "l")
+    combined = R.combine_summaries(pl.concat([pl.from_arrow(table)] * 3))
+    got = combined.filter(pl.col("stat") == "score_sumsq").sort("seat")["value"].to_list()
+    assert [int(v) for v in got] == [3 * square[0], 3 * square[1]]

@@ -261,6 +261,25 @@ REJECTED: list[tuple[dict[str, Any], str]] = [
     ({"ace_high_value": 101}, "ace_high_value=101 is not allowed; choose an integer 0..100"),
     ({"wall": -1}, "wall=-1 is not allowed; choose an integer 0..52"),
     ({"max_rebuilds": -1}, "max_rebuilds=-1 is not allowed; choose an integer 0..100"),
+    # upper bounds: every sum the engine makes stays exact (the values once wrapped around)
+    (
+        {"gin_bonus": 2**62},
+        "gin_bonus=4611686018427387904 is not allowed; choose an integer 0..1000",
+    ),
+    ({"undercut_bonus": 2**63 - 1}, "undercut_bonus=9223372036854775807 is not allowed"),
+    ({"big_gin_bonus": 1001}, "big_gin_bonus=1001 is not allowed; choose an integer 0..1000"),
+    ({"box_bonus": 10**20}, "box_bonus=100000000000000000000 is not allowed"),
+    ({"knock_limit": 1001}, "knock_limit=1001 is not allowed; choose none, upcard or an integer"),
+    ({"wall": 53}, "wall=53 is not allowed; choose an integer 0..52"),
+    ({"max_rebuilds": 101}, "max_rebuilds=101 is not allowed; choose an integer 0..100"),
+    (
+        {"game": "pool:1000001"},
+        "game='pool:1000001' is not allowed; pool:N needs a whole number N 1..1000000",
+    ),
+    (
+        {"game": "hands:1001"},
+        "game='hands:1001' is not allowed; hands:N needs a whole number N 1..1000",
+    ),
     ({"layoff": 1}, "layoff=1 is not allowed; choose true or false"),
     ({"name": 3}, "name=3 is not allowed"),
     # Gin scoring only / game modes that need a scoring

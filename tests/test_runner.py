@@ -35,6 +35,7 @@ from sim.runner import (
     resume,
     run,
 )
+from tests.procs import descendants, wait_until_gone
 
 SEED = 20240607
 
@@ -135,7 +136,7 @@ def test_run_layout_provenance_and_readers(tmp_path) -> None:
     assert (result.chunks_total, result.chunks_run, result.chunks_skipped) == (4, 4, 0)
     assert result.hands == 1_500
     assert seen[0].chunks_done == 0 and seen[-1] == Progress(
-        4, 4, 1_500, 1_500, 1_500, seen[-1].elapsed
+        4, 4, 1_500, 1_500, 1_500, seen[-1].elapsed, 1_500
     )
     assert sorted(p.name for p in (run_dir / "hands").iterdir()) == [
         f"part-{i:06d}.parquet" for i in range(4)
@@ -175,6 +176,9 @@ def test_run_layout_provenance_and_readers(tmp_path) -> None:
 
     again = run(config(tmp_path, chunk_size=999))  # same identity: nothing to do
     assert (again.chunks_run, again.chunks_skipped, again.config.chunk_size) == (0, 4, 400)
+    assert again.notes == (
+        "chunk size 999 ignored: this run was started with chunks of 400 and keeps them",
+    )
 
 
 def test_tables_do_not_depend_on_chunk_size_or_workers(tmp_path) -> None:
@@ -306,20 +310,6 @@ KILL_SCRIPT = textwrap.dedent(
 )
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:  # not Linux: nothing to check
-        return []
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][0] != "Z"
-    except OSError:
-        return False
-
-
 def test_kill_9_mid_run_then_resume(tmp_path) -> None:
     """A 2-worker run killed with SIGKILL: nothing outlives it, resume finishes it exactly."""
     script = tmp_path / "job.py"
@@ -335,15 +325,12 @@ def test_kill_9_mid_run_then_resume(tmp_path) -> None:
             if len(parts) >= 3 or proc.poll() is not None:
                 break
             time.sleep(0.02)
-        children = _children(proc.pid)  # none: local workers are threads
+        children = descendants(proc.pid)  # none: local workers are threads
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait(timeout=30)
         proc.stdout.close()
-    gone = time.monotonic() + 10
-    while any(_alive(c) for c in children) and time.monotonic() < gone:
-        time.sleep(0.1)
-    assert not [c for c in children if _alive(c)], "a child process outlived its driver"
+    assert wait_until_gone(children) == [], "a child process outlived its driver"
     assert proc.returncode == -signal.SIGKILL
     done = len(list((run_dir / "summary").glob("part-*.parquet")))
     assert 3 <= done < 20, "the run should have been killed mid-way"
@@ -447,3 +434,59 @@ def test_missing_ray_is_a_one_line_error(tmp_path, monkeypatch) -> None:
 def test_replace_keeps_identity(tmp_path) -> None:
     c = config(tmp_path)
     assert dataclasses.replace(c, workers=3).config_hash == c.config_hash
+
+
+# --- identity: every source that can change a table --------------------------------
+
+
+def test_table_sources_are_the_sim_modules_a_chunk_runs(tmp_path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from sim.runner import RunConfig, _payload, run_chunk
+        config = RunConfig(rules="gin", lineup="greedy/simple", count=5, seed=1,
+                           out={str(tmp_path)!r}, command="t")
+        run_chunk(_payload(config), 0, 0, 5)
+        print(" ".join(sorted(m for m in sys.modules if m == "sim" or m.startswith("sim."))))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    imported = {
+        "__init__.py" if m == "sim" else m.removeprefix("sim.") + ".py"
+        for m in done.stdout.split()
+    }
+    assert imported == set(R.TABLE_SOURCES)
+
+
+def test_resume_after_an_edit_to_table_code_is_refused(tmp_path, monkeypatch) -> None:
+    cfg = config(tmp_path)
+    cfg.run_dir.mkdir(parents=True)
+    runner._prepare(cfg, cfg.run_dir)  # the manifest, as a run writes it first
+    monkeypatch.setattr(R, "tables_digest", lambda: "edited")
+    with pytest.raises(RunError, match="the sim modules that play and shape the tables changed"):
+        runner.resume_config(cfg.run_dir)
+    assert dataclasses.replace(cfg).run_dir != cfg.run_dir  # the same command: a new run
+
+
+def test_a_live_run_is_not_told_to_resume(tmp_path) -> None:
+    """While another process plays a run (it holds the lock), a loader says so instead
+    of suggesting a resume that would be refused."""
+    import fcntl
+
+    class Stop(Exception):
+        pass
+
+    def stop(p: Progress) -> None:
+        if p.chunks_done == 2:
+            raise Stop
+
+    cfg = config(tmp_path)
+    with pytest.raises(Stop):
+        run(cfg, progress=stop)
+    with pytest.raises(RunError, match="incomplete .*finish it with: rummy run --resume"):
+        load_hands(cfg.run_dir)
+    with open(cfg.run_dir / ".lock", "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a live run holds it
+        with pytest.raises(RunError, match="still being played by another process"):
+            load_hands(cfg.run_dir)

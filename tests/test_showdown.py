@@ -118,9 +118,11 @@ def test_random_showdowns_match_oracle(preset, overrides):
         got = _kernel_as_oracle(ns, hands, knocker, upcard, dealer)
         for key in ("outcome", "deadwood", "points"):
             assert got[key] == expected[key], (key, hands, knocker, upcard, dealer)
-        assert got["melds"][knocker if knocker is not None else 0] == (
-            expected["melds"][knocker if knocker is not None else 0]
-        ) or knocker is None
+        assert (
+            got["melds"][knocker if knocker is not None else 0]
+            == (expected["melds"][knocker if knocker is not None else 0])
+            or knocker is None
+        )
         if rules.scoring == "knock":
             assert sum(got["points"], Fraction(0)) == 0
         compared += 1
@@ -144,3 +146,36 @@ def test_wrong_hand_count_and_size():
 def test_ruleset_dataclass_is_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         PRESETS["gin"].players = 3  # type: ignore[misc]
+
+
+# --- two jokers, as a position is written -------------------------------------------
+
+
+def test_a_joker_in_each_of_two_hands() -> None:
+    """Both jokers print as JK: a JK in each hand is the two jokers, not one card twice.
+
+    Knocker: 2C-JK-2S set, 9C 9H 9S, 4D 5D 6D, AC left (1). Defender: TD-KD run,
+    5S 6S JK run, 2H 3H 8H left (13). Knock Rummy, no lay-offs: 13 - 1 = 12.
+    """
+    rules = get_rules("joker-knock", players=2)
+    hands = ["AC 2C JK 4D 5D 6D 9H 9S 9C 2S", "TD JD QD KD 5S 6S JK 8H 2H 3H"]
+    result = score_showdown(rules, hands, knocker=0)
+    assert result.outcome == "knock_win"
+    assert [s.deadwood for s in result.seats] == [1, 13]
+    assert [s.points for s in result.seats] == [12, -12]
+    assert (52 in result.seats[0].cards, 53 in result.seats[1].cards) == (True, True)
+    both = score_showdown(rules, [hands[0], "TD JD QD KD 5S 6S 7S 8H 2H 3H"], knocker=0)
+    assert 52 in both.seats[0].cards  # one joker alone is the first
+    with pytest.raises(ValueError, match="'JK' given 3 times in this position"):
+        score_showdown(rules, ["AC 2C JK 4D 5D 6D 9H 9S 9C JK", hands[1]], knocker=0)
+    with pytest.raises(ValueError, match="rules allow 0 jokers"):
+        score_showdown("knock-rummy", [hands[0], hands[1], "AH", "AD"], knocker=0)
+
+
+def test_masks_keep_their_jokers_and_text_takes_the_other() -> None:
+    rules = get_rules("joker-knock", players=2)
+    knocker = (1 << 53) | sum(1 << c for c in (0, 1, 16, 17, 18, 21, 34, 47, 8))
+    result = score_showdown(rules, [knocker, "TD JD QD KD 5S 6S JK 8H 2H 3H"], knocker=0)
+    assert 52 in result.seats[1].cards and 53 in result.seats[0].cards
+    with pytest.raises(ValueError, match="joker card 53 is in more than one hand"):
+        score_showdown(rules, [knocker, (1 << 53) | 7], knocker=0)

@@ -1187,3 +1187,24 @@ def test_cli_show_unknown(no_plugins: None) -> None:
     assert code == 1
     assert err.startswith("error: unknown strategy 'nope'")
     assert "greedy" in err
+
+
+def test_run_identity_follows_every_plugin_source(plugin_dir: Any, tmp_path: Any) -> None:
+    """A run seating a plugin is tied to its package's sources: after an edit (a helper
+    module too) a resume is refused with a line that says so, never a mixed run."""
+    from sim import runner
+
+    module = plugin_dir("h5_pkg_id.strat", None, HOOKED_PLUGIN_SOURCE.format(name="h5id"))
+    helper = tmp_path / "h5_pkg_id" / "helper.py"
+    helper.write_text("LIMIT = 1\n")
+    config = runner.RunConfig(
+        rules="gin", lineup=f"{module}/greedy", count=10, seed=1, out=tmp_path / "out",
+        command="t",
+    )  # fmt: skip
+    assert config.identity()["plugin_digests"].keys() == {"h5_pkg_id"}
+    config.run_dir.mkdir(parents=True)
+    runner._prepare(config, config.run_dir)
+    assert runner.resume_config(config.run_dir).config_hash == config.config_hash
+    helper.write_text("LIMIT = 2\n")
+    with pytest.raises(runner.RunError, match="sources of a plugin strategy's package changed"):
+        runner.resume_config(config.run_dir)

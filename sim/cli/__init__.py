@@ -32,6 +32,21 @@ from sim.cli import (
 )
 
 
+def _click_exception() -> type[Exception] | None:
+    try:
+        from click import ClickException
+    except ImportError:
+        return None
+    return ClickException
+
+
+# Click's own exceptions: newer typer vendors click (typer.TyperException), older typer
+# uses the click package.
+_CLICK_ERRORS = tuple(
+    e for e in (getattr(typer, "TyperException", None), _click_exception()) if e is not None
+)
+
+
 class RummyGroup(TyperGroup):
     """The top-level command: every error becomes one line (see the module docstring)."""
 
@@ -40,7 +55,7 @@ class RummyGroup(TyperGroup):
             return super().main(*args, standalone_mode=False, **kwargs)
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
-        except typer.TyperException as error:  # the command line's errors (click's)
+        except _CLICK_ERRORS as error:  # the command line's errors (click's)
             message = " ".join(str(error.format_message()).split())  # type: ignore[attr-defined]
             message = message.replace("Value error, ", "")  # pydantic's prefix
             status = getattr(error, "exit_code", 1)

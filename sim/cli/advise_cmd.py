@@ -120,7 +120,12 @@ def advise(
     try:
         score_list = None
         if scores is not None:
-            score_list = [int(x) for x in scores.replace(",", " ").split()]
+            try:
+                score_list = [int(x) for x in scores.replace(",", " ").split()]
+            except ValueError:
+                raise AdviseError(
+                    f"--scores {scores!r}: give one whole number per seat, e.g. 40,25"
+                ) from None
         pos = Position.parse(
             r,
             hand=hand,

@@ -497,6 +497,8 @@ def _run_experiment(
             address=address,
             command=_command(),
         )
+    for note in dict.fromkeys(note for run in result.runs for note in run.notes):
+        _err_console().print(f"note: {note}")
     console.print(
         f"{_num(result.hands_played)} hands played in {result.elapsed:.1f} s"
         + (
