@@ -477,6 +477,11 @@ def test_precision_adds_blocks_until_narrow(tmp_path: Path) -> None:
     # the same call again finds every block done and plays nothing
     again = X.run_experiment(exp, workers=1, out=tmp_path, charts=False, report=False)
     assert again.hands_played == 0 and again.blocks == result.blocks
+    # a target no run can reach (it once overflowed planning the size) stops at max_count
+    tiny = exp.replace(name="tiny", precision=1e-300, max_count=600)
+    capped = X.run_experiment(tiny, workers=1, out=tmp_path, charts=False, report=False)
+    assert capped.precision_reached is False
+    assert capped.data.summary.row(0, named=True)["units"] == 600
 
 
 def test_rows_none_uses_summaries(tmp_path: Path) -> None:

@@ -161,3 +161,20 @@ def test_verify_file_detects_any_change(tmp_path) -> None:
     path.unlink()
     with pytest.raises(StorageError, match="f.bin: missing"):
         store.verify_file(path, digest)
+
+
+@pytest.mark.parametrize("config_value", [{}, {"rules": {}}, None])
+def test_a_damaged_manifest_is_one_line(tmp_path, config_value) -> None:
+    run_dir = run(config(tmp_path, count=300)).run_dir
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest["config"] = config_value
+    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    for command in (
+        ["report", str(run_dir)],
+        ["chart", str(run_dir)],
+        ["run", "--resume", str(run_dir)],
+    ):
+        result = CliRunner().invoke(app, command)
+        assert result.exit_code == 1, result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+        assert "manifest.json" in result.output
