@@ -79,8 +79,8 @@ from sim.stats import (
     Interval,
     VarianceReduction,
     difference_test,
+    mcnemar_exact,
     mean_ci,
-    regularized_beta,
     variance_reduction,
     wilson,
 )
@@ -95,7 +95,6 @@ __all__ = [
     "WinDifference",
     "compare",
     "load_comparison",
-    "mcnemar_exact",
     "rotate",
 ]
 
@@ -276,25 +275,6 @@ def deals_key(rules: RuleSet) -> tuple[int, int, int]:
 
 def metric_name(mode: str) -> str:
     return "net points per deal" if mode == "deals" else "net final score per game"
-
-
-# --- McNemar -------------------------------------------------------------------------------
-
-
-def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p-value from the discordant counts.
-
-    Under "no difference" each discordant pair goes either way with probability 1/2:
-    ``p = min(1, 2 P(X <= min(a_only, b_only)))``, ``X ~ Binomial(a_only + b_only, 1/2)``;
-    ``P(X <= k) = I_{1/2}(d - k, k + 1)`` (the regularized incomplete beta).
-    """
-    d = int(a_only) + int(b_only)
-    if d == 0:
-        return 1.0
-    k = min(int(a_only), int(b_only))
-    if k == d:  # pragma: no cover - k is the smaller count, so k == d only when d == 0
-        return 1.0
-    return min(1.0, 2.0 * regularized_beta(0.5, d - k, k + 1))
 
 
 @dataclass(frozen=True)

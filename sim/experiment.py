@@ -2003,7 +2003,7 @@ def chart_figures(
     ExperimentError
         A kind that does not fit the design (``knock_curve`` without a threshold...).
     """
-    from sim import charts
+    from sim.present import charts
 
     meta = data.meta
     fit = applicable_charts(meta)
@@ -2183,7 +2183,7 @@ def save_charts(
     data: ExperimentData, directory: str | os.PathLike[str], kinds: Sequence[str] | None = None
 ) -> list[Path]:
     """Draw the charts and write each as PNG and SVG under ``directory``."""
-    from sim import charts
+    from sim.present import charts
 
     written: list[Path] = []
     directory = Path(directory)
@@ -2228,7 +2228,7 @@ def write_experiment_report(
     figures: Sequence[tuple[str, Any]] | None = None,
 ) -> Path:
     """The self-contained HTML report: verdicts, tables, charts, config, provenance."""
-    from sim.report import Section, write_report
+    from sim.present.report import Section, write_report
 
     figs = dict(figures) if figures is not None else dict(chart_figures(data))
     headline = data.headline

@@ -36,7 +36,7 @@ Storage
 -------
 ``<out>/tournament/<tournament_id>/``: one runner directory per distinct line-up
 (``<run_id>/``: manifest and Parquet parts), then ``matrix.parquet`` (the cells),
-``matrix.png`` / ``matrix.svg`` (``sim.charts.tournament_matrix``), and
+``matrix.png`` / ``matrix.svg`` (``sim.present.charts.tournament_matrix``), and
 ``tournament.json`` last (config, runs, methods, files), each written atomically.
 """
 
@@ -359,7 +359,7 @@ def _write_matrix(
 def _save_chart(
     matrix: pl.DataFrame, directory: Path, rules: RuleSet, mode: str, confidence: float
 ) -> tuple[Path, ...]:
-    from sim import charts
+    from sim.present import charts
 
     field = "heads-up" if rules.players == 2 else f"one against a field of {rules.players - 1}"
     fig = charts.tournament_matrix(

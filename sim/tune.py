@@ -1163,7 +1163,7 @@ def tune(
         _write_settings(settings, directory / SETTINGS_FILE, tune_id)
         chart_paths: tuple[Path, ...] = ()
         if chart:
-            from sim import charts
+            from sim.present import charts
 
             fig = tune_chart(settings, request, best=best, default=default, confidence=confidence)
             chart_paths = tuple(charts.save(fig, directory / CHART_STEM))
@@ -1390,7 +1390,7 @@ def tune_chart(
     """Setting against expected points with CI bands: a curve for one parameter, a
     heatmap (settings played) for two, one profile through the best per parameter for
     more. A star marks the best; a dashed line the default (when it lies in the range)."""
-    from sim import charts
+    from sim.present import charts
 
     space = request.space
     metric = metric_name(request.mode)
@@ -1467,7 +1467,7 @@ def _profiles(
     points_label: str,
     confidence: float,
 ) -> Any:
-    from sim import charts
+    from sim.present import charts
 
     space = request.space
     n = len(space)

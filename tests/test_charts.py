@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 from matplotlib.figure import Figure
 
-from sim import charts, stats
+from sim import stats
+from sim.present import charts
 from tests.test_stats import hands_frame
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 import sim.compare as compare_mod
 import sim.tournament as tournament_mod
 from sim.cli import app
-from sim.compare import CompareError, Side, compare, mcnemar_exact, rotate
+from sim.compare import CompareError, Side, compare, rotate
+from sim.stats import mcnemar_exact
 from sim.results import read_provenance
 from sim.rules import get_rules
 from sim.runner import RunConfig, load_hands

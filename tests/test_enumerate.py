@@ -14,6 +14,7 @@ import numba
 import numpy as np
 import pytest
 import typer
+from sim.stats.deadwood import deadwood_distribution, histogram_size
 from typer.testing import CliRunner
 
 import sim
@@ -30,7 +31,6 @@ from sim.cli.bench_cmd import app as bench_app
 from sim.cli.stats_cmd import app as stats_app
 from sim.rules import RuleError, get_rules
 from sim.solver import tables_for
-from sim.stats_deadwood import deadwood_distribution, histogram_size
 
 THREADS = min(2, numba.config.NUMBA_NUM_THREADS)
 

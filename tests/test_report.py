@@ -13,8 +13,8 @@ import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 
-from sim import charts
-from sim.report import Section, render_report, write_report
+from sim.present import charts
+from sim.present.report import Section, render_report, write_report
 
 
 def _figure() -> Figure:

@@ -21,8 +21,8 @@ checks, into output arrays made once per row (outside the timed calls).
 from __future__ import annotations
 
 import importlib
-import os
 import importlib.util
+import os
 import statistics
 import sys
 import time

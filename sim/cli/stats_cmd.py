@@ -20,7 +20,7 @@ from rich.table import Table
 from kernels.layout import N_NATURAL
 from sim.cli.common import fail, print_json
 from sim.rules import RuleError, get_rules, parse_overrides
-from sim.stats_deadwood import MAX_CARDS, MIN_CARDS, DeadwoodDistribution, deadwood_distribution
+from sim.stats.deadwood import MAX_CARDS, MIN_CARDS, DeadwoodDistribution, deadwood_distribution
 
 __all__ = ["app"]
 

@@ -4,7 +4,7 @@ Figures are built with ``matplotlib.figure.Figure`` directly (the Agg canvas; no
 no GUI, nothing is ever shown), so they are safe in a headless process and in threads.
 :func:`save` writes a figure as PNG and SVG next to each other, atomically.
 
->>> from sim import charts, stats
+>>> from sim.present import charts, stats
 >>> fig = charts.outcome_mix(stats.outcome_mix(hands, by=["variant"]), setting="variant")
 >>> charts.save(fig, "runs/demo/outcome_mix")          # -> [..png, ..svg]
 

@@ -1,6 +1,6 @@
 """A self-contained HTML report: charts embedded, tables, the config and provenance.
 
->>> from sim.report import Section, write_report
+>>> from sim.present.report import Section, write_report
 >>> write_report(
 ...     "Knock threshold sweep",
 ...     [Section("Knock threshold", text="...", figures=[fig], tables=[("Per setting", frame)])],

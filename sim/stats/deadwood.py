@@ -1,6 +1,6 @@
 """The distribution of the least deadwood of a random hand, exact or by Monte Carlo.
 
->>> from sim.stats_deadwood import deadwood_distribution
+>>> from sim.stats.deadwood import deadwood_distribution
 >>> d = deadwood_distribution(3, exact=True)
 >>> d.n, d.counts[0]                      # C(52, 3) hands; 3-card melds
 (22100, 96)

@@ -1,0 +1,90 @@
+"""Statistics: distributions, estimates with intervals, comparisons, frame summaries.
+
+One module per idea, all re-exported here (``from sim.stats import wilson``):
+
+* ``distributions``: normal and Student t functions and the incomplete beta (no SciPy);
+* ``estimates``: :class:`Interval`, :class:`Moments`, Wilson and t intervals, planning
+  a sample size;
+* ``comparisons``: paired tests, Holm-Bonferroni, the verdict of a sweep, McNemar;
+* ``frames``: per-seat and per-outcome summaries of polars hand frames;
+* ``deadwood``: the distribution of the least deadwood of random hands
+  (``rummy stats deadwood``), imported on its own (it loads the solver).
+"""
+
+from sim.stats.comparisons import (
+    Comparison,
+    SweepVerdict,
+    VarianceReduction,
+    best_vs_runner_up,
+    difference_test,
+    holm,
+    mcnemar_exact,
+    paired_difference,
+    variance_reduction,
+)
+from sim.stats.distributions import (
+    normal_cdf,
+    normal_quantile,
+    regularized_beta,
+    t_cdf,
+    t_quantile,
+    t_sf,
+)
+from sim.stats.estimates import (
+    DEFAULT_CONFIDENCE,
+    PLAN_LIMIT,
+    Interval,
+    Moments,
+    as_moments,
+    bootstrap_mean_ci,
+    check_confidence,
+    half_width,
+    mean_ci,
+    needed_for_half_width,
+    wilson,
+)
+from sim.stats.frames import (
+    combine_moments,
+    group_means,
+    group_rates,
+    net_points,
+    outcome_mix,
+    players_of,
+    seat_summary,
+)
+
+__all__ = [
+    "DEFAULT_CONFIDENCE",
+    "PLAN_LIMIT",
+    "Comparison",
+    "Interval",
+    "Moments",
+    "SweepVerdict",
+    "VarianceReduction",
+    "as_moments",
+    "best_vs_runner_up",
+    "bootstrap_mean_ci",
+    "check_confidence",
+    "combine_moments",
+    "difference_test",
+    "group_means",
+    "group_rates",
+    "half_width",
+    "holm",
+    "mcnemar_exact",
+    "mean_ci",
+    "needed_for_half_width",
+    "net_points",
+    "normal_cdf",
+    "normal_quantile",
+    "outcome_mix",
+    "paired_difference",
+    "players_of",
+    "regularized_beta",
+    "seat_summary",
+    "t_cdf",
+    "t_quantile",
+    "t_sf",
+    "variance_reduction",
+    "wilson",
+]
