@@ -40,9 +40,9 @@ from kernels.obs import PHASE_DISCARD, PHASE_DRAW, PHASE_UPCARD_OPTION, Obs
 from sim.cards import JOKERS, PositionReader, card_name, format_cards, mask_of, parse_card_list
 from sim.engine import key_of
 from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
-from sim.runner import MAX_SEED
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
+from sim.study.runs import MAX_SEED
 
 ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action

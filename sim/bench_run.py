@@ -7,9 +7,9 @@ of playing the same deals (same rules, line-up, seed and worker count):
     ``sim.engine.play_deals(..., threads=workers)`` in this process, after a warm-up:
     the round engine alone, its columns kept in memory and thrown away.
 ``hands``
-    ``sim.runner.run`` with ``rows="hands"`` into a temporary directory (removed
+    ``sim.study.run`` with ``rows="hands"`` into a temporary directory (removed
     afterwards): what ``rummy run --rows hands`` does between the engine warm-up and
-    the summary: chunks played on ``workers`` threads (``sim.runner``), exact
+    the summary: chunks played on ``workers`` threads (``sim.study.execute``), exact
     summaries, Arrow conversion and zstd Parquet parts written atomically.
 ``none``
     the same with ``rows="none"`` (only the summary parts are written).
@@ -199,7 +199,7 @@ class ModeTiming:
     to the kernel's minus 1. CPU time moves much less than wall time when other jobs
     share the cores, so it shows the overhead even on a busy machine.
     ``summary_seconds``: per repeat, the analysis ``rummy run`` prints after the run
-    (``sim.experiment.data_from_run``: seats, outcomes, hand lengths read back from the
+    (``sim.study.analysis.data_from_run``: seats, outcomes, hand lengths read back from the
     parts), timed apart and not in the rate; empty for the kernel.
     ``peak_rss_mb`` / ``peak_pss_mb``: the largest sampled sum over this process and its
     descendants while this mode ran, over all repeats (None without ``/proc``).
@@ -292,16 +292,17 @@ def bench_run(
         Deals, workers or repeat below 1; unknown rules or strategies (RuleError,
         StrategyError, RunError are ValueErrors).
     """
-    from sim import runner
     from sim.engine import play_deals
-    from sim.experiment import data_from_run
+    from sim.study import execute as runner
+    from sim.study.analysis import data_from_run
+    from sim.study.runs import RunConfig
 
     if deals < 1 or repeat < 1 or (workers is not None and workers < 1):
         raise ValueError("deals, repeat and workers must be at least 1")
     n_workers = workers or os.cpu_count() or 1
 
-    def config(rows: str, count: int, out: Path, name: str) -> runner.RunConfig:
-        return runner.RunConfig(
+    def config(rows: str, count: int, out: Path, name: str) -> RunConfig:
+        return RunConfig(
             rules=rules,
             lineup=lineup,
             count=count,
@@ -437,12 +438,13 @@ class MemoryReport:
 def _memory_child(spec: dict[str, Any]) -> dict[str, Any]:
     """The body of :func:`measure_memory`'s fresh process (as ``rummy run`` does it:
     engine warm-up in the driver, then the run)."""
-    from sim import runner
-    from sim.experiment import prepare_engine
+    from sim.engine import play_deals
     from sim.rules import RuleSet
+    from sim.study import execute as runner
+    from sim.study.runs import RunConfig
 
     with _temporary_root() as root:
-        config = runner.RunConfig(
+        config = RunConfig(
             rules=RuleSet.from_dict(spec["rules"]),
             lineup=spec["lineup"],
             count=spec["deals"],
@@ -455,7 +457,7 @@ def _memory_child(spec: dict[str, Any]) -> dict[str, Any]:
             command="rummy bench run --memory-deals",
         )
         with TreeSampler() as sampler:
-            prepare_engine(config.rules, config.lineup)  # type: ignore[arg-type]
+            play_deals(config.rules, config.lineup, deals=1, seed=0, threads=1)  # compile first
             start = time.perf_counter()
             runner.run(config)
             elapsed = time.perf_counter() - start

@@ -36,6 +36,8 @@ __all__ = [
     "file_digest",
     "make_dir",
     "os_reason",
+    "read_toml",
+    "remove_if_empty",
     "remove_stale_temporaries",
     "strict_json",
     "temporary_beside",
@@ -173,6 +175,42 @@ def dumps(value: Any, *, indent: int | None = 2, sort_keys: bool = True) -> str:
 def write_json_atomic(path: str | os.PathLike[str], value: Any) -> None:
     """Write ``value`` as strict, indented JSON (see :func:`dumps`), atomically."""
     write_text_atomic(path, dumps(value) + "\n")
+
+
+def remove_if_empty(path: Path) -> None:
+    """Remove a folder this process made, when a failed start left it empty."""
+    with contextlib.suppress(OSError):
+        path.rmdir()
+
+
+def read_toml(path: str | os.PathLike[str], what: str = "file") -> dict[str, Any]:
+    """A TOML file's table (``what`` names the file in messages: "experiment file").
+
+    Raises
+    ------
+    StorageError
+        One line: missing, a directory, not UTF-8, unreadable, or not valid TOML (with
+        the line and column of the mistake).
+    """
+    import tomllib
+
+    where = str(path)
+    p = Path(path)
+    if not p.exists():
+        raise StorageError(f"{where}: no such {what}")
+    if p.is_dir():
+        raise StorageError(f"{where}: is a directory, not a {what} (.toml)")
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise StorageError(f"{where}: not a text file (TOML is UTF-8)") from None
+    except OSError as error:
+        raise StorageError(f"{where}: cannot read ({os_reason(error)})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        reason = str(error).strip().splitlines()[0]
+        raise StorageError(f"{where}: not valid TOML ({reason})") from None
 
 
 def digest_of(data: bytes | memoryview | Any) -> dict[str, Any]:

@@ -1,61 +1,107 @@
-"""The ``rummy`` command: thin typer commands over the ``sim`` API.
+"""The ``rummy`` command: thin commands over the ``sim`` API, loaded when used.
 
-One sub-app per file, joined here. Every mistake ends in one line on stderr, never a
-traceback. Exit status: 0 done; 1 a value, file or run that cannot be used
-(``sim.cli.common.fail``); 2 a malformed command line (an unknown command or
-option, a missing argument, a value of the wrong type or out of range); 130
-interrupted (Ctrl-C). A bug inside rummy-sim prints its traceback and exits 3.
+Each command lives in its own module (``sim/cli/*_cmd.py``) as a small typer app; the
+top-level group knows every command's name and one-line help (:data:`COMMANDS`) and
+imports a command's module only when that command runs, so ``rummy --help`` and
+``rummy --version`` never load numba, polars or the engine.
+
+Every mistake ends in one line on stderr, never a traceback. Exit status: 0 done; 1 a
+value, file or run that cannot be used (an error raised by rummy-sim itself, or
+``sim.cli.output.fail``); 2 a malformed command line (an unknown command or option,
+a missing argument, a value of the wrong type or out of range); 130 interrupted
+(Ctrl-C: finished chunks are kept). A bug inside rummy-sim prints its traceback and
+exits 3.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import sys
 import traceback
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import typer
 from typer.core import TyperGroup
 
-from sim import __version__
-from sim.cli import (
-    advise_cmd,
-    bench_cmd,
-    compare_cmd,
-    replay_cmd,
-    rules_cmd,
-    run_cmd,
-    stats_cmd,
-    strategies_cmd,
-    table_cmds,
-    tune_cmd,
-)
+
+class Command(NamedTuple):
+    module: str  # under sim.cli
+    summary: str  # the one line ``rummy --help`` shows
+    group: bool = False  # a group of subcommands (``rummy rules list``)
 
 
-def _click_exception() -> type[Exception] | None:
+COMMANDS: dict[str, Command] = {
+    "deadwood": Command("table_cmds", "A hand's best arrangement, deadwood and best discard."),
+    "score": Command("table_cmds", "Score a showdown exactly as docs/RULES.md says."),
+    "replay": Command("replay_cmd", "Replay one hand (or a whole game) turn by turn."),
+    "advise": Command("advise_cmd", "Score every legal action of a position by Monte Carlo."),
+    "run": Command("run_cmd", "Play many deals or games: one run, or an experiment file."),
+    "sweep": Command("sweep_cmd", "Play a grid on common deals and mark the best setting."),
+    "chart": Command("results_cmd", "Draw charts (PNG and SVG) of an experiment or a run."),
+    "report": Command("results_cmd", "Write the self-contained HTML report of results."),
+    "compare": Command("compare_cmd", "Compare two rule variants or line-ups on the same deals."),
+    "tournament": Command("tournament_cmd", "Round robin of strategies on the same deals."),
+    "tune": Command("tune_cmd", "Search a strategy's parameters on common deals."),
+    "rules": Command("rules_cmd", "The rule presets and every parameter.", group=True),
+    "strategies": Command("strategies_cmd", "The strategy plugins and their parameters.", True),
+    "stats": Command("stats_cmd", "Statistics of hands: the least deadwood's distribution.", True),
+    "bench": Command("bench_cmd", "Benchmarks: solver, engine, runs end to end.", group=True),
+}
+
+
+def _is_user_error(error: BaseException) -> bool:
+    """An error rummy-sim raises about what it was given (all are ValueError)."""
+    top = type(error).__module__.split(".")[0]
+    return isinstance(error, ValueError) and top in ("sim", "strategies", "kernels")
+
+
+def _click_errors() -> tuple[type[Exception], ...]:
+    """Click's exceptions: newer typer vendors click (``typer.TyperException``), older
+    typer uses the click package."""
+    found: list[type[Exception]] = []
+    if hasattr(typer, "TyperException"):
+        found.append(typer.TyperException)
     try:
         from click import ClickException
     except ImportError:
-        return None
-    return ClickException
-
-
-# Click's own exceptions: newer typer vendors click (typer.TyperException), older typer
-# uses the click package.
-_CLICK_ERRORS = tuple(
-    e for e in (getattr(typer, "TyperException", None), _click_exception()) if e is not None
-)
+        pass
+    else:
+        found.append(ClickException)
+    return tuple(found)
 
 
 class RummyGroup(TyperGroup):
-    """The top-level command: every error becomes one line (see the module docstring)."""
+    """The top-level command: commands load on use; every error becomes one line."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, name: str) -> Any:
+        spec = COMMANDS.get(name)
+        if spec is None:
+            return None
+        module = importlib.import_module(f"sim.cli.{spec.module}")
+        _unwrap_all(module.app)
+        # As a group, even with one subcommand (``rummy stats deadwood``), and without
+        # the shell-completion options a typer app adds on its own.
+        group = typer.main.get_group(module.app)
+        if spec.group:
+            group.name = name
+            return group
+        return group.commands[name]
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = [(name, spec.summary) for name, spec in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # noqa: D102
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
-        except _CLICK_ERRORS as error:  # the command line's errors (click's)
+        except _click_errors() as error:  # the command line's own errors
             message = " ".join(str(error.format_message()).split())  # type: ignore[attr-defined]
             message = message.replace("Value error, ", "")  # pydantic's prefix
             status = getattr(error, "exit_code", 1)
@@ -68,7 +114,19 @@ class RummyGroup(TyperGroup):
         except typer.Abort:
             typer.echo("error: aborted", err=True)
             sys.exit(1)
-        except Exception:
+        except KeyboardInterrupt:
+            typer.echo("interrupted: finished chunks are kept; the same command resumes", err=True)
+            sys.exit(130)
+        except Exception as error:
+            if _is_user_error(error):
+                text = str(error).strip()
+                typer.echo(f"error: {text.splitlines()[0] if text else type(error).__name__}",
+                           err=True)  # fmt: skip
+                sys.exit(1)
+            if isinstance(error, OSError):  # the system refused: a path, a full disk
+                where = f"{error.filename}: " if error.filename else ""
+                typer.echo(f"error: {where}{error.strerror or error}", err=True)
+                sys.exit(1)
             traceback.print_exc()
             typer.echo("internal error: this is a bug in rummy-sim; please report it", err=True)
             sys.exit(3)
@@ -83,12 +141,19 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,
 )
 
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"rummy {__version__}")
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("rummy-sim")
+        except PackageNotFoundError:  # a source tree that is not installed
+            text = "0.0.0+unknown"
+        typer.echo(f"rummy {text}")
         raise typer.Exit()
 
 
@@ -102,22 +167,6 @@ def main(
     ] = False,
 ) -> None:
     """Monte Carlo strategy simulator for Knock Rummy and Gin Rummy."""
-
-
-app.command("deadwood")(table_cmds.deadwood)
-app.command("score")(table_cmds.score)
-app.command("replay")(replay_cmd.replay)
-app.command("advise")(advise_cmd.advise)
-app.command("run")(run_cmd.run)
-app.command("sweep")(run_cmd.sweep)
-app.command("chart")(run_cmd.chart)
-app.command("report")(run_cmd.report)
-app.add_typer(rules_cmd.app, name="rules")
-app.add_typer(stats_cmd.app, name="stats")
-app.add_typer(bench_cmd.app, name="bench")
-app.add_typer(strategies_cmd.app, name="strategies")
-compare_cmd.register(app)  # rummy compare, rummy tournament
-tune_cmd.register(app)  # rummy tune
 
 
 def unwrap_help(text: str) -> str:
@@ -145,6 +194,3 @@ def _unwrap_all(typer_app: typer.Typer) -> None:
     for group in typer_app.registered_groups:
         if group.typer_instance is not None:
             _unwrap_all(group.typer_instance)
-
-
-_unwrap_all(app)

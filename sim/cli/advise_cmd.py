@@ -16,8 +16,8 @@ from rich.table import Table
 from sim.advise import MODELS, AdviseError, Position
 from sim.advise import advise as run_advise
 from sim.cards import CardError
-from sim.cli.common import fail, print_json
-from sim.cli.table_cmds import JsonOption, RuleOverrides, RulesOption, load_rules
+from sim.cli.options import JsonOption, RuleOverrides, RulesOption, rules_of
+from sim.cli.output import fail, print_json
 
 
 def _seat_cards(values: list[str] | None, option: str) -> dict[int, str]:
@@ -30,6 +30,10 @@ def _seat_cards(values: list[str] | None, option: str) -> dict[int, str]:
     return out
 
 
+app = typer.Typer()
+
+
+@app.command("advise")
 def advise(
     hand: Annotated[
         str,
@@ -116,7 +120,7 @@ def advise(
     """Score every legal action of a position (knock, each discard, or take vs draw) by
     Monte Carlo over the cards you cannot see: expected net points and win probability
     with 95% intervals, best first."""
-    r = load_rules(rules, rule)
+    r = rules_of(rules, rule)
     try:
         score_list = None
         if scores is not None:

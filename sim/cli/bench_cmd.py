@@ -42,8 +42,8 @@ from kernels.deadwood import best_discard_batch, min_deadwood_batch
 from kernels.enumerate import random_hands_nb
 from kernels.layout import JOKER_BITS, N_NATURAL
 from kernels.tables import table_views
-from sim.cli.common import fail, print_json
-from sim.cli.table_cmds import load_rules
+from sim.cli.options import rules_of
+from sim.cli.output import fail, print_json
 from sim.rules import RuleError, RuleSet, get_rules
 from sim.solver import tables_for
 
@@ -202,9 +202,7 @@ def _solver_call(operation: str, rules: RuleSet) -> Callable[[np.ndarray], Any]:
     return min_deadwood if operation == "min deadwood" else best_discard
 
 
-def _naive_call(
-    naive: ModuleType, operation: str, rules: RuleSet
-) -> Callable[[np.ndarray], Any]:
+def _naive_call(naive: ModuleType, operation: str, rules: RuleSet) -> Callable[[np.ndarray], Any]:
     """The naive baseline, timed like ``_solver_call`` (buffers made once)."""
     views = table_views(tables_for(rules))
     windows = views.windows.astype(np.int32)
@@ -409,7 +407,9 @@ def deadwood(
 @app.command("engine")
 def engine(
     deals: Annotated[int, typer.Option("--deals", help="Hands per timed run.")] = 200_000,
-    repeat: Annotated[int, typer.Option("--repeat", help="Timed runs per row (median, min, max).")] = 3,
+    repeat: Annotated[
+        int, typer.Option("--repeat", help="Timed runs per row (median, min, max).")
+    ] = 3,
     threads: Annotated[
         list[int] | None, typer.Option("--threads", help="Thread counts to measure (repeatable).")
     ] = None,
@@ -439,18 +439,26 @@ def engine(
             }
         )
         return
-    table = Table(title=f"Round engine: hands per second, median of {repeat} runs of {deals:,} hands")
+    table = Table(
+        title=f"Round engine: hands per second, median of {repeat} runs of {deals:,} hands"
+    )
     for column in ("case", "threads", "hands/s", "min", "max", "turns per hand"):
         table.add_column(column, justify="left" if column == "case" else "right")
     for row in rows:
         table.add_row(
-            row.label, str(row.threads), f"{row.hands_per_second:,.0f}", f"{row.low:,.0f}",
-            f"{row.high:,.0f}", f"{row.mean_turns:.1f}",
+            row.label,
+            str(row.threads),
+            f"{row.hands_per_second:,.0f}",
+            f"{row.low:,.0f}",
+            f"{row.high:,.0f}",
+            f"{row.mean_turns:.1f}",
         )
     console = Console()
     console.print(table)
     if starts:
-        console.print(f"cold start (compiles everything): {starts[0]:.1f} s; warm start: {starts[1]:.1f} s")
+        console.print(
+            f"cold start (compiles everything): {starts[0]:.1f} s; warm start: {starts[1]:.1f} s"
+        )
 
 
 _RUN_LABELS = {
@@ -508,7 +516,7 @@ def run(
     kernel on the same deals and worker count, measured side by side; overheads and
     peak memory of the process tree."""
     from sim.bench_run import bench_run, measure_memory
-    from sim.runner import RunError
+    from sim.study.runs import RunError
     from strategies import StrategyError
 
     if deals < 1 or repeat < 1 or (workers is not None and workers < 1):
@@ -517,7 +525,7 @@ def run(
         fail("--chunk-size must be at least 1")
     if any(n < 1 for n in memory_deals or []):
         fail("--memory-deals must be at least 1")
-    ruleset = load_rules(rules, rule)
+    ruleset = rules_of(rules, rule)
     err = Console(stderr=True, highlight=False)
 
     def step(mode: str, index: int, rate: float) -> None:

@@ -14,8 +14,8 @@ import typer
 from kernels import engine as E
 from kernels import layout as L
 from sim.cards import card_name, format_cards
-from sim.cli.common import fail, print_json
-from sim.cli.table_cmds import JsonOption, RuleOverrides, RulesOption, load_rules
+from sim.cli.options import JsonOption, RuleOverrides, RulesOption, rules_of
+from sim.cli.output import fail, print_json
 from sim.engine import GameReplay, Replay, StrategyDecisionError, replay_game, replay_hand
 from sim.rules import RuleSet
 from sim.showdown import score_showdown
@@ -60,8 +60,12 @@ def _hand_json(replay: Replay, who: list[str]) -> dict[str, Any]:
     """A hand's replay for tools (seat numbers are the hand's own)."""
     return {
         "events": [
-            {"code": code, "seat": seat, "card": card_name(card) if card >= 0 else None,
-             "extra": extra}
+            {
+                "code": code,
+                "seat": seat,
+                "card": card_name(card) if card >= 0 else None,
+                "extra": extra,
+            }
             for code, seat, card, extra in replay.events
         ],  # fmt: skip
         "moves": [_describe(e, who) for e in replay.events],
@@ -166,6 +170,10 @@ def _play(
         fail(str(error))
 
 
+app = typer.Typer()
+
+
+@app.command("replay")
 def replay(
     seats: Annotated[
         str,
@@ -191,7 +199,7 @@ def replay(
     for name, value in (("deal", deal), ("game", game)):
         if value is not None and value < 0:
             fail(f"--{name} must be a non-negative integer, got {value}")
-    r = load_rules(rules, rule)
+    r = rules_of(rules, rule)
     played = _play(r, seats, seed, deal, game)
     if isinstance(played, GameReplay):
         if as_json:

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sim.cli.common import fail, print_json
+from sim.cli.output import fail, print_json
 from sim.rules import (
     PRESET_DESCRIPTIONS,
     PRESETS,

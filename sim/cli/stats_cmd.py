@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kernels.layout import N_NATURAL
-from sim.cli.common import fail, print_json
+from sim.cli.output import fail, print_json
 from sim.rules import RuleError, get_rules, parse_overrides
 from sim.stats.deadwood import MAX_CARDS, MIN_CARDS, DeadwoodDistribution, deadwood_distribution
 

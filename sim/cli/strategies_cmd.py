@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sim.cli.common import fail, print_json
+from sim.cli.output import fail, print_json
 from strategies import Strategy, StrategyError, discover, get_strategy, registry
 
 app = typer.Typer(

@@ -17,30 +17,15 @@ from rich.console import Console
 from rich.table import Table
 
 from sim.cards import CardError, card_name, format_cards, parse_cards
-from sim.cli.common import fail, print_json
-from sim.rules import RuleError, RuleSet, get_rules, parse_overrides
+from sim.cli.options import JsonOption, RuleOverrides, RulesOption, rules_of
+from sim.cli.output import fail, print_json
 from sim.showdown import ShowdownError, score_showdown
 from sim.solver import arrangement, best_discard
 
-RulesOption = Annotated[str, typer.Option("--rules", help="Rule preset (see `rummy rules list`).")]
-RuleOverrides = Annotated[
-    list[str] | None,
-    typer.Option("--rule", "-r", help="Override one rule parameter, as key=value (repeatable)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+app = typer.Typer()
 
 
-def load_rules(preset: str, overrides: list[str] | None, **extra: object) -> RuleSet:
-    """The rule set a command runs under, or a one-line error and exit 1."""
-    try:
-        values = parse_overrides(overrides or [])
-        for key, value in extra.items():
-            values.setdefault(key, value)
-        return get_rules(preset, **values)
-    except RuleError as error:
-        fail(str(error))
-
-
+@app.command("deadwood")
 def deadwood(
     cards: Annotated[list[str], typer.Argument(help="The hand, e.g. 5C 6C 7C 7D 7H 7S KD.")],
     rules: RulesOption = "gin",
@@ -49,7 +34,7 @@ def deadwood(
 ) -> None:
     """Show a hand's best arrangement and deadwood (and its best discard when the
     hand holds one card more than the rule set's hand size)."""
-    r = load_rules(rules, rule)
+    r = rules_of(rules, rule)
     try:
         mask = parse_cards(cards, jokers=r.jokers)
         if mask == 0:
@@ -85,6 +70,7 @@ def deadwood(
         )
 
 
+@app.command("score")
 def score(
     hand: Annotated[
         list[str],
@@ -110,7 +96,7 @@ def score(
     as_json: JsonOption = False,
 ) -> None:
     """Score a showdown exactly as docs/RULES.md says: arrangements, lay-offs, outcome, points."""
-    r = load_rules(rules, rule, players=len(hand))  # one --hand per seat
+    r = rules_of(rules, rule, players=len(hand))  # one --hand per seat
     if knocker.lower() == "none":
         seat = None
     else:

@@ -1,4 +1,4 @@
-"""``rummy tune``: search a strategy's parameters on common deals (``sim.tune``).
+"""``rummy tune``: search a strategy's parameters on common deals (``sim.study.tune``).
 
 Examples::
 
@@ -12,16 +12,13 @@ Examples::
 Prints the seed, one line per batch of settings, then the settings played (mean net
 points with 95% t intervals), the best, its paired difference with the default
 parameters, the confirmation on fresh deals and the Holm-adjusted verdict against the
-runner-up; ``--json`` prints ``tune.json`` instead. Every mistake is one line on stderr
-and exit status 1, before anything is written.
+runner-up; ``--json`` prints ``tune.json`` instead. Every mistake is one line on stderr,
+before anything is written.
 """
 
 from __future__ import annotations
 
-import contextlib
-import math
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,25 +26,36 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from sim import tune as T
-from sim.cli.common import fail, print_json
-from sim.cli.run_cmd import (
+from sim.cli.options import (
+    AddressOption,
+    Backend,
+    BackendOption,
+    JsonOption,
     OutOption,
+    RuleOverrides,
     SeedOption,
     WorkersOption,
-    _ci,
-    _command,
-    _console,
-    _err_console,
-    _one_line_errors,
-    _p,
-    _ProgressView,
-    _seed_line,
 )
-from sim.cli.table_cmds import JsonOption, RuleOverrides, load_rules
-from sim.compare import CompareError
+from sim.cli.output import (
+    ProgressView,
+    ci,
+    command_line,
+    console,
+    err_console,
+    fail,
+    print_json,
+    seed_line,
+)
+from sim.rules import get_rules, parse_overrides
+from sim.stats import format_p, p_clause
+from sim.store import StorageError, read_toml
+from sim.study.search import DEFAULT_MAX_EVALS, SEARCHES, label_of
+from sim.study.tune import SETTINGS_FILE, TuneResult, load_tune
+from sim.study.tune import resume as resume_tune
+from sim.study.tune import tune as tune_api
+from sim.study.tune_request import TuneRequest, load_tune_file, make_request
 
-__all__ = ["register", "run_tune_file", "tune"]
+__all__ = ["run_tune_file", "tune"]
 
 DEFAULT_DEALS = 50_000  # per setting (and per seating with --duplicate)
 MAX_ROWS = 25  # settings printed; the rest are in settings.parquet
@@ -63,22 +71,10 @@ rummy tune greedy --param knock_at=0..40:4 --against greedy --rules knock-rummy 
 rummy tune --config experiments/tune_schedule_gin.toml"""
 
 
-@contextlib.contextmanager
-def _errors() -> Iterator[None]:
-    """``run_cmd``'s one-line errors, plus the tune's own."""
-    try:
-        with _one_line_errors():
-            yield
-    except (T.TuneError, CompareError) as error:
-        text = str(error).strip()
-        fail(text.splitlines()[0] if text else type(error).__name__)
+app = typer.Typer()
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``rummy tune`` to the top-level app."""
-    app.command("tune", epilog=TUNE_EXAMPLES)(tune)
-
-
+@app.command("tune", epilog=TUNE_EXAMPLES)
 def tune(
     strategy: Annotated[
         str | None,
@@ -143,7 +139,7 @@ def tune(
         typer.Option(
             "--max-evals",
             help=f"Settings to play at most: a space this small is played in full (grid), a "
-            f"larger one by coordinate descent (default: {T.DEFAULT_MAX_EVALS}).",
+            f"larger one by coordinate descent (default: {DEFAULT_MAX_EVALS}).",
             show_default=False,
         ),
     ] = None,
@@ -168,7 +164,8 @@ def tune(
         Path | None,
         typer.Option(
             "--config",
-            help="A tune file (TOML with a \\[tune] table), e.g. experiments/tune_schedule_gin.toml.",
+            help="A tune file (TOML with a \\[tune] table), "
+            "e.g. experiments/tune_schedule_gin.toml.",
             show_default=False,
         ),
     ] = None,
@@ -184,6 +181,8 @@ def tune(
     seed: SeedOption = None,
     workers: WorkersOption = None,
     out: OutOption = Path("results"),
+    backend: BackendOption = Backend.local,
+    address: AddressOption = None,
     chart: Annotated[
         bool, typer.Option("--chart/--no-chart", help="Save the chart as PNG and SVG.")
     ] = True,
@@ -193,102 +192,108 @@ def tune(
     the same line-up on the same deals; reports the best with its 95% CI, its paired
     difference with the default parameters and whether it beats the runner-up
     (Holm-adjusted)."""
-    with _errors():
-        if deals is not None and games is not None:
-            fail("give --deals or --games, not both")
-        for flag, value, low in (
-            ("--deals", deals, 2),
-            ("--games", games, 2),
-            ("--max-evals", max_evals, 1),
-        ):
-            if value is not None and value < low:
-                fail(f"{flag} {value} is not allowed; give at least {low}")
-        if confirm is not None and (confirm < 0 or confirm == 1):
-            fail(f"--confirm {confirm} is not allowed; give 0 (no replay) or at least 2")
-        if search is not None and search not in T.SEARCHES:
-            fail(f"--search {search!r} is not allowed; choose one of: {', '.join(T.SEARCHES)}")
-        spec_flags = (
-            ("STRATEGY", strategy),
-            ("--param", param),
-            ("--against", against),
-            ("--rules", rules),
-            ("--rule", rule),
-        )
-        if resume is not None:
-            given = [
-                f
-                for f, v in (
-                    *spec_flags,
-                    ("--config", config),
-                    ("--deals", deals),
-                    ("--games", games),
-                    ("--duplicate", duplicate),
-                    ("--max-evals", max_evals),
-                    ("--search", search),
-                    ("--confirm", confirm),
-                    ("--seed", seed),
-                )
-                if v is not None
-            ]
-            if given:
-                fail(
-                    f"--resume takes the settings stored in the directory; drop {given[0]} "
-                    "(only --workers, --chart and --json may be given)"
-                )
-            _run(
-                None,
-                workers=workers,
-                out=out,
-                chart=chart,
-                as_json=as_json,
-                resume=resume,
-                drawn=False,
+    if deals is not None and games is not None:
+        fail("give --deals or --games, not both")
+    for flag, value, low in (
+        ("--deals", deals, 2),
+        ("--games", games, 2),
+        ("--max-evals", max_evals, 1),
+    ):
+        if value is not None and value < low:
+            fail(f"{flag} {value} is not allowed; give at least {low}")
+    if confirm is not None and (confirm < 0 or confirm == 1):
+        fail(f"--confirm {confirm} is not allowed; give 0 (no replay) or at least 2")
+    if search is not None and search not in SEARCHES:
+        fail(f"--search {search!r} is not allowed; choose one of: {', '.join(SEARCHES)}")
+    spec_flags = (
+        ("STRATEGY", strategy),
+        ("--param", param),
+        ("--against", against),
+        ("--rules", rules),
+        ("--rule", rule),
+    )
+    if resume is not None:
+        given = [
+            f
+            for f, v in (
+                *spec_flags,
+                ("--config", config),
+                ("--deals", deals),
+                ("--games", games),
+                ("--duplicate", duplicate),
+                ("--max-evals", max_evals),
+                ("--search", search),
+                ("--confirm", confirm),
+                ("--seed", seed),
             )
-            return
-        if config is not None:
-            given = [f for f, v in spec_flags if v]
-            if given:
-                fail(f"{given[0]} cannot be combined with --config: edit the file")
-            run_tune_file(
-                config,
-                deals=deals,
-                games=games,
-                seed=seed,
-                duplicate=duplicate,
-                max_evals=max_evals,
-                search=search,
-                confirm=confirm,
-                workers=workers,
-                out=out,
-                chart=chart,
-                as_json=as_json,
-            )
-            return
-        if strategy is None:
+            if v is not None
+        ]
+        if given:
             fail(
-                "give the strategy to tune and its --param ranges (e.g. rummy tune greedy "
-                "--param knock_at=0..10 --against simple), or --config FILE"
+                f"--resume takes the settings stored in the directory; drop {given[0]} "
+                "(only --workers, --chart and --json may be given)"
             )
-        if not param:
-            fail("give at least one --param NAME=VALUES to tune, e.g. --param knock_at=0..10")
-        rule_set = load_rules(rules or "gin", rule)
-        mode = "games" if games is not None else "deals"
-        count = games if games is not None else (deals if deals is not None else DEFAULT_DEALS)
-        drawn = seed is None
-        request = T.make_request(
-            strategy,
-            param,
-            against=against if against is not None else strategy.partition(":")[0],
-            rules=rule_set,
-            count=count,
-            mode=mode,
-            seed=seed,
-            duplicate=bool(duplicate),
-            max_evals=max_evals if max_evals is not None else T.DEFAULT_MAX_EVALS,
-            search=search or "auto",
-            confirm=confirm if confirm is not None else count,
+        _run(
+            None,
+            workers=workers,
+            out=out,
+            chart=chart,
+            as_json=as_json,
+            resume=resume,
+            drawn=False,
+            backend=backend,
+            address=address,
         )
-        _run(request, workers=workers, out=out, chart=chart, as_json=as_json, drawn=drawn)
+        return
+    if config is not None:
+        given = [f for f, v in spec_flags if v]
+        if given:
+            fail(f"{given[0]} cannot be combined with --config: edit the file")
+        run_tune_file(
+            config,
+            deals=deals,
+            games=games,
+            seed=seed,
+            duplicate=duplicate,
+            max_evals=max_evals,
+            search=search,
+            confirm=confirm,
+            workers=workers,
+            out=out,
+            chart=chart,
+            as_json=as_json,
+            backend=backend,
+            address=address,
+        )
+        return
+    if strategy is None:
+        fail(
+            "give the strategy to tune and its --param ranges (e.g. rummy tune greedy "
+            "--param knock_at=0..10 --against simple), or --config FILE"
+        )
+    if not param:
+        fail("give at least one --param NAME=VALUES to tune, e.g. --param knock_at=0..10")
+    rule_set = get_rules(rules or "gin", **parse_overrides(rule or []))
+    mode = "games" if games is not None else "deals"
+    count = games if games is not None else (deals if deals is not None else DEFAULT_DEALS)
+    drawn = seed is None
+    request = make_request(
+        strategy,
+        param,
+        against=against if against is not None else strategy.partition(":")[0],
+        rules=rule_set,
+        count=count,
+        mode=mode,
+        seed=seed,
+        duplicate=bool(duplicate),
+        max_evals=max_evals if max_evals is not None else DEFAULT_MAX_EVALS,
+        search=search or "auto",
+        confirm=confirm if confirm is not None else count,
+    )
+    _run(
+        request, workers=workers, out=out, chart=chart, as_json=as_json, drawn=drawn,
+        backend=backend, address=address,
+    )  # fmt: skip
 
 
 def run_tune_file(
@@ -305,6 +310,8 @@ def run_tune_file(
     out: Path = Path("results"),
     chart: bool = True,
     as_json: bool = False,
+    backend: Backend = Backend.local,
+    address: str | None = None,
 ) -> None:
     """Run a tune file; flags given win over the file (``rummy tune --config`` and
     ``rummy run FILE`` both come here)."""
@@ -318,19 +325,21 @@ def run_tune_file(
     if deals is not None or games is not None:
         overrides["mode"] = "deals" if deals is not None else "games"
         overrides["count"] = deals if deals is not None else games
-    with _errors():
-        request = T.load_tune_file(path, **overrides)
-        if (
-            confirm is None
-            and overrides.get("count") is not None
-            and request.confirm not in (0, overrides["count"])
-        ):  # a smaller or larger size given on the command line: confirm on as many
-            request = T.make_request(**_request_args(request, confirm=overrides["count"]))
-        drawn = seed is None and not _file_has_seed(path)
-        _run(request, workers=workers, out=out, chart=chart, as_json=as_json, drawn=drawn)
+    request = load_tune_file(path, **overrides)
+    if (
+        confirm is None
+        and overrides.get("count") is not None
+        and request.confirm not in (0, overrides["count"])
+    ):  # a smaller or larger size given on the command line: confirm on as many
+        request = make_request(**_request_args(request, confirm=overrides["count"]))
+    drawn = seed is None and not _file_has_seed(path)
+    _run(
+        request, workers=workers, out=out, chart=chart, as_json=as_json, drawn=drawn,
+        backend=backend, address=address,
+    )  # fmt: skip
 
 
-def _request_args(request: T.TuneRequest, **changes: Any) -> dict[str, Any]:
+def _request_args(request: TuneRequest, **changes: Any) -> dict[str, Any]:
     data = request.to_dict()
     args = {
         "strategy": request.strategy,
@@ -358,16 +367,14 @@ def _request_args(request: T.TuneRequest, **changes: Any) -> dict[str, Any]:
 
 
 def _file_has_seed(path: Path) -> bool:
-    import tomllib
-
     try:
-        return "seed" in tomllib.loads(Path(path).read_text())
-    except (OSError, ValueError):
+        return "seed" in read_toml(path)
+    except StorageError:
         return False
 
 
 def _run(
-    request: T.TuneRequest | None,
+    request: TuneRequest | None,
     *,
     workers: int | None,
     out: Path,
@@ -375,10 +382,12 @@ def _run(
     as_json: bool,
     drawn: bool,
     resume: Path | None = None,
+    backend: Backend = Backend.local,
+    address: str | None = None,
 ) -> None:
-    console = _err_console() if as_json else _console()
+    say = err_console() if as_json else console()
 
-    def on_start(req: T.TuneRequest, directory: Path) -> None:
+    def on_start(req: TuneRequest, directory: Path) -> None:
         sizes = ", ".join(f"{r.name}: {len(r)} value{'s' if len(r) > 1 else ''}" for r in req.space)
         how = (
             "every setting (grid)"
@@ -386,7 +395,7 @@ def _run(
             else f"coordinate descent, at most {req.max_evals} settings"
         )
         seating = f" x {req.rotations} seatings (duplicate)" if req.duplicate else ""
-        console.print(
+        say.print(
             escape(
                 f"tune {req.strategy} vs {'/'.join(req.against)} under {req.rules.name} "
                 f"({req.players} players): {req.size:,} settings ({sizes}); {how}; "
@@ -394,10 +403,10 @@ def _run(
                 f"{workers or os.cpu_count() or 1} workers"
             )
         )
-        _seed_line(console, req.seed, drawn)
-        console.print(escape(f"directory: {directory}/"))
+        say.print(seed_line(req.seed, drawn), markup=False)
+        say.print(escape(f"directory: {directory}/"))
 
-    with _ProgressView("tune") as view:
+    with ProgressView("tune") as view:
 
         def on_batch(what: str, n: int) -> None:
             view.bar.console.print(escape(f"{what}: {n} new setting{'s' if n != 1 else ''}"))
@@ -405,18 +414,20 @@ def _run(
         options: dict[str, Any] = {
             "workers": workers,
             "chart": chart,
-            "command": _command(),
-            "progress": view.experiment_progress,
+            "command": command_line(),
+            "progress": view.progress,
             "on_batch": on_batch,
             "on_start": on_start,
+            "backend": backend.value,
+            "address": address,
         }
         if resume is not None:
-            result = T.resume(resume, **options)
+            result = resume_tune(resume, **options)
         else:
             assert request is not None
-            result = T.tune(request, out=out, **options)
-    record = T.load_tune(result.directory)
-    console.print(
+            result = tune_api(request, out=out, **options)
+    record = load_tune(result.directory)
+    say.print(
         f"{result.hands_played:,} hands played in {result.elapsed:.1f} s"
         + (
             f" ({result.hands_played / result.elapsed:,.0f} hands/s)"
@@ -427,16 +438,10 @@ def _run(
     if as_json:
         print_json(record | {"seed_drawn": drawn})
         return
-    print_tune(result, console)
+    print_tune(result, say)
 
 
-def _f(x: float | None, digits: int = 3) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return f"{x:+.{digits}f}"
-
-
-def print_tune(result: T.TuneResult, console: Any) -> None:
+def print_tune(result: TuneResult, out: Any) -> None:
     """The settings table (best first), the verdicts, where the results are."""
     req = result.request
     frame = result.settings.sort("mean", descending=True)
@@ -466,15 +471,15 @@ def print_tune(result: T.TuneResult, console: Any) -> None:
         table.add_row(
             mark,
             escape(name),
-            escape(_ci(r["mean"], r["low"], r["high"], 3)),
-            "" if r["best"] else _f(r["diff_vs_best"]),
-            _p(r["holm_p"]),
-            _f(r["diff_vs_default"]),
+            escape(ci(r["mean"], r["low"], r["high"], 3)),
+            "" if r["best"] else ci(r["diff_vs_best"], None, None, 3, sign=True),
+            format_p(r["holm_p"]),
+            ci(r["diff_vs_default"], None, None, 3, sign=True),
         )
-    console.print(table)
+    out.print(table)
     hidden = frame.height - shown.height
     if hidden > 0:
-        console.print(f"({hidden} more settings in {result.directory / T.SETTINGS_FILE})")
+        out.print(f"({hidden} more settings in {result.directory / SETTINGS_FILE})")
     s = result.search
     if s.method == "coordinate":
         stop = (
@@ -484,8 +489,8 @@ def print_tune(result: T.TuneResult, console: Any) -> None:
             if s.budget_exhausted
             else f"stopped after {s.rounds} rounds"
         )
-        path = " -> ".join(T.label_of(req.space, p) for p in s.path)
-        console.print(
+        path = " -> ".join(label_of(req.space, p) for p in s.path)
+        out.print(
             escape(
                 f"search: coordinate descent from the default, {len(s.values)} of {req.size:,} "
                 f"settings played in {s.rounds} round{'s' if s.rounds != 1 else ''}, {stop}; "
@@ -493,42 +498,42 @@ def print_tune(result: T.TuneResult, console: Any) -> None:
             )
         )
     else:
-        console.print(f"search: every setting of the grid ({len(s.values)})")
+        out.print(f"search: every setting of the grid ({len(s.values)})")
     best = result.best_interval
-    console.print(
+    out.print(
         escape(
             f"best: {result.best_label} ({req.seat_spec(result.best)}): "
-            f"{_ci(best.estimate, best.low, best.high, 3)} {result.metric}"
+            f"{ci(best.estimate, best.low, best.high, 3)} {result.metric}"
         )
     )
     d = result.vs_default
     if result.best == result.default:
-        console.print("the default parameters are the best setting played")
+        out.print("the default parameters are the best setting played")
     else:
-        console.print(
+        out.print(
             escape(
-                f"best - default ({default_label}): {_ci(d.mean_diff, d.ci.low, d.ci.high, 3)} "
+                f"best - default ({default_label}): {ci(d.mean_diff, d.ci.low, d.ci.high, 3)} "
                 f"(95% paired t on the same deals; optimistic: the best was picked on them), "
-                f"p = {_p(d.p_value) or 'n/a'}"
+                f"{p_clause(d.p_value)}"
             )
         )
     c = result.confirmation
     if c is not None:
-        console.print(
+        out.print(
             escape(
                 f"confirmed on {req.confirm:,} fresh {req.mode} (seed {result.confirm_seed}): "
-                f"best - default {_ci(c.mean_diff, c.ci.low, c.ci.high, 3)} (95% paired t), "
-                f"p = {_p(c.p_value) or 'n/a'}"
+                f"best - default {ci(c.mean_diff, c.ci.low, c.ci.high, 3)} (95% paired t), "
+                f"{p_clause(c.p_value)}"
             )
         )
-    console.print(escape(result.verdict.summary()))
+    out.print(escape(result.verdict.summary()))
     for name in result.on_edge():
-        console.print(
+        out.print(
             escape(
                 f"note: the best {name} is the first or last value of its range; where values "
                 f"beyond it make sense, widen --param {name}"
             )
         )
-    console.print(escape(f"results: {result.directory}/"))
+    out.print(escape(f"results: {result.directory}/"))
     for chart_path in result.chart_paths:
-        console.print(escape(f"chart: {chart_path}"))
+        out.print(escape(f"chart: {chart_path}"))

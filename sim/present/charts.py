@@ -19,7 +19,7 @@ names can be changed by keyword):
 - :func:`hand_length`: hand records with ``turns`` (or pre-counted ``turns``/``count``).
 - :func:`tournament_matrix`: one row per (row player, column player) with the row
   player's win rate and net points per deal (or net final score per game) against the
-  column player, with CIs (``sim.tournament`` cells).
+  column player, with CIs (``sim.study.tournament`` cells).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,8 +33,10 @@ __all__ = [
     "VarianceReduction",
     "best_vs_runner_up",
     "difference_test",
+    "format_p",
     "holm",
     "mcnemar_exact",
+    "p_clause",
     "paired_difference",
     "variance_reduction",
 ]
@@ -62,11 +65,39 @@ class Comparison:
     def significant(self, alpha: float = 0.05) -> bool:
         return bool(self.p_value < alpha)
 
+    def to_json(self) -> dict[str, Any]:
+        """The comparison as every study's JSON output writes it."""
+        return {
+            "estimate": self.mean_diff,
+            "low": self.ci.low,
+            "high": self.ci.high,
+            "confidence": self.ci.confidence,
+            "half_width": self.ci.half_width,
+            "method": self.method,
+            "p_value": self.p_value,
+            "t": self.t,
+            "sd": self.sd,
+            "n": self.n,
+        }
+
     def __str__(self) -> str:
         return (
             f"{self.label_a} - {self.label_b}: {self.ci.format()} "
             f"({self.ci.confidence * 100:g}% {self.method}), p = {self.p_value:.3g}, n = {self.n}"
         )
+
+
+def format_p(p: float | None) -> str:
+    """A p-value as every table prints it: 3 significant digits, "<1e-300" when it
+    underflows to 0, "" when there is none (the best setting against itself)."""
+    if p is None or math.isnan(p):
+        return ""
+    return "<1e-300" if p == 0 else f"{p:.3g}"
+
+
+def p_clause(p: float) -> str:
+    """``p = 0.0123``, or ``p < 1e-300``: a p-value in a sentence."""
+    return "p < 1e-300" if p == 0 else f"p = {p:.3g}"
 
 
 def difference_test(
@@ -206,7 +237,7 @@ class SweepVerdict:
         verdict = "significantly" if self.significant else "not significantly"
         return (
             f"best: {self.best}; {verdict} better than the runner-up {self.runner_up} "
-            f"(difference {comp.ci.format()}, Holm-adjusted p = {p:.3g} over "
+            f"(difference {comp.ci.format()}, Holm-adjusted {p_clause(p)} over "
             f"{len(self.comparisons)} comparisons, alpha = {self.alpha:g})"
         )
 

@@ -32,8 +32,8 @@ from kernels.enumerate import (
 from kernels.layout import N_NATURAL
 from kernels.tables import table_views
 from sim.rules import RuleSet
-from sim.runner import MAX_SEED
 from sim.solver import resolve_rules, tables_for
+from sim.study.runs import MAX_SEED
 
 __all__ = ["QUANTILES", "DeadwoodDistribution", "deadwood_distribution", "histogram_size"]
 

@@ -92,6 +92,17 @@ class Interval:
             f"{name}_method": self.method,
         }
 
+    def to_json(self) -> dict[str, Any]:
+        """The interval as every study's JSON output writes it."""
+        return {
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "confidence": self.confidence,
+            "method": self.method,
+            "n": self.n,
+        }
+
     def format(self, digits: int = 4) -> str:
         return f"{self.estimate:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
 

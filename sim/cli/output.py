@@ -1,0 +1,232 @@
+"""What every command prints the same way: errors, JSON, numbers, seeds, progress.
+
+* :func:`fail`: one line on stderr and exit status 1 (the command line's own mistakes,
+  found by the parser, exit 2; ``sim.cli`` turns every user error a library raises
+  into the same one line, so commands need no try/except of their own).
+* :func:`print_json`: strict JSON (null, never NaN).
+* Numbers: :func:`ci` for an estimate with its interval, :func:`pct`, and p-values
+  through ``sim.stats.format_p`` (one rule everywhere).
+* :func:`seed_line`: the seed, and how to repeat the run when it was drawn.
+* :class:`ProgressView`: the progress bar of a run, a study, or a tune.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import shlex
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from sim.store import dumps
+
+__all__ = [
+    "ProgressView",
+    "study_progress",
+    "study_size",
+    "ci",
+    "command_line",
+    "console",
+    "err_console",
+    "fail",
+    "fmt",
+    "pct",
+    "print_json",
+    "seed_line",
+]
+
+
+def fail(message: str) -> NoReturn:
+    """Print a one-line error on stderr and exit with status 1 (never a traceback)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=1)
+
+
+def print_json(value: Any) -> None:
+    """Print ``value`` as indented, strict JSON on stdout (NaN and infinity as null)."""
+    sys.stdout.write(dumps(value, sort_keys=False) + "\n")
+
+
+def command_line() -> str:
+    """This command as typed (stored as provenance)."""
+    return shlex.join(["rummy", *sys.argv[1:]]) if sys.argv else "rummy"
+
+
+def console() -> Console:
+    """Standard output; tables keep their width when piped (rich assumes 80 columns)."""
+    wide = None if sys.stdout.isatty() else 160
+    return Console(highlight=False, soft_wrap=False, width=wide)
+
+
+def err_console() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def fmt(value: float, digits: int, sign: bool = False) -> str:
+    """A number without the "-0.00" of a tiny negative."""
+    text = f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+    if float(text) == 0.0:
+        text = f"{0.0:+.{digits}f}" if sign else f"{0.0:.{digits}f}"
+    return text
+
+
+def ci(
+    estimate: float | None,
+    low: float | None,
+    high: float | None,
+    digits: int = 2,
+    scale: float = 1.0,
+    sign: bool = False,
+) -> str:
+    """``1.23 [0.98, 1.48]``: an estimate with its interval ("-" when there is none)."""
+    if estimate is None or math.isnan(estimate):
+        return "-"
+    if low is None or high is None or math.isnan(low) or math.isnan(high):
+        return fmt(estimate * scale, digits, sign)
+    return (
+        f"{fmt(estimate * scale, digits, sign)} "
+        f"[{fmt(low * scale, digits, sign)}, {fmt(high * scale, digits, sign)}]"
+    )
+
+
+def pct(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value * 100:.1f}"
+
+
+def seed_line(seed: int, drawn: bool) -> str:
+    if drawn:
+        return f"seed {seed} (drawn; pass --seed {seed} to repeat or resume)"
+    return f"seed {seed}"
+
+
+class ProgressView:
+    """A rich progress bar on stderr, fed by the executor's ``Progress`` (a run, or
+    every run of a study) or by an experiment's phases."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.bar = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(bar_width=30),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+            TextColumn("elapsed"),
+            TimeElapsedColumn(),
+            console=err_console(),
+            transient=False,
+        )
+        self.task = self.bar.add_task(label, total=None, rate="")
+        self.started = time.perf_counter()
+
+    def __enter__(self) -> ProgressView:
+        self.bar.start()
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is not None:  # leave only the error's one line behind
+            self.bar.live.transient = True
+        self.bar.stop()
+
+    @staticmethod
+    def _rate(hands: int, elapsed: float) -> str:
+        if elapsed <= 0 or hands <= 0:
+            return "- hands/s"
+        return f"{hands / elapsed:,.0f} hands/s"
+
+    def progress(self, p: Any) -> None:
+        """The executor's ``Progress``: chunks of one run, or runs of a study."""
+        if p.hands_played == 0 and p.units_done < p.units_total:
+            where = "starting (the first use of an engine compiles it)"
+        elif p.runs_total > 1:
+            where = f"run {p.runs_done}/{p.runs_total}"
+        else:
+            where = f"chunk {p.chunks_done}/{p.chunks_total}"
+        self.bar.update(
+            self.task,
+            description=f"{self.label}: {where}",
+            total=max(p.units_total, 1),
+            completed=p.units_done,
+            rate=self._rate(p.hands_played, p.elapsed),
+        )
+
+    def phase(self, p: Any) -> None:
+        """An experiment's ``ExperimentProgress``: its runs, then what it does next."""
+        if p.phase == "run":
+            block = f" (+block {p.block})" if p.block else ""
+            self.bar.update(
+                self.task,
+                description=f"{self.label}{block}: run {p.runs_done}/{p.runs_total}",
+                total=max(p.units_total, 1),
+                completed=p.units_done,
+                rate=self._rate(p.hands_done, p.elapsed),
+            )
+            return
+        text = {
+            "engine": "loading the engine (the first use compiles it)",
+            "analyse": "analysing",
+            "charts": "drawing charts",
+            "report": "writing the report",
+        }.get(p.phase, p.phase)
+        total = None if p.phase == "engine" else self.bar.tasks[0].total
+        self.bar.update(self.task, description=f"{self.label}: {text}", total=total)
+
+
+def study_size(deals: int | None, games: int | None, default: int) -> tuple[int, str]:
+    """The size of a study from ``--deals``/``--games`` (one of them), and its mode."""
+    if deals is not None and games is not None:
+        fail("give --deals or --games, not both")
+    if games is not None:
+        return games, "games"
+    return (deals if deals is not None else default), "deals"
+
+
+@contextlib.contextmanager
+def study_progress(
+    label: str, seed: int, drawn: bool, quiet: bool
+) -> Iterator[Callable[[Any], None]]:
+    """Yield the progress callback to give a study. Its first call (the study's first
+    progress, so after every check of its input) prints the seed line (on stderr when
+    ``quiet``) and starts a progress bar; a study that reports no progress prints the
+    line when it ends. A refused study prints only its error."""
+    view: ProgressView | None = None
+
+    def print_seed() -> None:
+        (err_console() if quiet else console()).print(seed_line(seed, drawn), markup=False)
+
+    def progress(p: Any) -> None:
+        nonlocal view
+        if view is None:
+            print_seed()
+            view = ProgressView(label).__enter__()
+        view.progress(p)
+
+    try:
+        yield progress
+    except BaseException as error:
+        if view is not None:
+            view.__exit__(type(error), error, None)
+        raise
+    else:
+        if view is None:  # a study with nothing left to play still names its seed
+            print_seed()
+        else:
+            view.__exit__(None, None, None)

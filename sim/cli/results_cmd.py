@@ -1,0 +1,98 @@
+"""``rummy chart`` and ``rummy report``: draw and write up finished results.
+
+Examples::
+
+    rummy chart results/gin_knock_threshold --kind knock-curve
+    rummy report results/gin_knock_threshold
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sim.cli.options import path_text
+from sim.cli.output import console
+from sim.present.experiment import save_charts, write_experiment_report
+from sim.study.design import EXPERIMENT_JSON
+from sim.study.experiment_store import load_results
+
+app = typer.Typer()
+
+
+class ChartKind(StrEnum):
+    knock_curve = "knock-curve"
+    curve = "curve"
+    heatmap = "heatmap"
+    outcome_mix = "outcome-mix"
+    hand_length = "hand-length"
+
+
+ResultsArgument = Annotated[
+    Path,
+    typer.Argument(
+        help="An experiment directory (results/NAME), a run directory (results/NAME/RUN_ID), "
+        "or one of their Parquet files.",
+        show_default=False,
+    ),
+]
+
+
+def _results_dir(path: Path) -> Path:
+    if path.is_file():
+        return path.parent if (path.parent / EXPERIMENT_JSON).exists() else path.parent.parent
+    return path
+
+
+@app.command("chart")
+def chart(
+    path: ResultsArgument,
+    kind: Annotated[
+        list[ChartKind] | None,
+        typer.Option(
+            "--kind",
+            "-k",
+            help="Chart to draw (repeatable) (default: every chart that fits the results).",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            parser=path_text,
+            help="Folder for the files (default: PATH/charts).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Draw charts (PNG and SVG) of an experiment or a run: the knock-threshold curve,
+    threshold x variant heatmap, outcome mix per setting, distribution of hand length."""
+    data = load_results(path)
+    target = out if out is not None else _results_dir(path) / "charts"
+    for file in save_charts(data, target, [k.value for k in kind] if kind else None):
+        console().print(str(file), markup=False)
+
+
+@app.command("report")
+def report(
+    path: ResultsArgument,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            parser=path_text,
+            help="The HTML file (default: PATH/report.html).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Write a self-contained HTML report (charts embedded, tables, config, provenance)."""
+    data = load_results(path)
+    target = out if out is not None else _results_dir(path) / "report.html"
+    console().print(str(write_experiment_report(data, target)), markup=False)

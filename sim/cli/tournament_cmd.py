@@ -1,0 +1,164 @@
+"""``rummy tournament``: a round robin of strategies on identical deals, every seating.
+
+Examples::
+
+    rummy tournament --strategies greedy,simple,defensive,random --rules gin --deals 20_000
+    rummy tournament --strategies greedy,greedy:knock_at=5 --rules knock-rummy --json
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sim.cli.options import (
+    AddressOption,
+    Backend,
+    BackendOption,
+    GamesOption,
+    JsonOption,
+    OutOption,
+    RuleOverrides,
+    RulesOption,
+    SeedOption,
+    WorkersOption,
+)
+from sim.cli.output import command_line, fmt, print_json, study_progress, study_size
+from sim.rules import get_rules, parse_overrides
+from sim.study.runs import new_seed
+from sim.study.tournament import TournamentResult
+from sim.study.tournament import tournament as tournament_api
+
+DEFAULT_TOURNAMENT_DEALS = 20_000  # per seating run: a 4-strategy gin round robin is 12 runs
+
+EXAMPLES = """Examples:
+
+rummy tournament --strategies greedy,simple,defensive,random --rules gin
+
+rummy tournament --strategies greedy,greedy:knock_at=5 --rules knock-rummy --deals 5_000"""
+
+app = typer.Typer()
+
+
+@app.command("tournament", epilog=EXAMPLES)
+def tournament(
+    strategies: Annotated[
+        list[str],
+        typer.Option(
+            "--strategies",
+            "-s",
+            help="The strategies, comma-separated (greedy,simple,defensive,random); a "
+            "strategy's own parameters follow it (greedy:knock_at=7,min_gain=2,simple). "
+            "Repeatable.",
+            show_default=False,
+        ),
+    ],
+    rules: RulesOption = "gin",
+    rule: RuleOverrides = None,
+    deals: Annotated[
+        int | None,
+        typer.Option(
+            "--deals",
+            "-n",
+            min=2,
+            help=f"Single deals per seating run (default: {DEFAULT_TOURNAMENT_DEALS:,}).",
+            show_default=False,
+        ),
+    ] = None,
+    games: GamesOption = None,
+    chart: Annotated[
+        bool,
+        typer.Option("--chart/--no-chart", help="Save the matrix chart as PNG and SVG."),
+    ] = True,
+    seed: SeedOption = None,
+    workers: WorkersOption = None,
+    out: OutOption = Path("results"),
+    backend: BackendOption = Backend.local,
+    address: AddressOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Round robin: every pair of strategies on the same deals in every seating; prints
+    the matrix of win rates (95% Wilson CI) and net points per deal (95% t CI; with
+    --games: games won and net final score per game), row strategy against column
+    strategy. With more than two players a cell is the row strategy alone against a
+    field of the column strategy (an even win rate is 1 / players)."""
+    count, mode = study_size(deals, games, DEFAULT_TOURNAMENT_DEALS)
+    rule_set = get_rules(rules, **parse_overrides(rule or []))
+    drawn = seed is None
+    seed = new_seed() if seed is None else seed
+    with study_progress("tournament", seed, drawn, as_json) as progress:
+        result = tournament_api(
+            strategies,
+            rules=rule_set,
+            count=count,
+            mode=mode,  # type: ignore[arg-type]
+            seed=seed,
+            workers=workers,
+            out=out,
+            chart=chart,
+            backend=backend.value,  # type: ignore[arg-type]
+            address=address,
+            command=command_line(),
+            progress=progress,
+        )
+    if as_json:
+        print_json({**result.to_dict(), "seed_drawn": drawn})
+        return
+    _print_tournament(result)
+
+
+def _matrix_table(result: TournamentResult, title: str, cell: Any) -> Table:
+    table = Table(title=title)
+    table.add_column("row vs column")
+    for name in result.strategies:
+        table.add_column(name, justify="right")
+    cells = {(r["player"], r["opponent"]): r for r in result.matrix.iter_rows(named=True)}
+    for row in result.strategies:
+        table.add_row(
+            row,
+            *("—" if row == col else cell(cells[(row, col)]) for col in result.strategies),
+        )
+    return table
+
+
+def _print_tournament(result: TournamentResult) -> None:
+    console = Console(highlight=False, soft_wrap=True, markup=False)
+    console.print(
+        f"tournament {result.directory}: {len(result.strategies)} strategies under "
+        f"{result.rules.name} ({result.players} players), {result.count:,} {result.mode} "
+        f"per seating, same seed everywhere"
+    )
+    console.print(f"scheme: {result.scheme}")
+    level = f"{result.confidence * 100:g}%"
+    console.print(
+        _matrix_table(
+            result,
+            f"Win rate of row vs column ({level} Wilson CI)",
+            lambda r: (
+                f"{r['win_rate'] * 100:.1f}%\n[{r['win_low'] * 100:.1f}, {r['win_high'] * 100:.1f}]"
+            ),
+        )
+    )
+    console.print(
+        _matrix_table(
+            result,
+            f"{result.metric.capitalize()}, row vs column (± {level} t CI half-width)",
+            # t intervals are symmetric: estimate ± half-width
+            lambda r: f"{fmt(r['net'], 2, True)}\n±{(r['net_high'] - r['net_low']) / 2:.2f}",
+        )
+    )
+    for name, method in result.methods().items():
+        console.print(f"{name}: {method}")
+    if result.players == 2:
+        console.print("hands nobody won (ties, dead hands) make up the rest of each pair's 100%")
+    else:
+        console.print(
+            f"an even win rate is {100 / result.players:.1f}% ({result.players} players); "
+            "cells (i, j) and (j, i) are different tables"
+        )
+    if result.chart_paths:
+        console.print("chart: " + ", ".join(str(p) for p in result.chart_paths))

@@ -1,0 +1,660 @@
+"""The analysis of an experiment: intervals per setting, the verdict per group.
+
+Per setting: the headline metric of template seat 0 with its t interval (per deal,
+averaged over the seatings with ``duplicate``), points and net points per hand, win
+rate (Wilson), outcome mix, hand lengths, every seat's statistics; per group of
+settings the best one against every other on common deals (paired t on the per-deal
+values; Holm-adjusted). Sums come from the runs' exact summaries, per-deal values from
+their hands (``sim.study.units``); with ``rows = "none"`` the comparisons are unpaired.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from kernels import layout as L
+from sim.rules import PRESETS, RuleSet
+from sim.stats import Interval, Moments, best_vs_runner_up, mean_ci, needed_for_half_width, wilson
+from sim.study import rundir
+from sim.study.design import ALPHA, Experiment, ExperimentError, default_charts
+from sim.study.runs import RunConfig
+from sim.study.settings import Setting, format_value
+from sim.study.tables import one_line
+from sim.study.units import focal_series, load_units
+
+__all__ = ["ExperimentData", "analyse", "data_from_run"]
+
+
+@dataclass(frozen=True)
+class ExperimentData:
+    """The analysed results of an experiment (or of one run directory): frames and a
+    JSON record; what charts and the report are drawn from."""
+
+    kind: Literal["experiment", "run"]
+    name: str
+    record: dict[str, Any]
+    summary: pl.DataFrame
+    seats: pl.DataFrame
+    outcomes: pl.DataFrame
+    turns: pl.DataFrame
+    comparisons: pl.DataFrame
+    runs: pl.DataFrame
+    config: dict[str, Any]
+    provenance: dict[str, Any]
+
+    @property
+    def headline(self) -> str:
+        return str(self.record["headline"])
+
+    @property
+    def mode(self) -> str:
+        return str(self.record["mode"])
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return dict(self.record.get("meta") or {})
+
+    @property
+    def verdicts(self) -> list[dict[str, Any]]:
+        return list(self.record.get("verdicts") or [])
+
+    def seat0(self) -> str:
+        """Seat 0's spec in the line-up template (placeholders kept: ``greedy:knock_at={k}``)."""
+        seats = self.config.get("seats") or self.config.get("lineup") or ["?"]
+        first = seats if isinstance(seats, str) else seats[0]
+        return str(first).split("/")[0].strip()
+
+    def charts(self) -> tuple[str, ...]:
+        """The chart kinds to draw: those the experiment named, else all that fit."""
+        named = self.record.get("charts")
+        return tuple(named) if named else default_charts(self.meta)
+
+
+# --- analysis --------------------------------------------------------------------------
+
+Sums = dict[tuple[str, int, int], int]
+
+
+def _sums(run_dir: Path) -> Sums:
+    frame = rundir.load_summary(run_dir)
+    out: Sums = {}
+    for stat, seat, key, value in frame.select("stat", "seat", "key", "value").iter_rows():
+        out[(stat, int(seat), int(key))] = out.get((stat, int(seat), int(key)), 0) + int(value)
+    return out
+
+
+def _add_sums(a: Sums, b: Sums) -> Sums:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + v
+    return out
+
+
+def _cross(s: Sums, stat: str, i: int, j: int) -> int:
+    a, b = (i, j) if i < j else (j, i)
+    return s.get((stat, a, b), 0)
+
+
+def _net_moments(s: Sums, prefix: str, n: int, seat: int, players: int) -> Moments:
+    """Moments of ``x_seat - mean(x_others)`` from exact integer sums (engine units).
+
+    With ``Q = players - 1`` and ``X = Q x_s - sum_{j != s} x_j`` (an integer per
+    hand): ``sum X = Q S_s - sum S_j`` and ``sum X^2 = Q^2 SS_s - 2Q sum_j C_sj +
+    sum_j SS_j + 2 sum_{j<k} C_jk`` (j, k != s); scaled by ``1 / (POINT_SCALE Q)``.
+    """
+    q = players - 1
+    others = [j for j in range(players) if j != seat]
+    total = q * s.get((f"{prefix}_sum", seat, -1), 0) - sum(
+        s.get((f"{prefix}_sum", j, -1), 0) for j in others
+    )
+    square = q * q * s.get((f"{prefix}_sumsq", seat, -1), 0)
+    square -= 2 * q * sum(_cross(s, f"{prefix}_cross", seat, j) for j in others)
+    square += sum(s.get((f"{prefix}_sumsq", j, -1), 0) for j in others)
+    square += 2 * sum(
+        _cross(s, f"{prefix}_cross", j, k) for j, k in itertools.combinations(others, 2)
+    )
+    return Moments.from_sums(n, total, square).scaled(1.0 / (L.POINT_SCALE * q))
+
+
+def _own_moments(s: Sums, prefix: str, n: int, seat: int) -> Moments:
+    return Moments.from_sums(
+        n, s.get((f"{prefix}_sum", seat, -1), 0), s.get((f"{prefix}_sumsq", seat, -1), 0)
+    ).scaled(1.0 / L.POINT_SCALE)
+
+
+def _knocks(s: Sums, seat: int, outcomes: Iterable[int] | None = None) -> int:
+    keep = None if outcomes is None else set(outcomes)
+    return sum(
+        v
+        for (stat, st, key), v in s.items()
+        if stat == "knocker_outcome" and st == seat and (keep is None or key in keep)
+    )
+
+
+def _interval_row(prefix: str, iv: Interval) -> dict[str, float]:
+    return {prefix: iv.estimate, f"{prefix}_low": iv.low, f"{prefix}_high": iv.high}
+
+
+def _unpaired(a: Moments, b: Moments) -> Moments:
+    """Moments whose paired-t test equals Welch's unpaired test at equal n (rows='none':
+    no per-deal pairing; ignoring the positive correlation of common deals is
+    conservative)."""
+    n = min(a.n, b.n)
+    var = (a.variance if a.n > 1 else 0.0) * n / max(a.n, 1) + (
+        b.variance if b.n > 1 else 0.0
+    ) * n / max(b.n, 1)
+    return Moments(n, a.mean - b.mean, var * (n - 1))
+
+
+class _Analysis:
+    """Statistics of every setting over all blocks (see :func:`analyse`)."""
+
+    def __init__(self, experiment: Experiment, blocks: Sequence[Sequence[Setting]]):
+        self.experiment = experiment
+        self.blocks = blocks
+        self.settings = list(blocks[0])
+        self.rows_kept = experiment.rows == "hands"
+        self.mode = experiment.mode
+        self.headline = experiment.headline
+        n = len(self.settings)
+        # per setting: per rotation index, summary sums over blocks
+        self.sums: list[list[Sums]] = [[{} for _ in s.configs] for s in self.settings]
+        self.units = [0] * n
+        self.values: list[dict[str, np.ndarray]] = [{} for _ in range(n)]
+        for block in blocks:
+            for i, setting in enumerate(block):
+                self.units[i] += setting.configs[0].count
+                for r, run_dir in enumerate(setting.dirs):
+                    self.sums[i][r] = _add_sums(self.sums[i][r], _sums(run_dir))
+                if self.rows_kept:
+                    self._add_values(i, setting)
+        self.headline_iv: list[Interval] = []
+        self.headline_m: list[Moments] = []
+        for i in range(n):
+            iv, m = self._headline(i)
+            self.headline_iv.append(iv)
+            self.headline_m.append(m)
+
+    # per-unit values: template seat 0, averaged over rotations, concatenated over blocks
+    def _add_values(self, i: int, setting: Setting) -> None:
+        units = [load_units(d, self.mode, setting.players) for d in setting.dirs]
+        expected = np.arange(setting.configs[0].count)
+        for u, run_dir in zip(units, setting.dirs, strict=True):
+            if u.keys.shape[0] != expected.shape[0] or not np.array_equal(u.keys[:, 0], expected):
+                raise ExperimentError(
+                    f"{run_dir}: rows do not cover numbers 0..{len(expected) - 1}"
+                )
+        positions = [setting.position(0, r) for r in setting.rotations]
+        series = focal_series(units, positions, f"setting {setting.label}")
+        if self.mode == "deals":
+            metrics = {"net_points": series.net, "points": series.points, "win_rate": series.won}
+        else:
+            metrics = {"net_score": series.net, "game_win_rate": series.won}
+        for column, values in metrics.items():
+            old = self.values[i].get(column)
+            self.values[i][column] = values if old is None else np.concatenate([old, values])
+
+    def pooled(self, i: int, seat: int = 0) -> dict[str, Any]:
+        """Seat ``seat`` of setting ``i`` over every rotation (hands pooled)."""
+        setting = self.settings[i]
+        P = setting.players
+        hands = games = wins = knocks = gins = undercuts = game_wins = 0
+        points = net = net_score = Moments()
+        special = {L.OUTCOME_LABELS.index(x) for x in ("gin", "big_gin", "rummy")}
+        undercut = L.OUTCOME_LABELS.index("undercut")
+        for r, s in zip(setting.rotations, self.sums[i], strict=True):
+            pos = setting.position(seat, r)
+            h = s.get(("hands", -1, -1), 0)
+            hands += h
+            points += _own_moments(s, "points", h, pos)
+            net += _net_moments(s, "points", h, pos, P)
+            wins += s.get(("wins", pos, -1), 0)
+            knocks += _knocks(s, pos)
+            gins += _knocks(s, pos, special)
+            undercuts += _knocks(s, pos, [undercut])
+            if self.mode == "games":
+                g = s.get(("count", -1, -1), 0)
+                games += g
+                net_score += _net_moments(s, "score", g, pos, P)
+                game_wins += s.get(("game_wins", pos, -1), 0)
+        return {
+            "hands": hands,
+            "games": games,
+            "points": points,
+            "net": net,
+            "wins": wins,
+            "knocks": knocks,
+            "gins": gins,
+            "undercuts": undercuts,
+            "net_score": net_score,
+            "game_wins": game_wins,
+        }
+
+    def _headline(self, i: int) -> tuple[Interval, Moments]:
+        rotations = len(self.settings[i].configs)
+        if self.rows_kept:
+            m = Moments.of(self.values[i][self.headline])
+            iv = mean_ci(m)
+            method = "t" + (
+                f" over duplicate {self.mode} ({rotations} seatings)" if rotations > 1 else ""
+            )
+            return dataclasses.replace(iv, method=method), m
+        p = self.pooled(i)
+        if self.headline in ("win_rate", "game_win_rate"):
+            n, k = (
+                (p["hands"], p["wins"])
+                if self.headline == "win_rate"
+                else (p["games"], p["game_wins"])
+            )
+            return wilson(k, n), Moments.from_sums(n, k, k)
+        m = {"net_points": p["net"], "points": p["points"], "net_score": p["net_score"]}[
+            self.headline
+        ]
+        iv = mean_ci(m)
+        method = "t" + (" (seatings pooled)" if rotations > 1 else "")
+        return dataclasses.replace(iv, method=method), m
+
+    def widest_half_width(self) -> float:
+        return max(iv.half_width for iv in self.headline_iv)
+
+    def extra_units(self, target: float) -> int:
+        """Deals (games) to add to every setting so the widest interval should fit."""
+        extra = 0
+        for i, m in enumerate(self.headline_m):
+            need = needed_for_half_width(m, target)
+            per_unit = m.n / max(self.units[i], 1)  # values per deal: seatings when pooled
+            extra = max(extra, math.ceil((need - m.n) / max(per_unit, 1e-9)))
+        return extra
+
+    def groups(self) -> dict[str, list[int]]:
+        """Settings compared with each other: per variant when a grid runs within
+        several variants (scores of different rule sets are not one scale), else all."""
+        exp = self.experiment
+        if exp.grid and len(exp.variants) > 1:
+            out: dict[str, list[int]] = {}
+            for i, s in enumerate(self.settings):
+                out.setdefault(s.variant, []).append(i)
+            return out
+        return {"all": list(range(len(self.settings)))}
+
+    def compare(
+        self,
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[int, dict[str, Any]]]:
+        verdicts: list[dict[str, Any]] = []
+        rows: list[dict[str, Any]] = []
+        per_setting: dict[int, dict[str, Any]] = {}
+        for group, members in self.groups().items():
+            if len(members) < 2:
+                continue
+            labels = [self.settings[i].label for i in members]
+            if self.rows_kept:
+                values: dict[str, Any] = {
+                    self.settings[i].label: self.values[i][self.headline] for i in members
+                }
+                verdict = best_vs_runner_up(values)
+                method = verdict.method
+            else:
+                moments = {self.settings[i].label: self.headline_m[i] for i in members}
+                diffs = {
+                    (a, b): _unpaired(moments[a], moments[b])
+                    for a, b in itertools.permutations(labels, 2)
+                }
+                verdict = best_vs_runner_up(moments, diffs)
+                method = (
+                    f"unpaired t (rows='none' keeps no per-deal values), best vs each of "
+                    f"{len(labels) - 1} others, Holm-Bonferroni"
+                )
+            by_label = {self.settings[i].label: i for i in members}
+            per_setting[by_label[verdict.best]] = {
+                "best": True,
+                "diff_vs_best": 0.0,
+                "diff_low": 0.0,
+                "diff_high": 0.0,
+                "p_value": math.nan,
+                "holm_p": math.nan,
+                "compare_method": method,
+            }
+            for comp, p in zip(verdict.comparisons, verdict.adjusted_p, strict=True):
+                per_setting[by_label[comp.label_b]] = {
+                    "best": False,
+                    "diff_vs_best": -comp.mean_diff,
+                    "diff_low": -comp.ci.high,
+                    "diff_high": -comp.ci.low,
+                    "p_value": comp.p_value,
+                    "holm_p": p,
+                    "compare_method": method,
+                }
+                rows.append(
+                    {
+                        "group": group,
+                        "best": verdict.best,
+                        "setting": comp.label_b,
+                        "difference": comp.mean_diff,
+                        "low": comp.ci.low,
+                        "high": comp.ci.high,
+                        "p_value": comp.p_value,
+                        "holm_p": p,
+                        "significant": bool(p < ALPHA and comp.mean_diff > 0),
+                        "n": comp.n,
+                        "method": method,
+                    }
+                )
+            text = verdict.summary()
+            if not self.rows_kept:
+                text = text.replace("Holm-adjusted", "unpaired, Holm-adjusted")
+            verdicts.append(
+                {
+                    "group": group,
+                    "best": verdict.best,
+                    "runner_up": verdict.runner_up,
+                    "significant": verdict.significant,
+                    "summary": text,
+                    "method": method,
+                    "alpha": ALPHA,
+                }
+            )
+        return verdicts, rows, per_setting
+
+    def data(self, *, started: float, hands_played: int, reached: bool | None) -> ExperimentData:
+        exp = self.experiment
+        verdicts, comparisons, per_setting = self.compare()
+        summary_rows, seat_rows, outcome_rows, turn_rows, run_rows = [], [], [], [], []
+        for i, setting in enumerate(self.settings):
+            params = dict(setting.params)
+            p = self.pooled(i)
+            iv = self.headline_iv[i]
+            row: dict[str, Any] = {
+                "setting": setting.label,
+                "group": next(g for g, m in self.groups().items() if i in m),
+                "variant": setting.variant,
+                **params,
+                "rules": setting.rules.name,
+                "lineup": "/".join(setting.lineup),
+                "mode": exp.mode,
+                "units": self.units[i],
+                "hands": p["hands"],
+                "rotations": len(setting.configs),
+                "headline": exp.headline,
+                "estimate": iv.estimate,
+                "low": iv.low,
+                "high": iv.high,
+                "half_width": iv.half_width,
+                "method": iv.method,
+            }
+            row.update(_interval_row("points", mean_ci(p["points"])))
+            if self.rows_kept and self.mode == "deals":
+                net_iv = mean_ci(Moments.of(self.values[i]["net_points"]))
+                net_method = "t" + (" over duplicate deals" if len(setting.configs) > 1 else "")
+            else:
+                net_iv = mean_ci(p["net"])
+                net_method = "t over hands" + (
+                    " (seatings pooled)" if len(setting.configs) > 1 else ""
+                )
+            row.update(_interval_row("net", net_iv))
+            row["net_method"] = net_method
+            w = wilson(p["wins"], p["hands"])
+            row.update(win_rate=w.estimate, win_low=w.low, win_high=w.high, win_method="Wilson")
+            h = max(p["hands"], 1)
+            row.update(
+                knock_rate=p["knocks"] / h,
+                gin_rate=p["gins"] / h,
+                undercut_rate=p["undercuts"] / h,
+            )
+            turns: dict[int, int] = {}
+            outcomes: dict[int, int] = {}
+            for s in self.sums[i]:
+                for (stat, _, key), v in s.items():
+                    if stat == "turns":
+                        turns[key] = turns.get(key, 0) + v
+                    elif stat == "outcome":
+                        outcomes[key] = outcomes.get(key, 0) + v
+            n_turns = sum(turns.values())
+            row["mean_turns"] = (
+                sum(k * v for k, v in turns.items()) / n_turns if n_turns else math.nan
+            )
+            if self.mode == "games":
+                if self.rows_kept:
+                    ns = mean_ci(Moments.of(self.values[i]["net_score"]))
+                else:
+                    ns = mean_ci(p["net_score"])
+                row.update(_interval_row("net_score", ns))
+                gw = wilson(p["game_wins"], p["games"])
+                row.update(game_win_rate=gw.estimate, game_win_low=gw.low, game_win_high=gw.high)
+                row["hands_per_game"] = p["hands"] / max(p["games"], 1)
+            row.update(
+                per_setting.get(
+                    i,
+                    {
+                        "best": False,
+                        "diff_vs_best": math.nan,
+                        "diff_low": math.nan,
+                        "diff_high": math.nan,
+                        "p_value": math.nan,
+                        "holm_p": math.nan,
+                        "compare_method": "",
+                    },
+                )
+            )
+            row["run_ids"] = " ".join(c.run_id for b in self.blocks for c in b[i].configs)
+            summary_rows.append(row)
+            for seat in range(setting.players):
+                q = self.pooled(i, seat)
+                pts, net = mean_ci(q["points"]), mean_ci(q["net"])
+                sw = wilson(q["wins"], q["hands"])
+                seat_row = {
+                    "setting": setting.label,
+                    "variant": setting.variant,
+                    **params,
+                    "seat": seat,
+                    "strategy": setting.lineup[seat],
+                    "hands": q["hands"],
+                    **_interval_row("points", pts),
+                    **_interval_row("net", net),
+                    "win_rate": sw.estimate,
+                    "win_low": sw.low,
+                    "win_high": sw.high,
+                    "knock_rate": q["knocks"] / max(q["hands"], 1),
+                    "points_method": "t over hands",
+                    "rate_method": "Wilson",
+                }
+                if self.mode == "games":
+                    gw = wilson(q["game_wins"], q["games"])
+                    seat_row.update(_interval_row("net_score", mean_ci(q["net_score"])))
+                    seat_row.update(
+                        game_win_rate=gw.estimate, game_win_low=gw.low, game_win_high=gw.high
+                    )
+                seat_rows.append(seat_row)
+            n_hands = sum(outcomes.values())
+            for code, label in enumerate(L.OUTCOME_LABELS):
+                c = outcomes.get(code, 0)
+                ow = wilson(c, n_hands)
+                outcome_rows.append(
+                    {
+                        "setting": setting.label,
+                        "outcome": label,
+                        "count": c,
+                        "hands": n_hands,
+                        "share": ow.estimate,
+                        "low": ow.low,
+                        "high": ow.high,
+                        "method": "Wilson",
+                    }
+                )
+            turn_rows += [
+                {"setting": setting.label, "turns": k, "count": v} for k, v in sorted(turns.items())
+            ]
+            for b, block in enumerate(self.blocks):
+                for cfg, r, d in zip(
+                    block[i].configs, block[i].rotations, block[i].dirs, strict=True
+                ):
+                    run_rows.append(
+                        {
+                            "setting": setting.label,
+                            "block": b,
+                            "rotation": r,
+                            "run_id": cfg.run_id,
+                            "run_dir": str(d),
+                            "seed": cfg.seed,
+                            "count": cfg.count,
+                            "lineup": cfg.lineup_label,
+                        }
+                    )
+        keys = exp.grid_keys
+        record = {
+            "name": exp.name,
+            "description": exp.description,
+            "mode": exp.mode,
+            "headline": exp.headline,
+            "seed": exp.seed,
+            "grid_keys": list(keys),
+            "meta": exp.meta(),
+            "charts": list(exp.charts) if exp.charts is not None else None,
+            "verdicts": verdicts,
+            "elapsed": time.perf_counter() - started,
+            "hands_played": hands_played,
+            "blocks": len(self.blocks),
+            "precision": exp.precision,
+            "precision_reached": reached,
+        }
+        first_manifest = rundir.load_manifest(self.settings[0].dirs[0])
+        return ExperimentData(
+            kind="experiment",
+            name=exp.name,
+            record=_jsonable(record),
+            summary=_frame(summary_rows, keys),
+            seats=_frame(seat_rows, keys),
+            outcomes=pl.DataFrame(outcome_rows),
+            turns=pl.DataFrame(
+                turn_rows, schema={"setting": pl.String, "turns": pl.Int64, "count": pl.Int64}
+            ),
+            comparisons=pl.DataFrame(
+                comparisons,
+                schema={
+                    "group": pl.String,
+                    "best": pl.String,
+                    "setting": pl.String,
+                    "difference": pl.Float64,
+                    "low": pl.Float64,
+                    "high": pl.Float64,
+                    "p_value": pl.Float64,
+                    "holm_p": pl.Float64,
+                    "significant": pl.Boolean,
+                    "n": pl.Int64,
+                    "method": pl.String,
+                },
+            ),
+            runs=pl.DataFrame(run_rows),
+            config=exp.to_dict(),
+            provenance=_provenance_of(first_manifest, exp.seed, record["hands_played"]),
+        )
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str, allow_nan=True))
+
+
+def _provenance_of(manifest: Mapping[str, Any], seed: Any, hands: Any) -> dict[str, Any]:
+    keep = ("package", "rng", "point_scale", "libraries", "command", "created")
+    out = {k: manifest.get(k) for k in keep if k in manifest}
+    out["seed"] = seed
+    out["hands_played_by_this_call"] = hands
+    return out
+
+
+def _frame(rows: list[dict[str, Any]], grid_keys: Sequence[str]) -> pl.DataFrame:
+    """A frame whose grid columns have one type each (text when a list mixes types)."""
+    for key in grid_keys:
+        values = [r.get(key) for r in rows]
+        kinds = {type(v) for v in values}
+        if len(kinds) > 1:
+            if kinds <= {int, float}:
+                for r in rows:
+                    r[key] = float(r[key])
+            else:
+                for r in rows:
+                    r[key] = format_value(r[key])
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def analyse(experiment: Experiment, blocks: Sequence[Sequence[Setting]]) -> ExperimentData:
+    """The analysis of finished runs: ``blocks[0]`` are the planned settings
+    (``expand(experiment)``), further blocks those ``precision`` added.
+
+    Per setting: the headline metric of template seat 0 with its t interval (per deal,
+    averaged over the seatings with ``duplicate``), points and net points per hand,
+    win rate (Wilson), outcome mix, hand lengths; per group of settings the best one
+    against every other on common deals (paired t on the per-deal values, joined by
+    deal number; Holm-adjusted).
+    """
+    return _Analysis(experiment, blocks).data(
+        started=time.perf_counter(), hands_played=0, reached=None
+    )
+
+
+def data_from_run(run_dir: str | os.PathLike[str]) -> ExperimentData:
+    """Analyse one run directory (``rummy run`` without an experiment) as a
+    one-setting experiment: its seats, outcome mix and hand lengths."""
+    run_dir = Path(run_dir)
+    manifest = rundir.load_manifest(run_dir)
+    cfg = manifest["config"]
+    rules = RuleSet.from_dict(cfg["rules"])
+    mode = cfg["mode"]
+    try:
+        config = RunConfig.from_dict(cfg, out=run_dir.parent.parent)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ExperimentError(f"{run_dir}: incomplete manifest ({one_line(error)})") from None
+    experiment = Experiment(
+        name=cfg["experiment"],
+        seats=tuple(cfg["lineup"]),
+        seed=cfg["seed"],
+        mode=mode,
+        count=cfg["count"],
+        rules=rules.name if rules.name in PRESETS else "gin",
+        rows=cfg["rows"],
+        source=str(run_dir),
+    )
+    setting = Setting(
+        label=cfg.get("variant") or rules.name,
+        variant=cfg.get("variant") or rules.name,
+        params=(),
+        rules=rules,
+        lineup=tuple(cfg["lineup"]),
+        configs=(config,),
+        rotations=(0,),
+        run_dirs=(run_dir,),  # read in place, wherever the directory is now
+    )
+    analysis = _Analysis(experiment, [[setting]])
+    data = analysis.data(started=time.perf_counter(), hands_played=0, reached=None)
+    record = dict(data.record)
+    record.update(name=f"{cfg['experiment']}/{run_dir.name}", meta=_run_meta(cfg), charts=None)
+    return dataclasses.replace(
+        data,
+        kind="run",
+        name=record["name"],
+        record=record,
+        config=cfg,
+        provenance={k: v for k, v in manifest.items() if k != "config"},
+    )
+
+
+def _run_meta(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    seats = cfg.get("lineup") or []
+    return {
+        "grid_keys": [],
+        "numeric_keys": [],
+        "threshold": None,
+        "variants": [],
+        "symmetric": len(set(seats)) <= 1,
+    }

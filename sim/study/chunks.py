@@ -1,0 +1,122 @@
+"""One chunk of a run: played, turned into tables, written. What a worker does.
+
+:func:`run_chunk` plays deal (or game) numbers ``first .. first + n - 1`` of a run
+with ``threads=1`` and returns its Arrow tables, each carrying its provenance: a pure
+function of its arguments, wherever it runs (this process, a worker thread, a Ray
+task). :func:`write_chunk` writes the tables as Parquet parts, atomically, then the
+chunk's record with the size and sha256 of every part: the chunk is done once the
+record is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sim import store
+from sim.rules import RuleSet
+from sim.study import provenance as P
+from sim.study import summaries as S
+from sim.study import tables as T
+from sim.study.rundir import Layout
+from sim.study.runs import Chunk, RunConfig
+
+__all__ = ["payload_of", "run_chunk", "write_chunk"]
+
+_RULES_CACHE: dict[str, RuleSet] = {}
+
+
+def payload_of(config: RunConfig) -> dict[str, Any]:
+    """What a chunk needs, as plain data (sent to worker threads and Ray tasks)."""
+    return {
+        "config": config.to_dict(),
+        "labels": config.row_labels,
+        "provenance": P.provenance(config),
+    }
+
+
+def _rules(data: dict[str, Any]) -> RuleSet:
+    key = json.dumps(data, sort_keys=True)
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        rules = _RULES_CACHE.setdefault(key, RuleSet.from_dict(data))
+    return rules
+
+
+def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> dict[str, Any]:
+    """Play one chunk and return its tables: a pure function of its arguments.
+
+    Parameters
+    ----------
+    payload : dict
+        :func:`payload_of` the run's config.
+    chunk_index, first, n : int
+        The chunk plays deal or game numbers ``first .. first + n - 1``.
+
+    Returns
+    -------
+    dict
+        ``{"chunk": chunk_index, "hands": hands played, "tables": {name: pa.Table}}``
+        with ``summary`` always, ``hands`` (and ``games`` in games mode) when rows are
+        kept; every table carries its provenance.
+    """
+    from sim.engine import play_deals, play_games
+
+    cfg = payload["config"]
+    rules = _rules(cfg["rules"])
+    players = rules.players
+    labels = payload["labels"]
+    hollywood = rules.game_mode[0] == "hollywood"
+    games = None
+    if cfg["mode"] == "deals":
+        hands = play_deals(rules, cfg["lineup"], deals=n, seed=cfg["seed"], first=first, threads=1)
+    else:
+        games, hands = play_games(
+            rules, cfg["lineup"], games=n, seed=cfg["seed"], first=first, threads=1
+        )
+    rows = [("count", -1, -1, n), *S.summarize_hands(hands, players)]
+    tables = {}
+    if cfg["rows"] == "hands":
+        tables["hands"] = T.to_arrow(hands, players, labels)
+    if games is not None:
+        rows += S.summarize_games(games, players, hollywood=hollywood)
+        if cfg["rows"] == "hands":
+            tables["games"] = T.games_to_arrow(games, players, labels, hollywood=hollywood)
+    tables["summary"] = S.summary_to_arrow(rows, labels["variant"], labels["lineup"])
+    chunk = {
+        "index": chunk_index,
+        "first": first,
+        "count": n,
+        "size": cfg["chunk_size"],
+        "n_chunks": cfg["n_chunks"],
+    }
+    n_hands = len(hands.number)
+    for name, table in tables.items():
+        meta = {
+            **payload["provenance"],
+            "table": name,
+            "chunk": chunk,
+            "rows": table.num_rows,
+            "hands": n_hands,
+        }
+        tables[name] = P.with_provenance(table, meta)
+    return {"chunk": chunk_index, "hands": n_hands, "tables": tables}
+
+
+def write_chunk(run_dir: Path, layout: Layout, chunk: Chunk, result: dict[str, Any]) -> None:
+    """Write a chunk's parts, then its record: the chunk is done once the record is."""
+    index, first, n = chunk
+    parts = {
+        table: T.write_parquet_atomic(data, layout.part(run_dir, table, index))
+        for table, data in result["tables"].items()
+    }
+    record = {
+        "config_hash": layout.config_hash,
+        "chunk": index,
+        "first": first,
+        "count": n,
+        "hands": result["hands"],
+        "parts": parts,
+    }
+    store.write_json_atomic(layout.record(run_dir, index), record)

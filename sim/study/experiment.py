@@ -1,0 +1,222 @@
+"""Running an experiment: play every setting (resumable), analyse, write, chart, report.
+
+>>> from sim.study.experiment_file import load_experiment
+>>> from sim.study.experiment import run_experiment
+>>> exp = load_experiment("experiments/gin_knock_threshold.toml")
+>>> result = run_experiment(exp, workers=2, out="results")
+>>> result.data.summary.select("setting", "estimate", "low", "high", "best")
+
+Every run of every setting goes through one queue (``sim.study.execute``); with
+``precision`` further blocks of deals are added until the widest headline interval is
+narrow enough (block b > 0 uses the seed ``block_seed(seed, b)``, the same for every
+setting, so pairing still holds) or ``max_count`` is reached.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+from sim import store
+from sim.present.experiment import save_charts, write_experiment_report
+from sim.study import records
+from sim.study.analysis import ExperimentData, _Analysis
+from sim.study.design import EXPERIMENT_JSON, MIN_EXTENSION, PRECISION_CAP, Experiment
+from sim.study.execute import Progress, check_backend, execute
+from sim.study.experiment_store import EXPERIMENT_KIND, record_of, write_tables
+from sim.study.runs import RunResult, new_seed
+from sim.study.settings import Setting, expand
+
+__all__ = ["ExperimentProgress", "ExperimentResult", "run_experiment"]
+
+
+# --- running -------------------------------------------------------------------------
+
+
+class ExperimentProgress(NamedTuple):
+    """What a ``progress`` callback of :func:`run_experiment` receives.
+
+    ``phase``: "engine" (loading or compiling the engine), "run", "analyse",
+    "charts", "report". During "run": deals or games done of the total over every
+    run of this block (chunks found done count as done), hands played by this call,
+    seconds since the block started, runs finished, and the block (0: the planned
+    size; 1, 2, ...: blocks added by ``precision``).
+    """
+
+    phase: str
+    units_done: int = 0
+    units_total: int = 0
+    hands_done: int = 0
+    elapsed: float = 0.0
+    runs_done: int = 0
+    runs_total: int = 0
+    block: int = 0
+
+
+ProgressCallback = Callable[[ExperimentProgress], None]
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """What :func:`run_experiment` did and found."""
+
+    experiment: Experiment
+    directory: Path
+    settings: tuple[Setting, ...]
+    data: ExperimentData
+    runs: tuple[RunResult, ...]
+    charts: tuple[Path, ...]
+    report: Path | None
+    elapsed: float
+    hands_played: int
+    blocks: int
+    precision_reached: bool | None
+
+
+def run_experiment(
+    experiment: Experiment,
+    *,
+    workers: int | None = None,
+    out: str | os.PathLike[str] = "results",
+    progress: ProgressCallback | None = None,
+    backend: Literal["local", "ray"] = "local",
+    address: str | None = None,
+    rows: Literal["hands", "none"] | None = None,
+    charts: bool = True,
+    report: bool = True,
+    command: str | None = None,
+) -> ExperimentResult:
+    """Play every setting (resumable), analyse, and write tables, charts and report.
+
+    Parameters
+    ----------
+    experiment : Experiment
+        Its seed, when None, is drawn here (read it back from ``result.experiment``).
+    workers : int, optional
+        Threads (local) or chunks in flight (Ray); default: the CPU count.
+    out : path
+        Results root; everything goes to ``<out>/<experiment.name>/``.
+    progress : callable, optional
+        Called with :class:`ExperimentProgress` as the work goes on.
+    rows : {"hands", "none"}, optional
+        Overrides the experiment's ``rows``.
+
+    Raises
+    ------
+    ExperimentError, sim.study.runs.RunError
+        One line: an unwritable output directory, a run directory holding another run
+        or in use.
+    """
+    started = time.perf_counter()
+    if experiment.seed is None:
+        experiment = dataclasses.replace(experiment, seed=new_seed())
+    if rows is not None and rows != experiment.rows:
+        experiment = dataclasses.replace(experiment, rows=rows)
+    workers = workers or os.cpu_count() or 1
+    command = command if command is not None else shlex.join(sys.argv)
+    out = Path(out)
+    directory = out / experiment.name
+    options: dict[str, Any] = {
+        "out": out,
+        "workers": workers,
+        "backend": backend,
+        "address": address,
+    }
+    settings = expand(experiment, command=command, **options)
+    check_backend(backend)
+    store.make_dir(directory)
+    record: dict[str, Any] = {
+        "experiment": experiment.to_dict(),
+        "created": records.now(),
+        "command": command,
+    }
+    records.write_record(directory / EXPERIMENT_JSON, EXPERIMENT_KIND, record, status="running")
+
+    def tell(phase: str) -> None:
+        if progress is not None:
+            progress(ExperimentProgress(phase))
+
+    tell("engine")
+    blocks: list[list[Setting]] = [settings]
+    all_runs: list[RunResult] = []
+    hands_played = 0
+
+    def play(block_settings: list[Setting], block: int) -> None:
+        nonlocal hands_played
+
+        def report(p: Progress) -> None:
+            if progress is not None:
+                progress(
+                    ExperimentProgress(
+                        "run",
+                        p.units_done,
+                        p.units_total,
+                        p.hands_played,
+                        p.elapsed,
+                        p.runs_done,
+                        p.runs_total,
+                        block,
+                    )
+                )
+
+        configs = [c for s in block_settings for c in s.configs]
+        done = execute(configs, workers=workers, backend=backend, address=address, progress=report)
+        all_runs.extend(done)
+        hands_played += sum(r.hands_played for r in {r.run_dir: r for r in done}.values())
+
+    play(settings, 0)
+    tell("analyse")
+    analysis = _Analysis(experiment, blocks)
+    reached: bool | None = None
+    if experiment.precision is not None:
+        target = experiment.precision
+        cap = experiment.max_count or PRECISION_CAP * experiment.count
+        total = experiment.count
+        while True:
+            widest = analysis.widest_half_width()
+            if widest <= target:
+                reached = True
+                break
+            if total >= cap:
+                reached = False
+                break
+            extra = min(cap - total, max(analysis.extra_units(target), MIN_EXTENSION))
+            block = len(blocks)
+            more = expand(experiment, block=block, count=extra, command=command, **options)
+            blocks.append(more)
+            play(more, block)
+            total += extra
+            tell("analyse")
+            analysis = _Analysis(experiment, blocks)
+    data = analysis.data(started=started, hands_played=hands_played, reached=reached)
+    written = write_tables(data, directory)
+    chart_paths: list[Path] = []
+    if charts:
+        tell("charts")
+        chart_paths = save_charts(data, directory / "charts")
+    report_path = None
+    if report:
+        tell("report")
+        report_path = write_experiment_report(data, directory / "report.html")
+    record.update(analysis=record_of(data), tables=written)
+    records.write_record(directory / EXPERIMENT_JSON, EXPERIMENT_KIND, record)
+    return ExperimentResult(
+        experiment=experiment,
+        directory=directory,
+        settings=tuple(settings),
+        data=data,
+        runs=tuple(all_runs),
+        charts=tuple(chart_paths),
+        report=report_path,
+        elapsed=time.perf_counter() - started,
+        hands_played=hands_played,
+        blocks=len(blocks),
+        precision_reached=reached,
+    )

@@ -1,0 +1,418 @@
+"""A run's directory: its manifest, chunk records and parts, lock, and loaders.
+
+Layout of ``<out>/<experiment>/<run_id>/``::
+
+    manifest.json                 full config and provenance (written first, atomically)
+    hands/part-000000.parquet     one part per chunk (rows="hands")
+    games/part-000000.parquet     one part per chunk (mode="games", rows="hands")
+    summary/part-000000.parquet   exact per-chunk aggregates (always)
+    chunks/chunk-000000.json      a finished chunk: its parts' sizes and sha256 digests
+    .lock                         held while a process works on the run
+
+``[0, count)`` is cut into chunks of ``chunk_size`` deal or game numbers. A chunk
+counts as done when its record exists and every part it lists still has the recorded
+size and sha256: a part that rotted, was truncated or was swapped is played again on
+resume, and named by the loaders, which check every part before they read it. Every
+hand depends only on (seed, number), so the loaded tables are identical for any chunk
+size, worker count and backend; the part files themselves differ with the chunk size.
+A killed run (even ``kill -9``) leaves only complete parts and records and hidden
+temporary files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import shlex
+import sys
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+import polars as pl
+
+from sim import store
+from sim.study.provenance import provenance
+from sim.study.runs import Chunk, RunConfig, RunError, chunks_of
+from sim.study.summaries import combine_summaries
+from sim.study.tables import SCHEMA_VERSION, ResultsError, one_line, read_parquet_checked
+
+__all__ = [
+    "CHUNKS",
+    "MANIFEST",
+    "TABLES",
+    "Layout",
+    "check_chunk",
+    "is_live",
+    "load_games",
+    "load_hands",
+    "load_manifest",
+    "load_summary",
+    "locked",
+    "prepare",
+    "read_record",
+    "resume_config",
+]
+
+MANIFEST = "manifest.json"
+TABLES = ("hands", "games", "summary")
+CHUNKS = "chunks"  # one record per finished chunk
+
+
+class Layout(NamedTuple):
+    """How a run directory is cut into files: enough to find and check every part.
+
+    Built from a config (to play) or from a manifest as stored (to load: a finished
+    run made by older code still loads, although it could not be resumed).
+    """
+
+    config_hash: str
+    count: int
+    chunk_size: int
+    tables: list[str]
+
+    @classmethod
+    def of_config(cls, config: RunConfig) -> Layout:
+        return cls(config.config_hash, config.count, config.chunk_size, config.tables)  # type: ignore[arg-type]
+
+    @classmethod
+    def of_manifest(cls, run_dir: Path, manifest: dict[str, Any]) -> Layout:
+        cfg = manifest["config"]
+        ok = (
+            isinstance(cfg.get("config_hash"), str)
+            and isinstance(cfg.get("count"), int)
+            and isinstance(cfg.get("chunk_size"), int)
+            and cfg["chunk_size"] >= 1
+            and isinstance(manifest.get("tables"), list)
+        )
+        if not ok:
+            raise RunError(f"{run_dir / MANIFEST}: incomplete config (no chunk layout)")
+        return cls(cfg["config_hash"], cfg["count"], cfg["chunk_size"], manifest["tables"])
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.count // self.chunk_size)
+
+    def _number(self, index: int) -> str:
+        """A chunk's number in file names, zero-padded so that names sort in order."""
+        return f"{index:0{max(6, len(str(max(self.n_chunks - 1, 0))))}d}"
+
+    def part(self, run_dir: Path, table: str, index: int) -> Path:
+        return run_dir / table / f"part-{self._number(index)}.parquet"
+
+    def record(self, run_dir: Path, index: int) -> Path:
+        return run_dir / CHUNKS / f"chunk-{self._number(index)}.json"
+
+
+def read_record(run_dir: Path, layout: Layout, chunk: Chunk) -> dict[str, Any] | None:
+    """A chunk's record when it exists and belongs to this run and chunk, else None."""
+    index, first, n = chunk
+    try:
+        record = json.loads(layout.record(run_dir, index).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    ok = (
+        isinstance(record, dict)
+        and record.get("config_hash") == layout.config_hash
+        and (record.get("chunk"), record.get("first"), record.get("count")) == (index, first, n)
+        and isinstance(record.get("hands"), int)
+        and isinstance(record.get("parts"), dict)
+        and set(record["parts"]) == set(layout.tables)
+    )
+    return record if ok else None
+
+
+def check_chunk(run_dir: Path, layout: Layout, chunk: Chunk) -> tuple[int | None, bool]:
+    """``(hands, corrupted)`` of a chunk: hands None when it must be played (again).
+
+    ``corrupted`` is True when the chunk was recorded as done but a part no longer
+    matches its digest (or is missing): it is then played again.
+    """
+    record = read_record(run_dir, layout, chunk)
+    if record is None:
+        return None, False
+    for table, digest in record["parts"].items():
+        try:
+            store.verify_file(layout.part(run_dir, table, chunk[0]), digest)
+        except store.StorageError:
+            return None, True
+    return record["hands"], False
+
+
+@contextlib.contextmanager
+def locked(run_dir: Path) -> Iterator[None]:
+    """Hold ``run_dir/.lock`` (released by the OS even on ``kill -9``)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no lock
+        yield
+        return
+    with open(run_dir / ".lock", "a+b") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunError(f"{run_dir} is in use by another rummy process") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+# What every manifest's config holds, with its JSON types (checked on load, so that a
+# damaged manifest is one line, not a KeyError deep in an analysis).
+_MANIFEST_KEYS: dict[str, type | tuple[type, ...]] = {
+    "rules": dict,
+    "lineup": list,
+    "mode": str,
+    "count": int,
+    "seed": int,
+    "chunk_size": int,
+    "rows": str,
+    "experiment": str,
+    "variant": str,
+    "config_hash": str,
+}
+
+
+def load_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest of a run directory (RunError, one line, when absent or broken)."""
+    path = Path(run_dir) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RunError(f"{run_dir} is not a run directory (no {MANIFEST})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise RunError(f"{path}: unreadable manifest ({one_line(error)})") from None
+    ok = (
+        isinstance(manifest, dict)
+        and manifest.get("schema_version") == SCHEMA_VERSION
+        and isinstance(manifest.get("config"), dict)
+    )
+    if not ok:
+        raise RunError(f"{path}: not a rummy-sim manifest of schema_version {SCHEMA_VERSION}")
+    config = manifest["config"]
+    for key, kinds in _MANIFEST_KEYS.items():
+        if not isinstance(config.get(key), kinds) or isinstance(config.get(key), bool):
+            raise RunError(f"{path}: incomplete config ({key!r} is missing or not valid)")
+    return manifest  # type: ignore[no-any-return]
+
+
+_IDENTITY_WORDS = {
+    "schema_version": "the table schema version",
+    "package_version": "the rummy-sim version",
+    "source_digest": "the kernel or strategy sources",
+    "tables_digest": "the sim modules that play and shape the tables",
+    "plugin_digests": "the sources of a plugin strategy's package",
+}
+
+
+def first_difference(theirs: dict[str, Any], mine: dict[str, Any]) -> str:
+    """What differs between two identities, in words (code first, then settings)."""
+    for key in [*_IDENTITY_WORDS, *sorted(set(theirs) | set(mine))]:
+        if theirs.get(key) != mine.get(key):
+            if key in _IDENTITY_WORDS:
+                return f"{_IDENTITY_WORDS[key]} changed since it was made"
+            return f"{key} is {theirs.get(key)!r} there, {mine.get(key)!r} here"
+    return "its manifest does not match its own config hash (edited or corrupted)"
+
+
+def make_run_dir(run_dir: Path) -> None:
+    """Create a run directory (RunError, one line, when it cannot be written)."""
+    try:
+        store.make_dir(run_dir, "run directory")
+    except store.StorageError as error:
+        raise RunError(str(error)) from None
+
+
+def prepare(config: RunConfig, run_dir: Path) -> tuple[RunConfig, list[str]]:
+    """Under the lock: check or write the manifest, remove stale temporary files.
+
+    Returns the config to play (an existing run keeps its chunk size) and notes for
+    the user (a chunk size that was asked for but not used).
+    """
+    notes = []
+    manifest_path = run_dir / MANIFEST
+    if manifest_path.exists():
+        manifest = load_manifest(run_dir)
+        stored = manifest["config"]
+        mine = config.identity()
+        theirs = {k: stored.get(k) for k in mine}
+        if theirs != mine:
+            raise RunError(
+                f"{run_dir} holds a different run ({first_difference(theirs, mine)}); "
+                "refusing to overwrite it"
+            )
+        size = stored.get("chunk_size")
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise RunError(f"{manifest_path}: no valid chunk_size")
+        if size != config.chunk_size:  # the tables do not depend on it; the parts do
+            notes.append(
+                f"chunk size {config.chunk_size:,} ignored: this run was started with "
+                f"chunks of {size:,} and keeps them"
+            )
+            config = dataclasses.replace(config, chunk_size=size)
+    else:
+        strays = [
+            p.name for p in run_dir.iterdir() if not p.name.startswith(".") and p.name != MANIFEST
+        ]
+        if strays:
+            raise RunError(
+                f"{run_dir} is not empty and holds no {MANIFEST} ({strays[0]}); "
+                "refusing to write a run into it"
+            )
+        manifest = provenance(config)
+        manifest["created"] = datetime.now(UTC).isoformat(timespec="seconds")
+        manifest["tables"] = config.tables
+        write_or_fail(store.write_json_atomic, manifest_path, manifest)
+    for folder in (run_dir, *(run_dir / table for table in (*TABLES, CHUNKS))):
+        if folder.is_dir():
+            for stale in folder.glob(".*.tmp"):
+                stale.unlink(missing_ok=True)
+    return config, notes
+
+
+def write_or_fail(writer: Callable[..., Any], *args: Any) -> Any:
+    """A store write whose StorageError becomes a RunError (the CLI prints one line)."""
+    try:
+        return writer(*args)
+    except store.StorageError as error:
+        raise RunError(str(error)) from None
+
+
+def resume_config(
+    run_dir: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    backend: Literal["local", "ray"] | None = None,
+    address: str | None = None,
+    command: str | None = None,
+) -> RunConfig:
+    """The config :func:`resume` would play, checked (RunError, one line, if it cannot)."""
+    run_dir = Path(run_dir)
+    manifest = load_manifest(run_dir)
+    stored = manifest["config"]
+    if workers is None and (backend or stored.get("backend")) == "local":
+        stored_workers = stored.get("workers")
+        cpus = os.cpu_count() or 1
+        workers = min(stored_workers, cpus) if isinstance(stored_workers, int) else cpus
+    try:
+        config = RunConfig.from_dict(
+            stored,
+            out=run_dir.parent.parent,
+            workers=workers,
+            backend=backend,
+            address=address,
+            command=command if command is not None else shlex.join(sys.argv),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise RunError(f"{run_dir / MANIFEST}: incomplete config ({one_line(error)})") from None
+    if config.config_hash != stored.get("config_hash"):
+        mine = config.identity()
+        theirs = {k: stored.get(k) for k in mine}
+        raise RunError(
+            f"cannot resume {run_dir}: {first_difference(theirs, mine)}; "
+            "start a new run instead (the same command without --resume)"
+        )
+    return config
+
+
+def is_live(run_dir: Path) -> bool:
+    """Whether another process holds the run's lock now (it is still playing)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no lock
+        return False
+    try:
+        with open(run_dir / ".lock", "rb") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
+def _parts(run_dir: str | os.PathLike[str], table: str) -> tuple[list[Path], dict[str, Any]]:
+    """Every part of ``table``, in chunk order, each checked against its recorded digest.
+
+    Raises
+    ------
+    RunError
+        The run lacks the table, or is unfinished (still running, or interrupted).
+    sim.study.tables.ResultsError
+        A part is missing or no longer matches its digest (named, with the fix).
+    """
+    run_dir = Path(run_dir)
+    manifest = load_manifest(run_dir)
+    cfg = manifest["config"]
+    tables = manifest.get("tables") or []
+    if table not in tables:
+        why = (
+            "it kept no rows (rows='none'): only the summary"
+            if cfg.get("rows") == "none"
+            else "it played single deals"
+        )
+        raise RunError(f"{run_dir} has no {table} table: {why}")
+    layout = Layout.of_manifest(run_dir, manifest)
+    paths, missing = [], 0
+    for chunk in chunks_of(layout.count, layout.chunk_size):
+        record = read_record(run_dir, layout, chunk)
+        if record is None:
+            missing += 1
+            continue
+        path = layout.part(run_dir, table, chunk[0])
+        try:
+            store.verify_file(path, record["parts"][table])
+        except store.StorageError as error:
+            fix = f"play it again with: rummy run --resume {run_dir}"
+            raise ResultsError(f"{error}; {fix}") from None
+        paths.append(path)
+    if missing:
+        if is_live(run_dir):
+            raise RunError(
+                f"{run_dir} is still being played by another process "
+                f"({missing} of {layout.n_chunks} chunks to go); wait for it to finish"
+            )
+        raise RunError(
+            f"{run_dir} is incomplete ({missing} of {layout.n_chunks} chunks missing); "
+            f"finish it with: rummy run --resume {run_dir}"
+        )
+    return paths, manifest
+
+
+def load_hands(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
+    """The ``hands`` table of a finished run, lazily (sorted by ``game``, ``deal``).
+
+    Every part is checked against its digest first. The parts are scanned in chunk
+    order, and each part is in (game, deal) order, so the frame is sorted without a
+    sort step.
+    """
+    paths, _ = _parts(run_dir, "hands")
+    return pl.scan_parquet([str(p) for p in paths]).set_sorted("game")
+
+
+def load_games(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
+    """The ``games`` table of a finished games run, lazily (sorted by ``game``)."""
+    paths, _ = _parts(run_dir, "games")
+    return pl.scan_parquet([str(p) for p in paths]).set_sorted("game")
+
+
+def load_summary(run_dir: str | os.PathLike[str]) -> pl.DataFrame:
+    """The run's exact aggregates (``sim.study.summaries.combine_summaries`` of every part).
+
+    The parts are checked against their digests and read with page checksums on.
+    """
+    paths, manifest = _parts(run_dir, "summary")
+    frames = [read_parquet_checked(p) for p in paths]
+    summary = combine_summaries(pl.concat(frames) if frames else pl.DataFrame())
+    counted = summary.filter(pl.col("stat") == "count")["value"].sum()
+    if counted != manifest["config"]["count"]:
+        raise ResultsError(
+            f"{run_dir}: summary counts {counted} of {manifest['config']['count']} units"
+        )
+    return summary

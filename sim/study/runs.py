@@ -1,0 +1,397 @@
+"""Runs: what one run plays, and its identity.
+
+>>> from sim.study import RunConfig, run, load_hands
+>>> config = RunConfig(experiment="demo", rules="gin", lineup=("greedy", "simple"),
+...                    mode="deals", count=1_000_000, seed=7)
+>>> result = run(config)                       # results/demo/<run_id>/
+>>> load_hands(result.run_dir).group_by("outcome").len().collect()
+
+A run is one rule set and one line-up played on deal (or game) numbers ``0 .. count-1``
+from one seed. Its directory, chunks and records are ``sim/study/rundir.py``'s; the
+chunks are played by ``sim/study/execute.py`` (in this process, on threads, or on
+Ray) and written by ``sim/study/chunks.py``.
+
+Run identity
+------------
+``config_hash`` is the sha256 of the canonical JSON of what determines the results
+(:meth:`RunConfig.identity`): rules, variant label, line-up, mode, count, seed, rows,
+the labels its rows carry, the package version, the table schema version and the
+digests of every source that can change a table's bytes: the kernels and strategies,
+the ``sim`` modules that play and shape the tables (``provenance.tables_digest``), and
+the package of every plugin strategy seated (``strategies.plugin_digests``). Not in
+it: chunk size (the tables do not depend on it: an existing run keeps the chunk size
+it was started with), workers, backend, address, output root, command line.
+``run_id`` is its first 12 hex digits. A directory whose manifest holds another
+identity is refused, never overwritten, and a resume after an edit to any of those
+sources is refused with a line that names what changed.
+
+Labels
+------
+``labels`` are constants a study attaches to a run (its setting, the seating, the grid
+values): every row of its tables carries them as a column, so that a whole study's
+hands read as one dataset (``sim.study.scan_hands``). A label is text, an integer, a
+float or a boolean; its name may not be one of the tables' own columns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from sim.rules import RuleSet, get_rules
+from sim.study import provenance as P
+from sim.study import tables as T
+
+__all__ = [
+    "CHUNK_DEALS",
+    "CHUNK_GAMES",
+    "MAX_COUNT",
+    "MAX_SEED",
+    "Chunk",
+    "RunConfig",
+    "RunError",
+    "RunResult",
+    "check_count",
+    "check_name",
+    "chunks_of",
+    "new_seed",
+]
+
+CHUNK_DEALS = 100_000  # ~1 s of one core for two greedy seats: progress and resume granularity
+CHUNK_GAMES = 2_000  # ~20 hands a game: about as many hands as CHUNK_DEALS
+MAX_COUNT = 2**63 - 1  # deal and game numbers are the engine's int64: 0 .. 2**63 - 2
+MAX_SEED = 2**128 - 1  # numpy's SeedSequence takes any size; 128 bits is all its entropy
+Chunk = tuple[int, int, int]  # (index, first number, count)
+# Columns of the tables a label may not take the name of (the engine's, per seat too).
+_RESERVED = {
+    *(name for name, _ in T.HAND_FIELDS.values()),
+    *(name for name, _ in T.GAME_FIELDS.values()),
+    *T.RUN_COLUMNS,
+}
+_SEAT_PREFIXES = tuple(
+    f"{name}_" for name, _ in (*T.HAND_SEAT_FIELDS.values(), *T.GAME_SEAT_FIELDS.values())
+) + ("column",)
+
+
+class RunError(ValueError):
+    """A run that cannot start or go on (one-line message)."""
+
+
+def new_seed() -> int:
+    """A fresh seed from the OS entropy pool (NumPy's advice; print and store it)."""
+    return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+
+
+def _canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def check_name(name: str, key: str = "experiment") -> str:
+    """A name that becomes a folder: letters, digits, '.', '_', '-', not starting with
+    '.' or '-' (a hidden folder, or one that reads as an option)."""
+    ok = (
+        isinstance(name, str)
+        and (name[:1].isalnum() or name[:1] == "_")
+        and all(c.isalnum() or c in "._-" for c in name)
+    )
+    if not ok:
+        raise RunError(
+            f"{key}={name!r} is not allowed; use letters, digits, '.', '_' and '-', "
+            "starting with a letter, a digit or '_'"
+        )
+    return name
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunConfig:
+    """Everything a run needs; validated and normalised when built.
+
+    Attributes
+    ----------
+    rules : RuleSet or str
+        A rule set or a preset name.
+    lineup : tuple of str
+        Seat specs (``greedy:knock_at=7``); one spec fills every seat. Stored
+        normalised: one canonical spec per seat (``strategies.format_seat``).
+    count : int
+        Deals (``mode="deals"``: single hands) or games (``mode="games"``: the rule
+        set's ``game`` mode, which must not be "hand").
+    experiment : str
+        Folder name under ``out``.
+    variant : str or None
+        Label of the rule variant in the tables; None: the rule set's name.
+    seed : int or None
+        Master seed; None draws a fresh one (read it back from ``config.seed``).
+    chunk_size : int or None
+        Deals or games per chunk; None: ``CHUNK_DEALS`` or ``CHUNK_GAMES``.
+    workers : int or None
+        Threads (local) or concurrent tasks (Ray); None: the CPU count.
+    backend : {"local", "ray"}
+    address : str or None
+        Ray cluster address (``ray.init(address=...)``); None starts a local instance
+        (or uses the one this process already started). Cluster nodes need rummy-sim
+        installed, at the same version.
+    rows : {"hands", "none"}
+        Keep the per-hand and per-game rows, or only the summary aggregates.
+    labels : mapping or tuple of pairs
+        Constants every row of the run carries as a column (a study's setting,
+        seating, grid values); part of the identity. Stored as a tuple of pairs.
+    out : Path
+        Results root (default ``results``).
+    command : str or None
+        The command line, stored as provenance; None: this process's ``sys.argv``.
+    """
+
+    rules: RuleSet | str
+    lineup: tuple[str, ...] | str
+    count: int
+    mode: Literal["deals", "games"] = "deals"
+    experiment: str = "default"
+    variant: str | None = None
+    seed: int | None = None
+    chunk_size: int | None = None
+    workers: int | None = None
+    backend: Literal["local", "ray"] = "local"
+    address: str | None = None
+    rows: Literal["hands", "none"] = "hands"
+    labels: tuple[tuple[str, Any], ...] | Mapping[str, Any] = ()
+    out: Path | str = Path("results")
+    command: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        from strategies import format_seat, parse_lineup
+
+        def put(name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)
+
+        rules = self.rules if isinstance(self.rules, RuleSet) else get_rules(self.rules)
+        put("rules", rules)
+        put("lineup", tuple(format_seat(s, p) for s, p in parse_lineup(self.lineup, rules.players)))
+        check_name(self.experiment)
+        if self.mode not in ("deals", "games"):
+            raise RunError(f"mode={self.mode!r} is not allowed; choose 'deals' or 'games'")
+        if self.mode == "games" and rules.game_mode[0] == "hand":
+            raise RunError(
+                f"rules {rules.name!r} have game='hand': play single deals, or set a game mode"
+            )
+        for name in ("count", "chunk_size", "workers", "seed"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            low = 0 if name == "seed" else 1
+            high = MAX_SEED if name == "seed" else MAX_COUNT
+            ok = isinstance(value, int | np.integer) and not isinstance(value, bool)
+            if not ok or not low <= value <= high:
+                raise RunError(f"{name}={value!r} is not allowed; choose an integer {low}..{high}")
+            put(name, int(value))
+        if self.seed is None:
+            put("seed", new_seed())
+        if self.chunk_size is None:
+            put("chunk_size", CHUNK_DEALS if self.mode == "deals" else CHUNK_GAMES)
+        if self.workers is None:
+            put("workers", os.cpu_count() or 1)
+        if self.backend not in ("local", "ray"):
+            raise RunError(f"backend={self.backend!r} is not allowed; choose 'local' or 'ray'")
+        if self.address is not None and self.backend != "ray":
+            raise RunError("an address needs backend='ray'")
+        if self.rows not in ("hands", "none"):
+            raise RunError(f"rows={self.rows!r} is not allowed; choose 'hands' or 'none'")
+        if self.variant is None:
+            put("variant", rules.name)
+        elif not isinstance(self.variant, str) or not self.variant:
+            raise RunError(f"variant={self.variant!r} is not allowed; give a non-empty label")
+        put("labels", _checked_labels(self.labels))
+        put("out", Path(self.out))
+        if self.command is None:
+            put("command", shlex.join(sys.argv))
+
+    # --- identity ------------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return self.rules.players  # type: ignore[union-attr]
+
+    @property
+    def lineup_label(self) -> str:
+        """The ``lineup`` column: canonical seat specs joined by "/"."""
+        return "/".join(self.lineup)
+
+    @property
+    def hollywood(self) -> bool:
+        return self.rules.game_mode[0] == "hollywood"  # type: ignore[union-attr]
+
+    def identity(self) -> dict[str, Any]:
+        """What determines the results: hashed into ``config_hash``."""
+        from kernels import source_digest
+        from sim import __version__
+        from strategies import parse_lineup, plugin_digests
+
+        seated = [strategy for strategy, _ in parse_lineup(self.lineup, self.players)]
+        return {
+            "schema_version": T.SCHEMA_VERSION,
+            "package_version": __version__,
+            "source_digest": source_digest(),
+            "tables_digest": P.tables_digest(),
+            "plugin_digests": plugin_digests(seated),
+            "variant": self.variant,
+            "rules": self.rules.to_dict(),  # type: ignore[union-attr]
+            "lineup": list(self.lineup),
+            "mode": self.mode,
+            "count": self.count,
+            "seed": self.seed,
+            "rows": self.rows,
+            "labels": dict(self.labels),
+        }
+
+    @cached_property
+    def config_hash(self) -> str:
+        return hashlib.sha256(_canonical_json(self.identity()).encode()).hexdigest()
+
+    @property
+    def run_id(self) -> str:
+        return self.config_hash[:12]
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.out) / self.experiment / self.run_id
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.count // self.chunk_size)  # type: ignore[operator]
+
+    def chunks(self) -> Iterator[Chunk]:
+        """``(index, first, n)`` of every chunk, lazily (a run may have billions)."""
+        assert self.chunk_size is not None
+        return chunks_of(self.count, self.chunk_size)
+
+    @property
+    def tables(self) -> list[str]:
+        """The tables a run writes: the summary always, rows when they are kept."""
+        if self.rows == "none":
+            return ["summary"]
+        return ["hands", "games", "summary"] if self.mode == "games" else ["hands", "summary"]
+
+    @property
+    def row_labels(self) -> dict[str, Any]:
+        """The constant columns of every row: ``variant``, ``lineup``, then the labels."""
+        return {"variant": self.variant, "lineup": self.lineup_label, **dict(self.labels)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full config, JSON-ready (stored in the manifest and every file)."""
+        from strategies import parse_lineup
+
+        seats = parse_lineup(self.lineup, self.players)
+        return {
+            **self.identity(),
+            "config_hash": self.config_hash,
+            "run_id": self.run_id,
+            "experiment": self.experiment,
+            "strategies": [
+                {"seat": k, "name": s.name, "params": dict(p._asdict())}
+                for k, (s, p) in enumerate(seats)
+            ],
+            "chunk_size": self.chunk_size,
+            "n_chunks": self.n_chunks,
+            "workers": self.workers,
+            "backend": self.backend,
+            "address": self.address,
+            "out": str(self.out),
+            "command": self.command,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], **overrides: Any) -> RunConfig:
+        """Rebuild a config from :meth:`to_dict` output (e.g. a manifest's)."""
+        values = {
+            "rules": RuleSet.from_dict(data["rules"]),
+            "lineup": tuple(data["lineup"]),
+            "count": data["count"],
+            "mode": data["mode"],
+            "experiment": data["experiment"],
+            "variant": data["variant"],
+            "seed": data["seed"],
+            "chunk_size": data["chunk_size"],
+            "workers": data.get("workers"),
+            "backend": data.get("backend", "local"),
+            "address": data.get("address"),
+            "rows": data["rows"],
+            "labels": tuple((k, v) for k, v in (data.get("labels") or {}).items()),
+            "out": data.get("out", "results"),
+            "command": data.get("command"),
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What playing a run did: its directory and counts (``sim.study.load_hands`` etc.
+    read its tables)."""
+
+    config: RunConfig
+    run_dir: Path
+    chunks_total: int
+    chunks_run: int
+    chunks_skipped: int
+    hands: int
+    elapsed: float
+    notes: tuple[str, ...] = ()  # what the user should know (a chunk size not used, replays)
+    hands_played: int = 0  # hands of the chunks played by this call
+
+    @property
+    def run_id(self) -> str:
+        return self.config.run_id
+
+    @property
+    def seed(self) -> int:
+        return self.config.seed  # type: ignore[return-value]
+
+
+def check_count(count: int, mode: str) -> int:
+    """The size of a study's runs: deals or games, at least 2 (an interval needs two)."""
+    if mode not in ("deals", "games"):
+        raise RunError(f"mode={mode!r} is not allowed; choose 'deals' or 'games'")
+    ok = isinstance(count, int | np.integer) and not isinstance(count, bool)
+    if not ok or not 2 <= count <= MAX_COUNT:
+        raise RunError(f"{mode}={count!r} is not allowed; give 2..{MAX_COUNT} (a CI needs two)")
+    return int(count)
+
+
+def chunks_of(count: int, size: int) -> Iterator[Chunk]:
+    """``(index, first, n)`` of the chunks of ``count`` numbers cut ``size`` at a time."""
+    for i in range(-(-count // size)):
+        yield i, i * size, min(size, count - i * size)
+
+
+def _checked_labels(labels: Any) -> tuple[tuple[str, Any], ...]:
+    """Labels as a tuple of pairs, each a valid column name and value."""
+    pairs = tuple(labels.items()) if isinstance(labels, Mapping) else tuple(labels)
+    names = set()
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)):
+            raise RunError(f"label {pair!r} is not allowed; give (name, value) pairs")
+        name, value = pair
+        ok = name and all(c.isalnum() or c in "._" for c in name) and not name[0].isdigit()
+        if not ok or name in _RESERVED or name.startswith(_SEAT_PREFIXES) or name in names:
+            raise RunError(
+                f"label name {name!r} is not allowed: use letters, digits, '_' and '.', "
+                "not a column of the tables, each name once"
+            )
+        if (
+            not isinstance(value, str | int | float | bool)
+            or isinstance(value, float)
+            and (value != value or value in (float("inf"), float("-inf")))
+        ):
+            raise RunError(f"label {name}={value!r} is not allowed; give text or a finite number")
+        names.add(name)
+    return pairs

@@ -1,0 +1,184 @@
+"""Settings: every point of an experiment's design, as the runs that play it.
+
+A setting is a variant and a grid point, played as one run per seating (one run
+without ``duplicate``); every run of every setting has the same seed, so all settings
+play identical deals (common random numbers).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from sim.rules import RuleError, RuleSet, get_rules
+from sim.study.design import PLACEHOLDER, Experiment, Variant, fail, rule_value
+from sim.study.runs import RunConfig, RunError, new_seed
+from sim.study.units import position, seatings
+from strategies import StrategyError, format_seat, parse_lineup
+
+__all__ = ["Setting", "block_seed", "expand", "format_value", "short_key"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One point of the design: a variant and a grid point, played as one run per
+    seat rotation (one run without ``duplicate``).
+
+    ``rotations[i]`` is the rotation of ``configs[i]``: there, position ``j`` holds
+    template seat ``(j + r) % players``, so template seat ``k`` sits at
+    ``(k - r) % players``.
+    """
+
+    label: str
+    variant: str
+    params: tuple[tuple[str, Any], ...]
+    rules: RuleSet
+    lineup: tuple[str, ...]
+    configs: tuple[RunConfig, ...]
+    rotations: tuple[int, ...]
+    run_dirs: tuple[Path, ...] = ()
+
+    @property
+    def dirs(self) -> tuple[Path, ...]:
+        """Each config's run directory (``run_dirs`` when given: a run read in place)."""
+        return self.run_dirs or tuple(c.run_dir for c in self.configs)
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    def position(self, seat: int, rotation: int) -> int:
+        """Where template seat ``seat`` sits in the run of ``rotation``."""
+        return position(seat, rotation, self.players)
+
+
+def block_seed(seed: int, block: int) -> int:
+    """The seed of extension block ``block`` (0: the seed itself); the same for every
+    setting, so settings still share deals. SeedSequence's spawn key keeps blocks
+    independent of each other and of other seeds."""
+    if block == 0:
+        return int(seed)
+    words = np.random.SeedSequence(int(seed), spawn_key=(int(block),)).generate_state(2, np.uint32)
+    return (int(words[0]) << 32) | int(words[1])
+
+
+def _fill(template: str, params: Mapping[str, Any]) -> str:
+    return PLACEHOLDER.sub(lambda m: str(params[m.group(1)]), template)
+
+
+def short_key(key: str, keys: Sequence[str]) -> str:
+    """``rule.players`` reads as ``players`` in labels, unless that is a grid key too."""
+    if key.startswith("rule.") and key[5:] not in keys:
+        return key[5:]
+    return key
+
+
+def format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def expand(
+    experiment: Experiment,
+    *,
+    out: str | os.PathLike[str] = "results",
+    workers: int = 1,
+    backend: Literal["local", "ray"] = "local",
+    address: str | None = None,
+    rows: Literal["hands", "none"] | None = None,
+    block: int = 0,
+    count: int | None = None,
+    seed: int | None = None,
+    command: str | None = None,
+) -> list[Setting]:
+    """Every setting of the experiment (variant x grid point), in declaration order.
+
+    Every run of every setting gets the same seed (``block_seed(seed, block)``), so
+    all settings play identical deals: common random numbers. ``count`` (default the
+    experiment's) is the deals or games of this block per setting.
+    """
+    where = experiment.source
+    seed = experiment.seed if seed is None else seed
+    if seed is None:
+        seed = new_seed()
+    run_seed = block_seed(seed, block)
+    variants = experiment.variants or (Variant(experiment.rules),)
+    many = len(experiment.variants) > 1
+    keys = experiment.grid_keys
+    grids = [v for _, v in experiment.grid]
+    settings = []
+    for variant in variants:
+        for point in itertools.product(*grids) if grids else [()]:
+            params = dict(zip(keys, point, strict=True))
+            parts = ([variant.name] if many or not keys else []) + [
+                f"{short_key(k, keys)}={format_value(v)}" for k, v in params.items()
+            ]
+            label = ", ".join(parts)
+            overrides = dict(experiment.rule)
+            overrides.update(dict(variant.overrides))
+            rule_parts = []
+            for k, v in params.items():
+                if k.startswith("rule."):
+                    overrides[k[5:]] = rule_value(where, k[5:], v)
+                    rule_parts.append(f"{k[5:]}={format_value(v)}")
+            preset = variant.preset or experiment.rules
+            try:
+                rules = get_rules(preset, **overrides)
+            except RuleError as error:
+                raise fail(where, f"setting {label!r}: {error}") from None
+            text = _fill(experiment.template, params)
+            try:
+                seats = parse_lineup(text, rules.players)
+            except StrategyError as error:
+                raise fail(where, f"setting {label!r}: {error}") from None
+            lineup = tuple(format_seat(s, p) for s, p in seats)
+            seated = seatings(lineup, experiment.duplicate)
+            run_label = ", ".join([variant.name, *rule_parts])
+            try:
+                configs = tuple(
+                    RunConfig(
+                        rules=rules,
+                        lineup=rotated,
+                        count=experiment.count if count is None else count,
+                        mode=experiment.mode,
+                        experiment=experiment.name,
+                        variant=run_label,
+                        seed=run_seed,
+                        chunk_size=experiment.chunk_size,
+                        workers=workers,
+                        backend=backend,
+                        address=address,
+                        rows=rows or experiment.rows,
+                        labels=(("setting", label), ("seating", r), *params.items()),
+                        out=Path(out),
+                        command=command if command is not None else shlex.join(sys.argv),
+                    )
+                    for r, rotated in seated
+                )
+            except (RunError, RuleError, StrategyError) as error:
+                raise fail(where, f"setting {label!r}: {error}") from None
+            settings.append(
+                Setting(
+                    label=label,
+                    variant=variant.name,
+                    params=tuple(params.items()),
+                    rules=rules,
+                    lineup=lineup,
+                    configs=configs,
+                    rotations=tuple(r for r, _ in seated),
+                )
+            )
+    labels = [s.label for s in settings]
+    if len(set(labels)) != len(labels):  # e.g. 1 and 1.0 in one grid list
+        dup = next(x for x in labels if labels.count(x) > 1)
+        raise fail(where, f"two settings are both {dup!r}; make the grid values distinct")
+    return settings

@@ -1,0 +1,309 @@
+"""The determinized Monte Carlo kernels (``kernels/mc.py``) and the ``mc`` strategy.
+
+* The kernel equals its pure-Python twin (``tests/reference/mc_ref.py``) sample by
+  sample on random positions of several rule sets, for both opponent models.
+* Samples are consistent with the observation, and never favour the cards the
+  opponent really holds (the sampler cannot see them).
+* In tiny positions the Monte Carlo means agree with a brute-force expectation over
+  every ordering of the hidden cards.
+* ``mc`` plays whole hands in the engine, reproducibly on any number of threads.
+"""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kernels import mc as K
+from kernels.layout import R_GAME_TARGET
+from kernels.obs import PHASE_DISCARD, PHASE_DRAW
+from sim.advise import make_obs
+from sim.engine import play_deals
+from sim.rules import get_rules
+from sim.solver import tables_for
+from tests.reference import mc_ref as R
+from tests.reference import strategies_ref as S
+from tests.support.twins import fast_solver
+
+
+def random_position(
+    rng: random.Random,
+    preset: str,
+    phase: int,
+    *,
+    pile_n: int | None = None,
+    stock_n: int | None = None,
+    taken: int = 2,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """A consistent mid-hand position of seat 0: the true hands, stock and the view."""
+    rules = get_rules(preset, **overrides)
+    players, hs = rules.players, rules.cards_per_hand
+    deck = list(range(52 + rules.jokers))
+    rng.shuffle(deck)
+    mine = hs + (1 if phase == PHASE_DISCARD else 0)
+    hands = [deck[:mine]]
+    k = mine
+    for _ in range(1, players):
+        hands.append(deck[k : k + hs])
+        k += hs
+    rest = deck[k:]
+    if stock_n is None:
+        stock_n = rng.randint(rules.wall + 2, len(rest) - 2)
+    pile = rest[: len(rest) - stock_n] if pile_n is None else rest[:pile_n]
+    stock = rest[len(pile) :]
+    seat_taken = [0] * players
+    discarded = [0] * players
+    for seat in range(1, players):
+        for card in rng.sample(hands[seat], rng.randint(0, taken)):
+            seat_taken[seat] |= 1 << card
+    for card in pile[1:]:
+        discarded[rng.randrange(players)] |= 1 << card
+    drawn = rng.choice(hands[0]) if phase == PHASE_DISCARD else -1
+    target = max(int(rules.compile()[R_GAME_TARGET]), 41)
+    ref_obs = S.RefObs(
+        seat=0,
+        players=players,
+        hand=R.mask_of(hands[0]),
+        pile=list(pile),
+        taken=seat_taken,
+        discarded=discarded,
+        stock_n=len(stock),
+        turn=rng.randint(1, 20),
+        phase=phase,
+        upcard=pile[0],
+        drawn=drawn,
+        from_pile=False,
+        dealer=players - 1,
+        rules=[int(v) for v in rules.compile()],
+        rng_key=rng.getrandbits(64),
+        scores=[rng.randint(target - 40, target - 1) * 60 for _ in range(players)]
+        if rng.random() < 0.5
+        else [0] * players,
+    )
+    return {
+        "rules": rules,
+        "hands": hands,
+        "stock": stock,
+        "ref": ref_obs,
+        "obs": kernel_obs(ref_obs, rules),
+    }
+
+
+def kernel_obs(o: S.RefObs, rules: Any) -> Any:
+    pile = np.zeros(128, np.int64)
+    pile[: len(o.pile)] = o.pile
+    return make_obs(
+        o.seat,
+        o.players,
+        o.hand,
+        pile,
+        len(o.pile),
+        np.array(o.taken, np.int64),
+        np.array(o.discarded, np.int64),
+        o.stock_n,
+        o.turn,
+        o.phase,
+        o.upcard,
+        o.drawn,
+        o.from_pile,
+        o.dealer,
+        rules.compile(),
+        np.array(o.scores, np.int64),
+        tables_for(rules),
+        np.uint64(o.rng_key),
+    )
+
+
+def kernel_values(
+    obs: Any,
+    actions: list[tuple[int, int]],
+    key: int,
+    samples: int,
+    model: int,
+    knock_at: int = -1,
+    min_gain: int = 1,
+    first: int = 0,
+) -> tuple[np.ndarray, ...]:
+    kinds = np.array([a[0] for a in actions], np.int64)
+    cards = np.array([a[1] for a in actions], np.int64)
+    net = np.zeros((len(actions), samples))
+    won = np.zeros((len(actions), samples), np.int8)
+    ends = np.zeros((len(actions), samples), np.int8)
+    K.evaluate(obs, kinds, cards, np.uint64(key), first, model, knock_at, min_gain, net, won, ends)
+    return net, won, ends
+
+
+CASES = [
+    ("gin", {}),
+    ("gin-classic", {}),
+    ("knock-rummy", {"players": 4}),
+    ("oklahoma-gin", {}),
+    ("knock-rummy", {"players": 3, "stock_exhaustion": "turn_over"}),
+]
+
+
+@pytest.mark.parametrize(("preset", "overrides"), CASES)
+@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
+def test_kernel_equals_twin_sample_by_sample(
+    preset: str, overrides: dict[str, Any], model: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
+    rng = random.Random(f"{preset}{overrides}{model}")
+    game_ends = 0
+    for i in range(6):
+        phase = PHASE_DISCARD if i % 2 == 0 else PHASE_DRAW
+        pos = random_position(rng, preset, phase, **overrides)
+        obs, ref = pos["obs"], pos["ref"]
+        if phase == PHASE_DISCARD:
+            actions = R.discard_actions(ref, None, 0)
+            kinds, cards = K.discard_actions(obs, -1, 0)
+            assert list(zip(kinds.tolist(), cards.tolist(), strict=True)) == actions
+        else:
+            actions = [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]
+        key = rng.getrandbits(64)
+        net, won, ends = kernel_values(obs, actions, key, 3, model, first=5)
+        ref_net, ref_won, ref_ends = R.evaluate(ref, actions, key, 5, 3, model, -1, 1)
+        assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), (preset, i)
+        assert won.tolist() == ref_won
+        assert ends.tolist() == ref_ends
+        game_ends += int(np.abs(ends).sum())
+    if "gin" in preset:  # whole games to a target: the game-end path is exercised
+        assert game_ends > 0
+
+
+@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
+@pytest.mark.parametrize(("preset", "overrides"), CASES[:3])
+def test_samples_are_consistent_with_the_view(
+    preset: str, overrides: dict[str, Any], model: int
+) -> None:
+    rng = random.Random(7)
+    pos = random_position(rng, preset, PHASE_DISCARD, taken=4, **overrides)
+    obs, rules = pos["obs"], pos["rules"]
+    assert K.hidden_count_consistent(obs)
+    hidden = K.hidden_cards(obs)
+    work = K.new_work(rules.players)
+    pile = R.mask_of(pos["ref"].pile)
+    for j in range(200):
+        m = K.determinize(obs, hidden, np.uint64(j), model, work)
+        assert m == obs.stock_n
+        stock = R.mask_of(work.stock[:m].tolist())
+        seen = pile | stock
+        assert bin(stock).count("1") == m
+        assert work.base[0] == obs.hand
+        for seat in range(1, rules.players):
+            h = int(work.base[seat])
+            assert bin(h).count("1") == rules.cards_per_hand
+            assert h & pos["ref"].taken[seat] == pos["ref"].taken[seat]
+            assert h & seen == 0
+            seen |= h
+        assert seen | obs.hand == (1 << (52 + rules.jokers)) - 1
+
+
+def test_inferred_model_avoids_cards_the_opponent_refused() -> None:
+    """Under the inferred model a sampled opponent hand rarely melds with a card the
+    opponent threw or passed; under the kept model it often does."""
+    rng = random.Random(3)
+    pos = random_position(rng, "gin", PHASE_DRAW, taken=1, pile_n=9)
+    obs = pos["obs"]
+    avoid = K.avoided_cards(obs, 1)
+    assert bin(int(avoid)).count("1") >= 4
+    hidden = K.hidden_cards(obs)
+    work = K.new_work(2)
+    rates = {}
+    for model in (K.MODEL_KEPT, K.MODEL_INFERRED):
+        bad = 0
+        for j in range(400):
+            K.determinize(obs, hidden, np.uint64(j), model, work)
+            bad += bool(K._contradicts(work.base[1], avoid, obs.tab))
+        rates[model] = bad / 400
+    assert rates[K.MODEL_KEPT] > 0.3
+    assert rates[K.MODEL_INFERRED] < rates[K.MODEL_KEPT] / 3
+
+
+def test_sampler_never_favours_the_real_hidden_cards() -> None:
+    """Under the uniform model every hidden card lands in the opponent's sampled hand
+    equally often, the cards it really holds included: the sampler cannot see them."""
+    rng = random.Random(11)
+    pos = random_position(rng, "gin", PHASE_DRAW, taken=0, stock_n=20)
+    obs = pos["obs"]
+    hidden = K.hidden_cards(obs)
+    n_hidden = bin(hidden).count("1")
+    work = K.new_work(2)
+    counts = np.zeros(54)
+    n = 20_000
+    for j in range(n):
+        K.determinize(obs, hidden, np.uint64(j), K.MODEL_UNIFORM, work)
+        for card in S.cards_of(int(work.base[1])):
+            counts[card] += 1
+    p = 10 / n_hidden
+    sd = np.sqrt(n * p * (1 - p))
+    real = pos["hands"][1]
+    others = [c for c in S.cards_of(hidden) if c not in real]
+    assert abs(counts[real].mean() - n * p) < 5 * sd / np.sqrt(len(real))
+    assert abs(counts[others].mean() - n * p) < 5 * sd / np.sqrt(len(others))
+    assert counts[S.cards_of(~int(hidden) & ((1 << 52) - 1))].sum() == 0
+
+
+def tiny_position(seed: int) -> dict[str, Any]:
+    """Late in a Gin hand: the opponent holds 7 known cards (taken from the pile), so
+    the hidden cards are its 3 others and a 3-card stock: 720 orderings."""
+    rng = random.Random(seed)
+    while True:
+        pos = random_position(rng, "gin", PHASE_DISCARD, stock_n=3, taken=0)
+        ref = pos["ref"]
+        opp = pos["hands"][1]
+        ref.taken[1] = R.mask_of(opp[:7])
+        pos["obs"] = kernel_obs(ref, pos["rules"])
+        actions = R.discard_actions(ref, None, 3)
+        if any(kind == K.ACT_KNOCK for kind, _ in actions) or seed % 2:
+            return pos | {"actions": actions}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_monte_carlo_agrees_with_brute_force(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
+    pos = tiny_position(seed)
+    actions = pos["actions"]
+    exact = R.exact_values(pos["ref"], actions, -1, 1)
+    net, _, _ = kernel_values(pos["obs"], actions, 99, 6000, K.MODEL_UNIFORM)
+    for a in range(len(actions)):
+        se = net[a].std() / np.sqrt(net.shape[1])
+        assert abs(net[a].mean() - float(exact[a])) <= 4.5 * se + 1e-9, (actions[a], exact[a])
+    # The choice is the brute-force best whenever the best is clear.
+    order = sorted(range(len(actions)), key=lambda a: -exact[a])
+    if len(order) > 1 and exact[order[0]] - exact[order[1]] > Fraction(2):
+        assert int(np.argmax(net.mean(axis=1))) == order[0]
+
+
+def test_knock_value_is_the_exact_showdown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A knock needs no rollout: every sample's value is the showdown against it."""
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
+    pos = tiny_position(2)
+    knocks = [a for a in pos["actions"] if a[0] == K.ACT_KNOCK]
+    assert knocks
+    net, won, _ = kernel_values(pos["obs"], knocks, 3, 50, K.MODEL_UNIFORM)
+    ref_net, ref_won, _ = R.evaluate(pos["ref"], knocks, 3, 0, 50, K.MODEL_UNIFORM, -1, 1)
+    assert net.tolist() == [[float(v) for v in row] for row in ref_net]
+    assert won.tolist() == ref_won
+
+
+@pytest.mark.parametrize(
+    ("preset", "players"), [("gin", 2), ("knock-rummy", 4), ("oklahoma-gin", 2)]
+)
+def test_mc_plays_whole_hands_reproducibly(preset: str, players: int) -> None:
+    lineup = "mc:samples=4/greedy" if players == 2 else "mc:samples=4/greedy/simple/defensive"
+    rules = get_rules(preset, players=players) if preset.startswith("knock") else preset
+    one = play_deals(rules, lineup, deals=24, seed=5, threads=1)
+    two = play_deals(rules, lineup, deals=24, seed=5, threads=2)
+    for name in one._fields:
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert (one.knocker == 0).any()  # mc does knock
+    other = play_deals(rules, lineup.replace("samples=4", "samples=5"), deals=24, seed=5, threads=1)
+    assert not np.array_equal(one.points, other.points) or not np.array_equal(
+        one.turns, other.turns
+    )
