@@ -66,6 +66,7 @@ def compare(
         str,
         typer.Option(
             "--seats",
+            "-s",
             help="Side A's line-up: one strategy spec per seat joined by '/' or ',' "
             "(greedy:knock_at=7/simple); one spec fills every seat. Seat 0 is the focal seat.",
         ),
@@ -122,7 +123,7 @@ def compare(
     duplicate: Annotated[
         bool,
         typer.Option(
-            "--duplicate",
+            "--duplicate/--no-duplicate",
             help="Also replay every deal with the seats rotated (seat k plays seat k+1's "
             "strategy), so seat luck cancels; reports the variance reduction achieved.",
         ),

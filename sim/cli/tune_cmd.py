@@ -326,44 +326,11 @@ def run_tune_file(
         overrides["mode"] = "deals" if deals is not None else "games"
         overrides["count"] = deals if deals is not None else games
     request = load_tune_file(path, **overrides)
-    if (
-        confirm is None
-        and overrides.get("count") is not None
-        and request.confirm not in (0, overrides["count"])
-    ):  # a smaller or larger size given on the command line: confirm on as many
-        request = make_request(**_request_args(request, confirm=overrides["count"]))
     drawn = seed is None and not _file_has_seed(path)
     _run(
         request, workers=workers, out=out, chart=chart, as_json=as_json, drawn=drawn,
         backend=backend, address=address,
     )  # fmt: skip
-
-
-def _request_args(request: TuneRequest, **changes: Any) -> dict[str, Any]:
-    data = request.to_dict()
-    args = {
-        "strategy": request.strategy,
-        "params": list(request.space),
-        "against": "/".join(request.against),
-        "rules": request.rules,
-        **{
-            k: data[k]
-            for k in (
-                "count",
-                "mode",
-                "seed",
-                "duplicate",
-                "max_evals",
-                "search",
-                "max_rounds",
-                "confirm",
-                "name",
-                "description",
-            )
-        },
-    }
-    args.update(changes)
-    return args
 
 
 def _file_has_seed(path: Path) -> bool:

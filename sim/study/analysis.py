@@ -16,7 +16,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +31,7 @@ from sim.study import rundir
 from sim.study.design import ALPHA, Experiment, ExperimentError, default_charts
 from sim.study.runs import RunConfig
 from sim.study.settings import Setting, format_value
+from sim.study.sums import Sums, add_sums, knock_count, net_moments, own_moments, sums_of
 from sim.study.tables import one_line
 from sim.study.units import focal_series, load_units
 
@@ -84,64 +85,6 @@ class ExperimentData:
 
 # --- analysis --------------------------------------------------------------------------
 
-Sums = dict[tuple[str, int, int], int]
-
-
-def _sums(run_dir: Path) -> Sums:
-    frame = rundir.load_summary(run_dir)
-    out: Sums = {}
-    for stat, seat, key, value in frame.select("stat", "seat", "key", "value").iter_rows():
-        out[(stat, int(seat), int(key))] = out.get((stat, int(seat), int(key)), 0) + int(value)
-    return out
-
-
-def _add_sums(a: Sums, b: Sums) -> Sums:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = out.get(k, 0) + v
-    return out
-
-
-def _cross(s: Sums, stat: str, i: int, j: int) -> int:
-    a, b = (i, j) if i < j else (j, i)
-    return s.get((stat, a, b), 0)
-
-
-def _net_moments(s: Sums, prefix: str, n: int, seat: int, players: int) -> Moments:
-    """Moments of ``x_seat - mean(x_others)`` from exact integer sums (engine units).
-
-    With ``Q = players - 1`` and ``X = Q x_s - sum_{j != s} x_j`` (an integer per
-    hand): ``sum X = Q S_s - sum S_j`` and ``sum X^2 = Q^2 SS_s - 2Q sum_j C_sj +
-    sum_j SS_j + 2 sum_{j<k} C_jk`` (j, k != s); scaled by ``1 / (POINT_SCALE Q)``.
-    """
-    q = players - 1
-    others = [j for j in range(players) if j != seat]
-    total = q * s.get((f"{prefix}_sum", seat, -1), 0) - sum(
-        s.get((f"{prefix}_sum", j, -1), 0) for j in others
-    )
-    square = q * q * s.get((f"{prefix}_sumsq", seat, -1), 0)
-    square -= 2 * q * sum(_cross(s, f"{prefix}_cross", seat, j) for j in others)
-    square += sum(s.get((f"{prefix}_sumsq", j, -1), 0) for j in others)
-    square += 2 * sum(
-        _cross(s, f"{prefix}_cross", j, k) for j, k in itertools.combinations(others, 2)
-    )
-    return Moments.from_sums(n, total, square).scaled(1.0 / (L.POINT_SCALE * q))
-
-
-def _own_moments(s: Sums, prefix: str, n: int, seat: int) -> Moments:
-    return Moments.from_sums(
-        n, s.get((f"{prefix}_sum", seat, -1), 0), s.get((f"{prefix}_sumsq", seat, -1), 0)
-    ).scaled(1.0 / L.POINT_SCALE)
-
-
-def _knocks(s: Sums, seat: int, outcomes: Iterable[int] | None = None) -> int:
-    keep = None if outcomes is None else set(outcomes)
-    return sum(
-        v
-        for (stat, st, key), v in s.items()
-        if stat == "knocker_outcome" and st == seat and (keep is None or key in keep)
-    )
-
 
 def _interval_row(prefix: str, iv: Interval) -> dict[str, float]:
     return {prefix: iv.estimate, f"{prefix}_low": iv.low, f"{prefix}_high": iv.high}
@@ -177,7 +120,9 @@ class _Analysis:
             for i, setting in enumerate(block):
                 self.units[i] += setting.configs[0].count
                 for r, run_dir in enumerate(setting.dirs):
-                    self.sums[i][r] = _add_sums(self.sums[i][r], _sums(run_dir))
+                    self.sums[i][r] = add_sums(
+                        self.sums[i][r], sums_of(rundir.load_summary(run_dir))
+                    )
                 if self.rows_kept:
                     self._add_values(i, setting)
         self.headline_iv: list[Interval] = []
@@ -218,16 +163,16 @@ class _Analysis:
             pos = setting.position(seat, r)
             h = s.get(("hands", -1, -1), 0)
             hands += h
-            points += _own_moments(s, "points", h, pos)
-            net += _net_moments(s, "points", h, pos, P)
+            points += own_moments(s, "points", h, pos)
+            net += net_moments(s, "points", h, pos, P)
             wins += s.get(("wins", pos, -1), 0)
-            knocks += _knocks(s, pos)
-            gins += _knocks(s, pos, special)
-            undercuts += _knocks(s, pos, [undercut])
+            knocks += knock_count(s, pos)
+            gins += knock_count(s, pos, special)
+            undercuts += knock_count(s, pos, [undercut])
             if self.mode == "games":
                 g = s.get(("count", -1, -1), 0)
                 games += g
-                net_score += _net_moments(s, "score", g, pos, P)
+                net_score += net_moments(s, "score", g, pos, P)
                 game_wins += s.get(("game_wins", pos, -1), 0)
         return {
             "hands": hands,

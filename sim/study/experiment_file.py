@@ -91,6 +91,17 @@ def _check_label(where: str, key: str, value: str) -> str:
         raise fail(where, str(error)) from None
 
 
+def read_rules(where: str, value: Any) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """A file's ``rules``: a preset name, or a table of a preset and rule parameters
+    (experiment and tune files alike). Returns the preset and the overrides."""
+    preset, overrides = _rules_table(where, "rules", value)
+    if preset is None:
+        raise fail(where, "rules.preset is missing; give a preset name (see `rummy rules list`)")
+    if preset not in PRESETS:
+        raise fail(where, f"rules: unknown preset {preset!r}; choose one of: {', '.join(PRESETS)}")
+    return preset, overrides
+
+
 def _rules_table(
     where: str, key: str, value: Any
 ) -> tuple[str | None, tuple[tuple[str, Any], ...]]:
@@ -179,12 +190,7 @@ def _from_dict(data: Mapping[str, Any], where: str, default_name: str | None) ->
         )
     values["mode"] = sizes[0]
     values["count"] = _want_int(where, sizes[0], data[sizes[0]], 1)
-    preset, overrides = _rules_table(where, "rules", data.get("rules", "gin"))
-    if preset is None:
-        raise fail(where, "rules.preset is missing; give a preset name (see `rummy rules list`)")
-    if preset not in PRESETS:
-        raise fail(where, f"rules: unknown preset {preset!r}; choose one of: {', '.join(PRESETS)}")
-    values["rules"], values["rule"] = preset, overrides
+    values["rules"], values["rule"] = read_rules(where, data.get("rules", "gin"))
     if "variants" in data:
         table = data["variants"]
         if not isinstance(table, Mapping) or not table:

@@ -94,8 +94,9 @@ def load_record(
         record = json.loads(path.read_text())
     except FileNotFoundError:
         study = kind.removeprefix("rummy-").removeprefix("sim ").split("-")[0]  # "tune", ...
+        article = "an" if study[:1] in "aeiou" else "a"
         raise RecordError(
-            f"{path.parent} is not a {study} directory (it holds no {path.name})"
+            f"{path.parent} is not {article} {study} directory (it holds no {path.name})"
         ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         reason = store.os_reason(error) if isinstance(error, OSError) else error

@@ -18,7 +18,9 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from sim import store
-from sim.rules import PRESETS, RuleError, RuleSet, get_rules
+from sim.rules import RuleError, RuleSet, get_rules
+from sim.study.design import ExperimentError
+from sim.study.experiment_file import read_rules
 from sim.study.runs import new_seed
 from sim.study.search import (
     DEFAULT_MAX_EVALS,
@@ -321,19 +323,12 @@ def load_tune_file(path: str | os.PathLike[str], **overrides: Any) -> TuneReques
     sizes = [k for k in ("deals", "games") if k in data]
     if len(sizes) != 1:
         raise fail("give exactly one size: deals = N (single hands) or games = N (whole games)")
-    rules_value = data.get("rules", "gin")
     try:
-        if isinstance(rules_value, str):
-            rule_set = get_rules(rules_value)
-        elif isinstance(rules_value, dict):
-            preset = rules_value.get("preset")
-            if not isinstance(preset, str):
-                raise fail("rules.preset is missing; give a preset name (see `rummy rules list`)")
-            if preset not in PRESETS:
-                raise fail(f"rules: unknown preset {preset!r}; choose one of: {', '.join(PRESETS)}")
-            rule_set = get_rules(preset, **{k: v for k, v in rules_value.items() if k != "preset"})
-        else:
-            raise fail("rules must be a preset name or a table (preset and parameters)")
+        preset, rule_overrides = read_rules(where, data.get("rules", "gin"))
+    except ExperimentError as error:
+        raise TuneError(str(error)) from None
+    try:
+        rule_set = get_rules(preset, **dict(rule_overrides))
     except RuleError as error:
         raise fail(f"rules: {error}") from None
     raw = table["params"]
@@ -371,7 +366,10 @@ def load_tune_file(path: str | os.PathLike[str], **overrides: Any) -> TuneReques
         if isinstance(data.get("description"), str)
         else None,
     }
-    values.update({k: v for k, v in overrides.items() if v is not None})
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if given.get("count") is not None and "confirm" not in given and values["confirm"]:
+        given["confirm"] = given["count"]  # another size asked for: confirm on as many
+    values.update(given)
     try:
         return make_request(table["strategy"], params, **values)
     except ValueError as error:

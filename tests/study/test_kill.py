@@ -61,7 +61,7 @@ def study_tables(out: Path) -> dict:
     [
         ("sweep", signal.SIGKILL),
         pytest.param("sweep", signal.SIGTERM, marks=pytest.mark.slow),
-        ("experiment", signal.SIGKILL),
+        pytest.param("experiment", signal.SIGKILL, marks=pytest.mark.slow),  # the same queue
     ],
 )
 def test_killed_study_leaves_no_process_and_finishes_exactly(tmp_path, how, sig) -> None:

@@ -1,7 +1,7 @@
-"""Rule sets: every house-rule choice of ``docs/RULES.md`` as one frozen, validated value.
+"""The rule set: every house-rule choice of ``docs/RULES.md`` as one frozen, validated value.
 
-``docs/RULES.md`` is the rule book: each parameter below carries its name and default,
-and the presets are its "Presets" table. A :class:`RuleSet` is checked when it is built
+``docs/RULES.md`` is the rule book: each parameter below carries its name and default
+(its "Presets" table is ``sim/rules/presets.py``). A :class:`RuleSet` is checked when it is built
 (``__post_init__``), so a nonsense combination fails before anything runs, with a
 one-line :class:`RuleError` that names the parameter, the bad value and what is allowed.
 :meth:`RuleSet.compile` turns it into the ``int64`` vector the kernels read (positions
@@ -41,16 +41,7 @@ import numpy.typing as npt
 
 from kernels import layout as L
 
-__all__ = [
-    "PARAMETERS",
-    "allowed_values",
-    "PRESETS",
-    "PRESET_DESCRIPTIONS",
-    "RuleError",
-    "RuleSet",
-    "get_rules",
-    "parse_overrides",
-]
+__all__ = ["PARAMETERS", "RuleError", "RuleSet", "allowed_values"]
 
 
 class RuleError(ValueError):
@@ -80,7 +71,7 @@ _CHOICES: dict[str, dict[str, int]] = {
     "shutout": {"double": L.SHUTOUT_DOUBLE, "bonus": L.SHUTOUT_BONUS, "none": L.SHUTOUT_NONE},
 }
 
-_BOOL_FIELDS = (
+BOOL_FIELDS = (
     "discard_taken_card",
     "upcard_option",
     "layoff",
@@ -98,7 +89,7 @@ MAX_BONUS = 1_000
 MAX_TARGET = 1_000_000  # match:T, pool:L, gin:T, hollywood:T
 MAX_HANDS_TARGET = 1_000  # hands:N; the engine stops any game after 1,000 hands dealt
 MAX_KNOCK_LIMIT = 1_000  # above the deadwood of any hand (10 cards x 100): "none"
-_INT_BOUNDS: dict[str, tuple[int, int]] = {
+INT_BOUNDS: dict[str, tuple[int, int]] = {
     "players": (2, 6),
     "joker_value": (0, 100),
     "ace_high_value": (0, 100),
@@ -142,7 +133,7 @@ def _auto_hand_size(players: int) -> int:
     return 7 if players <= 4 else 6
 
 
-def _choose(values: Any) -> str:
+def choose(values: Any) -> str:
     return ", ".join(str(value) for value in values)
 
 
@@ -303,9 +294,9 @@ class RuleSet:
         """Check every parameter, then every combination RULES.md calls nonsense."""
         if not isinstance(self.name, str):
             raise RuleError(f"name={self.name!r} is not allowed; choose a string")
-        for field, (low, high) in _INT_BOUNDS.items():
+        for field, (low, high) in INT_BOUNDS.items():
             self._check_int(field, low, high)
-        for field in _BOOL_FIELDS:
+        for field in BOOL_FIELDS:
             value = getattr(self, field)
             if not isinstance(value, bool | np.bool_):
                 raise RuleError(f"{field}={value!r} is not allowed; choose true or false")
@@ -313,14 +304,12 @@ class RuleSet:
         for field, codes in _CHOICES.items():
             value = getattr(self, field)
             if not isinstance(value, str) or value not in codes:
-                raise RuleError(
-                    f"{field}={value!r} is not allowed; choose one of: {_choose(codes)}"
-                )
+                raise RuleError(f"{field}={value!r} is not allowed; choose one of: {choose(codes)}")
         if self.hand_size is not None:
             self._check_int("hand_size", *_HAND_SIZE_BOUNDS)
         if self.jokers not in _JOKER_COUNTS or isinstance(self.jokers, bool):
             raise RuleError(
-                f"jokers={self.jokers!r} is not allowed; choose one of: {_choose(_JOKER_COUNTS)}"
+                f"jokers={self.jokers!r} is not allowed; choose one of: {choose(_JOKER_COUNTS)}"
             )
         self._set("jokers", int(self.jokers))
         if self.knock_limit is not None and self.knock_limit != "upcard":
@@ -467,7 +456,7 @@ class RuleSet:
         unknown = sorted(set(data) - set(PARAMETERS))
         if unknown:
             raise RuleError(
-                f"unknown rule parameter {unknown[0]!r}; choose from: {_choose(PARAMETERS)}"
+                f"unknown rule parameter {unknown[0]!r}; choose from: {choose(PARAMETERS)}"
             )
         values = dict(data)
         if values.get("knock_limit") == "none":
@@ -492,243 +481,18 @@ def allowed_values(param: str) -> str:
     """What ``param`` accepts, in words (``rummy rules show``'s "allowed" column)."""
     if param in _CHOICES:
         return ", ".join(_CHOICES[param])
-    if param in _BOOL_FIELDS:
+    if param in BOOL_FIELDS:
         return "true, false"
-    if param in _INT_BOUNDS:
-        low, high = _INT_BOUNDS[param]
+    if param in INT_BOUNDS:
+        low, high = INT_BOUNDS[param]
         return f"{low}..{high}"
     return {
         "name": "any text",
         "hand_size": f"auto, {_HAND_SIZE_BOUNDS[0]}..{_HAND_SIZE_BOUNDS[1]}",
-        "jokers": _choose(_JOKER_COUNTS),
+        "jokers": choose(_JOKER_COUNTS),
         "knock_limit": f"none, upcard, 0..{MAX_KNOCK_LIMIT}",
         "game": _GAME_FORMS,
     }[param]
 
 
 _DEFAULTS: dict[str, Any] = {field.name: field.default for field in dataclasses.fields(RuleSet)}
-
-
-# --- presets (RULES.md "Presets") --------------------------------------------------
-# Where the table is silent a parameter keeps its default; Knock Rummy presets take
-# the default 4 players (the table allows 2-6).
-
-_GIN_BASE: dict[str, Any] = {
-    "players": 2,
-    "knock_limit": 10,
-    "layoff": True,
-    "scoring": "gin",
-    "stock_exhaustion": "dead_hand",
-    "upcard_option": True,
-}
-
-_PRESET_TABLE: dict[str, tuple[str, dict[str, Any]]] = {
-    "knock-rummy": (
-        "Knock Rummy: knock at any deadwood, no lay-offs, reshuffle, pool to 100",
-        {"knock_limit": None, "stock_exhaustion": "reshuffle", "game": "pool:100"},
-    ),
-    "knock-rummy-turnover": (
-        "Knock Rummy with the discard pile turned over, unshuffled, as the new stock",
-        {"knock_limit": None, "stock_exhaustion": "turn_over"},
-    ),
-    "threshold-knock": (
-        "Knock Rummy that allows a knock only at 10 deadwood or less",
-        {"knock_limit": 10},
-    ),
-    "no-knock": (
-        "Knock Rummy where only rummy (zero deadwood) ends a hand",
-        {"knock_limit": 0},
-    ),
-    "joker-knock": (
-        "Knock Rummy with two jokers worth 15 when unmelded",
-        {"knock_limit": None, "jokers": 2, "joker_value": 15},
-    ),
-    "gin": (
-        "Modern Gin: knock at 10, gin 25, undercut 25, big gin 31, game to 100",
-        {
-            **_GIN_BASE,
-            "gin_bonus": 25,
-            "undercut_bonus": 25,
-            "big_gin_bonus": 31,
-            "game": "gin:100",
-            "box_bonus": 25,
-        },
-    ),
-    "gin-classic": (
-        "Classic Gin: gin 20, undercut 10, box 20, only the game bonus doubles on a shutout",
-        {
-            **_GIN_BASE,
-            "gin_bonus": 20,
-            "undercut_bonus": 10,
-            "game": "gin:100",
-            "box_bonus": 20,
-            "shutout": "bonus",
-        },
-    ),
-    "eaai": (
-        "EAAI competition Gin: greedy lay-offs, no box or game bonus, deal after scored hands",
-        {
-            **_GIN_BASE,
-            "layoff_play": "greedy",
-            "gin_bonus": 25,
-            "undercut_bonus": 25,
-            "game": "gin:100",
-            "box_bonus": 0,
-            "game_bonus": 0,
-            "shutout": "none",
-            "dealer": "alternate_scored",
-        },
-    ),
-    "oklahoma-gin": (
-        "Oklahoma Gin: the first upcard sets the knock limit, spade hands score double",
-        {
-            **_GIN_BASE,
-            "knock_limit": "upcard",
-            "gin_bonus": 25,
-            "undercut_bonus": 25,
-            "spade_double": True,
-            "game": "gin:150",
-        },
-    ),
-    "straight-gin": (
-        "Straight Gin: no knocking, only gin ends a hand",
-        {**_GIN_BASE, "knock_limit": 0, "gin_bonus": 25, "game": "gin:100"},
-    ),
-    "hollywood-gin": (
-        "Hollywood Gin: three games to 100 scored at once",
-        {**_GIN_BASE, "gin_bonus": 25, "undercut_bonus": 25, "game": "hollywood:100"},
-    ),
-    "round-the-corner-gin": (
-        "Round-the-corner Gin: runs wrap K-A-2, an unmelded ace is 15, game to 125",
-        {
-            **_GIN_BASE,
-            "gin_bonus": 20,
-            "undercut_bonus": 20,
-            "ace": "around",
-            "ace_high_value": 15,
-            "box_bonus": 20,
-            "game": "gin:125",
-        },
-    ),
-}
-
-PRESETS: dict[str, RuleSet] = {
-    name: RuleSet(name=name, **params) for name, (_, params) in _PRESET_TABLE.items()
-}
-"""The named rule sets of RULES.md "Presets", by their contract names."""
-
-PRESET_DESCRIPTIONS: dict[str, str] = {
-    name: description for name, (description, _) in _PRESET_TABLE.items()
-}
-"""One line per preset, for ``rummy rules list``."""
-
-
-def get_rules(rules: str | RuleSet = "gin", **overrides: Any) -> RuleSet:
-    """Return a preset (or a given rule set) with some parameters replaced.
-
-    Parameters
-    ----------
-    rules : str or RuleSet, default "gin"
-        A name of :data:`PRESETS`, or a rule set to start from.
-    **overrides
-        Parameters to replace, e.g. ``knock_limit=7``. A rule set whose
-        ``hand_size`` is None (every preset) keeps following the player count, so
-        ``get_rules("knock-rummy", players=2)`` deals 10 cards.
-
-    Returns
-    -------
-    RuleSet
-        The validated result; its ``name`` stays that of the starting rule set
-        unless ``name`` is overridden.
-
-    Raises
-    ------
-    RuleError
-        For an unknown preset or parameter, or a combination RULES.md rejects.
-    """
-    if isinstance(rules, RuleSet):
-        base = rules
-    elif isinstance(rules, str) and rules in PRESETS:
-        base = PRESETS[rules]
-    else:
-        raise RuleError(f"unknown preset {rules!r}; choose one of: {_choose(PRESETS)}")
-    for key in overrides:
-        if key not in PARAMETERS:
-            raise RuleError(f"unknown rule parameter {key!r}; choose from: {_choose(PARAMETERS)}")
-    return dataclasses.replace(base, **overrides) if overrides else base
-
-
-_TRUE = ("true", "yes", "on", "1")
-_FALSE = ("false", "no", "off", "0")
-
-
-def _parse_int(item: str, text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise RuleError(f"bad rule {item!r}: {text!r} is not a whole number") from None
-
-
-def _parse_value(item: str, key: str, text: str) -> object:
-    """Turn the text of one override into the type its parameter holds."""
-    lowered = text.lower()
-    if key in _BOOL_FIELDS:
-        if lowered in _TRUE:
-            return True
-        if lowered in _FALSE:
-            return False
-        raise RuleError(f"bad rule {item!r}: {key} takes one of: {_choose(_TRUE + _FALSE)}")
-    if key == "knock_limit":
-        if lowered in ("none", "upcard"):
-            return None if lowered == "none" else "upcard"
-        try:
-            return int(text)
-        except ValueError:
-            raise RuleError(
-                f"bad rule {item!r}: knock_limit takes none, upcard or a whole number"
-            ) from None
-    if key == "hand_size":
-        return None if lowered == "auto" else _parse_int(item, text)
-    if key in _INT_BOUNDS or key == "jokers":
-        return _parse_int(item, text)
-    # Strings (name, game and the choices) are checked by RuleSet itself.
-    return text
-
-
-def parse_overrides(items: list[str]) -> dict[str, object]:
-    """Read command-line overrides such as ``["knock_limit=7", "layoff=on"]``.
-
-    Parameters
-    ----------
-    items : list of str
-        ``key=value`` strings; ``-`` in a key is read as ``_``
-        (``knock-limit=7``). Booleans take true/false/yes/no/on/off/1/0,
-        ``knock_limit`` takes none/upcard/a number, ``hand_size`` a number or auto.
-
-    Returns
-    -------
-    dict
-        Typed values by parameter name, ready for :func:`get_rules`. Values are
-        not range-checked here; building the rule set does that.
-
-    Raises
-    ------
-    RuleError
-        For an item without ``=``, an unknown parameter, a parameter given twice, or
-        a value of the wrong type; the message quotes the item.
-    """
-    overrides: dict[str, object] = {}
-    for item in items:
-        key_text, sep, text = item.partition("=")
-        key = key_text.strip().replace("-", "_")
-        text = text.strip()
-        if not sep or not key or not text:
-            raise RuleError(f"bad rule {item!r}: write key=value, e.g. knock_limit=7")
-        if key not in PARAMETERS:
-            raise RuleError(
-                f"bad rule {item!r}: unknown parameter {key!r}; choose from: {_choose(PARAMETERS)}"
-            )
-        if key in overrides:
-            raise RuleError(f"bad rule {item!r}: {key} is given more than once")
-        overrides[key] = _parse_value(item, key, text)
-    return overrides

@@ -1,0 +1,30 @@
+"""Fixtures of the study tests: one tiny real experiment, played once for the folder."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim.study.experiment import ExperimentProgress, ExperimentResult, run_experiment
+from sim.study.experiment_file import experiment_from_dict
+
+# --- a tiny real experiment --------------------------------------------------------------------
+
+TINY = """
+name = "tiny"
+seed = 5
+deals = 200
+duplicate = true
+seats = "greedy:knock_at={k}/simple"
+[grid]
+k = [3, 10]
+"""
+
+
+@pytest.fixture(scope="package")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> ExperimentResult:
+    root = tmp_path_factory.mktemp("exp")
+    exp = experiment_from_dict(__import__("tomllib").loads(TINY), source="tiny.toml")
+    seen: list[ExperimentProgress] = []
+    result = run_experiment(exp, workers=1, out=root, progress=seen.append, command="pytest")
+    result.__dict__["seen"] = seen  # frozen dataclass: stash the progress reports
+    return result
