@@ -84,12 +84,12 @@ _STYLE = {
 
 
 @contextlib.contextmanager
-def _style() -> Iterator[None]:
+def figure_style() -> Iterator[None]:
     with mpl.rc_context(_STYLE):
         yield
 
 
-def _new_figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
 
@@ -154,8 +154,8 @@ def knock_curve(
     groups = _as_list(line)
     keys = df.select(groups).unique(maintain_order=True).to_dicts() if groups else [{}]
     panels = 2 if win is not None else 1
-    with _style():
-        fig = _new_figure(7.5, 3.3 * panels + 0.6)
+    with figure_style():
+        fig = new_figure(7.5, 3.3 * panels + 0.6)
         axes = fig.subplots(panels, 1, sharex=True, squeeze=False)[:, 0]
         colors = _colors(len(keys))
         for key, color in zip(keys, colors, strict=True):
@@ -261,8 +261,8 @@ def heatmap(
         if low and high and row.get(low) is not None and row.get(high) is not None:
             hw[i, j] = (float(row[high]) - float(row[low])) * scale / 2.0
     finite = grid[np.isfinite(grid)]
-    with _style():
-        fig = _new_figure(max(5.5, 0.75 * len(x_vals) + 3.2), max(2.6, 0.62 * len(y_keys) + 1.8))
+    with figure_style():
+        fig = new_figure(max(5.5, 0.75 * len(x_vals) + 3.2), max(2.6, 0.62 * len(y_keys) + 1.8))
         ax = fig.subplots()
         _frame_axes(ax)
         if finite.size and finite.min() < 0 < finite.max():
@@ -361,8 +361,8 @@ def outcome_mix(
         for g, (_, labels, _) in enumerate(OUTCOME_GROUPS):
             shares[i, g] = 100.0 * sum(float(by_label.get(lab, 0.0) or 0.0) for lab in labels)
     used = [g for g in range(len(OUTCOME_GROUPS)) if shares[:, g].max() > 0]
-    with _style():
-        fig = _new_figure(8.0, max(2.4, 0.42 * len(keys) + 1.7))
+    with figure_style():
+        fig = new_figure(8.0, max(2.4, 0.42 * len(keys) + 1.7))
         ax = fig.subplots()
         ax.grid(axis="y", visible=False)
         left = np.zeros(len(keys))
@@ -429,8 +429,8 @@ def hand_length(
         if groups
         else [{}]
     )
-    with _style():
-        fig = _new_figure(7.5, 4.0)
+    with figure_style():
+        fig = new_figure(7.5, 4.0)
         ax = fig.subplots()
         colors = _colors(len(keys))
         top = 0
@@ -512,8 +512,8 @@ def tournament_matrix(
     idx = {p: i for i, p in enumerate(players)}
     panels = [(spec, kind) for spec, kind in ((win, "win"), (points, "points")) if spec is not None]
     n = len(players)
-    with _style():
-        fig = _new_figure(max(4.8, 0.85 * n + 2.4) * len(panels), max(3.6, 0.75 * n + 2.0))
+    with figure_style():
+        fig = new_figure(max(4.8, 0.85 * n + 2.4) * len(panels), max(3.6, 0.75 * n + 2.0))
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         for ax, (spec, kind) in zip(axes, panels, strict=True):
             scale = 100.0 if kind == "win" else 1.0
@@ -579,7 +579,7 @@ def save(
     for ext in formats:
         target = stem.parent / f"{stem.name}.{ext}"
         image = io.BytesIO()
-        with _style():
+        with figure_style():
             metadata = {"Date": None} if ext == "svg" else None
             fig.savefig(image, format=ext, metadata=metadata, facecolor="white")
         store.write_bytes_atomic(target, image.getbuffer())

@@ -112,8 +112,8 @@ def _profiles(
 
     space = request.space
     n = len(space)
-    with charts._style():
-        fig = charts._new_figure(4.2 * min(n, 3), 3.4 * math.ceil(n / 3) + 0.8)
+    with charts.figure_style():
+        fig = charts.new_figure(4.2 * min(n, 3), 3.4 * math.ceil(n / 3) + 0.8)
         axes = fig.subplots(math.ceil(n / 3), min(n, 3), squeeze=False).ravel()
         for i, r in enumerate(space):
             ax = axes[i]

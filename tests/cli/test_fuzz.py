@@ -322,14 +322,14 @@ def test_fuzz_many(workspace) -> None:
 
 
 def test_option_tables_match_the_commands() -> None:
-    import click
     import typer.main
 
     group = typer.main.get_command(app)
     for name, options in OPTIONS.items():
         command = group
         for part in name.split():  # the commands load lazily: ask each group for its own
-            command = command.get_command(click.Context(command), part)  # type: ignore[attr-defined]
+            context = command.context_class(command)  # type: ignore[attr-defined]
+            command = command.get_command(context, part)  # type: ignore[attr-defined]
         declared = {o for p in command.params for o in p.opts if o.startswith("--")}
         assert set(options) <= declared, (name, set(options) - declared)
 

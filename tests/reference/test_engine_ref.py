@@ -33,7 +33,9 @@ from kernels.obs import (
     SCRATCH_SIZE,
 )
 from sim.rules import PRESETS, RuleSet, get_rules
+from strategies import BUILTINS, params_vector
 from tests.reference import rng_ref
+from tests.reference import strategies_ref as twins
 from tests.reference.deadwood_ref import card_value, min_deadwood_ref
 from tests.reference.engine_ref import (
     MAX_TURNS,
@@ -50,6 +52,7 @@ from tests.reference.engine_ref import (
     strategy_below_ref,
 )
 from tests.reference.scoring_ref import knock_limit_ref, score_showdown_ref
+from tests.support.twins import fast_solver
 
 KEY = 0x5EED_0F_C0FFEE
 U = POINT_SCALE
@@ -864,21 +867,33 @@ def test_game_scores_reach_the_strategies():
 
 # --- the strategy twins through the engine ---------------------------------------------------
 
-TWIN_PARAMS = {"random": params_of(0.3), "greedy": params_of(10, 1)}
+# Parameters where a twin does not play its strategy's defaults (mc: a single sample and
+# candidate, as its twin plays every rollout in Python).
+TWIN_PARAMS = {
+    "random": params_of(0.3),
+    "greedy": params_of(10, 1),
+    "mc": [float(v) for v in params_vector(BUILTINS["mc"].params(samples=1, candidates=1))],
+}
 
 
 @pytest.mark.parametrize("preset", ["gin", "knock-rummy", "oklahoma-gin"])
-@pytest.mark.parametrize("name", sorted(TWIN_PARAMS))
-def test_strategy_twins_play_legally(preset, name):
-    """The pure-Python strategy twins (strategies_ref.py), where present, play whole
-    hands through the reference engine without an illegal answer."""
-    twins = pytest.importorskip("tests.reference.strategies_ref")
-    strategy = getattr(twins, "REF_STRATEGIES", {}).get(name)
-    if strategy is None:
-        pytest.skip(f"no twin {name!r} yet")
+@pytest.mark.parametrize("name", list(BUILTINS))
+def test_strategy_twins_play_legally(preset, name, monkeypatch):
+    """Every built-in strategy's pure-Python twin (strategies_ref.py) plays whole hands
+    through the reference engine without an illegal answer. The names come from the
+    registry: a built-in without a twin fails here, it is never skipped. The twins use
+    the numba solver (checked against deadwood_ref in tests/kernels/test_deadwood.py);
+    the engine and ``check_hand`` keep their own."""
+    assert set(TWIN_PARAMS) <= set(BUILTINS), "TWIN_PARAMS names a strategy not built in"
+    assert name in twins.REF_STRATEGIES, f"built-in strategy {name!r} has no twin"
+    monkeypatch.setattr(twins, "SOLVER", fast_solver)
+    strategy = twins.REF_STRATEGIES[name]
+    chosen = TWIN_PARAMS.get(name)
+    if chosen is None:
+        chosen = [float(v) for v in params_vector(BUILTINS[name].params())]
     rules = PRESETS[preset]
     for number in range(4):
         strategies = [strategy] * rules.players
-        params = [TWIN_PARAMS[name]] * rules.players
+        params = [chosen] * rules.players
         rec = play_hand_ref(rules, KEY, number, strategies, params, log=True)
         check_hand(rules, KEY, rec)

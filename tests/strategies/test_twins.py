@@ -1,0 +1,300 @@
+"""Every built-in strategy against its Python twin (``tests/reference/strategies_ref.py``).
+
+Thousands of random observations under several rule vectors: each numba hook gives
+the twin's answer, random draws and scratch included, and every answer is legal. The
+twins' constants and parameter fields match the kernels and the registry.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+
+import strategies as S
+from kernels import obs as kobs
+from kernels.deadwood import min_deadwood_one
+from kernels.layout import (
+    R_ACE,
+    R_BIG_GIN_BONUS,
+    R_DISCARD_TAKEN_CARD,
+    R_HAND_SIZE,
+    R_JOKERS,
+    R_PLAYERS,
+    R_UPCARD_OPTION,
+)
+from kernels.obs import (
+    BIG_GIN,
+    CONTINUE,
+    KNOCK,
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_UPCARD_OPTION,
+    Obs,
+)
+from kernels.showdown import knock_limit_of
+from strategies import params_vector
+from strategies.simple import PAIRS
+from tests.conftest import random_meld
+from tests.reference import strategies_ref as ref
+from tests.reference.cardtext import names
+from tests.support.positions import position, rules_of, scratch
+from tests.support.twins import fast_solver
+
+ACE_NAMES = {0: "low", 1: "high_or_low", 2: "around"}
+
+
+def _meldy_hand(rng: random.Random, size: int, ace: str, deck: list[int]) -> list[int]:
+    """``size`` cards: often two or three melds plus fill, so knocks are in reach."""
+    cards: set[int] = set()
+    if rng.random() < 0.6:
+        avail = {c for c in deck if c < 52}
+        target = size - rng.randint(1, 4)
+        for _ in range(6):
+            meld = random_meld(rng, ace, avail)
+            if meld is not None and len(cards) + len(meld) <= target:
+                cards |= set(meld)
+                avail -= set(meld)
+    rest = [c for c in deck if c not in cards]
+    cards |= set(rng.sample(rest, size - len(cards)))
+    return sorted(cards)
+
+
+def random_params(rng: random.Random, name: str) -> Any:
+    strategy = S.BUILTINS[name]
+    if rng.random() < 0.4 and name != "mc":
+        return strategy.params()
+    if name == "random":
+        return strategy.params(p=rng.choice((0.0, 0.25, 0.5, 0.9, 1.0)))
+    if name == "greedy":
+        return strategy.params(knock_at=rng.randint(-1, 14), min_gain=rng.randint(-3, 6))
+    if name == "simple":
+        return strategy.params(knock_at=rng.randint(-1, 12))
+    if name == "mc":  # few samples: its twin plays every rollout in Python
+        return strategy.params(
+            samples=rng.randint(1, 3),
+            candidates=rng.randint(0, 3),
+            knock_at=rng.randint(-1, 10),
+            min_gain=rng.randint(0, 3),
+            budget=rng.choice((0, 0, 4)),
+            model=rng.randint(0, 2),
+            game_weight=rng.choice((0.0, 20.0)),
+        )
+    if name == "schedule":
+        return strategy.params(
+            a=rng.uniform(0, 20),
+            b=rng.uniform(0, 1.5),
+            lo=rng.uniform(-2, 6),
+            min_gain=rng.randint(-2, 5),
+        )
+    return strategy.params(
+        knock_at=rng.randint(-1, 12),
+        min_gain=rng.randint(-2, 5),
+        slack=rng.randint(0, 8),
+        alarm=rng.randint(0, 5),
+        alarm_taken=rng.randint(1, 4),
+        alarm_turn=rng.randint(0, 30),
+    )
+
+
+Pair = tuple[Obs, ref.RefObs]
+
+
+def random_observations(rng: random.Random, rules: np.ndarray) -> tuple[Pair, Pair, int]:
+    """A draw-phase and a discard-phase observation of one seat, and a key."""
+    players = int(rules[R_PLAYERS])
+    size = int(rules[R_HAND_SIZE]) + 1
+    deck = list(range(52)) + ([52, 53] if int(rules[R_JOKERS]) else [])
+    ace = ACE_NAMES[int(rules[R_ACE])]
+    hand = _meldy_hand(rng, size, ace, deck)
+    rest = [c for c in deck if c not in hand]
+    rng.shuffle(rest)
+    pile = rest[: rng.randint(0, 10)]
+    outside = rest[len(pile) :]
+    seat = rng.randrange(players)
+    drawn = rng.choice(hand)
+    from_pile = rng.random() < 0.4
+    taken = []
+    discarded = []
+    for o in range(players):
+        if o == seat:
+            mine = [c for c in hand if c != drawn and rng.random() < 0.15]
+            taken.append(sum(1 << c for c in mine) | ((1 << drawn) if from_pile else 0))
+        else:
+            taken.append(sum(1 << c for c in rng.sample(outside, rng.choice((0, 0, 1, 2, 3)))))
+        discarded.append(sum(1 << c for c in rng.sample(rest, rng.randint(0, 6))))
+    turn = rng.randrange(0, 40)
+    upcard = rng.choice(deck)
+    key = rng.getrandbits(63)
+    common: dict[str, Any] = {
+        "seat": seat,
+        "taken": taken,
+        "discarded": discarded,
+        "turn": turn,
+        "upcard": upcard,
+        "rng_key": key,
+    }
+    upcard_option = int(rules[R_UPCARD_OPTION]) and rng.random() < 0.2
+    phase = PHASE_UPCARD_OPTION if upcard_option else PHASE_DRAW
+    draw_pile = pile if rng.random() > 0.05 else []
+    before = position(
+        rules, sum(1 << c for c in hand if c != drawn), draw_pile, phase=phase, **common
+    )
+    after = position(
+        rules,
+        sum(1 << c for c in hand),
+        pile,
+        phase=PHASE_DISCARD,
+        drawn=drawn,
+        from_pile=from_pile,
+        **common,
+    )
+    return before, after, drawn
+
+
+def random_scratch(rng: random.Random, name: str, hand: int, drawn: int) -> np.ndarray:
+    sc = scratch()
+    sc[0] = rng.randrange(0, 1000)
+    if name == "simple":
+        roll = rng.random()
+        if roll < 0.3:
+            held = [c for c in range(54) if (hand >> c) & 1]
+            sc[PAIRS + drawn] = sum(1 << c for c in held if rng.random() < 0.3)
+        elif roll < 0.45:
+            drop = rng.choice([c for c in range(54) if (hand >> c) & 1])
+            sc[PAIRS + drawn] = hand & ~(1 << drop)
+        elif roll < 0.5:
+            sc[PAIRS + drawn] = hand
+    return sc
+
+
+def check_legal(name: str, after: Obs, choice: int, decision: int) -> None:
+    hand = int(after.hand)
+    forbidden = -1
+    if after.from_pile and not after.rules[R_DISCARD_TAKEN_CARD]:
+        forbidden = int(after.drawn)
+    assert (hand >> choice) & 1, f"{name} discarded {choice}, not held"
+    assert choice != forbidden, f"{name} discarded the forbidden card {choice}"
+    if name == "simple" and after.from_pile:
+        assert choice != after.drawn
+    assert decision in (CONTINUE, KNOCK, BIG_GIN)
+    if decision == KNOCK:
+        left = int(min_deadwood_one(np.int64(hand & ~(1 << choice)), after.tab))
+        limit = int(knock_limit_of(after.rules, after.upcard))
+        assert limit < 0 or left <= limit, f"{name} knocked with {left} over {limit}"
+    if decision == BIG_GIN:
+        assert after.rules[R_BIG_GIN_BONUS] > 0
+        assert int(min_deadwood_one(np.int64(hand), after.tab)) == 0
+
+
+def describe(
+    name: str, listed: list[float], i: int, seed: str, drawn: int, twin: ref.RefObs
+) -> str:
+    """A failing observation in words (built only when an assertion fails)."""
+    return (
+        f"{name} params {listed} obs {i} ({seed}): hand [{names(ref.cards_of(twin.hand))}] "
+        f"drawn {drawn} from_pile {twin.from_pile} pile {twin.pile} taken {twin.taken} "
+        f"discarded {twin.discarded} turn {twin.turn} seat {twin.seat}"
+    )
+
+
+def _cards_apart(obs: ref.RefObs) -> bool:
+    """Every card in one place: the seat's hand, the pile, or one opponent's taken cards."""
+    seen = int(obs.hand)
+    for card in ref.pile_of(obs):
+        seen |= 1 << card
+    for s, taken in enumerate(obs.taken):
+        if s != obs.seat:
+            if int(taken) & seen:
+                return False
+            seen |= int(taken)
+    return True
+
+
+def compare_on_random(rules: np.ndarray, n: int, seed: str) -> dict[str, int]:
+    """Every hook of every strategy, numba vs twin, on ``n`` random observations."""
+    rng = random.Random(seed)
+    counts = {"take": 0, "knock": 0, "big_gin": 0, "mc": 0}
+    for i in range(n):
+        (before, ref_before), (after, ref_after), drawn = random_observations(rng, rules)
+        for name, strategy in S.BUILTINS.items():
+            if name == "mc" and (
+                i % 10 or not _cards_apart(ref_before) or not _cards_apart(ref_after)
+            ):
+                continue  # its twin is slow, and samples need a consistent view (test_mc.py)
+            twin = ref.REF_STRATEGIES[name]
+            counts["mc"] += name == "mc"
+            values = params_vector(random_params(rng, name))
+            listed = [float(v) for v in values]
+            ctx = (name, listed, i, seed, drawn, ref_after)
+            sc = random_scratch(rng, name, int(before.hand), drawn)
+            sc_ref = [int(x) for x in sc]
+            got = bool(strategy.take_nb(before, values, sc))
+            assert got == twin.take(ref_before, listed, sc_ref), f"take: {describe(*ctx)}"
+            assert list(sc) == sc_ref, f"take scratch: {describe(*ctx)}"
+            assert before.pile_n > 0 or not got
+            counts["take"] += got
+            sc = random_scratch(rng, name, int(after.hand), drawn)
+            sc_ref = [int(x) for x in sc]
+            choice = int(strategy.discard_nb(after, values, sc))
+            assert choice == twin.discard(ref_after, listed, sc_ref), f"discard: {describe(*ctx)}"
+            assert list(sc) == sc_ref, f"discard scratch: {describe(*ctx)}"
+            decision = int(strategy.knock_nb(after, values, sc, choice))
+            expected = twin.knock(ref_after, listed, sc_ref, choice)
+            assert decision == expected, f"knock: {describe(*ctx)}"
+            assert list(sc) == sc_ref, f"knock scratch: {describe(*ctx)}"
+            check_legal(name, after, choice, decision)
+            counts["knock"] += decision == KNOCK
+            counts["big_gin"] += decision == BIG_GIN
+    return counts
+
+
+RANDOM_CASES = [
+    ("gin", {}, 1000),
+    ("knock-rummy", {}, 1000),
+    ("gin", {"discard_taken_card": True}, 200),
+    ("oklahoma-gin", {}, 200),
+    ("round-the-corner-gin", {}, 200),
+    ("gin", {"ace": "high_or_low"}, 150),
+    ("knock-rummy", {"players": 2}, 200),
+    ("joker-knock", {}, 200),
+]
+
+
+@pytest.mark.parametrize(("preset", "overrides", "n"), RANDOM_CASES)
+def test_numba_hooks_equal_twins_on_random_observations(
+    preset: str, overrides: dict[str, Any], n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ref, "SOLVER", fast_solver)
+    counts = compare_on_random(rules_of(preset, **overrides), n, f"{preset}/{overrides}")
+    # The samples reach every kind of answer, so the comparison means something.
+    assert counts["take"] > 0
+    assert counts["knock"] > 0
+    assert counts["mc"] > 0
+    if preset == "gin" and not overrides:
+        assert counts["big_gin"] > 0
+
+
+@pytest.mark.parametrize("preset", ["gin", "knock-rummy"])
+def test_twins_with_the_reference_solver(preset: str) -> None:
+    """The twins with their own ``deadwood_ref`` solver (no kernel inside), fewer hands."""
+    assert ref.SOLVER is ref._reference_solver
+    compare_on_random(rules_of(preset), 120, f"ref/{preset}")
+
+
+def test_twin_constants_match_the_kernels() -> None:
+    assert (ref.CONTINUE, ref.KNOCK, ref.BIG_GIN) == (kobs.CONTINUE, kobs.KNOCK, kobs.BIG_GIN)
+    assert (ref.PHASE_UPCARD_OPTION, ref.PHASE_DRAW, ref.PHASE_DISCARD) == (
+        kobs.PHASE_UPCARD_OPTION,
+        kobs.PHASE_DRAW,
+        kobs.PHASE_DISCARD,
+    )
+    assert ref.SCRATCH_SIZE == kobs.SCRATCH_SIZE and ref.N_PARAMS == kobs.N_PARAMS
+    assert set(ref.REF_STRATEGIES) == set(S.BUILTINS)
+    for name, strategy in S.BUILTINS.items():
+        fields = ref.REF_STRATEGIES[name].FIELDS
+        assert tuple(f for f, _ in fields) == strategy.params._fields
+        for field, kind in fields:
+            assert type(strategy.params._field_defaults[field]) is kind
