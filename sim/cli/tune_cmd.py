@@ -164,7 +164,7 @@ def tune(
         Path | None,
         typer.Option(
             "--config",
-            help="A tune file (TOML with a \\[tune] table), "
+            help="A tune file (TOML with a tune table: strategy, against, params), "
             "e.g. experiments/tune_schedule_gin.toml.",
             show_default=False,
         ),

@@ -70,7 +70,7 @@ def test_no_help_text_is_read_as_markup(name: str) -> None:
     ("args", "line"),
     [
         (["run", "--help"], "where the results are."),
-        (["tune", "--help"], "TOML with a [tune] table"),
+        (["tune", "--help"], "TOML with a tune table"),
         (["stats", "deadwood", "--help"], "Monte Carlo hands (default: 1,000,000)."),
     ],
 )

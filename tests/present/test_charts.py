@@ -114,7 +114,7 @@ def test_hand_length_chart():
     assert ax.get_xlabel() == "turns (draws)" and ax.get_ylabel() == "share of hands (%)"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(labels) == 2 and all("mean" in s for s in labels)
-    counted = df.group_by("variant", "turns").agg(pl.len().alias("count"))
+    counted = df.group_by("variant", "turns", maintain_order=True).agg(pl.len().alias("count"))
     again = charts.hand_length(counted, by="variant", count="count")
     assert [t.get_text() for t in again.axes[0].get_legend().get_texts()] == labels
 
