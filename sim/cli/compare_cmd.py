@@ -39,6 +39,7 @@ from sim.cli.options import (
     RulesOption,
     SeedOption,
     WorkersOption,
+    rules_of,
 )
 from sim.cli.output import ci, command_line, print_json, study_progress, study_size
 from sim.rules import get_rules, parse_overrides
@@ -138,10 +139,9 @@ def compare(
     """Compare two rule variants or two line-ups on identical deals: the paired
     difference of seat 0's net points (95% paired t CI, p-value) and of its win rate."""
     count, mode = study_size(deals, games, DEFAULT_COMPARE_DEALS)
-    rules_a = get_rules(rules, **parse_overrides(rule or []))
-    rules_b = get_rules(
-        vs_rules or rules, **{**parse_overrides(rule or []), **parse_overrides(vs_rule or [])}
-    )
+    rules_a = rules_of(rules, rule)
+    vs_overrides = {**parse_overrides(rule or []), **parse_overrides(vs_rule or [])}
+    rules_b = get_rules(vs_rules or rules, **vs_overrides)  # --vs-rule wins over --rule
     drawn = seed is None
     seed = new_seed() if seed is None else seed
     with study_progress("compare", seed, drawn, as_json) as progress:

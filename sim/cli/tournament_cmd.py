@@ -26,9 +26,9 @@ from sim.cli.options import (
     RulesOption,
     SeedOption,
     WorkersOption,
+    rules_of,
 )
 from sim.cli.output import command_line, fmt, print_json, study_progress, study_size
-from sim.rules import get_rules, parse_overrides
 from sim.study.runs import new_seed
 from sim.study.tournament import TournamentResult
 from sim.study.tournament import tournament as tournament_api
@@ -87,7 +87,7 @@ def tournament(
     strategy. With more than two players a cell is the row strategy alone against a
     field of the column strategy (an even win rate is 1 / players)."""
     count, mode = study_size(deals, games, DEFAULT_TOURNAMENT_DEALS)
-    rule_set = get_rules(rules, **parse_overrides(rule or []))
+    rule_set = rules_of(rules, rule)
     drawn = seed is None
     seed = new_seed() if seed is None else seed
     with study_progress("tournament", seed, drawn, as_json) as progress:

@@ -35,6 +35,7 @@ from sim.cli.options import (
     RuleOverrides,
     SeedOption,
     WorkersOption,
+    rules_of,
 )
 from sim.cli.output import (
     ProgressView,
@@ -46,7 +47,6 @@ from sim.cli.output import (
     print_json,
     seed_line,
 )
-from sim.rules import get_rules, parse_overrides
 from sim.stats import format_p, p_clause
 from sim.store import StorageError, read_toml
 from sim.study.search import DEFAULT_MAX_EVALS, SEARCHES, label_of
@@ -273,7 +273,7 @@ def tune(
         )
     if not param:
         fail("give at least one --param NAME=VALUES to tune, e.g. --param knock_at=0..10")
-    rule_set = get_rules(rules or "gin", **parse_overrides(rule or []))
+    rule_set = rules_of(rules or "gin", rule)
     mode = "games" if games is not None else "deals"
     count = games if games is not None else (deals if deals is not None else DEFAULT_DEALS)
     drawn = seed is None

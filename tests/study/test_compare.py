@@ -1,4 +1,4 @@
-"""``sim.study.compare``, ``sim.study.tournament`` and ``rummy compare`` / ``rummy tournament``.
+"""``sim.study.compare`` and ``rummy compare`` (and the one-line errors of ``rummy tournament``).
 
 The real runs are small (a few hundred to 2,000 deals, ``workers=1``) and shared by
 module-scoped fixtures; the command-line tests patch the API the commands call, except
@@ -12,20 +12,19 @@ import math
 from pathlib import Path
 from typing import Any
 
-import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app, compare_cmd, tournament_cmd
+from sim.cli import app, compare_cmd
 from sim.rules import get_rules
 from sim.stats import mcnemar_exact
 from sim.study.compare import COMPARISON_FILE, CompareError, Side, compare
-from sim.study.provenance import read_provenance
 from sim.study.rundir import load_hands
 from sim.study.runs import RunError
-from sim.study.tournament import TOURNAMENT_FILE, parse_strategies, seatings, tournament
+from sim.study.tournament import seatings
 from sim.study.units import rotate
 from strategies import StrategyError
+from tests.support.recorder import Recorder
 
 SEED = 20240611
 cli = CliRunner()
@@ -59,13 +58,6 @@ def duplicate_comparison(out: Path) -> Any:
         duplicate=True,
         workers=1,
         out=out,
-    )
-
-
-@pytest.fixture(scope="module")
-def round_robin(out: Path) -> Any:
-    return tournament(
-        "greedy,simple,defensive", rules="gin", count=300, seed=SEED, workers=1, out=out
     )
 
 
@@ -154,75 +146,6 @@ def test_rotations_and_seatings() -> None:
     assert seatings("x", "y", 3)[2] == ("y", "y", "x")
 
 
-# --- tournament ----------------------------------------------------------------------------
-
-
-def test_round_robin_matrix_is_consistent(round_robin) -> None:
-    m = round_robin.matrix
-    names = ["greedy", "simple", "defensive"]
-    assert list(round_robin.strategies) == names and m.height == 6
-    cells = {(r["player"], r["opponent"]): r for r in m.iter_rows(named=True)}
-    assert set(cells) == {(i, j) for i in names for j in names if i != j}
-    for (i, j), c in cells.items():
-        back = cells[(j, i)]
-        assert c["units"] == 300 and c["hands"] == 600
-        assert c["win_rate"] + back["win_rate"] + c["no_winner_rate"] == pytest.approx(1, abs=1e-12)
-        assert c["no_winner_rate"] == back["no_winner_rate"]
-        assert c["net"] == -back["net"] and c["net_sd"] == back["net_sd"]
-        assert c["win_low"] <= c["win_rate"] <= c["win_high"] and c["win_method"] == "Wilson"
-        assert c["net_low"] <= c["net"] <= c["net_high"] and c["net_method"] == "t"
-    run_dirs = [p for p in round_robin.directory.iterdir() if p.is_dir()]
-    assert len(run_dirs) == 6  # 3 pairs x 2 seatings: cell (j, i) reuses (i, j)'s runs
-    stored = pl.read_parquet(round_robin.directory / "matrix.parquet")
-    assert stored.equals(m)
-    assert read_provenance(round_robin.directory / "matrix.parquet")["table"] == "tournament_matrix"
-    assert sorted(p.name for p in round_robin.chart_paths) == ["matrix.png", "matrix.svg"]
-    record = json.loads((round_robin.directory / TOURNAMENT_FILE).read_text())
-    assert (
-        record["seed"] == SEED
-        and len(record["runs"]) == 6
-        and "Wilson" in record["methods"]["win_rate"]
-    )
-
-
-def test_more_players_play_one_against_a_field(tmp_path: Path) -> None:
-    result = tournament(
-        ["greedy", "greedy:knock_at=5"],
-        rules="knock-rummy",
-        count=60,
-        seed=SEED,
-        workers=1,
-        out=tmp_path,
-        chart=False,
-    )
-    assert result.players == 4 and "field of 3" in result.scheme
-    assert result.matrix["hands"].to_list() == [240, 240]
-    assert len([p for p in result.directory.iterdir() if p.is_dir()]) == 8  # 2 cells x 4 seats
-    assert result.chart_paths == ()
-
-
-def test_parse_strategies() -> None:
-    assert parse_strategies("greedy:knock_at=7,min_gain=2,simple") == [
-        "greedy:knock_at=7,min_gain=2",
-        "simple",
-    ]
-    assert parse_strategies(["greedy,simple", "defensive/random"]) == [
-        "greedy",
-        "simple",
-        "defensive",
-        "random",
-    ]
-    assert parse_strategies("greedy:knock_at=-1,simple") == ["greedy", "simple"]  # default
-    with pytest.raises(RunError, match="given twice"):
-        parse_strategies("greedy,greedy:knock_at=-1")
-    with pytest.raises(RunError, match="at least two"):
-        parse_strategies("greedy")
-    with pytest.raises(StrategyError, match="comes before any strategy"):
-        parse_strategies("knock_at=5,greedy")
-    with pytest.raises(StrategyError, match="unknown parameter"):
-        parse_strategies("greedy:nope=1,simple")
-
-
 # --- the command line ----------------------------------------------------------------------
 
 
@@ -242,23 +165,6 @@ def test_cli_compare_end_to_end(tmp_path: Path) -> None:
         assert text in out
     assert "run 2/2" in result.stderr
     assert len(list((tmp_path / "compare").glob("*/comparison.json"))) == 1
-
-
-class Recorder:
-    """Stands in for the API: records the call and returns a result."""
-
-    def __init__(self, result: Any) -> None:
-        self.result = result
-        self.args: tuple[Any, ...] = ()
-        self.kwargs: dict[str, Any] = {}
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self.args, self.kwargs = args, kwargs
-        return self.result
-
-    def options(self) -> dict[str, Any]:
-        """The call's options but the progress callback and the command line."""
-        return {k: v for k, v in self.kwargs.items() if k not in ("progress", "command")}
 
 
 def test_cli_compare_builds_the_two_sides(monkeypatch, self_comparison) -> None:
@@ -311,37 +217,6 @@ def test_cli_compare_defaults_games_and_json(monkeypatch, self_comparison) -> No
     assert result.exit_code == 0, result.output
     assert fake2.kwargs["count"] == 100_000
     assert f"seed {fake2.kwargs['seed']} (drawn; pass --seed" in result.stdout
-
-
-def test_cli_tournament_passes_options_and_prints_cis(monkeypatch, round_robin) -> None:
-    fake = Recorder(round_robin)
-    monkeypatch.setattr(tournament_cmd, "tournament_api", fake)
-    result = cli.invoke(
-        app,
-        ["tournament", "-s", "greedy,simple", "-s", "defensive", "--rules", "gin",
-         "-r", "knock_limit=9", "--deals", "77", "--seed", "4", "--no-chart", "--workers", "1"],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    assert fake.args == (["greedy,simple", "defensive"],)
-    assert fake.options() == {
-        "rules": get_rules("gin", knock_limit=9),
-        "count": 77,
-        "mode": "deals",
-        "seed": 4,
-        "workers": 1,
-        "out": Path("results"),
-        "chart": False,
-        "backend": "local",
-        "address": None,
-    }
-    out = result.stdout
-    assert "Wilson CI" in out and "t CI" in out and "—" in out
-    cell = round_robin.matrix.row(0, named=True)
-    assert f"{cell['win_rate'] * 100:.1f}%" in out
-
-    result = cli.invoke(app, ["tournament", "-s", "greedy,simple", "--json"])
-    data = json.loads(result.stdout)
-    assert len(data["matrix"]) == 6 and data["methods"]["win_rate"].startswith("95% Wilson")
 
 
 @pytest.mark.parametrize(
