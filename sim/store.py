@@ -23,7 +23,7 @@ import hashlib
 import json
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +37,9 @@ __all__ = [
     "make_dir",
     "os_reason",
     "read_toml",
-    "remove_if_empty",
     "remove_stale_temporaries",
     "strict_json",
+    "study_folder",
     "temporary_beside",
     "verify_file",
     "write_bytes_atomic",
@@ -177,10 +177,19 @@ def write_json_atomic(path: str | os.PathLike[str], value: Any) -> None:
     write_text_atomic(path, dumps(value) + "\n")
 
 
-def remove_if_empty(path: Path) -> None:
-    """Remove a folder this process made, when a failed start left it empty."""
-    with contextlib.suppress(OSError):
-        path.rmdir()
+@contextlib.contextmanager
+def study_folder(path: Path) -> Iterator[bool]:
+    """Make a study's folder (:func:`make_dir`) and yield whether it is new; when the
+    study fails and the new folder is still empty, remove it again, so that a refused
+    study leaves nothing behind."""
+    created = make_dir(path)
+    try:
+        yield created
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        raise
 
 
 def read_toml(path: str | os.PathLike[str], what: str = "file") -> dict[str, Any]:

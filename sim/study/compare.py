@@ -80,7 +80,7 @@ from sim.stats import (
     variance_reduction,
     wilson,
 )
-from sim.store import make_dir, remove_if_empty
+from sim.store import study_folder
 from sim.study import records
 from sim.study.execute import Backend, Progress, execute
 from sim.study.records import study_id
@@ -418,8 +418,7 @@ def compare(
         for side, configs in draft.items()
     }
     directory = root / compare_id
-    created = make_dir(directory)
-    try:
+    with study_folder(directory):
         execute(
             runs["a"] + runs["b"],
             workers=workers,
@@ -427,10 +426,6 @@ def compare(
             address=address,
             progress=progress,
         )
-    except BaseException:
-        if created:
-            remove_if_empty(directory)
-        raise
 
     units = {
         side: [load_units(c.run_dir, mode, players) for c in configs]

@@ -56,7 +56,7 @@ import polars as pl
 
 from sim.rules import RuleSet, get_rules
 from sim.stats import DEFAULT_CONFIDENCE, difference_test, wilson
-from sim.store import make_dir, remove_if_empty
+from sim.store import study_folder
 from sim.study import records
 from sim.study import tables as T
 from sim.study.execute import Backend, Progress, execute
@@ -268,8 +268,7 @@ def tournament(
     )
     configs = {k: dataclasses.replace(c, experiment=tournament_id) for k, c in draft.items()}
     directory = root / tournament_id
-    created = make_dir(directory)
-    try:
+    with study_folder(directory):
         execute(
             list(configs.values()),
             workers=workers,
@@ -277,10 +276,6 @@ def tournament(
             address=address,
             progress=progress,
         )
-    except BaseException:
-        if created:
-            remove_if_empty(directory)
-        raise
 
     units = {
         lineup: load_units(config.run_dir, mode, players) for lineup, config in configs.items()

@@ -90,7 +90,7 @@ from sim.stats import (
     difference_test,
     mean_ci,
 )
-from sim.store import make_dir, remove_if_empty
+from sim.store import study_folder
 from sim.study import records
 from sim.study import tables as T
 from sim.study.execute import Backend, Progress, execute
@@ -476,49 +476,47 @@ def tune(
         whole("chunk_size", chunk_size, 1)
     if on_start is not None:
         on_start(request, directory)
-    created = make_dir(directory)
     default = request.default_point()
-    try:
-        records.write_record(directory / REQUEST_FILE, REQUEST_KIND, request.to_dict())
+    with study_folder(directory) as created:
+        try:
+            records.write_record(directory / REQUEST_FILE, REQUEST_KIND, request.to_dict())
 
-        def evaluate(points: Sequence[Point]) -> list[Values]:
-            return player.play(points, seed=request.seed, count=request.count)
+            def evaluate(points: Sequence[Point]) -> list[Values]:
+                return player.play(points, seed=request.seed, count=request.count)
 
-        found = _search(
-            request.space,
-            evaluate,
-            start=default,
-            max_evals=request.max_evals,
-            method=request.search,
-            max_rounds=request.max_rounds,
-            on_batch=on_batch,
-        )
-        values = dict(found.values)
-        if default not in values:
-            if on_batch is not None:
-                on_batch("the default parameters (reference)", 1)
-            values[default] = evaluate([default])[0]
-        best = found.best
-        confirmation = None
-        confirm_seed = None
-        if request.confirm and best != default:
-            confirm_seed = block_seed(request.seed, CONFIRM_BLOCK)
-            if on_batch is not None:
-                on_batch(
-                    f"confirmation: best and default on {request.confirm:,} fresh {request.mode}", 2
-                )
-            fresh = player.play([best, default], seed=confirm_seed, count=request.confirm)
-            confirmation = difference_test(
-                fresh[0] - fresh[1],
-                confidence,
-                label_of(request.space, best),
-                f"default ({label_of(request.space, default)})",
+            found = _search(
+                request.space,
+                evaluate,
+                start=default,
+                max_evals=request.max_evals,
+                method=request.search,
+                max_rounds=request.max_rounds,
+                on_batch=on_batch,
             )
-    except BaseException:
-        if created and not any(p.name != REQUEST_FILE for p in directory.iterdir()):
-            (directory / REQUEST_FILE).unlink(missing_ok=True)
-            remove_if_empty(directory)
-        raise
+            values = dict(found.values)
+            if default not in values:
+                if on_batch is not None:
+                    on_batch("the default parameters (reference)", 1)
+                values[default] = evaluate([default])[0]
+            best = found.best
+            confirmation = None
+            confirm_seed = None
+            if request.confirm and best != default:
+                confirm_seed = block_seed(request.seed, CONFIRM_BLOCK)
+                if on_batch is not None:
+                    fresh_units = f"{request.confirm:,} fresh {request.mode}"
+                    on_batch(f"confirmation: best and default on {fresh_units}", 2)
+                fresh = player.play([best, default], seed=confirm_seed, count=request.confirm)
+                confirmation = difference_test(
+                    fresh[0] - fresh[1],
+                    confidence,
+                    label_of(request.space, best),
+                    f"default ({label_of(request.space, default)})",
+                )
+        except BaseException:
+            if created and not any(p.name != REQUEST_FILE for p in directory.iterdir()):
+                (directory / REQUEST_FILE).unlink(missing_ok=True)  # then the folder goes too
+            raise
 
     space = request.space
     labels = {p: label_of(space, p) for p in values}
