@@ -29,11 +29,13 @@ is a set or run with one (or two) cards missing. The solver tries every such ``S
 
 import numpy as np
 from numba import njit, prange
+from numba.core.types import UniTuple, int64
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
 from kernels.borrow import stack_empty
 from kernels.layout import NATURAL_BITS
+from kernels.link import Piece, piece
 from kernels.tables import (
     BEST_REMOVALS,
     CARD_VALUE,
@@ -46,6 +48,7 @@ from kernels.tables import (
     RUN_CAPABLE,
     SUIT_FACTS,
     SUIT_STRIDE,
+    TAB,
     WINDOWS,
 )
 
@@ -332,7 +335,8 @@ def _joker_partials(natural, tab, missing, out):
 
 @njit(cache=True)
 def _joker_min_deadwood(mask, tab):
-    """Least deadwood of a hand holding one or two jokers."""
+    """Least deadwood of a hand holding one or two jokers (the piece
+    ``joker_min_deadwood``: compiled on the first joker hand only)."""
     natural = mask & NATURAL_BITS
     jokers = popcount(mask >> 52)
     joker_value = np.int64(tab[CARD_VALUE + 52])
@@ -357,12 +361,15 @@ def _joker_min_deadwood(mask, tab):
     return best
 
 
-@njit(cache=True)
+joker_min_deadwood = Piece(_joker_min_deadwood, int64(int64, TAB))
+
+
+@piece(int64(int64, TAB))
 def min_deadwood_one(mask, tab):
     """Exact least deadwood of one hand (int64 mask; 0, 1 or 2 jokers; up to 13 cards)."""
     if (mask >> 52) == 0:
         return natural_min_deadwood(mask, tab)
-    return _joker_min_deadwood(mask, tab)
+    return joker_min_deadwood(mask, tab)
 
 
 # A discard candidate is packed into one integer so that the best is a plain minimum:
@@ -583,7 +590,7 @@ def discard_order_key(deadwood, value, card):
     return (deadwood << 16) | ((255 - value) << 8) | (63 - card)
 
 
-@njit(cache=True)
+@piece(UniTuple(int64, 2)(int64, int64, TAB))
 def best_discard_one(mask, forbidden, tab):
     """Card whose removal leaves the least deadwood, and that deadwood.
 
@@ -676,7 +683,7 @@ def _least_removals_by_search(mask, tab):
     return least, cards
 
 
-@njit(cache=True)
+@piece(UniTuple(int64, 2)(int64, TAB))
 def least_removals(mask, tab):
     """The least deadwood that discarding one card leaves, and the mask of every card
     whose discard leaves it: ``d(c) = min_deadwood_one(mask - c)`` minimised over the
@@ -706,7 +713,7 @@ def least_removals(mask, tab):
     return least, cards
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def min_deadwood_batch(masks, tab, out):
     """``out[i] = least deadwood of masks[i]``; masks uint64[n], out int64[n].
 
@@ -720,7 +727,7 @@ def min_deadwood_batch(masks, tab, out):
     for i in prange(masks.shape[0]):
         mask = np.int64(masks[i])
         if (mask >> 52) != 0:
-            out[i] = _joker_min_deadwood(mask, tab)
+            out[i] = joker_min_deadwood(mask, tab)
             continue
         if few:  # the same code twice, each inlined with its own constant
             out[i] = _natural_min_inline(mask, True, tab)
@@ -728,7 +735,7 @@ def min_deadwood_batch(masks, tab, out):
             out[i] = _natural_min_inline(mask, False, tab)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def best_discard_batch(masks, forbidden, tab, out_card, out_deadwood):
     """Best discard of every hand; ``forbidden`` int64[n] (-1 for none)."""
     for i in prange(masks.shape[0]):
