@@ -153,7 +153,8 @@ _lock_cache_saves()
 
 
 def _accepts(actual: Any, formal: Any) -> bool:
-    """Whether a call may pass a value of type ``actual`` for a parameter ``formal``."""
+    """Whether a call may pass a value of type ``actual`` for a parameter ``formal``:
+    the same type, an array as a borrowed view of it, a tuple field by field."""
     if isinstance(formal, BorrowedArray):
         return (
             isinstance(actual, types.Array)
@@ -162,7 +163,13 @@ def _accepts(actual: Any, formal: Any) -> bool:
             and (formal.layout == "A" or actual.layout == formal.layout)
             and (actual.mutable or not formal.mutable)
         )
-    return actual == formal or types.unliteral(actual) == formal
+    if isinstance(formal, types.BaseNamedTuple):
+        return (
+            isinstance(actual, types.BaseNamedTuple)
+            and actual.instance_class is formal.instance_class
+            and all(_accepts(a, f) for a, f in zip(actual, formal))
+        )
+    return types.unliteral(actual) == formal
 
 
 def _convert(context: Any, builder: Any, value: Any, actual: Any, formal: Any) -> Any:
@@ -176,6 +183,12 @@ def _convert(context: Any, builder: Any, value: Any, actual: Any, formal: Any) -
             setattr(view, field, getattr(source, field))
         view.meminfo = cgutils.get_null_value(view.meminfo.type)
         return view._getvalue()
+    if isinstance(formal, types.BaseNamedTuple):
+        items = [
+            _convert(context, builder, builder.extract_value(value, i), a, f)
+            for i, (a, f) in enumerate(zip(actual, formal))
+        ]
+        return context.make_tuple(builder, formal, items)
     return context.cast(builder, value, actual, formal)
 
 

@@ -88,16 +88,10 @@ def key_of(seed: int) -> np.uint64:
     return np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
 
 
-# Strategies whose hooks take long to compile (``mc``: about a minute cold) join the
-# engine only for line-ups that seat them, so every other line-up keeps a short cold
-# start. So at most two engines exist: with and without them.
-ON_DEMAND = frozenset({"mc"})
-
-
 def _engine(seats: Lineup) -> tuple[ModuleType, dict[str, int]]:
-    used = {s.name for s, _ in seats.seats}
-    wanted = ON_DEMAND & used
-    strategies = [s for s in registry().values() if s.name not in ON_DEMAND or wanted]
+    """The engine of every registered strategy (one for all line-ups: ``mc``'s hooks
+    are pieces the engine calls through a slot, so seating it costs no compile here)."""
+    strategies = list(registry().values())
     return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
 
 
