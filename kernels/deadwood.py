@@ -361,7 +361,7 @@ def _joker_min_deadwood(mask, tab):
     return best
 
 
-joker_min_deadwood = Piece(_joker_min_deadwood, int64(int64, TAB))
+joker_min_deadwood = Piece(_joker_min_deadwood, int64(int64, TAB), lazy=True)
 
 
 @piece(int64(int64, TAB))
@@ -582,6 +582,15 @@ def _unpack(key):
     return 63 - (key & 0xFF), (key >> 16) - KEY_OFFSET
 
 
+@piece(UniTuple(int64, 2)(int64, int64, TAB))
+def best_discard_by_search(mask, forbidden, tab):
+    """``best_discard_one`` by solving the hand once per card: the same answer (the
+    definition the fast kernel is tested against), a fraction of its compile. For a
+    few hands (``sim.best_discard`` of a small batch, ``rummy deadwood``), where the
+    fast kernel's compile would cost more than it ever saves."""
+    return _unpack(_best_discard_by_search(mask, forbidden, tab))
+
+
 @njit(cache=True)
 def discard_order_key(deadwood, value, card):
     """The best-discard order as one integer, smallest first: least deadwood left,
@@ -713,32 +722,64 @@ def least_removals(mask, tab):
     return least, cards
 
 
+# The solver's tested range (RULES.md hands of 1 to 13 cards; more cards could hold more
+# set choices than ``MAX_LEAVES`` has room for).
+MAX_CARDS = 13
+
+
+@njit(cache=True, inline="always")
+def _hand_ok(mask, jokers):
+    """A hand the solver takes: cards at bits 0..53 only, jokers only if ``jokers``,
+    and at most ``MAX_CARDS`` of them. Tested in the batches' one pass over the hands,
+    where it costs a few instructions (three numpy passes cost 3 ns a hand)."""
+    return (mask >> 54) == 0 and (jokers or (mask >> 52) == 0) and popcount(mask) <= MAX_CARDS
+
+
 @njit(cache=True, parallel=True, nogil=True)
-def min_deadwood_batch(masks, tab, out):
+def min_deadwood_batch(masks, tab, jokers, out):
     """``out[i] = least deadwood of masks[i]``; masks uint64[n], out int64[n].
 
+    ``jokers``: whether hands may hold jokers (the rule set has them). A hand the
+    solver does not take (``_hand_ok``) gets -1; returns how many there were.
     The natural-card path is written into the loop body: measured 2-3x faster than a
     call to ``natural_min_deadwood`` per hand (numba does not inline it as well).
+    ``nogil``: a joker hand may bind the joker solver's slot (``kernels/link.py``).
     """
     # Which of two equally exact paths is faster depends on the hand size (see
     # ``_strip_easy_sets``): a batch takes the size of its first hand, one test for
     # all (a test per hand measured 7% slower on 7-card hands).
     few = masks.shape[0] > 0 and popcount(np.int64(masks[0])) <= FEW_CARDS
+    bad = 0
     for i in prange(masks.shape[0]):
         mask = np.int64(masks[i])
-        if (mask >> 52) != 0:
+        if not _hand_ok(mask, jokers):
+            out[i] = -1
+            bad += 1
+        elif (mask >> 52) != 0:
             out[i] = joker_min_deadwood(mask, tab)
-            continue
-        if few:  # the same code twice, each inlined with its own constant
+        elif few:  # the same code twice, each inlined with its own constant
             out[i] = _natural_min_inline(mask, True, tab)
         else:
             out[i] = _natural_min_inline(mask, False, tab)
+    return bad
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def best_discard_batch(masks, forbidden, tab, out_card, out_deadwood):
-    """Best discard of every hand; ``forbidden`` int64[n] (-1 for none)."""
+def best_discard_batch(masks, forbidden, tab, jokers, out_card, out_deadwood):
+    """Best discard of every hand; ``forbidden`` int64[n], or int64[1] for every hand
+    (-1 for none). A hand the solver does not take, or a forbidden card outside -1..53,
+    gets card -1 and deadwood -1; returns how many there were."""
+    one = forbidden.shape[0] == 1
+    bad = 0
     for i in prange(masks.shape[0]):
-        c, d = _unpack(_discard_key(np.int64(masks[i]), forbidden[i], tab))
-        out_card[i] = c
-        out_deadwood[i] = d
+        mask = np.int64(masks[i])
+        f = forbidden[0] if one else forbidden[i]
+        if not _hand_ok(mask, jokers) or f < -1 or f > 53:
+            out_card[i] = -1
+            out_deadwood[i] = -1
+            bad += 1
+        else:
+            c, d = _unpack(_discard_key(mask, f, tab))
+            out_card[i] = c
+            out_deadwood[i] = d
+    return bad

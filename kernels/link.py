@@ -23,8 +23,10 @@ A call through a slot is a real call (a load, a test, an indirect call that the
 branch predictor learns), never inlined: pieces are the big functions whose calls
 cost much more than that (the solver, the showdown and its parts).
 
-From Python a piece is its numba dispatcher (``piece(*args)``), which compiles for
-the arguments' types as any ``@njit`` function does.
+From Python, ``piece(*args)`` runs the same compiled code when the arguments fit the
+declared signature (arrays are passed as borrowed views: the caller holds them); other
+arguments go to numba's dispatcher, which compiles for their types as for any
+``@njit`` function.
 
 Never call a piece for the first time from inside a ``prange`` loop of a kernel that
 holds the GIL: the resolver needs the GIL, which that kernel's thread keeps while it
@@ -42,14 +44,16 @@ from typing import Any
 
 from llvmlite import binding as llvm
 from llvmlite import ir
-from numba import njit, types
+from numba import njit, typeof, types
 from numba.core import caching, cgutils
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.imputils import lower_builtin
 from numba.core.typing.templates import AbstractTemplate, infer_global
+from numba.core.typing.typeof import Purpose
 
 from kernels.borrow import BorrowedArray
 
-__all__ = ["Piece", "piece", "pieces"]
+__all__ = ["Piece", "load_cached", "piece", "pieces"]
 
 _VOIDPTR = ir.IntType(8).as_pointer()
 _RESOLVER = "rummy.link.resolve"
@@ -57,11 +61,17 @@ _PIECES: dict[int, Piece] = {}  # by slot address
 
 
 class Piece:
-    """A kernel compiled for one signature, reached from jitted code through a slot."""
+    """A kernel compiled for one signature, reached from jitted code through a slot.
 
-    def __init__(self, func: Callable[..., Any], signature: Any, **options: Any) -> None:
-        self.dispatcher = func if hasattr(func, "py_func") else njit(cache=True, **options)(func)
+    ``lazy``: the piece lies on a path most runs never take (the joker solver, under
+    natural rules): compiles ahead of use (``sim/warm.py``) leave it to its first
+    call; ``rummy warm`` compiles it all the same.
+    """
+
+    def __init__(self, func: Callable[..., Any], signature: Any, lazy: bool = False) -> None:
+        self.dispatcher = func if hasattr(func, "py_func") else njit(cache=True)(func)
         self.signature = signature
+        self.lazy = lazy
         self.name = f"{self.dispatcher.py_func.__module__}.{self.dispatcher.py_func.__qualname__}"
         digest = hashlib.sha256(str(signature).encode()).hexdigest()[:12]
         self.symbol = f"rummy.slot.{self.name}.{digest}"
@@ -72,6 +82,14 @@ class Piece:
         _register(self)
 
     def __call__(self, *args: Any) -> Any:
+        """From Python: the piece's own compiled code when the arguments fit its
+        signature (arrays as borrowed views), so no second compile; else numba's."""
+        actual = [typeof(a, Purpose.argument) for a in args]
+        if len(actual) == len(self.signature.args) and all(
+            _accepts(a, f) for a, f in zip(actual, self.signature.args)
+        ):
+            self.bind()
+            return self._entry(*args)
         return self.dispatcher(*args)
 
     def __repr__(self) -> str:
@@ -84,27 +102,58 @@ class Piece:
     def py_func(self) -> Callable[..., Any]:
         return self.dispatcher.py_func
 
+    @property
+    def bound(self) -> bool:
+        return bool(self._slot.value)
+
+    def load(self) -> bool:
+        """Fill the slot from the disk cache, compiling nothing; False if not cached."""
+        with self._lock:
+            if not self._slot.value and load_cached(self.dispatcher, self.signature.args):
+                self._fill()
+            return self.bound
+
     def bind(self) -> int:
         """Compile the piece (or load it from the cache) and fill its slot; its address."""
         with self._lock:
             if not self._slot.value:
-                args = self.signature.args
-                self.dispatcher.compile(args)
-                compiled = self.dispatcher.overloads[args]
-                if compiled.signature.return_type != self.signature.return_type:
-                    # Callers were compiled for the declared type: a call would misread it.
-                    raise TypeError(
-                        f"{self.name} returns {compiled.signature.return_type}, "
-                        f"not the declared {self.signature.return_type}"
-                    )
-                name = compiled.fndesc.llvm_func_name
-                self._slot.value = compiled.library.get_pointer_to_function(name)
+                self.dispatcher.compile(self.signature.args)
+                self._fill()
             return int(self._slot.value or 0)
 
+    def _fill(self) -> None:
+        compiled = self.dispatcher.overloads[self.signature.args]
+        if compiled.signature.return_type != self.signature.return_type:
+            # Callers were compiled for the declared type: a call would misread it.
+            raise TypeError(
+                f"{self.name} returns {compiled.signature.return_type}, "
+                f"not the declared {self.signature.return_type}"
+            )
+        name = compiled.fndesc.llvm_func_name
+        self._entry = compiled.entry_point  # its CPython wrapper, for calls from Python
+        self._slot.value = compiled.library.get_pointer_to_function(name)
 
-def piece(signature: Any, **options: Any) -> Callable[[Callable[..., Any]], Piece]:
+
+def load_cached(dispatcher: Any, args: tuple[Any, ...]) -> bool:
+    """Give ``dispatcher`` its compiled code for ``args`` from the disk cache, compiling
+    nothing (what ``Dispatcher.compile`` does before it compiles); False if the cache
+    does not hold it."""
+    with global_compiler_lock:
+        if args in dispatcher.overloads:
+            return True
+        compiled = dispatcher._cache.load_overload(args, dispatcher.targetctx)
+        if compiled is None:
+            return False
+        dispatcher.targetctx.insert_user_function(
+            compiled.entry_point, compiled.fndesc, [compiled.library]
+        )
+        dispatcher.add_overload(compiled)
+        return True
+
+
+def piece(signature: Any, lazy: bool = False) -> Callable[[Callable[..., Any]], Piece]:
     """Decorator: ``@piece(int64(int64, TAB))`` over a plain function or an ``@njit`` one."""
-    return lambda func: Piece(func, signature, **options)
+    return lambda func: Piece(func, signature, lazy)
 
 
 def pieces() -> list[Piece]:

@@ -23,6 +23,7 @@ from sim.cli import (
     strategies_cmd,
     table_cmds,
     tune_cmd,
+    warm_cmd,
 )
 
 app = typer.Typer(
@@ -59,6 +60,7 @@ app.command("run")(run_cmd.run)
 app.command("sweep")(run_cmd.sweep)
 app.command("chart")(run_cmd.chart)
 app.command("report")(run_cmd.report)
+app.command("warm")(warm_cmd.warm)
 app.add_typer(rules_cmd.app, name="rules")
 app.add_typer(stats_cmd.app, name="stats")
 app.add_typer(bench_cmd.app, name="bench")
