@@ -468,16 +468,6 @@ def evaluate(
 
 
 @njit(cache=True)
-def evaluate_arrays(
-    obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends
-):
-    """``evaluate`` for an observation and arrays made in Python (``rummy advise``): the
-    call hands the piece borrowed views, so the engine's ``mc`` and ``advise`` share one
-    compiled ``evaluate``."""
-    evaluate(obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends)
-
-
-@njit(cache=True)
 def discard_candidates(obs, forbidden, limit_count):
     """Cards the seat may discard, best first by the best-discard order (least
     deadwood left, then highest value, then highest index), at most ``limit_count``

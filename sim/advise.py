@@ -366,7 +366,7 @@ def advise(
         part_net = np.zeros((n, m))
         part_won = np.zeros((n, m), np.int8)
         part_ends = np.zeros((n, m), np.int8)
-        K.evaluate_arrays(
+        K.evaluate(
             obs,
             kinds,
             cards,
