@@ -42,8 +42,10 @@ Progress = Callable[[str], None]  # called with a unit's name when it is compile
 
 _ready: set[tuple[Any, ...]] = set()  # entries ensured in this process
 _lock = threading.Lock()
-# False in a helper: the process that started it compiles the pieces.
-_compile_pieces_ahead = True
+# Compile the pieces an entry may call before it runs, with helpers. False in a helper
+# (the process that started it compiles them) and with RUMMY_PARALLEL_COMPILE=0 (every
+# unit then compiles in this process, the pieces at their first call: for profiling).
+_compile_pieces_ahead = os.environ.get("RUMMY_PARALLEL_COMPILE", "1") != "0"
 
 
 # --- which pieces a kernel may call --------------------------------------------------
@@ -303,6 +305,7 @@ def warm(processes: int | None = None, progress: Progress | None = None) -> list
     """Compile everything a user may run (every entry kernel and piece) on
     ``processes`` processes (default: every core); returns the units' names."""
     global _compile_pieces_ahead
+    ahead = _compile_pieces_ahead
     *first, last = ENTRIES
     by_weight = [p.name for p in sorted(all_pieces(), key=_weight, reverse=True)]
     names = [*first, *by_weight, last]
@@ -310,6 +313,6 @@ def warm(processes: int | None = None, progress: Progress | None = None) -> list
     try:
         compile_units(names, processes=processes, progress=progress)
     finally:
-        _compile_pieces_ahead = True
+        _compile_pieces_ahead = ahead
     return names
 
