@@ -64,7 +64,7 @@ class Piece:
     """A kernel compiled for one signature, reached from jitted code through a slot.
 
     ``lazy``: the piece lies on a path most runs never take (the joker solver, under
-    natural rules): compiles ahead of use (``sim/warm.py``) leave it to its first
+    natural rules, the greedy lay-offs): compiles ahead of use (``sim/warm.py``) leave it to its first
     call; ``rummy warm`` compiles it all the same.
     """
 
@@ -75,6 +75,8 @@ class Piece:
         self.name = f"{self.dispatcher.py_func.__module__}.{self.dispatcher.py_func.__qualname__}"
         digest = hashlib.sha256(str(signature).encode()).hexdigest()[:12]
         self.symbol = f"rummy.slot.{self.name}.{digest}"
+        if any(p.name == self.name for p in _PIECES.values()):
+            raise ValueError(f"{self.name} is a piece already (one signature per function)")
         self._slot = ctypes.c_void_p(0)
         self._lock = threading.Lock()
         _PIECES[ctypes.addressof(self._slot)] = self

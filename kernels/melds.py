@@ -26,7 +26,7 @@ from numba.core.types import UniTuple, boolean, int64
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
 from kernels.borrow import BorrowedArray, borrow, borrow_row, stack_empty
-from kernels.deadwood import min_deadwood_one, natural_min_deadwood
+from kernels.deadwood import min_deadwood_piece, natural_min_deadwood
 from kernels.layout import ACE_LOW, NATURAL_BITS
 from kernels.link import piece
 from kernels.tables import (
@@ -296,7 +296,7 @@ def canonical_arrangement(mask, tab, out_melds):
         for k in range(n_sole):
             melded |= out_melds[k]
         return n_sole, mask_value(mask & ~melded, tab)
-    target = min_deadwood_one(mask, tab)
+    target = min_deadwood_piece(mask, tab)
     if (mask & ~NATURAL_BITS) == 0:
         melds = stack_empty(MAX_NATURAL_MELDS, 0)
     else:
@@ -442,7 +442,7 @@ def layoff_fits(card, meld, tab):
     return tab[RUN_SHAPE + ((grown >> (13 * s)) & 0x1FFF)] == 1
 
 
-@piece(PAIR(MASKS, int64, int64, TAB))
+@piece(PAIR(MASKS, int64, int64, TAB), lazy=True)  # only greedy lay-off rules use it
 def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
     """The defender keeps its canonical arrangement, then lays off deadwood greedily.
 

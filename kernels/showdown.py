@@ -21,7 +21,7 @@ from numba.core.types import int64
 from kernels import layout as L
 from kernels.bits import popcount
 from kernels.borrow import BorrowedArray, stack_empty
-from kernels.deadwood import min_deadwood_one
+from kernels.deadwood import min_deadwood_piece
 from kernels.link import piece
 from kernels.melds import MASKS, MAX_PLAYERS, PAIR, defender_after_layoffs, knocker_arrangement
 from kernels.tables import TAB
@@ -106,7 +106,7 @@ def showdown(
         if seat == knocker and knocker_deadwood >= 0:
             deadwood[seat] = knocker_deadwood
         else:
-            deadwood[seat] = min_deadwood_one(hands[seat], tab)
+            deadwood[seat] = min_deadwood_piece(hands[seat], tab)
     double = 2 if (gin_scoring and rules[L.R_SPADE_DOUBLE] and upcard >= 39 and upcard < 52) else 1
 
     if knocker < 0:

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from kernels import layout as L
-from kernels.deadwood import min_deadwood_one
+from kernels.deadwood import min_deadwood_piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
 from kernels.showdown import knock_limit_of, showdown
 from sim.cards import card_name, cards_of, format_cards, parse_card, parse_cards
@@ -134,7 +134,7 @@ def score_showdown(
     limit = int(knock_limit_of(compiled, up)) if knocker is not None else None
     if knocker is not None:
         kmask = masks[knocker]
-        own = int(min_deadwood_one(np.int64(hand_mask(kmask, r)), tables_for(r)))
+        own = int(min_deadwood_piece(np.int64(hand_mask(kmask, r)), tables_for(r)))
         if bin(kmask).count("1") == r.cards_per_hand + 1:
             if r.big_gin_bonus == 0:
                 raise ShowdownError(

@@ -25,7 +25,7 @@ from kernels.deadwood import (
     best_discard_batch,
     best_discard_by_search,
     min_deadwood_batch,
-    min_deadwood_one,
+    min_deadwood_piece,
 )
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
 from kernels.tables import build_tables
@@ -110,7 +110,7 @@ def min_deadwood(masks: Any, rules: str | RuleSet = "gin") -> npt.NDArray[np.int
     if array.shape[0] <= SMALL_BATCH:
         _check_masks(array, r)
         tab = tables_for(r)
-        return np.array([min_deadwood_one(m, tab) for m in array.astype(np.int64)], np.int64)
+        return np.array([min_deadwood_piece(m, tab) for m in array.astype(np.int64)], np.int64)
     out = np.empty(array.shape[0], np.int64)
     args = (array, tables_for(r), r.jokers > 0, out)
     ensure(min_deadwood_batch, args)
