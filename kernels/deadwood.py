@@ -62,25 +62,25 @@ MAX_PARTIALS = 4096
 FEW_CARDS = 8
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _run_deadwood(p, tab):
     """Least run-only deadwood of suit pattern ``p``."""
     return np.int64(tab[p])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _capable(p, tab):
     """Ranks of suit pattern ``p`` that lie in some 3-card run inside it."""
     return np.int64(tab[RUN_CAPABLE + p])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fact(p, field, tab):
     """Field ``field`` (``FACT_*``) of suit pattern ``p`` in the best-discard block."""
     return np.int64(tab[SUIT_FACTS + SUIT_STRIDE * p + field])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _removal(p, tab):
     """Packed key of the best single-card removal from suit pattern ``p`` (suit 0),
     relative to the pattern's own deadwood; ``NO_REMOVAL`` for an empty pattern."""
@@ -107,7 +107,7 @@ def _strip_easy_sets(p0, p1, p2, p3, branch, tab):
     return p0 & ~easy, p1 & ~easy, p2 & ~easy, p3 & ~easy, easy, contested
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _four_reads(p0, p1, p2, p3, tab):
     return (
         _run_deadwood(p0, tab)
@@ -388,12 +388,12 @@ min_deadwood_piece = Piece(min_deadwood_one, int64(int64, TAB))
 NO_KEY = np.int64(1) << 31
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pack(d, value, card):
     return ((d + KEY_OFFSET) << 16) | ((255 - value) << 8) | (63 - card)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _forbidden_bit(forbidden):
     """Mask of the forbidden card (0 for -1: nothing forbidden)."""
     return np.int64(1) << forbidden if forbidden >= 0 else np.int64(0)
@@ -450,14 +450,14 @@ def _removal_forbidden(q0, q1, q2, q3, forbidden, tab):
     return min(min(a, b), min(c, d))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _top_card_key(d, cards, fbit, tab):
     """Key of discarding the highest card of ``cards`` (one rank; not all forbidden)."""
     card = 63 - leading_zeros(cards & ~fbit)
     return _pack(d, np.int64(tab[CARD_VALUE + card]), card)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _easy_set_deadwood(rank_cards, rank, total, tab):
     """Deadwood left by taking one card out of an easy set (``_easy_set_key``) in a
     hand of deadwood ``total``: a set of 4 leaves a set of 3; a set of 3 leaves two
@@ -584,7 +584,7 @@ def _discard_key(mask, forbidden, tab):
     return key
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _unpack(key):
     if key >= NO_KEY:
         return np.int64(-1), np.int64(BIG)

@@ -163,7 +163,7 @@ def _first_call(call: Callable[[np.ndarray], Any], masks: np.ndarray) -> float:
 
 
 class _Buffers:
-    """Output arrays (and the all -1 ``forbidden`` input) of one batch size, made once.
+    """Output arrays (and the ``forbidden`` input: -1 for all) of one batch size, made once.
 
     Timed calls reuse them: allocating ~1.6 MB arrays inside the timed call measured
     the allocator instead of the kernel (once glibc hands such arrays back to the
@@ -176,7 +176,7 @@ class _Buffers:
     def get(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if n not in self._by_size:
             self._by_size[n] = (
-                np.full(n, -1, np.int64),
+                np.full(1, -1, np.int64),  # no card forbidden, as sim.best_discard passes it
                 np.zeros(n, np.int64),
                 np.zeros(n, np.int64),
             )
