@@ -266,6 +266,12 @@ def ensure(
 def _engine_deals() -> None:
     from sim.engine import play_deals
 
+    play_deals("gin", "random", deals=0, seed=0, threads=1)
+
+
+def _core_engine_deals() -> None:
+    from sim.engine import play_deals
+
     play_deals("gin", "greedy", deals=0, seed=0, threads=1)
 
 
@@ -297,6 +303,7 @@ def _solver_batches() -> None:
 # is then in the cache.
 ENTRIES: dict[str, Callable[[], None]] = {
     "engine: single hands": _engine_deals,
+    "engine: single hands of greedy and simple": _core_engine_deals,
     "engine: replays": _engine_replays,
     "solver: batches": _solver_batches,
     "engine: games": _engine_games,
