@@ -1,12 +1,14 @@
 """Where a cold start's compile time goes, and how much parallel compiling could save.
 
-Plays a few hands in a fresh process with an empty numba cache, records numba's
-``numba:compile`` events and prints, per compiled function, its own compile time
-(its callees' compiles taken out), then the total, the longest chain of compiles that
-must follow one another (a function compiles after every function it calls: numba
-links each callee's code into it) and what an ideal schedule on N processes would
-take (each compile as long as here, its callees done first, handing over through the
-cache for free)::
+Plays a few hands in a fresh process with an empty numba cache, every unit compiled
+in that one process (``RUMMY_PARALLEL_COMPILE=0``: the pieces of ``kernels/link.py``
+at their first call), records numba's ``numba:compile`` events and prints, per
+compiled function, its own compile time (its callees' compiles taken out), then the
+total, the longest chain of compiles that must follow one another (a function
+compiles after every function whose code numba links into it; a piece is called
+through a slot, so its callers do not wait for it) and what an ideal schedule on N
+processes would take (each compile as long as here, its callees done first, handing
+over through the cache for free)::
 
     python benchmarks/compile_profile.py --rules gin --seats greedy/greedy --top 20
 
@@ -66,7 +68,10 @@ print(json.dumps({"wall": wall, "rows": rows}))
 def profile(rules: str, seats: str) -> dict:
     """Compile times of a cold start, measured in a fresh process and an empty cache."""
     with tempfile.TemporaryDirectory(prefix="rummy-compile-") as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        env = {
+            **os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT),
+            "RUMMY_PARALLEL_COMPILE": "0",
+        }  # fmt: skip
         env.pop("RUMMY_NUMBA_CACHE_BASE", None)
         out = subprocess.run(
             [sys.executable, "-c", _CHILD, rules, seats],

@@ -21,10 +21,11 @@ frees anything and never keeps anything alive. Slices and copies of a borrowed v
 are ordinary (counted) arrays again, so nothing newly allocated is ever left uncounted.
 """
 
+from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.core.datamodel.models import ArrayModel
-from numba.extending import intrinsic, lower_cast, register_model
+from numba.extending import NativeValue, intrinsic, lower_cast, register_model, unbox
 from numba.np.arrayobj import populate_array
 
 
@@ -55,6 +56,21 @@ def _borrowed_to_array(context, builder, fromty, toty, val):
     numba unifies both as an ordinary array: same layout in memory, and the view's
     null meminfo makes its counting a no-op."""
     return val
+
+
+@unbox(BorrowedArray)
+def _unbox_borrowed(typ, obj, c):
+    """A Python array passed as a borrowed view: the caller holds the array for the
+    whole call (a piece called from Python, ``kernels/link.py``), so no reference is
+    taken and none is released (numba's non-counting array adaptor)."""
+    view = c.context.make_array(typ)(c.context, c.builder)
+    pointer = c.builder.bitcast(view._getpointer(), c.pyapi.voidptr)
+    adapt_type = ir.FunctionType(ir.IntType(32), [c.pyapi.pyobj, c.pyapi.voidptr])
+    adapt = c.pyapi._get_function(adapt_type, name="numba_adapt_ndarray")
+    failed = cgutils.is_not_null(c.builder, c.builder.call(adapt, (obj, pointer)))
+    with c.builder.if_then(failed, likely=False):
+        c.pyapi.err_set_string("PyExc_TypeError", "can't pass this object as an array")
+    return NativeValue(c.builder.load(view._getpointer()), is_error=failed)
 
 
 @intrinsic

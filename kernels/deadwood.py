@@ -29,11 +29,13 @@ is a set or run with one (or two) cards missing. The solver tries every such ``S
 
 import numpy as np
 from numba import njit, prange
+from numba.core.types import UniTuple, int64
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
 from kernels.borrow import stack_empty
 from kernels.layout import NATURAL_BITS
+from kernels.link import Piece, piece
 from kernels.tables import (
     BEST_REMOVALS,
     CARD_VALUE,
@@ -46,6 +48,7 @@ from kernels.tables import (
     RUN_CAPABLE,
     SUIT_FACTS,
     SUIT_STRIDE,
+    TAB,
     WINDOWS,
 )
 
@@ -59,25 +62,25 @@ MAX_PARTIALS = 4096
 FEW_CARDS = 8
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _run_deadwood(p, tab):
     """Least run-only deadwood of suit pattern ``p``."""
     return np.int64(tab[p])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _capable(p, tab):
     """Ranks of suit pattern ``p`` that lie in some 3-card run inside it."""
     return np.int64(tab[RUN_CAPABLE + p])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fact(p, field, tab):
     """Field ``field`` (``FACT_*``) of suit pattern ``p`` in the best-discard block."""
     return np.int64(tab[SUIT_FACTS + SUIT_STRIDE * p + field])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _removal(p, tab):
     """Packed key of the best single-card removal from suit pattern ``p`` (suit 0),
     relative to the pattern's own deadwood; ``NO_REMOVAL`` for an empty pattern."""
@@ -104,7 +107,7 @@ def _strip_easy_sets(p0, p1, p2, p3, branch, tab):
     return p0 & ~easy, p1 & ~easy, p2 & ~easy, p3 & ~easy, easy, contested
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _four_reads(p0, p1, p2, p3, tab):
     return (
         _run_deadwood(p0, tab)
@@ -332,7 +335,8 @@ def _joker_partials(natural, tab, missing, out):
 
 @njit(cache=True)
 def _joker_min_deadwood(mask, tab):
-    """Least deadwood of a hand holding one or two jokers."""
+    """Least deadwood of a hand holding one or two jokers (the piece
+    ``joker_min_deadwood``: compiled on the first joker hand only)."""
     natural = mask & NATURAL_BITS
     jokers = popcount(mask >> 52)
     joker_value = np.int64(tab[CARD_VALUE + 52])
@@ -357,12 +361,27 @@ def _joker_min_deadwood(mask, tab):
     return best
 
 
+joker_min_deadwood = Piece(_joker_min_deadwood, int64(int64, TAB), lazy=True)
+
+
 @njit(cache=True)
 def min_deadwood_one(mask, tab):
-    """Exact least deadwood of one hand (int64 mask; 0, 1 or 2 jokers; up to 13 cards)."""
+    """Exact least deadwood of one hand (int64 mask; 0, 1 or 2 jokers; up to 13 cards).
+
+    Strategies and the engine call this directly, every turn: compiled into them (a
+    second or so), its natural path inlines where it pays (through a slot, Gin greedy
+    vs greedy measured 5% slower). Callers that solve a hand now and then call
+    ``min_deadwood_piece``. The best discard and the least removals are pieces: their
+    calls cost the same through a slot (A/B: 1.005 and 1.002) and their compile (5 s)
+    stays out of the engine's."""
     if (mask >> 52) == 0:
         return natural_min_deadwood(mask, tab)
-    return _joker_min_deadwood(mask, tab)
+    return joker_min_deadwood(mask, tab)
+
+
+# The same solver as a piece (kernels/link.py): compiled once, called through a slot by
+# the showdown, the arrangements and the table commands.
+min_deadwood_piece = Piece(min_deadwood_one, int64(int64, TAB))
 
 
 # A discard candidate is packed into one integer so that the best is a plain minimum:
@@ -372,12 +391,12 @@ def min_deadwood_one(mask, tab):
 NO_KEY = np.int64(1) << 31
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pack(d, value, card):
     return ((d + KEY_OFFSET) << 16) | ((255 - value) << 8) | (63 - card)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _forbidden_bit(forbidden):
     """Mask of the forbidden card (0 for -1: nothing forbidden)."""
     return np.int64(1) << forbidden if forbidden >= 0 else np.int64(0)
@@ -434,14 +453,14 @@ def _removal_forbidden(q0, q1, q2, q3, forbidden, tab):
     return min(min(a, b), min(c, d))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _top_card_key(d, cards, fbit, tab):
     """Key of discarding the highest card of ``cards`` (one rank; not all forbidden)."""
     card = 63 - leading_zeros(cards & ~fbit)
     return _pack(d, np.int64(tab[CARD_VALUE + card]), card)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _easy_set_deadwood(rank_cards, rank, total, tab):
     """Deadwood left by taking one card out of an easy set (``_easy_set_key``) in a
     hand of deadwood ``total``: a set of 4 leaves a set of 3; a set of 3 leaves two
@@ -568,11 +587,20 @@ def _discard_key(mask, forbidden, tab):
     return key
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _unpack(key):
     if key >= NO_KEY:
         return np.int64(-1), np.int64(BIG)
     return 63 - (key & 0xFF), (key >> 16) - KEY_OFFSET
+
+
+@piece(UniTuple(int64, 2)(int64, int64, TAB))
+def best_discard_by_search(mask, forbidden, tab):
+    """``best_discard_one`` by solving the hand once per card: the same answer (the
+    definition the fast kernel is tested against), a fraction of its compile. For a
+    few hands (``sim.best_discard`` of a small batch, ``rummy deadwood``), where the
+    fast kernel's compile would cost more than it ever saves."""
+    return _unpack(_best_discard_by_search(mask, forbidden, tab))
 
 
 @njit(cache=True)
@@ -583,7 +611,7 @@ def discard_order_key(deadwood, value, card):
     return (deadwood << 16) | ((255 - value) << 8) | (63 - card)
 
 
-@njit(cache=True)
+@piece(UniTuple(int64, 2)(int64, int64, TAB))
 def best_discard_one(mask, forbidden, tab):
     """Card whose removal leaves the least deadwood, and that deadwood.
 
@@ -676,7 +704,7 @@ def _least_removals_by_search(mask, tab):
     return least, cards
 
 
-@njit(cache=True)
+@piece(UniTuple(int64, 2)(int64, TAB))
 def least_removals(mask, tab):
     """The least deadwood that discarding one card leaves, and the mask of every card
     whose discard leaves it: ``d(c) = min_deadwood_one(mask - c)`` minimised over the
@@ -706,9 +734,22 @@ def least_removals(mask, tab):
     return least, cards
 
 
-@njit(cache=True, parallel=True)
-def min_deadwood_batch(masks, tab, out):
+# The solver's tested range (RULES.md hands of 1 to 13 cards; more cards could hold more
+# set choices than ``MAX_LEAVES`` has room for).
+MAX_CARDS = 13
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def min_deadwood_batch(masks, tab, jokers, out):
     """``out[i] = least deadwood of masks[i]``; masks uint64[n], out int64[n].
+
+    ``jokers``: whether hands may hold jokers (the rule set has them). Returns how many
+    hands the solver does not take (a card past bit 53, a joker the rules do not have,
+    more than ``MAX_CARDS`` cards); their ``out`` means nothing (-1 where a bad bit).
+    The test is part of this one pass (three numpy passes cost 3 ns a hand): the card
+    count is added up, not branched on, for natural hands, whose solve is safe (only
+    wrong) with too many cards: 0.3 ns a hand, against 0.55 ns for a full test up
+    front. ``nogil``: a joker hand may bind the joker solver's slot (kernels/link.py).
 
     The natural-card path is written into the loop body: measured 2-3x faster than a
     call to ``natural_min_deadwood`` per hand (numba does not inline it as well).
@@ -717,21 +758,43 @@ def min_deadwood_batch(masks, tab, out):
     # ``_strip_easy_sets``): a batch takes the size of its first hand, one test for
     # all (a test per hand measured 7% slower on 7-card hands).
     few = masks.shape[0] > 0 and popcount(np.int64(masks[0])) <= FEW_CARDS
+    first_bad_bit = 54 if jokers else 52
+    bad = 0
     for i in prange(masks.shape[0]):
         mask = np.int64(masks[i])
-        if (mask >> 52) != 0:
-            out[i] = _joker_min_deadwood(mask, tab)
-            continue
-        if few:  # the same code twice, each inlined with its own constant
+        too_many = popcount(mask) > MAX_CARDS
+        bad += too_many
+        if (mask >> 52) != 0:  # jokers, or bits past them
+            if (mask >> first_bad_bit) != 0 or too_many:
+                out[i] = -1
+                bad += 1
+            else:
+                out[i] = joker_min_deadwood(mask, tab)
+        elif few:  # the same code twice, each inlined with its own constant
             out[i] = _natural_min_inline(mask, True, tab)
         else:
             out[i] = _natural_min_inline(mask, False, tab)
+    return bad
 
 
-@njit(cache=True, parallel=True)
-def best_discard_batch(masks, forbidden, tab, out_card, out_deadwood):
-    """Best discard of every hand; ``forbidden`` int64[n] (-1 for none)."""
+@njit(cache=True, parallel=True, nogil=True)
+def best_discard_batch(masks, forbidden, tab, jokers, out_card, out_deadwood):
+    """Best discard of every hand; ``forbidden`` int64[n], or int64[1] for every hand
+    (-1 for none). Returns how many hands the solver does not take
+    (``min_deadwood_batch``) or have a forbidden card outside -1..53; they get card -1
+    and deadwood -1 (a discard's set choices overflow their room past 13 cards)."""
+    one = forbidden.shape[0] == 1
+    first_bad_bit = 54 if jokers else 52
+    bad = 0
     for i in prange(masks.shape[0]):
-        c, d = _unpack(_discard_key(np.int64(masks[i]), forbidden[i], tab))
-        out_card[i] = c
-        out_deadwood[i] = d
+        mask = np.int64(masks[i])
+        f = forbidden[0] if one else forbidden[i]
+        if (mask >> first_bad_bit) != 0 or popcount(mask) > MAX_CARDS or f < -1 or f > 53:
+            out_card[i] = -1
+            out_deadwood[i] = -1
+            bad += 1
+        else:
+            c, d = _unpack(_discard_key(mask, f, tab))
+            out_card[i] = c
+            out_deadwood[i] = d
+    return bad

@@ -147,8 +147,9 @@ class HandColumns(NamedTuple):
 
 
 def new_state(players: int) -> HandState:
-    """Working arrays for hands of ``players`` seats (Python side)."""
-    return _new_state(players)
+    """Working arrays for hands of ``players`` seats (Python side: ``_new_state`` run
+    as plain Python, which builds the same numpy arrays without compiling it)."""
+    return _new_state.py_func(players)
 
 
 @njit(cache=True)

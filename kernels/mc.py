@@ -27,14 +27,16 @@ a pure function of the seed, the deal and the seat's history.
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from kernels import layout as L
+from kernels.borrow import BorrowedArray
 from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import best_discard_one, discard_order_key, min_deadwood_one
 from kernels.engine import _hand_winner
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
-from kernels.obs import PHASE_UPCARD_OPTION
+from kernels.link import piece
+from kernels.obs import OBS, PHASE_UPCARD_OPTION
 from kernels.rng import random64, shuffle
 from kernels.showdown import knock_limit_of, showdown
 from kernels.tables import CARD_VALUE
@@ -431,7 +433,17 @@ def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
     )  # fmt: skip
 
 
-@njit(cache=True)
+_ACTIONS = BorrowedArray(types.int64, 1, "C")
+_I = types.int64
+
+
+@piece(
+    types.none(
+        OBS, _ACTIONS, _ACTIONS, types.uint64, _I, _I, _I, _I,
+        BorrowedArray(types.float64, 2, "C"), BorrowedArray(types.int8, 2, "C"),
+        BorrowedArray(types.int8, 2, "C"),
+    )
+)  # fmt: skip
 def evaluate(
     obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends
 ):

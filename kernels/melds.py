@@ -22,12 +22,22 @@ a heap allocation per array cost about as much as the work done with it.
 
 import numpy as np
 from numba import njit
+from numba.core.types import UniTuple, boolean, int64
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
-from kernels.borrow import borrow, borrow_row, stack_empty
-from kernels.deadwood import min_deadwood_one, natural_min_deadwood
+from kernels.borrow import BorrowedArray, borrow, borrow_row, stack_empty
+from kernels.deadwood import min_deadwood_piece, natural_min_deadwood
 from kernels.layout import ACE_LOW, NATURAL_BITS
-from kernels.tables import ACE_SLOT, CARD_VALUE, N_WINDOWS_SLOT, RUN_CAPABLE, RUN_SHAPE, WINDOWS
+from kernels.link import piece
+from kernels.tables import (
+    ACE_SLOT,
+    CARD_VALUE,
+    N_WINDOWS_SLOT,
+    RUN_CAPABLE,
+    RUN_SHAPE,
+    TAB,
+    WINDOWS,
+)
 
 MAX_MELDS = 2048  # melds inside one hand of up to 13 cards, jokers included
 MAX_NATURAL_MELDS = 256  # without jokers: 66 runs in a 13-card suit, 5 per 4-card rank
@@ -44,6 +54,8 @@ RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 SIX_FIT = 0xFF | (0xFF << 13) | (0xFF << 26) | (0xFF << 39)
 JOKER_A = np.int64(1) << 52
 JOKER_B = np.int64(1) << 53
+MASKS = BorrowedArray(int64, 1, "C")  # melds, hands or deadwoods, where a piece takes them
+PAIR = UniTuple(int64, 2)
 
 
 @njit(cache=True)
@@ -272,7 +284,7 @@ def sole_arrangement(mask, tab, out_melds):
     return n
 
 
-@njit(cache=True)
+@piece(PAIR(int64, TAB, MASKS))
 def canonical_arrangement(mask, tab, out_melds):
     """The canonical first least-deadwood arrangement of a hand.
 
@@ -284,7 +296,7 @@ def canonical_arrangement(mask, tab, out_melds):
         for k in range(n_sole):
             melded |= out_melds[k]
         return n_sole, mask_value(mask & ~melded, tab)
-    target = min_deadwood_one(mask, tab)
+    target = min_deadwood_piece(mask, tab)
     if (mask & ~NATURAL_BITS) == 0:
         melds = stack_empty(MAX_NATURAL_MELDS, 0)
     else:
@@ -360,7 +372,7 @@ def _arrangement_less(a, n_a, b, n_b):
     return n_a < n_b
 
 
-@njit(cache=True)
+@piece(PAIR(MASKS, int64, int64, int64, TAB))
 def layoff_optimal(knocker_melds, n_knocker_melds, defender, own, tab):
     """Least deadwood of a defender choosing its melds and lay-offs jointly.
 
@@ -430,7 +442,7 @@ def layoff_fits(card, meld, tab):
     return tab[RUN_SHAPE + ((grown >> (13 * s)) & 0x1FFF)] == 1
 
 
-@njit(cache=True)
+@piece(PAIR(MASKS, int64, int64, TAB), lazy=True)  # only greedy lay-off rules use it
 def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
     """The defender keeps its canonical arrangement, then lays off deadwood greedily.
 
@@ -472,7 +484,7 @@ def defender_after_layoffs(knocker_melds, n_knocker_melds, defender, own, greedy
     return layoff_optimal(knocker_melds, n_knocker_melds, defender, own, tab)
 
 
-@njit(cache=True)
+@piece(int64(int64, int64, MASKS, MASKS, int64, boolean, boolean, TAB, MASKS))
 def knocker_arrangement(
     knocker, target, defenders, owns, n_defenders, layoffs, greedy, tab, out_melds
 ):

@@ -20,10 +20,12 @@ vector, ``scratch`` int64[SCRATCH_SIZE] its private memory, zeroed at each deal)
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from kernels.borrow import BorrowedArray
 from kernels.layout import R_DISCARD_TAKEN_CARD
 from kernels.rng import below
+from kernels.tables import TAB
 
 PHASE_UPCARD_OPTION = 0  # first turn of Gin: take the upcard or pass
 PHASE_DRAW = 1  # take the pile top or draw from the stock
@@ -81,6 +83,22 @@ class Obs(NamedTuple):
     scores: np.ndarray
     tab: object
     rng_key: np.uint64
+
+
+# The types the engine hands a hook (``kernels/engine.py`` builds them), for hooks and
+# kernels compiled as pieces (``kernels/link.py``): ``mc``'s hooks, ``kernels.mc``.
+_ROW = BorrowedArray(types.int64, 1, "C")
+_I = types.int64
+OBS = types.NamedTuple(
+    (_I, _I, _I, _ROW, _I, _ROW, _ROW, _I, _I, _I, _I, _I, types.boolean, _I, _ROW, _ROW, TAB,
+     types.uint64),
+    Obs,
+)  # fmt: skip
+PARAMS = BorrowedArray(types.float64, 1, "C", readonly=True)  # a seat's parameter row
+SCRATCH = BorrowedArray(types.int64, 1, "C")  # a seat's scratch row
+TAKE_HOOK = types.boolean(OBS, PARAMS, SCRATCH)
+DISCARD_HOOK = types.int64(OBS, PARAMS, SCRATCH)
+KNOCK_HOOK = types.int64(OBS, PARAMS, SCRATCH, types.int64)
 
 
 @njit(cache=True)

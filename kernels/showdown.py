@@ -16,12 +16,15 @@ The legality of the knock is the caller's to check (``knock_allowed``).
 
 import numpy as np
 from numba import njit
+from numba.core.types import int64
 
 from kernels import layout as L
 from kernels.bits import popcount
-from kernels.borrow import stack_empty
-from kernels.deadwood import min_deadwood_one
-from kernels.melds import MAX_PLAYERS, defender_after_layoffs, knocker_arrangement
+from kernels.borrow import BorrowedArray, stack_empty
+from kernels.deadwood import min_deadwood_piece
+from kernels.link import piece
+from kernels.melds import MASKS, MAX_PLAYERS, PAIR, defender_after_layoffs, knocker_arrangement
+from kernels.tables import TAB
 
 S = L.POINT_SCALE
 
@@ -76,7 +79,10 @@ def _share(points, winners, n_winners, pot):
             points[seat] += part
 
 
-@njit(cache=True)
+RULES = BorrowedArray(int64, 1, "C", readonly=True)  # the rule vector, where a piece takes it
+
+
+@piece(PAIR(RULES, MASKS, int64, int64, int64, int64, TAB, MASKS, MASKS, MASKS, MASKS))
 def showdown(
     rules, hands, knocker, knocker_deadwood, upcard, dealer, tab, deadwood, laid, points,
     knocker_melds,
@@ -100,7 +106,7 @@ def showdown(
         if seat == knocker and knocker_deadwood >= 0:
             deadwood[seat] = knocker_deadwood
         else:
-            deadwood[seat] = min_deadwood_one(hands[seat], tab)
+            deadwood[seat] = min_deadwood_piece(hands[seat], tab)
     double = 2 if (gin_scoring and rules[L.R_SPADE_DOUBLE] and upcard >= 39 and upcard < 52) else 1
 
     if knocker < 0:

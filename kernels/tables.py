@@ -17,8 +17,9 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from kernels.borrow import BorrowedArray
 from kernels.layout import ACE_AROUND, ACE_HIGH_OR_LOW, ACE_LOW, N_RANKS
 
 FULL_SUIT = (1 << N_RANKS) - 1
@@ -57,6 +58,8 @@ TABLE_SIZE = WINDOWS + MAX_WINDOWS
 # An empty pattern has no card to remove: its removal key is all ones, which keeps any
 # key built from it at or above kernels.deadwood.NO_KEY (1 << 31) whatever is added.
 NO_REMOVAL = (1 << 32) - 1
+# The table array's type where a piece (``kernels/link.py``) takes it.
+TAB = BorrowedArray(types.uint16, 1, "C", readonly=True)
 
 
 class TableViews(NamedTuple):

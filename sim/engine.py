@@ -25,6 +25,7 @@ from kernels import layout as L
 from sim.engine_build import engine_for
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
+from sim.warm import ensure
 from strategies import Strategy, format_seat, params_vector, parse_lineup, registry
 
 __all__ = [
@@ -88,17 +89,30 @@ def key_of(seed: int) -> np.uint64:
     return np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
 
 
-# Strategies whose hooks take long to compile (``mc``: about a minute cold) join the
-# engine only for line-ups that seat them, so every other line-up keeps a short cold
-# start. So at most two engines exist: with and without them.
-ON_DEMAND = frozenset({"mc"})
+# Single deals of a line-up of these strategies only (the main job's, and most runs')
+# play on an engine of just these: its cold compile is half that of the engine of every
+# strategy (7 against 14 CPU seconds, the longest compile of a cold ``rummy run``). A
+# hand depends only on its seats' hooks, not on what else an engine holds.
+CORE = ("greedy", "simple")
 
 
-def _engine(seats: Lineup) -> tuple[ModuleType, dict[str, int]]:
-    used = {s.name for s, _ in seats.seats}
-    wanted = ON_DEMAND & used
-    strategies = [s for s in registry().values() if s.name not in ON_DEMAND or wanted]
+def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, int]]:
+    """The engine of every registered strategy (``mc``'s hooks are pieces it calls
+    through a slot: no compile here), or for ``deals`` of a ``CORE`` line-up, the
+    engine of ``CORE``."""
+    if deals and {s.name for s, _ in seats.seats} <= set(CORE):
+        strategies = [registry()[name] for name in CORE]
+    else:
+        strategies = list(registry().values())
     return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
+
+
+def _ready(engine: ModuleType, seats: Lineup, entry: Any, args: tuple[Any, ...]) -> None:
+    """Compile ``entry`` and the pieces it and the seated strategies' hooks may call, or
+    load them, before the first call (``sim/warm.py``: in parallel when cold)."""
+    hooks = [getattr(s, h) for s, _ in seats.seats for h in ("take_nb", "discard_nb", "knock_nb")]
+    dispatch = (engine.hook_take, engine.hook_discard, engine.hook_knock)  # every strategy's
+    ensure(entry, args, roots=hooks, skip=dispatch)
 
 
 def _raise_decision_error(
@@ -153,23 +167,24 @@ def play_deals(
     seats = lineup_of(lineup, r.players)
     _check_numbers("deal", first, deals)
     n_threads = _threads(threads)
-    engine, ids = _engine(seats)
+    engine, ids = _engine(seats, deals=True)
     sids, params = seats.arrays(ids)
     cols = engine.new_columns(deals, r.players)
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
     blocks = _blocks(deals, n_threads)
     states = [engine.new_state(r.players) for _ in blocks]
 
-    def run(b: int) -> int:
+    def args(b: int) -> tuple[Any, ...]:
         begin, end = blocks[b]
         scores = np.zeros(r.players, np.int64)  # no game: zero scores, one array per block
         # Hand ``first + row`` in row ``row``, dealt by the last seat, hand 0 of no game.
-        return engine.play_hands(
+        return (
             compiled, tab, key, first, 0, r.players - 1, sids, params, scores, states[b], cols,
             begin, end, None,
-        )
+        )  # fmt: skip
 
-    codes = _map(run, list(range(len(blocks))), n_threads)
+    _ready(engine, seats, engine.play_hands, args(0))
+    codes = _map(lambda b: engine.play_hands(*args(b)), list(range(len(blocks))), n_threads)
     failed = [b for b, code in enumerate(codes) if code]
     if failed:
         _raise_decision_error(states[failed[0]].error, engine, seats, seed)
@@ -198,13 +213,9 @@ def _replay(
     number: int, hand_index: int, dealer: int, scores: npt.NDArray[np.int64],
 ) -> Replay:  # fmt: skip
     """Play hand ``hand_index`` of deal or game ``number`` with the event log on."""
-    sids, params = lineup.arrays(ids)
     cols = engine.new_columns(1, rules.players)
     state = engine.new_state(rules.players)
-    err = engine.play_hands(
-        rules.compile(), tables_for(rules), key_of(seed), number, hand_index, dealer, sids,
-        params, scores, state, cols, 0, 1, True,
-    )
+    err = _play_logged(engine, ids, rules, lineup, seed, number, hand_index, dealer, scores, state, cols)
     if err:
         _raise_decision_error(state.error, engine, lineup, seed)
     n = int(state.counters[5])
@@ -220,6 +231,32 @@ def _replay(
         final_hands=[int(h) for h in state.hands],
         hand_index=hand_index,
     )
+
+
+def _play_logged(
+    engine: ModuleType, ids: dict[str, int], rules: RuleSet, lineup: Lineup, seed: int,
+    number: int, hand_index: int, dealer: int, scores: npt.NDArray[np.int64], state: Any,
+    cols: Any,
+) -> int:  # fmt: skip
+    """Play hand ``hand_index`` of deal or game ``number`` into every row of ``cols``
+    (one, or none to compile only) with the event log on."""
+    sids, params = lineup.arrays(ids)
+    args = (
+        rules.compile(), tables_for(rules), key_of(seed), number, hand_index, dealer, sids,
+        params, scores, state, cols, 0, cols.number.shape[0], True,
+    )  # fmt: skip
+    _ready(engine, lineup, engine.play_hands, args)
+    return int(engine.play_hands(*args))
+
+
+def compile_replays() -> None:
+    """Compile (or load) the engine with its event log, playing no hand (``rummy warm``)."""
+    r = resolve_rules("gin")
+    seats = lineup_of("greedy", r.players)
+    engine, ids = _engine(seats)
+    scores = np.zeros(r.players, np.int64)
+    state, cols = engine.new_state(r.players), engine.new_columns(0, r.players)
+    _play_logged(engine, ids, r, seats, 0, 0, 0, r.players - 1, scores, state, cols)
 
 
 def replay_hand(
@@ -329,13 +366,19 @@ def play_games(
     blocks = _blocks(games, n_threads)
     statuses = np.zeros((len(blocks), 8), np.int64)
 
+    def args(b: int, hands: Any) -> tuple[Any, ...]:
+        begin, end = blocks[b]
+        return by_seats, tab, key, first, sids, params, hands, game_cols, begin, end, statuses[b]
+
+    _ready(engine, seats, engine.play_games, args(0, engine.new_columns(0, r.players)))
+
     def run(b: int) -> Any:
         begin, end = blocks[b]
         capacity = max(64, 16 * (end - begin))
         while True:  # room for the block's hands; more when a game runs long
             hands = engine.new_columns(capacity, r.players)
             statuses[b] = 0
-            engine.play_games(by_seats, tab, key, first, sids, params, hands, game_cols, begin, end, statuses[b])
+            engine.play_games(*args(b, hands))
             if statuses[b, 0] >= 0:
                 return type(hands)(*(column[: statuses[b, 0]] for column in hands))
             capacity *= 4

@@ -13,11 +13,13 @@ from fractions import Fraction
 import numpy as np
 
 from kernels import layout as L
+from kernels.deadwood import min_deadwood_piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
 from kernels.showdown import knock_limit_of, showdown
 from sim.cards import PositionReader, card_name, cards_of, format_cards, parse_card
 from sim.rules import RuleSet
-from sim.solver import arrangement, min_deadwood, resolve_rules, tables_for
+from sim.solver import arrangement, hand_mask, resolve_rules, tables_for
+from sim.warm import ensure
 
 __all__ = ["SeatResult", "ShowdownError", "ShowdownResult", "score_showdown"]
 
@@ -137,11 +139,12 @@ def score_showdown(
     needs_upcard = r.knock_limit == "upcard" or (r.spade_double and r.scoring == "gin")
     if needs_upcard and up < 0:
         raise ShowdownError("this rule set needs the first upcard: give --upcard CARD")
+    ensure(showdown)  # and every piece it calls: compiled in parallel when cold
     compiled = r.compile()
     limit = int(knock_limit_of(compiled, up)) if knocker is not None else None
     if knocker is not None:
         kmask = masks[knocker]
-        own = int(min_deadwood(np.array([kmask], np.uint64), r)[0])
+        own = int(min_deadwood_piece(np.int64(hand_mask(kmask, r)), tables_for(r)))
         if bin(kmask).count("1") == r.cards_per_hand + 1:
             if r.big_gin_bonus == 0:
                 raise ShowdownError(

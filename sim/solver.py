@@ -20,16 +20,26 @@ import numpy as np
 import numpy.typing as npt
 
 from kernels import layout as L
-from kernels.deadwood import best_discard_batch, min_deadwood_batch
+from kernels.deadwood import (
+    MAX_CARDS,
+    best_discard_batch,
+    best_discard_by_search,
+    min_deadwood_batch,
+    min_deadwood_piece,
+)
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
 from kernels.tables import build_tables
 from sim.cards import CardError, cards_of, parse_cards
 from sim.rules import RuleSet, get_rules
+from sim.warm import ensure
 
 __all__ = ["Arrangement", "arrangement", "best_discard", "min_deadwood", "tables_for"]
 
 _ACE_CODES = {"low": L.ACE_LOW, "high_or_low": L.ACE_HIGH_OR_LOW, "around": L.ACE_AROUND}
-MAX_CARDS = 13  # the solver's tested range (hands of 1 to 13 cards)
+# Up to this many hands the one-hand kernels answer (pieces the engine and every command
+# share, quick to compile); larger batches run the parallel batch kernels, whose compile
+# (seconds) pays off only over many hands. Both give the same answers.
+SMALL_BATCH = 64
 
 
 def resolve_rules(rules: str | RuleSet) -> RuleSet:
@@ -68,6 +78,8 @@ def _as_masks(masks: Any) -> npt.NDArray[np.uint64]:
 
 
 def _check_masks(masks: npt.NDArray[np.uint64], rules: RuleSet) -> None:
+    """Raise the error that names what is wrong with the hands (the batch kernels test
+    them in their own pass; this runs for one hand, or once a batch found a bad one)."""
     if masks.size == 0:
         return
     if (masks >> np.uint64(54)).any():
@@ -95,9 +107,15 @@ def min_deadwood(masks: Any, rules: str | RuleSet = "gin") -> npt.NDArray[np.int
     """
     r = resolve_rules(rules)
     array = _as_masks(masks)
-    _check_masks(array, r)
+    if array.shape[0] <= SMALL_BATCH:
+        _check_masks(array, r)
+        tab = tables_for(r)
+        return np.array([min_deadwood_piece(m, tab) for m in array.astype(np.int64)], np.int64)
     out = np.empty(array.shape[0], np.int64)
-    min_deadwood_batch(array, tables_for(r), out)
+    args = (array, tables_for(r), r.jokers > 0, out)
+    ensure(min_deadwood_batch, args)
+    if min_deadwood_batch(*args):
+        _check_masks(array, r)
     return out
 
 
@@ -120,18 +138,34 @@ def best_discard(
     """
     r = resolve_rules(rules)
     array = _as_masks(masks)
-    _check_masks(array, r)
     n = array.shape[0]
     given = np.asarray(-1 if forbidden is None else forbidden)
-    if given.dtype.kind not in "iu" or given.ndim > 1 or ((given < -1) | (given > 53)).any():
+    if given.dtype.kind not in "iu" or given.ndim > 1 or given.size not in (1, n):
         raise ValueError(
             f"forbidden must be a card index 0..53 or -1 (one, or one per hand), got {forbidden!r}"
         )
-    # A fresh writable array: a read-only view would make numba compile a second kernel.
-    forbid = np.array(np.broadcast_to(given.astype(np.int64), (n,)))
+    forbid = np.array(given.reshape(-1), np.int64)  # writable: a read-only array compiles anew
+    if n <= SMALL_BATCH:
+        _check_masks(array, r)
+        if ((forbid < -1) | (forbid > 53)).any():
+            raise ValueError(
+                f"forbidden must be a card index 0..53 or -1 (one, or one per hand), got {forbidden!r}"
+            )
+        tab = tables_for(r)
+        pairs = [
+            best_discard_by_search(m, f, tab)
+            for m, f in zip(array.astype(np.int64), np.broadcast_to(forbid, (n,)))
+        ]
+        return np.array([c for c, _ in pairs], np.int64), np.array([d for _, d in pairs], np.int64)
     cards = np.empty(n, np.int64)
     deadwood = np.empty(n, np.int64)
-    best_discard_batch(array, forbid, tables_for(r), cards, deadwood)
+    args = (array, forbid, tables_for(r), r.jokers > 0, cards, deadwood)
+    ensure(best_discard_batch, args)
+    if best_discard_batch(*args):
+        _check_masks(array, r)
+        raise ValueError(
+            f"forbidden must be a card index 0..53 or -1 (one, or one per hand), got {forbidden!r}"
+        )
     return cards, deadwood
 
 

@@ -44,6 +44,7 @@ import numpy.typing as npt
 from numba.core.dispatcher import Dispatcher
 
 from kernels import HASHED_PACKAGES
+from kernels.link import Piece
 from kernels.obs import N_PARAMS
 
 ENTRY_POINT_GROUP = "rummy_sim.strategies"
@@ -72,8 +73,10 @@ class Strategy:
     params : type[NamedTuple]
         The parameter type; its defaults are the strategy's defaults. Every field
         has an int or float default; at most ``N_PARAMS`` fields.
-    take_nb, discard_nb, knock_nb : numba dispatchers
-        The hooks, with the signatures of ``kernels/obs.py``.
+    take_nb, discard_nb, knock_nb : numba dispatchers or pieces
+        The hooks, with the signatures of ``kernels/obs.py``. A hook that is slow to
+        compile and slow to run (``mc``) is a piece (``kernels/link.py``): the engine
+        calls it through a slot instead of compiling it in.
     module : str
         The module that defines the strategy (for metadata and error messages).
     bounds : mapping, optional
@@ -120,8 +123,8 @@ class Strategy:
                     f"{where}: parameter {name!r} must default to an int or a float, got {value!r}"
                 )
         for hook in ("take_nb", "discard_nb", "knock_nb"):
-            if not isinstance(getattr(self, hook), Dispatcher):
-                raise StrategyError(f"{where}: {hook} must be an @njit function")
+            if not isinstance(getattr(self, hook), (Dispatcher, Piece)):
+                raise StrategyError(f"{where}: {hook} must be an @njit function (or a piece)")
         for name in self.bounds:
             if name not in fields:
                 raise StrategyError(f"{where}: bounds name an unknown parameter {name!r}")

@@ -45,7 +45,18 @@ from kernels.mc import (
     discard_actions,
     evaluate,
 )
-from kernels.obs import BIG_GIN, CONTINUE, KNOCK, SCRATCH_FREE, SCRATCH_RNG, forbidden_discard
+from kernels.link import piece
+from kernels.obs import (
+    BIG_GIN,
+    CONTINUE,
+    DISCARD_HOOK,
+    KNOCK,
+    KNOCK_HOOK,
+    SCRATCH_FREE,
+    SCRATCH_RNG,
+    TAKE_HOOK,
+    forbidden_discard,
+)
 from kernels.rng import random64
 from strategies import Strategy
 
@@ -136,19 +147,24 @@ def mc_discard(obs, params, scratch):
     return cards[a]
 
 
-@njit(cache=True)
+# The hooks are pieces (kernels/link.py): the engine calls them through a slot, so
+# their code (the whole Monte Carlo search) compiles on its own, once, when an mc seat
+# first plays, and never into the engine.
+
+
+@piece(TAKE_HOOK)
 def take_nb(obs, params, scratch):
     """Take the pile card when that plays out better on the sampled deals."""
     return mc_take(obs, params, scratch)
 
 
-@njit(cache=True)
+@piece(DISCARD_HOOK)
 def discard_nb(obs, params, scratch):
     """The discard (and, remembered for the knock hook, the knock) that plays best."""
     return mc_discard(obs, params, scratch)
 
 
-@njit(cache=True)
+@piece(KNOCK_HOOK)
 def knock_nb(obs, params, scratch, discard):
     """The knock decision made together with the discard."""
     if scratch[CHOSEN_CARD] == discard:

@@ -47,6 +47,7 @@ COMMANDS: dict[str, Command] = {
     "strategies": Command("strategies_cmd", "The strategy plugins and their parameters.", True),
     "stats": Command("stats_cmd", "Statistics of hands: the least deadwood's distribution.", True),
     "bench": Command("bench_cmd", "Benchmarks: solver, engine, runs end to end.", group=True),
+    "warm": Command("warm_cmd", "Compile every kernel ahead, on every core."),
 }
 
 

@@ -163,7 +163,7 @@ def _first_call(call: Callable[[np.ndarray], Any], masks: np.ndarray) -> float:
 
 
 class _Buffers:
-    """Output arrays (and the all -1 ``forbidden`` input) of one batch size, made once.
+    """Output arrays (and the ``forbidden`` input: -1 for all) of one batch size, made once.
 
     Timed calls reuse them: allocating ~1.6 MB arrays inside the timed call measured
     the allocator instead of the kernel (once glibc hands such arrays back to the
@@ -176,7 +176,7 @@ class _Buffers:
     def get(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if n not in self._by_size:
             self._by_size[n] = (
-                np.full(n, -1, np.int64),
+                np.full(1, -1, np.int64),  # no card forbidden, as sim.best_discard passes it
                 np.zeros(n, np.int64),
                 np.zeros(n, np.int64),
             )
@@ -187,16 +187,17 @@ def _solver_call(operation: str, rules: RuleSet) -> Callable[[np.ndarray], Any]:
     """The kernel on a batch. Returns its output arrays themselves (``deadwood``, or
     ``(cards, deadwood)``), which the next call overwrites: nothing is copied."""
     tab = tables_for(rules)
+    jokers = rules.jokers > 0
     buffers = _Buffers()
 
     def min_deadwood(masks: np.ndarray) -> np.ndarray:
         _, out, _ = buffers.get(masks.shape[0])
-        min_deadwood_batch(masks, tab, out)
+        min_deadwood_batch(masks, tab, jokers, out)
         return out
 
     def best_discard(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         forbidden, cards, deadwood = buffers.get(masks.shape[0])
-        best_discard_batch(masks, forbidden, tab, cards, deadwood)
+        best_discard_batch(masks, forbidden, tab, jokers, cards, deadwood)
         return cards, deadwood
 
     return min_deadwood if operation == "min deadwood" else best_discard
@@ -459,6 +460,32 @@ def engine(
         console.print(
             f"cold start (compiles everything): {starts[0]:.1f} s; warm start: {starts[1]:.1f} s"
         )
+
+
+@app.command("cold")
+def cold(
+    repeat: Annotated[int, typer.Option("--repeat", help="Fresh processes per case (median).")] = 3,
+    case: Annotated[
+        list[str] | None,
+        typer.Option("--case", help="Only the cases whose name holds this text (repeatable)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Seconds of each command from an empty cache (a fresh process and cache folder
+    each time) and warm, against the goals of issue 17 (sim/bench_cold.py)."""
+    from sim.bench_cold import bench_cold, cases_named, print_cold
+
+    cases = cases_named(case or [])
+    if repeat < 1 or not cases:
+        fail("--repeat must be at least 1 and --case must match a case")
+    try:
+        rows = bench_cold(cases, repeat, on_step=None if as_json else Console(stderr=True).print)
+    except RuntimeError as error:
+        fail(str(error))
+    if as_json:
+        print_json([asdict(row) for row in rows])
+    else:
+        print_cold(rows, repeat)
 
 
 _RUN_LABELS = {

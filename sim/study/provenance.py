@@ -81,6 +81,7 @@ TABLE_SOURCES = (
     "study/runs.py",
     "study/summaries.py",
     "study/tables.py",
+    "warm.py",
 )
 """Every ``sim`` module a chunk runs, relative to ``sim/`` (the kernels and strategies
 are covered by ``kernels.source_digest``): a test plays a chunk in a fresh process and

@@ -14,6 +14,7 @@ import pytest
 
 import sim
 from sim.cards import parse_cards
+from sim.solver import SMALL_BATCH
 from tests.conftest import mask_of, random_hand, ref_rules, seeded, show
 from tests.reference import deadwood_ref as R
 from tests.reference.cardtext import parse
@@ -130,6 +131,43 @@ def test_bad_masks_raise_value_errors(masks, rules, match) -> None:
         sim.min_deadwood(masks, rules=rules)
     with pytest.raises(ValueError, match=match):
         sim.best_discard(masks, rules=rules)
+
+
+@pytest.mark.parametrize(
+    ("bad", "rules", "match"),
+    [
+        (1 << 54, "gin", "bits 0..53"),
+        (1 << 63, "gin", "bits 0..53"),
+        (1 << 52 | 7, "gin", "joker"),
+        ((1 << 14) - 1, "gin", "13 cards"),
+        ((1 << 14) - 1 | 1 << 52, "joker-knock", "13 cards"),
+    ],
+)
+def test_a_bad_hand_in_a_large_batch_is_found_by_the_kernel(bad: int, rules: str, match: str) -> None:
+    """Past ``SMALL_BATCH`` hands the batch kernels test every hand in their own pass:
+    one bad hand anywhere raises the same error as the numpy checks."""
+    masks = np.full(SMALL_BATCH + 10, 0b111 | 1 << 20, np.uint64)
+    masks[SMALL_BATCH + 5] = np.uint64(bad)
+    with pytest.raises(ValueError, match=match):
+        sim.min_deadwood(masks, rules=rules)
+    with pytest.raises(ValueError, match=match):
+        sim.best_discard(masks, rules=rules)
+    with pytest.raises(ValueError, match="forbidden"):
+        sim.best_discard(masks[:SMALL_BATCH + 1], rules=rules, forbidden=54)
+
+
+def test_small_and_large_batches_agree() -> None:
+    """The one-hand pieces (small batches) and the batch kernels give the same answers."""
+    rng = np.random.default_rng(17)
+    keys = rng.random((SMALL_BATCH + 1, 52)).argsort(axis=1)[:, :11]
+    masks = (np.uint64(1) << keys.astype(np.uint64)).sum(axis=1, dtype=np.uint64)
+    large = sim.min_deadwood(masks), *sim.best_discard(masks, forbidden=keys[:, 0])
+    small = [
+        (sim.min_deadwood(masks[i : i + 1]), *sim.best_discard(masks[i : i + 1], forbidden=keys[i, 0]))
+        for i in range(masks.shape[0])
+    ]
+    for k, column in enumerate(large):
+        assert column.tolist() == [int(row[k][0]) for row in small]
 
 
 def test_bad_rules_raise_value_errors() -> None:

@@ -91,7 +91,7 @@ def _check_min_deadwood(hands: list[tuple[int, ...]], ace: str) -> None:
     tab = tables_for_ref(rules)
     masks = np.array([mask_of(h) for h in hands], np.uint64)
     batch = np.empty(len(hands), np.int64)
-    min_deadwood_batch(masks, tab, batch)
+    assert min_deadwood_batch(masks, tab, True, batch) == 0
     for hand, b in zip(hands, batch, strict=True):
         one = min_deadwood_one(kmask(hand), tab)
         assert one == b, f"batch {b} != one {one} for [{show(hand)}]"
@@ -119,7 +119,7 @@ def _check_best_discard(hands: list[tuple[int, ...]], ace: str) -> None:
     forbidden_arr = np.array(forbids, np.int64)
     cards = np.empty(len(hands), np.int64)
     deadwood = np.empty(len(hands), np.int64)
-    best_discard_batch(masks, forbidden_arr, tab, cards, deadwood)
+    assert best_discard_batch(masks, forbidden_arr, tab, True, cards, deadwood) == 0
     for k, hand in enumerate(hands):
         one = best_discard_one(kmask(hand), forbids[k], tab)
         assert (cards[k], deadwood[k]) == one, f"batch != one for [{show(hand)}]"
@@ -526,7 +526,7 @@ def test_min_deadwood_batch_of_mixed_sizes(first: int) -> None:
         tab = tables_for_ref(ref_rules(ace))
         masks = np.array([mask_of(h) for h in hands], np.uint64)
         out = np.empty(len(hands), np.int64)
-        min_deadwood_batch(masks, tab, out)
+        assert min_deadwood_batch(masks, tab, True, out) == 0
         assert list(out) == [min_deadwood_one(kmask(h), tab) for h in hands]
 
 
@@ -679,7 +679,7 @@ def test_kernels_match_oracle_at_scale(kind: str, size: int, ace: str, oracle_po
         results = future.result()
         masks = np.array([mask_of(h) for h, _, _, _ in results], np.uint64)
         batch = np.empty(len(results), np.int64)
-        min_deadwood_batch(masks, tab, batch)
+        assert min_deadwood_batch(masks, tab, True, batch) == 0
         for (hand, deadwood, melds, discard), got in zip(results, batch, strict=True):
             checked += 1
             m = kmask(hand)

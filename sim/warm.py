@@ -1,0 +1,337 @@
+"""Compile ahead, in parallel: before a kernel first runs, and ``rummy warm``.
+
+Numba compiles a kernel at its first call. With the pieces of ``kernels/link.py`` what
+a command runs is a few units that compile independently of one another: its entry
+kernel (the engine's loop, a batch solver) and the pieces that kernel may call (the
+solver, the showdown and its parts, a strategy's hooks). ``ensure`` runs before an
+entry kernel: it loads every unit it can from the disk cache and compiles the rest,
+in parallel when there is more than one (the entry in this process, the pieces shared
+with helper processes that write the same cache), then fills the slots. Each unit
+compiles once, for every later command and process. ``warm`` compiles everything a
+user may run on every core (``rummy warm``).
+
+Which pieces a kernel may call is read from its code: the globals it names, through
+the jitted functions it calls, down to the pieces (and from each piece, its own). A
+piece reached some other way is still compiled at its first call (a slot binds
+itself): this decides only what compiles ahead, never what runs.
+
+Helpers are plain Python processes (``serve``) that read unit names on stdin and
+answer each when it is compiled. Not ``multiprocessing``: its children import the
+parent's ``__main__`` again, which would rerun a user's unguarded script.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from types import CodeType
+from typing import Any
+
+from numba.core.dispatcher import Dispatcher
+
+from kernels.link import Piece, load_cached, pieces
+
+__all__ = ["compile_units", "ensure", "reachable_pieces", "warm"]
+
+Progress = Callable[[str], None]  # called with a unit's name when it is compiled
+
+_ready: set[tuple[Any, ...]] = set()  # entries ensured in this process
+_lock = threading.Lock()
+# Compile the pieces an entry may call before it runs, with helpers. False in a helper
+# (the process that started it compiles them) and with RUMMY_PARALLEL_COMPILE=0 (every
+# unit then compiles in this process, the pieces at their first call: for profiling).
+_compile_pieces_ahead = os.environ.get("RUMMY_PARALLEL_COMPILE", "1") != "0"
+
+
+# --- which pieces a kernel may call --------------------------------------------------
+
+
+def _names(code: CodeType) -> Iterable[str]:
+    """Global names a function's code uses (its nested code objects' too)."""
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _names(const)
+
+
+def _callees(function: Any) -> Iterable[Any]:
+    py_func = function.py_func
+    for name in _names(py_func.__code__):
+        value = py_func.__globals__.get(name)
+        if isinstance(value, (Dispatcher, Piece)):
+            yield value
+
+
+def reachable_pieces(roots: Iterable[Any], skip: Iterable[Any] = ()) -> list[Piece]:
+    """The pieces the jitted functions ``roots`` may call, directly or through the
+    functions and pieces they call (not through anything in ``skip``)."""
+    seen = {id(f) for f in skip}
+    found: list[Piece] = []
+    stack = list(roots)
+    while stack:
+        function = stack.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        if isinstance(function, Piece):
+            found.append(function)
+        stack.extend(_callees(function))
+    return found
+
+
+def _weight(p: Piece) -> int:
+    """Roughly how long a piece takes to compile: the bytecode it compiles (its own
+    and that of the jitted functions it links, not other pieces'). Only orders work."""
+    seen: set[int] = set()
+    stack: list[Any] = [p.dispatcher]
+    total = 0
+    while stack:
+        function = stack.pop()
+        if id(function) in seen or isinstance(function, Piece):
+            continue
+        seen.add(id(function))
+        total += len(function.py_func.__code__.co_code)
+        stack.extend(_callees(function))
+    return total
+
+
+# --- compiling units in parallel -----------------------------------------------------
+
+
+def _piece_named(name: str) -> Piece:
+    importlib.import_module(name.rsplit(".", 1)[0])
+    return next(p for p in pieces() if p.name == name)
+
+
+def _compile_unit(name: str) -> None:
+    """Compile one unit here: an entry of ``ENTRIES`` or a piece (by its name)."""
+    if name in ENTRIES:
+        ENTRIES[name]()
+    else:
+        _piece_named(name).bind()
+
+
+class _Helper:
+    """A helper process: it compiles the units named on its stdin, answering each."""
+
+    def __init__(self) -> None:
+        # The helper imports what this process imports: the same sources, the same cache.
+        path = os.pathsep.join(p for p in sys.path if p)
+        env = {**os.environ, "PYTHONPATH": path}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from sim.warm import serve; serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True,
+        )  # fmt: skip
+
+    def compile(self, name: str) -> bool:
+        """Have the helper compile ``name``; False if it could not."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(name + "\n")
+            self.process.stdin.flush()
+        except OSError:
+            return False
+        return self.process.stdout.readline().strip() == name
+
+    def close(self) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.close()  # the helper's loop ends
+        except OSError:
+            pass
+        self.process.wait()
+        self.process.stdout.close()
+
+
+def serve() -> None:
+    """A helper's loop: compile each unit named on stdin,
+    then write its name back (or nothing, on failure) on the original stdout."""
+    global _compile_pieces_ahead
+    _compile_pieces_ahead = False
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # anything printed while compiling goes to stderr
+    for line in sys.stdin:
+        name = line.strip()
+        try:
+            _compile_unit(name)
+        except Exception as error:  # noqa: BLE001 - the parent compiles it again and shows it
+            print(f"sim.warm helper: {name}: {error}", file=sys.stderr)
+            name = ""
+        print(name, file=replies, flush=True)
+
+
+def compile_units(
+    names: list[str],
+    local: Callable[[], None] | None = None,
+    processes: int | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """Compile the units ``names`` (pieces by name, or entries of ``ENTRIES``), in this
+    order, and run ``local`` (a compile only this process can do), on ``processes``
+    processes (default: every core), this one included.
+
+    Helpers take units from the front of the queue; this process runs ``local`` first,
+    then takes units too. A unit a helper could not compile is compiled here, where its
+    error shows. The units' code ends in the disk cache, not in this process.
+    """
+    queue = deque(names)
+    failed: list[str] = []
+    lock = threading.Lock()
+
+    def take() -> str | None:
+        with lock:
+            return queue.popleft() if queue else None
+
+    def work(helper: _Helper) -> None:
+        while (name := take()) is not None:
+            if not helper.compile(name):
+                failed.append(name)
+                break
+            if progress:
+                progress(name)
+        helper.close()
+
+    n_helpers = min(len(names), (processes or os.cpu_count() or 1) - 1)
+    if len(names) + (local is not None) < 2:
+        n_helpers = 0  # nothing to share
+    threads = [threading.Thread(target=work, args=(_Helper(),)) for _ in range(n_helpers)]
+    for thread in threads:
+        thread.start()
+    if local is not None:
+        local()
+    while (name := take()) is not None:
+        _compile_unit(name)
+        if progress:
+            progress(name)
+    for thread in threads:
+        thread.join()
+    for name in failed:
+        _compile_unit(name)
+        if progress:
+            progress(name)
+
+
+def _idle_cores() -> int:
+    """Cores no process uses (by the last minute's load average, this process's own
+    share included). Helpers pay off only there: on a busy machine they add their
+    start-up and compile what they share twice (measured on 2 cores, one of them busy:
+    a cold ``rummy score`` 11 s with a helper, 7.4 s without)."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    return max(0, (os.cpu_count() or 1) - round(load))
+
+
+def ensure(
+    entry: Dispatcher | Piece,
+    args: tuple[Any, ...] = (),
+    roots: Iterable[Any] = (),
+    skip: Iterable[Any] = (),
+) -> None:
+    """Before ``entry(*args)`` first runs in this process (a kernel, or a piece: then
+    ``args`` do not matter): load it and every piece it (or ``roots``, not through
+    ``skip``) may call from the cache; compile what is missing, in parallel when there
+    is more than one unit to compile."""
+    piece_entry = isinstance(entry, Piece)
+    signature = () if piece_entry else tuple(entry.typeof_pyval(a) for a in args)
+    key = (id(entry), signature)
+    if key in _ready:
+        return
+    with _lock:
+        if key in _ready:
+            return
+        ahead = reachable_pieces([entry, *roots], skip) if _compile_pieces_ahead else []
+        if piece_entry and entry not in ahead:
+            ahead.append(entry)
+        todo = sorted((p for p in ahead if not p.lazy and not p.load()), key=_weight, reverse=True)
+        local = None
+        if not piece_entry and not load_cached(entry, signature):
+            local = lambda: entry.compile(signature)  # noqa: E731
+        if todo or local is not None:
+            compile_units([p.name for p in todo], local, processes=1 + _idle_cores())
+            for p in todo:
+                p.bind()  # from the cache
+        _ready.add(key)
+
+
+# --- rummy warm ----------------------------------------------------------------------
+
+
+def _engine_deals() -> None:
+    from sim.engine import play_deals
+
+    play_deals("gin", "random", deals=0, seed=0, threads=1)
+
+
+def _core_engine_deals() -> None:
+    from sim.engine import play_deals
+
+    play_deals("gin", "greedy", deals=0, seed=0, threads=1)
+
+
+def _engine_games() -> None:
+    from sim.engine import play_games
+
+    play_games("gin", "greedy", games=0, seed=0, threads=1)
+
+
+def _engine_replays() -> None:
+    from sim.engine import compile_replays
+
+    compile_replays()
+
+
+def _solver_batches() -> None:
+    import numpy as np
+
+    import sim
+
+    none = np.zeros(0, np.uint64)
+    sim.min_deadwood(none)
+    sim.best_discard(none)
+
+
+# Entry kernels ``warm`` compiles, each without running a hand (so that no piece is
+# compiled twice): what ``rummy run`` (single hands, games), ``replay`` and the solver
+# API call. Games come after the pieces: their loop calls the single hands' loop, which
+# is then in the cache.
+ENTRIES: dict[str, Callable[[], None]] = {
+    "engine: single hands": _engine_deals,
+    "engine: single hands of greedy and simple": _core_engine_deals,
+    "engine: replays": _engine_replays,
+    "solver: batches": _solver_batches,
+    "engine: games": _engine_games,
+}
+
+
+def all_pieces() -> list[Piece]:
+    """Every piece of the kernels and of the strategies (plugins found included)."""
+    from strategies import discover
+
+    importlib.import_module("kernels.mc")
+    importlib.import_module("kernels.showdown")
+    discover()
+    return pieces()
+
+
+def warm(processes: int | None = None, progress: Progress | None = None) -> list[str]:
+    """Compile everything a user may run (every entry kernel and piece) on
+    ``processes`` processes (default: every core); returns the units' names."""
+    global _compile_pieces_ahead
+    ahead = _compile_pieces_ahead
+    *first, last = ENTRIES
+    by_weight = [p.name for p in sorted(all_pieces(), key=_weight, reverse=True)]
+    names = [*first, *by_weight, last]
+    _compile_pieces_ahead = False  # every piece is a unit of its own here
+    try:
+        compile_units(names, processes=processes, progress=progress)
+    finally:
+        _compile_pieces_ahead = ahead
+    return names
+
