@@ -123,7 +123,7 @@ class HandState(NamedTuple):
     points: np.ndarray  # int64[players]
     seat_keys: np.ndarray  # uint64[players]: each seat's strategy stream for this hand
     knocker_melds: np.ndarray  # int64[MAX_MELDS_PER_ARRANGEMENT]
-    counters: np.ndarray  # int64[8]: pile_n, stock_top, stock_end, turn, rebuilds, log_n, deck size
+    counters: np.ndarray  # int64[8]: the C_* slots of kernels/layout.py
     error: np.ndarray  # int64[8]: code, seat, number, hand_index, turn, value
     log: np.ndarray  # int64[LOG_CAPACITY, 4]
 
@@ -251,13 +251,13 @@ def hook_knock(sid, obs, params, scratch, discard):
 
 @njit(cache=True, inline="always")
 def _log(state, code, seat, card, extra):
-    n = state.counters[5]
+    n = state.counters[L.C_EVENTS]
     if n < state.log.shape[0]:
         state.log[n, 0] = code
         state.log[n, 1] = seat
         state.log[n, 2] = card
         state.log[n, 3] = extra
-        state.counters[5] = n + 1
+        state.counters[L.C_EVENTS] = n + 1
 
 
 @njit(cache=True, inline="always")
@@ -276,11 +276,11 @@ def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores
         state.hands.shape[0],
         state.hands[seat],
         state.pile,
-        c[0],
+        c[L.C_PILE],
         state.taken,
         state.discarded,
-        c[2] - c[1],
-        c[3],
+        c[L.C_STOCK_END] - c[L.C_STOCK_TOP],
+        c[L.C_TURNS],
         phase,
         upcard,
         drawn,
@@ -300,7 +300,7 @@ def _fail(state, code, seat, number, hand_index, value):
     e[1] = seat
     e[2] = number
     e[3] = hand_index
-    e[4] = state.counters[3]
+    e[4] = state.counters[L.C_TURNS]
     e[5] = value
     return code
 
@@ -309,17 +309,17 @@ def _fail(state, code, seat, number, hand_index, value):
 def _rebuild(state, rules, key, number, hand_index):
     """Turn every pile card but the top into a new stock (RULES.md stock_exhaustion)."""
     c = state.counters
-    n = c[0] - 1
+    n = c[L.C_PILE] - 1
     for i in range(n):
         state.stock[i] = state.pile[i]  # bottom (oldest) first: the new top
     state.pile[0] = state.pile[n]
-    c[0] = 1
-    c[4] += 1
+    c[L.C_PILE] = 1
+    c[L.C_REBUILDS] += 1
     if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_RESHUFFLE:
-        skey = stream_key(key, number, make_stream(PURPOSE_RESHUFFLE, hand_index, c[4]))
+        skey = stream_key(key, number, make_stream(PURPOSE_RESHUFFLE, hand_index, c[L.C_REBUILDS]))
         shuffle(state.stock, n, skey)
-    c[1] = 0
-    c[2] = n
+    c[L.C_STOCK_TOP] = 0
+    c[L.C_STOCK_END] = n
 
 
 @njit(cache=True)
@@ -362,15 +362,15 @@ def _cards_conserved(hands, pile, stock, c, laid_away):
     for seat in range(hands.shape[0]):
         seen |= hands[seat]
         count += popcount(hands[seat])
-    for i in range(c[0]):
+    for i in range(c[L.C_PILE]):
         seen |= np.int64(1) << pile[i]
-    for i in range(c[1], c[2]):
+    for i in range(c[L.C_STOCK_TOP], c[L.C_STOCK_END]):
         seen |= np.int64(1) << stock[i]
-    count += c[0] + c[2] - c[1]
+    count += c[L.C_PILE] + c[L.C_STOCK_END] - c[L.C_STOCK_TOP]
     if laid_away >= 0:
         seen |= np.int64(1) << laid_away
         count += 1
-    n_cards = c[6]
+    n_cards = c[L.C_DECK]
     return count == n_cards and seen == (np.int64(1) << n_cards) - 1
 
 
@@ -389,9 +389,9 @@ def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outco
     cols.upcard[row] = upcard
     cols.knocker[row] = knocker
     cols.outcome[row] = outcome
-    cols.turns[row] = c[3]
-    cols.stock_left[row] = c[2] - c[1]
-    cols.rebuilds[row] = c[4]
+    cols.turns[row] = c[L.C_TURNS]
+    cols.stock_left[row] = c[L.C_STOCK_END] - c[L.C_STOCK_TOP]
+    cols.rebuilds[row] = c[L.C_REBUILDS]
     for seat in range(players):
         if outcome == L.DEAD_HAND:
             cols.deadwood[row, seat] = 0
@@ -458,7 +458,7 @@ def play_hands(
         number = first_number + row
         for i in range(8):
             c[i] = 0
-        c[6] = n_cards
+        c[L.C_DECK] = n_cards
         # The deal (docs/ENGINE.md "The deal").
         for i in range(n_cards):
             deck[i] = i
@@ -479,9 +479,9 @@ def play_hands(
             seat = _left_of(seat, players)
         upcard = deck[dealt]
         state.pile[0] = upcard
-        c[0] = 1
-        c[1] = dealt + 1
-        c[2] = n_cards
+        c[L.C_PILE] = 1
+        c[L.C_STOCK_TOP] = dealt + 1
+        c[L.C_STOCK_END] = n_cards
         if log_events is not None:
             for seat in range(players):
                 _log(state, EV_DEAL, seat, -1, state.hands[seat])
@@ -502,7 +502,7 @@ def play_hands(
 
         while True:
             # --- draw ---
-            if stock_next or c[0] == 0:
+            if stock_next or c[L.C_PILE] == 0:
                 from_pile = False
             else:
                 phase = PHASE_UPCARD_OPTION if asking > 0 else PHASE_DRAW
@@ -524,17 +524,17 @@ def play_hands(
                     asking = 0
             stock_next = False
             if from_pile:
-                c[0] -= 1
-                card = state.pile[c[0]]
+                c[L.C_PILE] -= 1
+                card = state.pile[c[L.C_PILE]]
                 state.taken[seat] |= np.int64(1) << card
                 if log_events is not None:
                     _log(state, EV_DRAW_PILE, seat, card, -1)
             else:
-                if c[1] == c[2]:
+                if c[L.C_STOCK_TOP] == c[L.C_STOCK_END]:
                     # The stock is empty: rebuild it, or end the hand (RULES.md).
                     if (
-                        c[4] >= rules[L.R_MAX_REBUILDS]
-                        or c[0] <= 1
+                        c[L.C_REBUILDS] >= rules[L.R_MAX_REBUILDS]
+                        or c[L.C_PILE] <= 1
                         or rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND
                     ):
                         if log_events is not None:
@@ -542,13 +542,13 @@ def play_hands(
                         break  # a showdown with no knocker
                     _rebuild(state, rules, key, number, hand_index)
                     if log_events is not None:
-                        _log(state, EV_REBUILD, -1, -1, c[4])
-                card = state.stock[c[1]]
-                c[1] += 1
+                        _log(state, EV_REBUILD, -1, -1, c[L.C_REBUILDS])
+                card = state.stock[c[L.C_STOCK_TOP]]
+                c[L.C_STOCK_TOP] += 1
                 if log_events is not None:
                     _log(state, EV_DRAW_STOCK, seat, card, -1)
             state.hands[seat] |= np.int64(1) << card
-            c[3] += 1
+            c[L.C_TURNS] += 1
 
             # --- discard, knock ---
             obs = _observe(
@@ -590,19 +590,19 @@ def play_hands(
                 return _fail(state, ERR_BAD_KNOCK_CODE, seat, number, hand_index, decision)
             bit = np.int64(1) << discard
             state.hands[seat] &= ~bit
-            state.pile[c[0]] = discard
-            c[0] += 1
+            state.pile[c[L.C_PILE]] = discard
+            c[L.C_PILE] += 1
             state.discarded[seat] |= bit
             state.taken[seat] &= ~bit
             if log_events is not None:
                 _log(state, EV_DISCARD, seat, discard, -1)
             wall = rules[L.R_WALL]
-            if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[2] - c[1] <= wall:
+            if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[L.C_STOCK_END] - c[L.C_STOCK_TOP] <= wall:
                 if log_events is not None:
                     _log(state, EV_DEAD_HAND, -1, -1, -1)
                 dead = True
                 break
-            if c[3] >= MAX_TURNS:
+            if c[L.C_TURNS] >= MAX_TURNS:
                 break  # a showdown with no knocker
             seat = _left_of(seat, players)
 

@@ -19,6 +19,16 @@ N_NATURAL = 52  # card index = suit * 13 + rank
 JOKER_BITS = (1 << 52) | (1 << 53)
 NATURAL_BITS = (1 << 52) - 1
 SUIT_BITS = (1 << 13) - 1
+SPADES = 3  # suit index: card // N_RANKS == SPADES (jokers, 52 and 53, are no suit)
+
+# --- the engine's counters (one hand's state: int64[8] in kernels/engine.py) --------
+C_PILE = 0  # cards in the discard pile (its top is pile[C_PILE - 1])
+C_STOCK_TOP = 1  # next card to draw: stock[C_STOCK_TOP]
+C_STOCK_END = 2  # one past the last stock card: C_STOCK_END - C_STOCK_TOP cards left
+C_TURNS = 3  # draws so far
+C_REBUILDS = 4  # stock rebuilds so far
+C_EVENTS = 5  # entries in the replay log
+C_DECK = 6  # cards in this deck (52 plus jokers)
 
 # --- positions in the compiled rule vector ----------------------------------------
 R_PLAYERS = 0

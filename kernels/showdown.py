@@ -107,7 +107,7 @@ def showdown(
             deadwood[seat] = knocker_deadwood
         else:
             deadwood[seat] = min_deadwood_piece(hands[seat], tab)
-    double = 2 if (gin_scoring and rules[L.R_SPADE_DOUBLE] and upcard >= 39 and upcard < 52) else 1
+    double = 2 if (gin_scoring and rules[L.R_SPADE_DOUBLE] and upcard // L.N_RANKS == L.SPADES) else 1
 
     if knocker < 0:
         # Stock exhausted: every hand at hand_size, no lay-offs, lowest collects the

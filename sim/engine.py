@@ -218,7 +218,7 @@ def _replay(
     err = _play_logged(engine, ids, rules, lineup, seed, number, hand_index, dealer, scores, state, cols)
     if err:
         _raise_decision_error(state.error, engine, lineup, seed)
-    n = int(state.counters[5])
+    n = int(state.counters[L.C_EVENTS])
     record = {field: getattr(cols, field)[0].tolist() for field in cols._fields}
     record["outcome_label"] = L.OUTCOME_LABELS[record["outcome"]]
     return Replay(

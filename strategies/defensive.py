@@ -40,7 +40,7 @@ from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import min_deadwood_one
 from kernels.obs import forbidden_discard
 from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, WINDOWS
-from strategies import Strategy
+from strategies.base import Strategy
 from strategies.greedy import (
     learn_min_deadwood,
     memo_best_discard,

@@ -46,7 +46,7 @@ from kernels.melds import melds_with
 from kernels.obs import BIG_GIN, CONTINUE, KNOCK, SCRATCH_FREE, forbidden_discard
 from kernels.showdown import knock_limit_of
 from kernels.tables import CARD_VALUE
-from strategies import Strategy
+from strategies.base import Strategy
 
 # Where the rules set no knock limit (Knock Rummy), ``knock_at = -1`` knocks at 10 or
 # less: the common Gin limit, so one default reads the same under every rule set.

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from strategies import Strategy
+from strategies.base import Strategy
 from strategies.greedy import memo_discard, memo_knock_decision, memo_take
 
 

@@ -40,7 +40,7 @@ from kernels.deadwood import discard_order_key, least_removals, min_deadwood_one
 from kernels.melds import melds_with
 from kernels.obs import SCRATCH_FREE, forbidden_discard, strategy_below
 from kernels.tables import CARD_VALUE
-from strategies import Strategy
+from strategies.base import Strategy
 from strategies.greedy import decide_knock, knock_threshold
 
 PAIRS = SCRATCH_FREE  # scratch[PAIRS + drawn]: mask of cards discarded after that draw

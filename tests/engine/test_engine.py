@@ -182,8 +182,8 @@ def test_a_seat_sees_only_its_own_hidden_cards():
         state = engine.new_state(4)
         state.hands[:] = [0b111, opponent_hand, 0b111 << 40, 0b1 << 50]
         state.pile[0] = 7
-        state.counters[0] = 1
-        state.counters[2] = 20
+        state.counters[L.C_PILE] = 1
+        state.counters[L.C_STOCK_END] = 20
         state.seat_keys[:] = 1
         obs = engine._observe(state, 0, 1, 7, -1, False, 3, compiled, scores, tab)
         observations.append(obs)
