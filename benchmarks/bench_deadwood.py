@@ -15,7 +15,7 @@ from pathlib import Path
 # Run from anywhere in the source tree: the repository root holds sim/ and benchmarks/.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sim.cli.bench_cmd import bench_deadwood, print_bench  # noqa: E402
+from sim.bench.deadwood import bench_deadwood, print_bench  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:

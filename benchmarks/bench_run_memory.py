@@ -2,7 +2,7 @@
 
 Plays one ``rows="none"`` run per size, each in a fresh process (engine warm-up in
 the driver first, as ``rummy run`` does), and prints the sampled peak RSS and PSS of
-the driver plus its workers (``sim.bench_run.measure_memory``), then the growth per
+the driver plus its workers (``sim.bench.run.measure_memory``), then the growth per
 million deals between the smallest and the largest size, and what a straight line
 through those two gives for 100 million deals::
 
@@ -20,7 +20,7 @@ from pathlib import Path
 # Run from anywhere in the source tree: the repository root holds sim/ and benchmarks/.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sim.bench_run import measure_memory  # noqa: E402
+from sim.bench.run import measure_memory  # noqa: E402
 
 TARGET_DEALS = 100_000_000  # the claim: 100 million hands under 1 GB
 

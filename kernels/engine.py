@@ -35,7 +35,7 @@ the loop of ``play_hands`` itself, which Python calls directly (a jitted wrapper
 re-optimize the whole engine once more), and games and replays call the same compiled
 loop with one row. Whether to write the event log is a type (None or True), not a
 value: the deals' loop has none of its branches (a runtime flag measured 3-7% slower).
-Cold start of one engine (``sim.bench_engine.start_times``, a fresh process): 52 s
+Cold start of one engine (``sim.bench.engine.start_times``, a fresh process): 52 s
 with literals everywhere, 41 s with the hand inlined into a jitted wrapper, 33 s now;
 games after deals compile in 11 s more (26 s with the wrapper).
 """

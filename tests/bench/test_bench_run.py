@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sim.bench_run import MODES, TreeSampler, proc_available
+from sim.bench.run import MODES, TreeSampler, proc_available
 from sim.cli import app
 
 cli = CliRunner()

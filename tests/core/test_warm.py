@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from sim.bench_cold import Case, bench_cold, cases_named
+from sim.bench.cold import Case, bench_cold, cases_named
 from sim.engine import _engine, lineup_of
 from sim.warm import reachable_pieces
 

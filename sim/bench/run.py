@@ -481,7 +481,7 @@ def _memory_child(spec: dict[str, Any]) -> dict[str, Any]:
 
 _CHILD = (
     "import json, sys\n"
-    "from sim.bench_run import _memory_child\n"
+    "from sim.bench.run import _memory_child\n"
     "if __name__ == '__main__':\n"
     "    print(json.dumps(_memory_child(json.loads(sys.argv[1]))))\n"
 )
