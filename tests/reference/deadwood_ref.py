@@ -57,8 +57,9 @@ Interpretations (where RULES.md leaves room)
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
+from types import SimpleNamespace
 from typing import Any
 
 N_RANKS = 13
@@ -181,8 +182,14 @@ def melds_in(hand: Iterable[int], rules: Any) -> list[Meld]:
     Runs of every length (sub-runs included), sets of 3 and 4, and every choice of
     which jokers (and which naturals, when a joker stands in for one) go in.
     """
-    hand = as_hand(hand)
-    ace = _check_ace(rules)
+    return list(_melds_in(as_hand(hand), _check_ace(rules)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _melds_in(hand: frozenset[int], ace: str) -> tuple[Meld, ...]:
+    """``melds_in``, remembered: the rules matter through the ace mode only, and the
+    strategy twins ask about the same hands again and again."""
+    rules = SimpleNamespace(ace=ace)
     jokers = sorted(card for card in hand if is_joker(card))
     found: set[Meld] = set()
 
@@ -214,7 +221,7 @@ def melds_in(hand: Iterable[int], rules: Any) -> list[Meld]:
 
     for meld in found:  # belt and braces: the two definitions agree
         assert is_meld(meld, rules), meld
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 # --- arrangements and deadwood -----------------------------------------------------
