@@ -21,16 +21,17 @@ it through a *slot*, as a dynamic linker calls a shared library through its PLT:
 
 A call through a slot is a real call (a load, a test, an indirect call that the
 branch predictor learns), never inlined: pieces are the big functions whose calls
-cost much more than that (the solver, the showdown and its parts).
+cost much more than that (the best discard, the showdown and its parts, ``mc``). The
+least deadwood, a few table reads on its natural path, stays compiled into its hot
+callers (``kernels/deadwood.py`` says what a slot cost there).
 
 From Python, ``piece(*args)`` runs the same compiled code when the arguments fit the
 declared signature (arrays are passed as borrowed views: the caller holds them); other
 arguments go to numba's dispatcher, which compiles for their types as for any
 ``@njit`` function.
 
-Never call a piece for the first time from inside a ``prange`` loop of a kernel that
-holds the GIL: the resolver needs the GIL, which that kernel's thread keeps while it
-waits for its workers. Batch kernels link the implementations instead.
+A kernel whose ``prange`` loop calls a piece must be ``nogil``: the resolver needs
+the GIL, which a kernel holding it keeps while its thread waits for the workers.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import ctypes
 import fcntl
 import hashlib
 import threading
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -63,9 +65,9 @@ _PIECES: dict[int, Piece] = {}  # by slot address
 class Piece:
     """A kernel compiled for one signature, reached from jitted code through a slot.
 
-    ``lazy``: the piece lies on a path most runs never take (the joker solver, under
-    natural rules, the greedy lay-offs): compiles ahead of use (``sim/warm.py``) leave it to its first
-    call; ``rummy warm`` compiles it all the same.
+    ``lazy``: the piece lies on a path most runs never take (the joker solver under
+    natural rules, the greedy lay-offs): compiles ahead of use (``sim/warm.py``) leave
+    it to its first call; ``rummy warm`` compiles it all the same.
     """
 
     def __init__(self, func: Callable[..., Any], signature: Any, lazy: bool = False) -> None:
@@ -165,12 +167,11 @@ def pieces() -> list[Piece]:
 
 @ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
 def _resolve(slot: int) -> int:
-    """Called by compiled code on its first call through an empty slot."""
+    """Called by compiled code on its first call through an empty slot. A failure is
+    printed here (a callback cannot raise) and the compiled caller raises."""
     try:
         return _PIECES[slot].bind()
-    except BaseException:  # noqa: BLE001 - reported, and the caller raises
-        import traceback
-
+    except BaseException:  # noqa: BLE001
         traceback.print_exc()
         return 0
 

@@ -197,7 +197,7 @@ def compile_units(
                 progress(name)
         helper.close()
 
-    n_helpers = min(len(names), (processes or os.cpu_count() or 1) - 1)
+    n_helpers = max(0, min(len(names), (processes or os.cpu_count() or 1) - 1))
     if len(names) + (local is not None) < 2:
         n_helpers = 0  # nothing to share
     threads = [threading.Thread(target=work, args=(_Helper(),)) for _ in range(n_helpers)]
@@ -304,10 +304,11 @@ def _solver_batches() -> None:
     import numpy as np
 
     import sim
+    from sim.solver import SMALL_BATCH
 
-    none = np.zeros(0, np.uint64)
-    sim.min_deadwood(none)
-    sim.best_discard(none)
+    empty_hands = np.zeros(SMALL_BATCH + 1, np.uint64)  # a batch; no card, no piece called
+    sim.min_deadwood(empty_hands)
+    sim.best_discard(empty_hands)
 
 
 # Entry kernels ``warm`` compiles, each without running a hand (so that no piece is
