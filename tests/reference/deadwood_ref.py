@@ -207,13 +207,12 @@ def _melds_in(hand: frozenset[int], ace: str) -> tuple[Meld, ...]:
     # Runs: for each window, any nonempty subset of the naturals present in it, the
     # rest of its places filled by jokers.
     for suit in range(4):
+        in_suit = {rank for rank in range(N_RANKS) if suit * N_RANKS + rank in hand}
         for length in range(MIN_MELD, MAX_RUN + 1):
+            if len(in_suit) < max(1, length - len(jokers)):
+                continue  # fewer naturals in the suit than any such run needs (below)
             for window in run_windows(length, ace):
-                present = [
-                    suit * N_RANKS + rank
-                    for rank in sorted(window)
-                    if suit * N_RANKS + rank in hand
-                ]
+                present = [suit * N_RANKS + rank for rank in sorted(window) if rank in in_suit]
                 for k in range(max(1, length - len(jokers)), len(present) + 1):
                     for nat in combinations(present, k):
                         for jok in combinations(jokers, length - k):
