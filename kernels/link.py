@@ -37,7 +37,6 @@ the GIL, which a kernel holding it keeps while its thread waits for the workers.
 from __future__ import annotations
 
 import ctypes
-import fcntl
 import hashlib
 import threading
 import traceback
@@ -54,6 +53,11 @@ from numba.core.typing.templates import AbstractTemplate, infer_global
 from numba.core.typing.typeof import Purpose
 
 from kernels.borrow import BorrowedArray
+
+try:
+    import fcntl
+except ImportError:  # not a Unix: sim/warm.py starts no helper there (no /proc/stat)
+    fcntl = None
 
 __all__ = ["Piece", "load_cached", "piece", "pieces"]
 
@@ -198,7 +202,8 @@ def _lock_cache_saves() -> None:
     caching.IndexDataCacheFile.save = locked_save
 
 
-_lock_cache_saves()
+if fcntl is not None:
+    _lock_cache_saves()
 
 
 # --- typing and lowering -------------------------------------------------------------

@@ -235,8 +235,8 @@ def _idle_cores() -> int:
         busy, idle = _cpu_times()
         time.sleep(0.1)
         busy_after, idle_after = _cpu_times()
-    except OSError:  # no /proc/stat: assume the cores are free
-        return cores
+    except OSError:  # no /proc/stat (not Linux): no way to tell, compile here only
+        return 1
     total = busy_after - busy + idle_after - idle
     return round(cores * (idle_after - idle) / total) if total else cores
 
