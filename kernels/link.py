@@ -94,7 +94,7 @@ class Piece:
         signature (arrays as borrowed views), so no second compile; else numba's."""
         actual = [typeof(a, Purpose.argument) for a in args]
         if len(actual) == len(self.signature.args) and all(
-            _accepts(a, f) for a, f in zip(actual, self.signature.args)
+            _accepts(a, f) for a, f in zip(actual, self.signature.args, strict=True)
         ):
             self.bind()
             return self._entry(*args)
@@ -224,7 +224,7 @@ def _accepts(actual: Any, formal: Any) -> bool:
         return (
             isinstance(actual, types.BaseNamedTuple)
             and actual.instance_class is formal.instance_class
-            and all(_accepts(a, f) for a, f in zip(actual, formal))
+            and all(_accepts(a, f) for a, f in zip(actual, formal, strict=True))
         )
     return types.unliteral(actual) == formal
 
@@ -243,7 +243,7 @@ def _convert(context: Any, builder: Any, value: Any, actual: Any, formal: Any) -
     if isinstance(formal, types.BaseNamedTuple):
         items = [
             _convert(context, builder, builder.extract_value(value, i), a, f)
-            for i, (a, f) in enumerate(zip(actual, formal))
+            for i, (a, f) in enumerate(zip(actual, formal, strict=True))
         ]
         return context.make_tuple(builder, formal, items)
     return context.cast(builder, value, actual, formal)
@@ -258,7 +258,7 @@ def _register(p: Piece) -> None:
         def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
             if kws or len(args) != len(formal.args):
                 return None
-            if all(_accepts(a, f) for a, f in zip(args, formal.args)):
+            if all(_accepts(a, f) for a, f in zip(args, formal.args, strict=True)):
                 return formal.return_type(*args)
             return None
 
@@ -266,7 +266,10 @@ def _register(p: Piece) -> None:
 
     @lower_builtin(p, types.VarArg(types.Any))
     def call(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        values = [_convert(context, builder, v, a, f) for v, a, f in zip(args, sig.args, formal.args)]
+        values = [
+            _convert(context, builder, v, a, f)
+            for v, a, f in zip(args, sig.args, formal.args, strict=True)
+        ]
         module = builder.module
         try:
             slot = module.get_global(p.symbol)

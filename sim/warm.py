@@ -348,4 +348,3 @@ def warm(processes: int | None = None, progress: Progress | None = None) -> list
     finally:
         _compile_pieces_ahead = ahead
     return names
-

@@ -37,6 +37,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from kernels.link import piece
 from kernels.mc import (
     ACT_BIG_GIN,
     ACT_DRAW,
@@ -45,7 +46,6 @@ from kernels.mc import (
     discard_actions,
     evaluate,
 )
-from kernels.link import piece
 from kernels.obs import (
     BIG_GIN,
     CONTINUE,

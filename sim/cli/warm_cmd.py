@@ -21,14 +21,21 @@ from sim.cli.common import fail, print_json
 def warm(
     processes: Annotated[
         int | None,
-        typer.Option("--processes", "-p", help="Processes to compile on (default: CPU cores).",
-                     show_default=False),
+        typer.Option(
+            "--processes",
+            "-p",
+            help="Processes to compile on (default: CPU cores).",
+            show_default=False,
+        ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print what was compiled as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print what was compiled as JSON.")
+    ] = False,
 ) -> None:
     """Compile every kernel a command may run (the engine, the solver, the showdown,
     every strategy) into the cache, in parallel: later commands start at once."""
-    from sim.warm import all_pieces, warm as warm_all, ENTRIES
+    from sim.warm import ENTRIES, all_pieces
+    from sim.warm import warm as warm_all
 
     if processes is not None and processes < 1:
         fail("--processes must be at least 1")
