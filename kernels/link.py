@@ -21,24 +21,25 @@ it through a *slot*, as a dynamic linker calls a shared library through its PLT:
 
 A call through a slot is a real call (a load, a test, an indirect call that the
 branch predictor learns), never inlined: pieces are the big functions whose calls
-cost much more than that (the solver, the showdown and its parts).
+cost much more than that (the best discard, the showdown and its parts, ``mc``). The
+least deadwood, a few table reads on its natural path, stays compiled into its hot
+callers (``kernels/deadwood.py`` says what a slot cost there).
 
 From Python, ``piece(*args)`` runs the same compiled code when the arguments fit the
 declared signature (arrays are passed as borrowed views: the caller holds them); other
 arguments go to numba's dispatcher, which compiles for their types as for any
 ``@njit`` function.
 
-Never call a piece for the first time from inside a ``prange`` loop of a kernel that
-holds the GIL: the resolver needs the GIL, which that kernel's thread keeps while it
-waits for its workers. Batch kernels link the implementations instead.
+A kernel whose ``prange`` loop calls a piece must be ``nogil``: the resolver needs
+the GIL, which a kernel holding it keeps while its thread waits for the workers.
 """
 
 from __future__ import annotations
 
 import ctypes
-import fcntl
 import hashlib
 import threading
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +54,11 @@ from numba.core.typing.typeof import Purpose
 
 from kernels.borrow import BorrowedArray
 
+try:
+    import fcntl
+except ImportError:  # not a Unix: sim/warm.py starts no helper there (no /proc/stat)
+    fcntl = None
+
 __all__ = ["Piece", "load_cached", "piece", "pieces"]
 
 _VOIDPTR = ir.IntType(8).as_pointer()
@@ -63,9 +69,9 @@ _PIECES: dict[int, Piece] = {}  # by slot address
 class Piece:
     """A kernel compiled for one signature, reached from jitted code through a slot.
 
-    ``lazy``: the piece lies on a path most runs never take (the joker solver, under
-    natural rules, the greedy lay-offs): compiles ahead of use (``sim/warm.py``) leave it to its first
-    call; ``rummy warm`` compiles it all the same.
+    ``lazy``: the piece lies on a path most runs never take (the joker solver under
+    natural rules, the greedy lay-offs): compiles ahead of use (``sim/warm.py``) leave
+    it to its first call; ``rummy warm`` compiles it all the same.
     """
 
     def __init__(self, func: Callable[..., Any], signature: Any, lazy: bool = False) -> None:
@@ -88,7 +94,7 @@ class Piece:
         signature (arrays as borrowed views), so no second compile; else numba's."""
         actual = [typeof(a, Purpose.argument) for a in args]
         if len(actual) == len(self.signature.args) and all(
-            _accepts(a, f) for a, f in zip(actual, self.signature.args)
+            _accepts(a, f) for a, f in zip(actual, self.signature.args, strict=True)
         ):
             self.bind()
             return self._entry(*args)
@@ -165,12 +171,11 @@ def pieces() -> list[Piece]:
 
 @ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
 def _resolve(slot: int) -> int:
-    """Called by compiled code on its first call through an empty slot."""
+    """Called by compiled code on its first call through an empty slot. A failure is
+    printed here (a callback cannot raise) and the compiled caller raises."""
     try:
         return _PIECES[slot].bind()
-    except BaseException:  # noqa: BLE001 - reported, and the caller raises
-        import traceback
-
+    except BaseException:  # noqa: BLE001
         traceback.print_exc()
         return 0
 
@@ -197,7 +202,8 @@ def _lock_cache_saves() -> None:
     caching.IndexDataCacheFile.save = locked_save
 
 
-_lock_cache_saves()
+if fcntl is not None:
+    _lock_cache_saves()
 
 
 # --- typing and lowering -------------------------------------------------------------
@@ -218,7 +224,7 @@ def _accepts(actual: Any, formal: Any) -> bool:
         return (
             isinstance(actual, types.BaseNamedTuple)
             and actual.instance_class is formal.instance_class
-            and all(_accepts(a, f) for a, f in zip(actual, formal))
+            and all(_accepts(a, f) for a, f in zip(actual, formal, strict=True))
         )
     return types.unliteral(actual) == formal
 
@@ -237,7 +243,7 @@ def _convert(context: Any, builder: Any, value: Any, actual: Any, formal: Any) -
     if isinstance(formal, types.BaseNamedTuple):
         items = [
             _convert(context, builder, builder.extract_value(value, i), a, f)
-            for i, (a, f) in enumerate(zip(actual, formal))
+            for i, (a, f) in enumerate(zip(actual, formal, strict=True))
         ]
         return context.make_tuple(builder, formal, items)
     return context.cast(builder, value, actual, formal)
@@ -252,7 +258,7 @@ def _register(p: Piece) -> None:
         def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
             if kws or len(args) != len(formal.args):
                 return None
-            if all(_accepts(a, f) for a, f in zip(args, formal.args)):
+            if all(_accepts(a, f) for a, f in zip(args, formal.args, strict=True)):
                 return formal.return_type(*args)
             return None
 
@@ -260,7 +266,10 @@ def _register(p: Piece) -> None:
 
     @lower_builtin(p, types.VarArg(types.Any))
     def call(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        values = [_convert(context, builder, v, a, f) for v, a, f in zip(args, sig.args, formal.args)]
+        values = [
+            _convert(context, builder, v, a, f)
+            for v, a, f in zip(args, sig.args, formal.args, strict=True)
+        ]
         module = builder.module
         try:
             slot = module.get_global(p.symbol)

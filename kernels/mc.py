@@ -30,12 +30,12 @@ import numpy as np
 from numba import njit, types
 
 from kernels import layout as L
-from kernels.borrow import BorrowedArray
 from kernels.bits import lowest_bit, popcount
+from kernels.borrow import BorrowedArray
 from kernels.deadwood import best_discard_one, discard_order_key, min_deadwood_one
 from kernels.engine import _hand_winner
-from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
 from kernels.link import piece
+from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
 from kernels.obs import OBS, PHASE_UPCARD_OPTION
 from kernels.rng import random64, shuffle
 from kernels.showdown import knock_limit_of, showdown

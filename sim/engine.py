@@ -215,7 +215,9 @@ def _replay(
     """Play hand ``hand_index`` of deal or game ``number`` with the event log on."""
     cols = engine.new_columns(1, rules.players)
     state = engine.new_state(rules.players)
-    err = _play_logged(engine, ids, rules, lineup, seed, number, hand_index, dealer, scores, state, cols)
+    err = _play_logged(
+        engine, ids, rules, lineup, seed, number, hand_index, dealer, scores, state, cols
+    )
     if err:
         _raise_decision_error(state.error, engine, lineup, seed)
     n = int(state.counters[L.C_EVENTS])

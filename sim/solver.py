@@ -119,6 +119,12 @@ def min_deadwood(masks: Any, rules: str | RuleSet = "gin") -> npt.NDArray[np.int
     return out
 
 
+def _forbidden_error(forbidden: Any) -> ValueError:
+    return ValueError(
+        f"forbidden must be a card index 0..53 or -1 (one, or one per hand), got {forbidden!r}"
+    )
+
+
 def best_discard(
     masks: Any, rules: str | RuleSet = "gin", forbidden: Any = None
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -141,21 +147,16 @@ def best_discard(
     n = array.shape[0]
     given = np.asarray(-1 if forbidden is None else forbidden)
     if given.dtype.kind not in "iu" or given.ndim > 1 or given.size not in (1, n):
-        raise ValueError(
-            f"forbidden must be a card index 0..53 or -1 (one, or one per hand), got {forbidden!r}"
-        )
+        raise _forbidden_error(forbidden)
     forbid = np.array(given.reshape(-1), np.int64)  # writable: a read-only array compiles anew
     if n <= SMALL_BATCH:
         _check_masks(array, r)
         if ((forbid < -1) | (forbid > 53)).any():
-            raise ValueError(
-                f"forbidden must be a card index 0..53 or -1 (one, or one per hand), got {forbidden!r}"
-            )
+            raise _forbidden_error(forbidden)
         tab = tables_for(r)
-        pairs = [
-            best_discard_by_search(m, f, tab)
-            for m, f in zip(array.astype(np.int64), np.broadcast_to(forbid, (n,)))
-        ]
+        each = np.broadcast_to(forbid, (n,))
+        hands = array.astype(np.int64)
+        pairs = [best_discard_by_search(m, f, tab) for m, f in zip(hands, each, strict=True)]
         return np.array([c for c, _ in pairs], np.int64), np.array([d for _, d in pairs], np.int64)
     cards = np.empty(n, np.int64)
     deadwood = np.empty(n, np.int64)
@@ -163,9 +164,7 @@ def best_discard(
     ensure(best_discard_batch, args)
     if best_discard_batch(*args):
         _check_masks(array, r)
-        raise ValueError(
-            f"forbidden must be a card index 0..53 or -1 (one, or one per hand), got {forbidden!r}"
-        )
+        raise _forbidden_error(forbidden)
     return cards, deadwood
 
 

@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from types import CodeType
@@ -196,7 +197,7 @@ def compile_units(
                 progress(name)
         helper.close()
 
-    n_helpers = min(len(names), (processes or os.cpu_count() or 1) - 1)
+    n_helpers = max(0, min(len(names), (processes or os.cpu_count() or 1) - 1))
     if len(names) + (local is not None) < 2:
         n_helpers = 0  # nothing to share
     threads = [threading.Thread(target=work, args=(_Helper(),)) for _ in range(n_helpers)]
@@ -216,16 +217,28 @@ def compile_units(
             progress(name)
 
 
+def _cpu_times() -> tuple[int, int]:
+    """The machine's busy and idle time so far (``/proc/stat``, in clock ticks)."""
+    with open("/proc/stat") as stat:
+        ticks = [int(x) for x in stat.readline().split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and waiting for I/O
+    return sum(ticks) - idle, idle
+
+
 def _idle_cores() -> int:
-    """Cores no process uses (by the last minute's load average, this process's own
-    share included). Helpers pay off only there: on a busy machine they add their
+    """Cores no other process is busy on, over the next tenth of a second (this one
+    sleeps meanwhile). Helpers pay off only there: on a busy machine they add their
     start-up and compile what they share twice (measured on 2 cores, one of them busy:
     a cold ``rummy score`` 11 s with a helper, 7.4 s without)."""
+    cores = os.cpu_count() or 1
     try:
-        load = os.getloadavg()[0]
-    except OSError:
-        load = 0.0
-    return max(0, (os.cpu_count() or 1) - round(load))
+        busy, idle = _cpu_times()
+        time.sleep(0.1)
+        busy_after, idle_after = _cpu_times()
+    except OSError:  # no /proc/stat (not Linux): no way to tell, compile here only
+        return 1
+    total = busy_after - busy + idle_after - idle
+    return round(cores * (idle_after - idle) / total) if total else cores
 
 
 def ensure(
@@ -254,7 +267,7 @@ def ensure(
         if not piece_entry and not load_cached(entry, signature):
             local = lambda: entry.compile(signature)  # noqa: E731
         if todo or local is not None:
-            compile_units([p.name for p in todo], local, processes=1 + _idle_cores())
+            compile_units([p.name for p in todo], local, processes=_idle_cores())
             for p in todo:
                 p.bind()  # from the cache
         _ready.add(key)
@@ -291,10 +304,11 @@ def _solver_batches() -> None:
     import numpy as np
 
     import sim
+    from sim.solver import SMALL_BATCH
 
-    none = np.zeros(0, np.uint64)
-    sim.min_deadwood(none)
-    sim.best_discard(none)
+    empty_hands = np.zeros(SMALL_BATCH + 1, np.uint64)  # a batch; no card, no piece called
+    sim.min_deadwood(empty_hands)
+    sim.best_discard(empty_hands)
 
 
 # Entry kernels ``warm`` compiles, each without running a hand (so that no piece is
@@ -334,4 +348,3 @@ def warm(processes: int | None = None, progress: Progress | None = None) -> list
     finally:
         _compile_pieces_ahead = ahead
     return names
-

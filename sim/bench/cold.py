@@ -145,7 +145,12 @@ def print_cold(rows: list[ColdRow], repeat: int) -> None:
     for row in rows:
         goals = " / ".join("-" if g is None else f"{g:g}" for g in (row.cold_goal, row.warm_goal))
         table.add_row(
-            row.name, f"{row.cold.median:.1f}", f"{row.cold.low:.1f}", f"{row.cold.high:.1f}",
-            f"{row.warm.median:.2f}", f"{row.compile_s:.1f}", goals,
+            row.name,
+            f"{row.cold.median:.1f}",
+            f"{row.cold.low:.1f}",
+            f"{row.cold.high:.1f}",
+            f"{row.warm.median:.2f}",
+            f"{row.compile_s:.1f}",
+            goals,
         )
     Console().print(table)

@@ -24,10 +24,16 @@ app = typer.Typer()
 def warm(
     processes: Annotated[
         int | None,
-        typer.Option("--processes", "-p", help="Processes to compile on (default: CPU cores).",
-                     show_default=False),
+        typer.Option(
+            "--processes",
+            "-p",
+            help="Processes to compile on (default: CPU cores).",
+            show_default=False,
+        ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print what was compiled as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print what was compiled as JSON.")
+    ] = False,
 ) -> None:
     """Compile every kernel a command may run (the engine, the solver, the showdown,
     every strategy) into the cache, in parallel: later commands start at once."""

@@ -143,7 +143,9 @@ def test_bad_masks_raise_value_errors(masks, rules, match) -> None:
         ((1 << 14) - 1 | 1 << 52, "joker-knock", "13 cards"),
     ],
 )
-def test_a_bad_hand_in_a_large_batch_is_found_by_the_kernel(bad: int, rules: str, match: str) -> None:
+def test_a_bad_hand_in_a_large_batch_is_found_by_the_kernel(
+    bad: int, rules: str, match: str
+) -> None:
     """Past ``SMALL_BATCH`` hands the batch kernels test every hand in their own pass:
     one bad hand anywhere raises the same error as the numpy checks."""
     masks = np.full(SMALL_BATCH + 10, 0b111 | 1 << 20, np.uint64)
@@ -163,8 +165,8 @@ def test_small_and_large_batches_agree() -> None:
     masks = (np.uint64(1) << keys.astype(np.uint64)).sum(axis=1, dtype=np.uint64)
     large = sim.min_deadwood(masks), *sim.best_discard(masks, forbidden=keys[:, 0])
     small = [
-        (sim.min_deadwood(masks[i : i + 1]), *sim.best_discard(masks[i : i + 1], forbidden=keys[i, 0]))
-        for i in range(masks.shape[0])
+        (sim.min_deadwood(one), *sim.best_discard(one, forbidden=keys[i, 0]))
+        for i, one in enumerate(masks[:, None])
     ]
     for k, column in enumerate(large):
         assert column.tolist() == [int(row[k][0]) for row in small]

@@ -25,14 +25,20 @@ import pytest
 DEALS = {
     "gin greedy/greedy": ("gin", {}, "greedy/greedy", 3000, 1),
     "gin simple/simple": ("gin", {}, "simple/simple", 3000, 2),
-    "gin-classic greedy:knock_at=5/simple": ("gin-classic", {}, "greedy:knock_at=5/simple", 3000, 3),
+    "gin-classic greedy:knock_at=5/simple": (
+        "gin-classic", {}, "greedy:knock_at=5/simple", 3000, 3,
+    ),
     "knock-rummy 4 greedy": ("knock-rummy", {"players": 4}, "greedy", 3000, 4),
     "oklahoma-gin defensive/simple": ("oklahoma-gin", {}, "defensive/simple", 3000, 5),
-    "joker-knock greedy/random/schedule": ("joker-knock", {"players": 3}, "greedy/random/schedule", 3000, 6),
+    "joker-knock greedy/random/schedule": (
+        "joker-knock", {"players": 3}, "greedy/random/schedule", 3000, 6,
+    ),
     "eaai schedule/greedy": ("eaai", {}, "schedule/greedy", 3000, 7),
-    "round-the-corner-gin greedy/defensive": ("round-the-corner-gin", {}, "greedy/defensive", 2000, 8),
+    "round-the-corner-gin greedy/defensive": (
+        "round-the-corner-gin", {}, "greedy/defensive", 2000, 8,
+    ),
     "gin mc:samples=20/greedy": ("gin", {}, "mc:samples=20/greedy", 300, 9),
-}
+}  # fmt: skip
 # (rules, line-up, games, seed): whole games, game rows and hand rows.
 GAMES = {
     "hollywood-gin greedy/simple": ("hollywood-gin", "greedy/simple", 200, 11),
@@ -48,14 +54,15 @@ SOLVER = {
 }
 SOLVER_HANDS = 100_000
 # rummy deadwood / rummy score arguments (JSON output).
+_GIN_HANDS = ["--hand", "AC 2C 3C 4D 5D 6D 9H 9S 9C 2S", "--hand", "TD JD QD KD 5S 6S 7S 8H 2H 3H"]
+_KNOCK_HANDS = ["--hand", "AC 2C 3C 4D 5D 6D 9H", "--hand", "TD JD QD 5S 6S 7S 2H",
+                "--hand", "AS 2S 3S 8H 8C KD KC"]  # fmt: skip
 COMMANDS = {
-    "deadwood 11": ["deadwood", "5C", "6C", "7C", "7D", "7H", "7S", "KD", "2S", "9H", "TH", "JH", "--json"],
-    "deadwood joker": ["deadwood", "JK", "5C", "6C", "8D", "8H", "2S", "KS", "QS", "--rules", "joker-knock", "--json"],
-    "score gin": ["score", "--rules", "gin", "--knocker", "0", "--json",
-                  "--hand", "AC 2C 3C 4D 5D 6D 9H 9S 9C 2S", "--hand", "TD JD QD KD 5S 6S 7S 8H 2H 3H"],
-    "score knock 3": ["score", "--rules", "knock-rummy", "--knocker", "1", "--json",
-                      "--hand", "AC 2C 3C 4D 5D 6D 9H", "--hand", "TD JD QD 5S 6S 7S 2H",
-                      "--hand", "AS 2S 3S 8H 8C KD KC"],
+    "deadwood 11": ["deadwood", *"5C 6C 7C 7D 7H 7S KD 2S 9H TH JH".split(), "--json"],
+    "deadwood joker": ["deadwood", *"JK 5C 6C 8D 8H 2S KS QS".split(), "--rules", "joker-knock",
+                       "--json"],
+    "score gin": ["score", "--rules", "gin", "--knocker", "0", "--json", *_GIN_HANDS],
+    "score knock 3": ["score", "--rules", "knock-rummy", "--knocker", "1", "--json", *_KNOCK_HANDS],
 }  # fmt: skip
 
 EXPECTED: dict[str, str] = {
@@ -171,7 +178,8 @@ def command_digest(name: str) -> str:
 
     result = CliRunner().invoke(app, COMMANDS[name])
     assert result.exit_code == 0, result.output
-    return hashlib.sha256(json.dumps(json.loads(result.output), sort_keys=True).encode()).hexdigest()
+    text = json.dumps(json.loads(result.output), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def all_digests() -> dict[str, str]:

@@ -658,7 +658,7 @@ def test_kernels_match_oracle_at_scale(kind: str, size: int, ace: str, oracle_po
     on every hand; the best discard, and the best with that card forbidden, on every
     ``SLOW_DISCARD_EVERY``-th (default 10th).
 
-    Run by hand: ``pytest -m slow tests/test_deadwood_kernels.py``. The oracle costs
+    Run by hand: ``pytest -m slow tests/kernels/test_deadwood.py``. The oracle costs
     about 0.5 ms per random hand (0.8 ms round the corner) and 1-3 ms per dense one,
     plus size x 0.5 ms for each best discard: 2.4 million hands, about 47 CPU-minutes
     in all, so some 27 minutes on 2 cores or 4 on 16 (``RUMMY_SLOW_WORKERS``, default

@@ -71,13 +71,15 @@ def test_a_cached_caller_binds_its_piece_in_a_new_process(tmp_path: Path) -> Non
         from tests.support import link_sample as S
         values = np.arange(4, dtype=np.int64)
         assert not S.weighted.bound
-        print(S.twice(5, values), S.weighted.bound, S.twice.stats.cache_hits.get(S.twice.signatures[0], 0))
+        hits = S.twice.stats.cache_hits
+        print(S.twice(5, values), S.weighted.bound, hits.get(S.twice.signatures[0], 0))
         """
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     env.pop("RUMMY_NUMBA_CACHE_BASE", None)
+    command = [sys.executable, "-c", script]
     runs = [
-        subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        subprocess.run(command, env=env, capture_output=True, text=True, check=True)
         for _ in range(2)
     ]
     assert runs[0].stdout.split() == ["18", "True", "0"]

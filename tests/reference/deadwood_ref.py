@@ -57,8 +57,9 @@ Interpretations (where RULES.md leaves room)
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
+from types import SimpleNamespace
 from typing import Any
 
 N_RANKS = 13
@@ -181,8 +182,14 @@ def melds_in(hand: Iterable[int], rules: Any) -> list[Meld]:
     Runs of every length (sub-runs included), sets of 3 and 4, and every choice of
     which jokers (and which naturals, when a joker stands in for one) go in.
     """
-    hand = as_hand(hand)
-    ace = _check_ace(rules)
+    return list(_melds_in(as_hand(hand), _check_ace(rules)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _melds_in(hand: frozenset[int], ace: str) -> tuple[Meld, ...]:
+    """``melds_in``, remembered: the rules matter through the ace mode only, and the
+    strategy twins ask about the same hands again and again."""
+    rules = SimpleNamespace(ace=ace)
     jokers = sorted(card for card in hand if is_joker(card))
     found: set[Meld] = set()
 
@@ -200,13 +207,12 @@ def melds_in(hand: Iterable[int], rules: Any) -> list[Meld]:
     # Runs: for each window, any nonempty subset of the naturals present in it, the
     # rest of its places filled by jokers.
     for suit in range(4):
+        in_suit = {rank for rank in range(N_RANKS) if suit * N_RANKS + rank in hand}
         for length in range(MIN_MELD, MAX_RUN + 1):
+            if len(in_suit) < max(1, length - len(jokers)):
+                continue  # fewer naturals in the suit than any such run needs (below)
             for window in run_windows(length, ace):
-                present = [
-                    suit * N_RANKS + rank
-                    for rank in sorted(window)
-                    if suit * N_RANKS + rank in hand
-                ]
+                present = [suit * N_RANKS + rank for rank in sorted(window) if rank in in_suit]
                 for k in range(max(1, length - len(jokers)), len(present) + 1):
                     for nat in combinations(present, k):
                         for jok in combinations(jokers, length - k):
@@ -214,7 +220,7 @@ def melds_in(hand: Iterable[int], rules: Any) -> list[Meld]:
 
     for meld in found:  # belt and braces: the two definitions agree
         assert is_meld(meld, rules), meld
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 # --- arrangements and deadwood -----------------------------------------------------

@@ -106,8 +106,14 @@ class RefObs:
 
 
 def cards_of(mask: int) -> list[int]:
-    """Ascending card indices of a mask."""
-    return [card for card in range(54) if (int(mask) >> card) & 1]
+    """Ascending card indices of a mask (bits 0..53), lowest set bit first."""
+    rest = int(mask) & ((1 << 54) - 1)
+    cards = []
+    while rest:
+        low = rest & -rest
+        cards.append(low.bit_length() - 1)
+        rest ^= low
+    return cards
 
 
 def rules_namespace(rules: Sequence[int]) -> Any:
