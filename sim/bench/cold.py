@@ -5,6 +5,10 @@ an empty numba cache (a new folder for every repeat, so every repeat compiles al
 needs), warm after one untimed run has filled a cache. It reports the median, min and
 max wall seconds of ``repeat`` runs, the compile part (cold minus warm) and the goal
 of issue 17 for each case. Timings are never asserted in tests.
+
+Measure in an environment installed as a user installs it (``pip install .``, no test
+extras): with SciPy present, numba imports ``scipy.linalg`` at its first compile or
+cache load, which adds about 0.2 s to every case.
 """
 
 from __future__ import annotations
@@ -86,6 +90,9 @@ def _time(argv: list[str], cache: str) -> float:
     """Wall seconds of ``python ARGV`` with numba's cache in ``cache``."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
     env.pop("RUMMY_NUMBA_CACHE_BASE", None)
+    # As after ``pip install``, which compiles every module's bytecode: without it,
+    # each process compiles numba's and our sources again (+0.4 s on every warm case).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="rummy-bench-out-") as out:
         args = [a.replace("{out}", out) for a in argv]
         start = time.perf_counter()

@@ -40,6 +40,7 @@ from sim import store
 
 __all__ = [
     "OUTCOME_GROUPS",
+    "annotate_cell",
     "hand_length",
     "heatmap",
     "knock_curve",
@@ -91,6 +92,15 @@ def figure_style() -> Iterator[None]:
 
 def new_figure(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
+
+
+def annotate_cell(ax: Any, image: Any, row: int, column: int, text: str, fontsize: float) -> None:
+    """Write ``text`` in a heatmap cell, white on dark colours and black on light ones
+    (by the colour's luminance), so every cell stays readable whatever its value."""
+    r, g, b, _ = image.cmap(image.norm(image.get_array()[row, column]))
+    dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
+    ax.text(column, row, text, ha="center", va="center", fontsize=fontsize,
+            color="white" if dark else "black")  # fmt: skip
 
 
 def _frame(data: Any) -> pl.DataFrame:
@@ -283,26 +293,15 @@ def heatmap(
             span = float(np.abs(finite).max()) if finite.size else 1.0
             fmt = ".0f" if span >= 100 else ".1f" if span >= 10 else ".2f"
         small = len(x_vals) * len(y_keys) <= 300
-        norm = im.norm
         for i in range(grid.shape[0]):
             for j in range(grid.shape[1]):
                 v = grid[i, j]
                 if not np.isfinite(v) or not small:
                     continue
-                rgba = im.cmap(norm(v))
-                dark = 0.299 * rgba[0] + 0.587 * rgba[1] + 0.114 * rgba[2] < 0.5
                 text = format(v, fmt) + ("%" if percent else "")
                 if np.isfinite(hw[i, j]):
                     text += f"\n±{format(hw[i, j], fmt)}"
-                ax.text(
-                    j,
-                    i,
-                    text,
-                    ha="center",
-                    va="center",
-                    fontsize=7.5,
-                    color="white" if dark else "black",
-                )
+                annotate_cell(ax, im, i, j, text, fontsize=7.5)
         if mark_best and finite.size:
             from matplotlib.patches import Rectangle
 
@@ -547,20 +546,10 @@ def tournament_matrix(
                     if i == j or not np.isfinite(grid[i, j]):
                         ax.text(j, i, "—", ha="center", va="center", color="0.5")
                         continue
-                    rgba = im.cmap(im.norm(grid[i, j]))
-                    dark = 0.299 * rgba[0] + 0.587 * rgba[1] + 0.114 * rgba[2] < 0.5
                     text = format(grid[i, j], fmt)
                     if np.isfinite(hw[i, j]):
                         text += f"\n±{format(hw[i, j], fmt)}"
-                    ax.text(
-                        j,
-                        i,
-                        text,
-                        ha="center",
-                        va="center",
-                        fontsize=8,
-                        color="white" if dark else "black",
-                    )
+                    annotate_cell(ax, im, i, j, text, fontsize=8)
         fig.suptitle(f"{title} (± = {confidence * 100:g}% CI half-width)", fontweight="bold")
     return fig
 
