@@ -64,6 +64,10 @@ def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> 
     from sim.engine import play_deals, play_games
 
     cfg = payload["config"]
+    if cfg["mode"] == "chart":
+        from sim.study.chart_cells import chart_chunk
+
+        return chart_chunk(payload, chunk_index, first, n)
     rules = _rules(cfg["rules"])
     players = rules.players
     labels = payload["labels"]

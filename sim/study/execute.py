@@ -111,9 +111,11 @@ def _load_engine(config: RunConfig) -> None:
     """Load (or compile) a run's engine in this thread, before any worker needs it:
     the first load writes the generated dispatcher and imports it, which is not meant
     to happen twice at once."""
-    from sim.engine import play_deals, play_games
+    from sim.engine import logged_deals, play_deals, play_games
 
-    if config.mode == "deals":
+    if config.mode == "chart":
+        logged_deals(config.rules, config.lineup, deals=0, seed=config.seed)
+    elif config.mode == "deals":
         play_deals(config.rules, config.lineup, deals=0, seed=config.seed, threads=1)
     else:
         play_games(config.rules, config.lineup, games=0, seed=config.seed, threads=1)

@@ -47,6 +47,7 @@ __all__ = [
     "Layout",
     "check_chunk",
     "is_live",
+    "load_cells",
     "load_games",
     "load_hands",
     "load_manifest",
@@ -58,7 +59,7 @@ __all__ = [
 ]
 
 MANIFEST = "manifest.json"
-TABLES = ("hands", "games", "summary")
+TABLES = ("hands", "games", "summary", "cells")
 CHUNKS = "chunks"  # one record per finished chunk
 
 
@@ -400,6 +401,14 @@ def load_games(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
     """The ``games`` table of a finished games run, lazily (sorted by ``game``)."""
     paths, _ = _parts(run_dir, "games")
     return pl.scan_parquet([str(p) for p in paths]).set_sorted("game")
+
+
+def load_cells(run_dir: str | os.PathLike[str]) -> pl.DataFrame:
+    """A finished chart run's ``cells`` table: every part's per-cell sums, stacked
+    (``sim.study.chart`` adds them up), each part checked against its digest."""
+    paths, _ = _parts(run_dir, "cells")
+    frames = [read_parquet_checked(p) for p in paths]
+    return pl.concat(frames) if frames else pl.DataFrame()
 
 
 def load_summary(run_dir: str | os.PathLike[str]) -> pl.DataFrame:

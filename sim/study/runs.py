@@ -53,6 +53,7 @@ from sim.study import provenance as P
 from sim.study import tables as T
 
 __all__ = [
+    "CHUNK_CHART",
     "CHUNK_DEALS",
     "CHUNK_GAMES",
     "MAX_COUNT",
@@ -69,6 +70,7 @@ __all__ = [
 
 CHUNK_DEALS = 100_000  # ~1 s of one core for two greedy seats: progress and resume granularity
 CHUNK_GAMES = 2_000  # ~20 hands a game: about as many hands as CHUNK_DEALS
+CHUNK_CHART = 20_000  # chart deals per chunk: their positions take seconds to score
 MAX_COUNT = 2**63 - 1  # deal and game numbers are the engine's int64: 0 .. 2**63 - 2
 MAX_SEED = 2**128 - 1  # numpy's SeedSequence takes any size; 128 bits is all its entropy
 Chunk = tuple[int, int, int]  # (index, first number, count)
@@ -155,7 +157,7 @@ class RunConfig:
     rules: RuleSet | str
     lineup: tuple[str, ...] | str
     count: int
-    mode: Literal["deals", "games"] = "deals"
+    mode: Literal["deals", "games", "chart"] = "deals"
     experiment: str = "default"
     variant: str | None = None
     seed: int | None = None
@@ -178,8 +180,10 @@ class RunConfig:
         put("rules", rules)
         put("lineup", tuple(format_seat(s, p) for s, p in parse_lineup(self.lineup, rules.players)))
         check_name(self.experiment)
-        if self.mode not in ("deals", "games"):
-            raise RunError(f"mode={self.mode!r} is not allowed; choose 'deals' or 'games'")
+        if self.mode not in ("deals", "games", "chart"):
+            raise RunError(
+                f"mode={self.mode!r} is not allowed; choose 'deals', 'games' or 'chart'"
+            )
         if self.mode == "games" and rules.game_mode[0] == "hand":
             raise RunError(
                 f"rules {rules.name!r} have game='hand': play single deals, or set a game mode"
@@ -197,7 +201,8 @@ class RunConfig:
         if self.seed is None:
             put("seed", new_seed())
         if self.chunk_size is None:
-            put("chunk_size", CHUNK_DEALS if self.mode == "deals" else CHUNK_GAMES)
+            sizes = {"deals": CHUNK_DEALS, "games": CHUNK_GAMES, "chart": CHUNK_CHART}
+            put("chunk_size", sizes[self.mode])
         if self.workers is None:
             put("workers", os.cpu_count() or 1)
         if self.backend not in ("local", "ray"):
@@ -276,7 +281,10 @@ class RunConfig:
 
     @property
     def tables(self) -> list[str]:
-        """The tables a run writes: the summary always, rows when they are kept."""
+        """The tables a run writes: the summary always, rows when they are kept (a
+        chart: its cells' sums, ``sim/study/chart_cells.py``)."""
+        if self.mode == "chart":
+            return ["cells"]
         if self.rows == "none":
             return ["summary"]
         return ["hands", "games", "summary"] if self.mode == "games" else ["hands", "summary"]

@@ -1,0 +1,199 @@
+"""A chart's chunk: deals played with their logs, positions scored, per-cell sums.
+
+What a worker does for a chart run (``RunConfig(mode="chart")``, see
+``sim/study/chart.py`` and ``docs/CHARTS.md``): :func:`chart_chunk` plays deal numbers
+``first .. first + n - 1`` with the policy line-up (``sim.engine.logged_deals``),
+scores the accepted positions with ``kernels.chart.knock_positions`` and returns one
+``cells`` table: per cell, integer sums only (positions, eligible positions, gain in
+exact units, hand wins), so that the chunks of a run add up exactly, in any order, on
+any number of workers.
+
+The chart's settings travel as the run's labels (:class:`ChartSpec`): they are part
+of the run's identity and a column of every row.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from kernels import chart as K
+from kernels import engine as E
+from kernels.layout import POINT_SCALE
+from sim.rules import RuleSet
+from sim.study import provenance as P
+
+__all__ = [
+    "CELL_COLUMNS",
+    "ChartSpec",
+    "cell_coordinates",
+    "cell_sums",
+    "chart_chunk",
+    "gain_units",
+    "rates_for",
+    "score_deals",
+]
+
+# The sums of one cell in one chunk (all int64; gain in ``gain_units``).
+CELL_COLUMNS = (
+    "eligible",  # positions met (every one, scored or not)
+    "positions",  # positions scored
+    "gain_sum",  # sum over positions of the sum over samples of (knock - play on)
+    "gain_sq",  # sum over positions of the square of that per-position sum
+    "knock_won",  # samples in which the knock won the hand
+    "play_won",  # samples in which playing on won the hand
+)
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """A knock chart's settings (stored as the run's labels).
+
+    ``turns`` rows (own turns 1 .. turns, the last one "turns or later"), ``deadwood``
+    columns (0 .. deadwood - 1, the last one "that or more"), ``took`` layers (pile
+    cards the opponents took: 1 layer = not split; 3 = 0, 1, 2+). ``per_cell``: the
+    positions a cell should get (0: score every position); ``pilot`` deals are counted
+    first to thin the common cells to about that many. ``samples`` determinized deals
+    per position; ``model``, ``knock_at``, ``min_gain``: ``kernels.mc.evaluate``'s.
+    """
+
+    chart: str = "knock"
+    focal: int = 0
+    samples: int = 32
+    model: int = 1
+    knock_at: int = -1
+    min_gain: int = 1
+    turns: int = 20
+    deadwood: int = 11
+    took: int = 1
+    per_cell: int = 2000
+    pilot: int = 20_000
+
+    def labels(self) -> dict[str, Any]:
+        return {f"chart_{k}" if k != "chart" else k: v for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_labels(cls, labels: dict[str, Any]) -> ChartSpec:
+        return cls(**{k.removeprefix("chart_"): v for k, v in labels.items() if k.startswith("chart")})
+
+    @property
+    def n_cells(self) -> int:
+        return self.turns * self.deadwood * self.took
+
+
+def gain_units(players: int) -> int:
+    """Units of the exact gain sums: 1/((players - 1) * POINT_SCALE) point (a seat's net
+    points, its points minus the mean of the others', are whole in them)."""
+    return (players - 1) * POINT_SCALE
+
+
+def score_deals(
+    rules: RuleSet, lineup: Any, seed: int, first: int, n: int, spec: ChartSpec,
+    rates: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:  # fmt: skip
+    """Deals ``first .. first + n - 1``: ``(eligible per cell, scored position rows)``
+    (``kernels.chart.P_*`` columns). Zero rates only count."""
+    from sim.engine import key_of, logged_deals
+    from sim.solver import tables_for
+
+    events, starts = logged_deals(rules, lineup, deals=n, seed=seed, first=first)
+    draws = (events[:, 0] == E.EV_DRAW_PILE) | (events[:, 0] == E.EV_DRAW_STOCK)
+    capacity = int(np.count_nonzero(draws & (events[:, 1] == spec.focal))) if rates.any() else 0
+    rows = np.zeros((capacity, K.N_POSITION_COLUMNS), np.int64)
+    eligible = np.zeros(spec.n_cells, np.int64)
+    written = K.knock_positions(
+        rules.compile(), tables_for(rules), events, starts, first, rules.players - 1,
+        spec.focal, K.chart_key(key_of(seed)), spec.samples if capacity else 0, spec.model,
+        spec.knock_at, spec.min_gain, spec.turns, spec.deadwood, spec.took, rates, eligible,
+        rows,
+    )  # fmt: skip
+    return eligible, rows[:written]
+
+
+@lru_cache(maxsize=8)
+def _rates(rules_json: str, lineup: tuple[str, ...], seed: int, count: int, spec: ChartSpec) -> Any:
+    rules = RuleSet.from_dict(json.loads(rules_json))
+    rates = np.ones(spec.n_cells)
+    if spec.per_cell <= 0:
+        return rates
+    pilot = min(spec.pilot, count)
+    eligible, _ = score_deals(rules, lineup, seed, 0, pilot, spec, np.zeros(spec.n_cells))
+    expected = eligible * (count / max(pilot, 1))
+    seen = eligible > 0
+    rates[seen] = np.minimum(1.0, spec.per_cell / expected[seen])
+    rates.setflags(write=False)
+    return rates
+
+
+def rates_for(rules: RuleSet, lineup: tuple[str, ...], seed: int, count: int, spec: ChartSpec) -> Any:
+    """Each cell's acceptance rate: ``per_cell`` over the positions the cell is expected
+    to meet in ``count`` deals (counted on the first ``pilot`` deals; 1 for a cell they
+    never meet, and for every cell when ``per_cell`` is 0). A pure function of its
+    arguments: each worker computes it once (cached) and gets the same rates."""
+    return _rates(json.dumps(rules.to_dict(), sort_keys=True), tuple(lineup), seed, count, spec)
+
+
+def cell_sums(
+    eligible: npt.NDArray[np.int64], rows: npt.NDArray[np.int64], spec: ChartSpec
+) -> dict[str, npt.NDArray[np.int64]]:
+    """Per cell, the integer sums of ``CELL_COLUMNS``."""
+    cells = rows[:, K.P_CELL]
+    n = spec.n_cells
+    gain = rows[:, K.P_GAIN]
+    return {
+        "eligible": eligible.copy(),
+        "positions": np.bincount(cells, minlength=n).astype(np.int64),
+        "gain_sum": _int_sum(cells, gain, n),
+        "gain_sq": _int_sum(cells, gain * gain, n),
+        "knock_won": _int_sum(cells, rows[:, K.P_KNOCK_WON], n),
+        "play_won": _int_sum(cells, rows[:, K.P_PLAY_WON], n),
+    }
+
+
+def _int_sum(cells: npt.NDArray[np.int64], values: npt.NDArray[np.int64], n: int) -> Any:
+    """Exact integer sums by cell (``np.bincount`` would sum in float64)."""
+    out = np.zeros(n, np.int64)
+    np.add.at(out, cells, values)
+    return out
+
+
+def cell_coordinates(spec: ChartSpec) -> dict[str, npt.NDArray[np.int64]]:
+    """Turn, deadwood and took of every cell index (``kernels.chart.cell_of``'s order)."""
+    index = np.arange(spec.n_cells)
+    return {
+        "turn": index // (spec.deadwood * spec.took) + 1,
+        "deadwood": (index // spec.took) % spec.deadwood,
+        "took": index % spec.took,
+    }
+
+
+def chart_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> dict[str, Any]:
+    """One chunk of a chart run: its ``cells`` table (the cells it met), with provenance."""
+    cfg = payload["config"]
+    rules = RuleSet.from_dict(cfg["rules"])
+    lineup = tuple(cfg["lineup"])
+    spec = ChartSpec.from_labels(cfg["labels"])
+    rates = rates_for(rules, lineup, cfg["seed"], cfg["count"], spec)
+    eligible, rows = score_deals(rules, lineup, cfg["seed"], first, n, spec, rates)
+    sums = cell_sums(eligible, rows, spec)
+    keep = sums["eligible"] > 0
+    columns: dict[str, Any] = {
+        k: pa.array(v[keep], pa.int16()) for k, v in cell_coordinates(spec).items()
+    }
+    columns.update({k: pa.array(sums[k][keep], pa.int64()) for k in CELL_COLUMNS})
+    n_rows = int(keep.sum())
+    for name, value in payload["labels"].items():
+        columns[name] = pa.array([value] * n_rows)
+    table = pa.table(columns)
+    chunk = {
+        "index": chunk_index, "first": first, "count": n, "size": cfg["chunk_size"],
+        "n_chunks": cfg["n_chunks"],
+    }  # fmt: skip
+    meta = {**payload["provenance"], "table": "cells", "chunk": chunk, "rows": n_rows, "hands": n}
+    return {"chunk": chunk_index, "hands": n, "tables": {"cells": P.with_provenance(table, meta)}}
