@@ -43,6 +43,9 @@ COMMANDS: dict[str, Command] = {
     "compare": Command("compare_cmd", "Compare two rule variants or line-ups on the same deals."),
     "tournament": Command("tournament_cmd", "Round robin of strategies on the same deals."),
     "tune": Command("tune_cmd", "Search a strategy's parameters on common deals."),
+    "strategy-chart": Command(
+        "strategy_chart_cmd", "Strategy charts for the table: when to knock.", group=True
+    ),
     "rules": Command("rules_cmd", "The rule presets and every parameter.", group=True),
     "strategies": Command("strategies_cmd", "The strategy plugins and their parameters.", True),
     "stats": Command("stats_cmd", "Statistics of hands: the least deadwood's distribution.", True),

@@ -1,0 +1,206 @@
+"""``rummy strategy-chart knock``: when to knock, cell by cell (``sim.study.chart``).
+
+The policy line-up plays seeded deals; at each discard decision of the focal seat
+where a knock is legal, knocking now and playing on are scored on the same sampled
+deals from that seat's view. It prints the seed, the run directory and a compact
+card (own turn by deadwood: the mean gain of knocking, coloured by the verdict), and
+writes the cells as Parquet in the run and the chart as PNG and SVG next to it
+(``knock_chart.png``); ``--json`` prints every cell instead of the card.
+``docs/CHARTS.md`` says how it is made. (``rummy chart`` draws the charts of runs.)
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from sim.cli.options import (
+    ChunkOption,
+    JsonOption,
+    NameOption,
+    OutOption,
+    RuleOverrides,
+    RulesOption,
+    SeedOption,
+    WorkersOption,
+    rules_of,
+)
+from sim.cli.output import console, fail, print_json, study_progress
+from sim.study.chart import KnockChart, knock_chart
+from sim.study.runs import new_seed
+
+app = typer.Typer(
+    help="Strategy charts a player can take to the table.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+EXAMPLES = """Examples:
+
+rummy strategy-chart knock --rules gin --seats greedy:knock_at=0 --deals 200_000 --seed 1
+
+rummy strategy-chart knock --rules knock-rummy --players 3 --seats greedy --deals 100_000 --took"""
+
+STYLE = {"knock": "bold green", "play on": "bold blue", "too close": "yellow", "too few": "dim"}
+
+
+@app.command("knock", epilog=EXAMPLES)
+def knock(
+    seats: Annotated[
+        str,
+        typer.Option(
+            "--seats",
+            "-s",
+            "--policy",
+            help="The policy line-up: one strategy spec per seat joined by '/' or ','; one "
+            "spec fills every seat.",
+        ),
+    ] = "greedy",
+    rules: RulesOption = "gin",
+    rule: RuleOverrides = None,
+    players: Annotated[
+        int | None,
+        typer.Option("--players", help="Seats (Knock Rummy: 2-6).", show_default=False),
+    ] = None,
+    deals: Annotated[
+        int, typer.Option("--deals", "-n", min=1, help="Deals the policy plays.")
+    ] = 100_000,
+    seat: Annotated[int, typer.Option("--seat", min=0, help="The focal seat.")] = 0,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, max=4096, help="Sampled deals per position.")
+    ] = 32,
+    per_cell: Annotated[
+        int,
+        typer.Option(
+            "--per-cell", min=0, help="Positions a cell should get (common cells are thinned; "
+            "0: score every position).",
+        ),
+    ] = 2000,
+    turns: Annotated[
+        int, typer.Option("--turns", min=1, max=60, help="Rows: own turns 1..N (N: N or later).")
+    ] = 20,
+    took: Annotated[
+        bool,
+        typer.Option("--took/--no-took", help="Split by the pile cards the opponents took (0/1/2+)."),
+    ] = False,
+    model: Annotated[
+        str, typer.Option("--model", help="Opponents' unseen cards: uniform, kept or inferred.")
+    ] = "kept",
+    knock_at: Annotated[
+        int | None,
+        typer.Option(
+            "--knock-at", help="Play-on rollouts: the focal seat knocks at this deadwood "
+            "(default: the policy's knock_at, else the rule's limit).", show_default=False,
+        ),
+    ] = None,
+    min_positions: Annotated[
+        int, typer.Option("--min-positions", min=2, help="Fewer positions: 'too few', no verdict.")
+    ] = 30,
+    seed: SeedOption = None,
+    workers: WorkersOption = None,
+    out: OutOption = Path("results"),
+    name: NameOption = "chart",
+    chunk_size: ChunkOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Knock now or play on: the mean gain of knocking per own turn and deadwood (95% CI),
+    the knock's hand-win rate and a verdict per cell."""
+    overrides = {} if players is None else {"players": players}
+    r = rules_of(rules, rule, **overrides)
+    if players is not None and r.players != players:
+        fail(f"--players {players} conflicts with --rule players={r.players}")
+    drawn = seed is None
+    seed = new_seed() if seed is None else seed
+    with study_progress("chart", seed, drawn, as_json) as progress:
+        chart = knock_chart(
+            r, seats, deals=deals, seed=seed, focal=seat, samples=samples, model=model,
+            knock_at=knock_at, turns=turns, took=took, per_cell=per_cell,
+            min_positions=min_positions, experiment=name, out=out, workers=workers,
+            chunk_size=chunk_size, progress=progress,
+        )  # fmt: skip
+    figures = _save_figures(chart)
+    if as_json:
+        print_json(
+            {
+                "seed": seed,
+                "run_dir": str(chart.run_dir),
+                "rules": r.name,
+                "lineup": chart.config.lineup_label,
+                "focal": seat,
+                "deals": deals,
+                "positions": chart.positions,
+                "spec": chart.spec.labels(),
+                "figures": [str(p) for p in figures],
+                "cells": [_finite(row) for row in chart.cells.iter_rows(named=True)],
+            }
+        )
+        return
+    _print_card(chart)
+    console().print(f"run: {chart.run_dir}", markup=False)
+    console().print("chart: " + ", ".join(str(p) for p in figures), markup=False)
+
+
+def _finite(row: dict[str, object]) -> dict[str, object]:
+    """A cell for strict JSON: NaN (an interval with one position) becomes null."""
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
+
+
+def _save_figures(chart: KnockChart) -> list[Path]:
+    from sim.present.chart_figure import knock_chart_figure
+    from sim.present.charts import save
+
+    spec = chart.spec
+    title = (
+        f"Knock chart: {chart.config.rules.name}, {chart.config.lineup_label}, seat "  # type: ignore[union-attr]
+        f"{spec.focal}\n{chart.deals:,} deals, {chart.positions:,} positions x {spec.samples} samples"
+    )
+    paths = []
+    layers = [None] if spec.took == 1 else list(range(spec.took))
+    for layer in layers:
+        suffix = "" if layer is None else f"_took{layer}"
+        fig = knock_chart_figure(
+            chart.cells, title=title + ("" if layer is None else f"; opponents took {layer}"
+                                        + ("+" if layer == spec.took - 1 else "")),
+            turns=spec.turns, columns=spec.deadwood,
+            open_deadwood=chart.config.rules.knock_limit is None,  # type: ignore[union-attr]
+            took=layer,
+        )  # fmt: skip
+        paths += save(fig, chart.run_dir / f"knock_chart{suffix}")
+    return paths
+
+
+def _print_card(chart: KnockChart) -> None:
+    """Own turn by deadwood: each cell's mean gain of knocking (points), coloured by the
+    verdict (green knock, blue play on, yellow too close, dim too few)."""
+    spec = chart.spec
+    layers = [None] if spec.took == 1 else list(range(spec.took))
+    for layer in layers:
+        cells = chart.cells if layer is None else chart.cells.filter(chart.cells["took"] == layer)
+        by = {(r["turn"], r["deadwood"]): r for r in cells.iter_rows(named=True)}
+        title = "knock now minus play on, points per hand"
+        if layer is not None:
+            title += f" (opponents took {layer}{'+' if layer == spec.took - 1 else ''})"
+        table = Table(title=title, box=None, pad_edge=False, padding=(0, 1))
+        table.add_column("turn", justify="right", style="bold")
+        for d in range(spec.deadwood):
+            table.add_column(str(d), justify="right")
+        for t in range(1, spec.turns + 1):
+            row = []
+            for d in range(spec.deadwood):
+                cell = by.get((t, d))
+                if cell is None:
+                    row.append("")
+                elif cell["verdict"] == "too few":
+                    row.append("[dim]·[/dim]")
+                else:
+                    row.append(f"[{STYLE[cell['verdict']]}]{cell['gain']:+.0f}[/]")
+            table.add_row(f"{t}+" if t == spec.turns else str(t), *row)
+        console().print(table)
+    console().print(
+        "[bold green]knock[/] [bold blue]play on[/] [yellow]too close[/] [dim]· too few[/]  "
+        f"{chart.positions:,} positions, {spec.samples} samples each"
+    )
