@@ -84,7 +84,7 @@ def cell_of(own_turn, deadwood, took, n_turns, n_deadwood, n_took):
     return (t * n_deadwood + d) * n_took + k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def knock_positions(
     rules, tab, events, starts, first_number, dealer, focal, ckey, samples, model, knock_at,
     min_gain, n_turns, n_deadwood, n_took, rates, eligible, rows,

@@ -28,7 +28,7 @@ from sim.engine import lineup_of
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
 from sim.stats import Moments, mean_ci, wilson
-from sim.study.chart_cells import CELL_COLUMNS, ChartSpec, gain_units
+from sim.study.chart_cells import CELL_COLUMNS, ChartSpec, gain_units, rates_for
 from sim.study.execute import Backend, Progress, execute
 from sim.study.rundir import load_cells, load_manifest
 from sim.study.runs import RunConfig, RunError, RunResult
@@ -72,7 +72,7 @@ def chart_spec(
     rules: RuleSet, lineup: tuple[str, ...], *, focal: int = 0, samples: int = 32,
     model: str = "kept", knock_at: int | None = None, min_gain: int | None = None,
     turns: int = 20, deadwood: int | None = None, took: bool = False, per_cell: int = 2000,
-    pilot: int = 20_000,
+    pilot: int = 100_000,
 ) -> ChartSpec:  # fmt: skip
     """A checked :class:`ChartSpec` (RunError, one line, for a bad value)."""
 
@@ -127,7 +127,7 @@ def knock_chart(
     deadwood: int | None = None,
     took: bool = False,
     per_cell: int = 2000,
-    pilot: int = 20_000,
+    pilot: int = 100_000,
     min_positions: int = DEFAULT_MIN_POSITIONS,
     experiment: str = "chart",
     out: str | os.PathLike[str] = "results",
@@ -159,6 +159,8 @@ def knock_chart(
         experiment=experiment, chunk_size=chunk_size, workers=workers, backend=backend,
         address=address, labels=spec.labels(), out=Path(out),
     )  # fmt: skip
+    # The rates are the pilot's: count it once here, before the worker threads ask.
+    rates_for(r, config.lineup, config.seed, deals, spec)  # type: ignore[arg-type]
     [result] = execute(
         [config], workers=config.workers, backend=backend, address=address, progress=progress
     )

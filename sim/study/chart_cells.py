@@ -73,7 +73,7 @@ class ChartSpec:
     deadwood: int = 11
     took: int = 1
     per_cell: int = 2000
-    pilot: int = 20_000
+    pilot: int = 100_000
 
     def labels(self) -> dict[str, Any]:
         return {f"chart_{k}" if k != "chart" else k: v for k, v in asdict(self).items()}
@@ -109,7 +109,7 @@ def score_deals(
     eligible = np.zeros(spec.n_cells, np.int64)
     written = K.knock_positions(
         rules.compile(), tables_for(rules), events, starts, first, rules.players - 1,
-        spec.focal, K.chart_key(key_of(seed)), spec.samples if capacity else 0, spec.model,
+        spec.focal, np.uint64(K.chart_key(key_of(seed))), spec.samples if capacity else 0, spec.model,
         spec.knock_at, spec.min_gain, spec.turns, spec.deadwood, spec.took, rates, eligible,
         rows,
     )  # fmt: skip
@@ -124,17 +124,21 @@ def _rates(rules_json: str, lineup: tuple[str, ...], seed: int, count: int, spec
         return rates
     pilot = min(spec.pilot, count)
     eligible, _ = score_deals(rules, lineup, seed, 0, pilot, spec, np.zeros(spec.n_cells))
-    expected = eligible * (count / max(pilot, 1))
-    seen = eligible > 0
-    rates[seen] = np.minimum(1.0, spec.per_cell / expected[seen])
+    # Aim above per_cell and trust only the low end of the pilot's count (3 standard
+    # deviations each way), so that a thinned cell falls short of per_cell only rarely.
+    aim = spec.per_cell + 3.0 * np.sqrt(spec.per_cell)
+    low = (eligible - 3.0 * np.sqrt(eligible)) * (count / max(pilot, 1))
+    sure = low > aim
+    rates[sure] = aim / low[sure]
     rates.setflags(write=False)
     return rates
 
 
 def rates_for(rules: RuleSet, lineup: tuple[str, ...], seed: int, count: int, spec: ChartSpec) -> Any:
-    """Each cell's acceptance rate: ``per_cell`` over the positions the cell is expected
-    to meet in ``count`` deals (counted on the first ``pilot`` deals; 1 for a cell they
-    never meet, and for every cell when ``per_cell`` is 0). A pure function of its
+    """Each cell's acceptance rate: about ``per_cell`` (a little more, see ``_rates``)
+    over the positions the cell is expected to meet in ``count`` deals, counted on the
+    first ``pilot`` deals; 1 for a cell they meet too rarely to tell, and for every cell
+    when ``per_cell`` is 0. A pure function of its
     arguments: each worker computes it once (cached) and gets the same rates."""
     return _rates(json.dumps(rules.to_dict(), sort_keys=True), tuple(lineup), seed, count, spec)
 
