@@ -187,6 +187,11 @@ def base_commands(out: str, run_dir: str) -> dict[str, tuple[list[str], dict[str
             ],
             {"--deals": COUNTS, "--games": COUNTS, "--confirm": COUNTS, "--max-evals": COUNTS},
         ),  # fmt: skip
+        "strategy-chart knock": (
+            ["strategy-chart", "knock", "--rules", "gin", "--seats", "greedy", "--deals", "10",
+             "--samples", "2", "--seed", "1", "--out", out, "-w", "1"],
+            {"--deals": COUNTS, "--samples": COUNTS},
+        ),  # fmt: skip
         "rules show": (["rules", "show", "gin"], {}),
         "rules list": (["rules", "list"], {}),
         "stats deadwood": (
@@ -220,13 +225,17 @@ OPTIONS = {
                    "--workers", "--out", "--json"],
     "tune": ["--param", "--against", "--rules", "--rule", "--deals", "--games", "--duplicate",
              "--max-evals", "--search", "--confirm", "--seed", "--workers", "--out", "--json"],
+    "strategy-chart knock": ["--seats", "--rules", "--rule", "--players", "--deals", "--seat",
+                             "--samples", "--per-cell", "--turns", "--took", "--model",
+                             "--knock-at", "--min-positions", "--seed", "--workers", "--out",
+                             "--name", "--chunk-size", "--json"],
     "rules show": ["--rule", "--json"],
     "rules list": ["--json"],
     "stats deadwood": ["--cards", "--exact", "--samples", "--seed", "--rules", "--rule",
                        "--json"],
     "strategies show": ["--json"],
 }  # fmt: skip
-FLAGS = {"--json", "--duplicate", "--upcard-option", "--exact"}
+FLAGS = {"--json", "--duplicate", "--upcard-option", "--exact", "--took"}
 SAFE_FLAGS = FLAGS - {"--exact"}  # exact enumeration of 10-card hands takes minutes
 
 

@@ -1,0 +1,84 @@
+"""``rummy strategy-chart knock`` through typer's CliRunner: a tiny chart end to end
+(card, JSON, Parquet cells, PNG and SVG), a resume that plays nothing, and one-line
+errors for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+from sim.study.provenance import read_provenance
+
+cli = CliRunner()
+TINY = ["strategy-chart", "knock", "--rules", "gin", "--seats", "greedy:knock_at=0",
+        "--deals", "60", "--samples", "2", "--seed", "3", "-w", "1"]  # fmt: skip
+
+
+def invoke(*args: str) -> Any:
+    return cli.invoke(app, list(args))
+
+
+def one_line_error(result: Any, expected: str, status: int = 1) -> None:
+    assert result.exit_code == status, result.output
+    assert "Traceback" not in result.output
+    err = result.stderr.strip()
+    assert err.count("\n") == 0, err
+    assert err.startswith("error: ") and expected in err, err
+
+
+def test_tiny_chart_end_to_end(tmp_path: Path) -> None:
+    result = invoke(*TINY, "--out", str(tmp_path), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["seed"] == 3 and data["deals"] == 60 and data["lineup"] == "greedy:knock_at=0/greedy:knock_at=0"
+    assert data["positions"] == sum(c["positions"] for c in data["cells"]) > 0
+    assert {c["verdict"] for c in data["cells"]} <= {"knock", "play on", "too close", "too few"}
+    assert data["spec"]["chart_knock_at"] == 0  # play on as the policy: wait for gin
+    run_dir = Path(data["run_dir"])
+    png, svg = (Path(p) for p in data["figures"])
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert svg.read_text().lstrip().startswith("<?xml")
+    (part,) = sorted((run_dir / "cells").glob("part-*.parquet"))
+    meta = read_provenance(part)
+    assert meta["table"] == "cells" and meta["config"]["mode"] == "chart"
+    assert pq.read_table(part).column("positions").to_pylist()
+
+    again = invoke(*TINY, "--out", str(tmp_path))  # finished: plays nothing, prints the card
+    assert again.exit_code == 0, again.output
+    assert "knock now minus play on" in again.stdout and str(run_dir) in again.stdout
+
+
+def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:
+    result = invoke(*TINY, "--took", "--out", str(tmp_path), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    names = sorted(Path(p).name for p in data["figures"])
+    assert names == sorted(f"knock_chart_took{k}.{e}" for k in range(3) for e in ("png", "svg"))
+    assert {c["took"] for c in data["cells"]} <= {0, 1, 2}
+
+
+@pytest.mark.parametrize(
+    "args, expected, status",
+    [
+        (["--players", "3"], "players", 1),
+        (["--rules", "knock-rummy", "--players", "7"], "players", 1),
+        (["--seat", "2"], "focal=2", 1),
+        (["--model", "psychic"], "model='psychic'", 1),
+        (["--knock-at", "-5"], "knock_at=-5", 1),
+        (["--per-cell", "99999999999999999999"], "per_cell", 1),
+        (["--rules", "nosuch"], "nosuch", 1),
+        (["--seats", "nosuch"], "nosuch", 1),
+        (["--samples", "0"], "--samples", 2),
+        (["--deals", "0"], "--deals", 2),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path: Path, args: list[str], expected: str, status: int) -> None:
+    result = invoke(*TINY, "--out", str(tmp_path), *args)
+    one_line_error(result, expected, status)
+    assert not any(tmp_path.iterdir())
