@@ -2,7 +2,7 @@
 
 A study is a set of configurations (rules, line-up, seatings) played on one seed:
 
-    driver (experiment | sweep | compare | tournament | tune)
+    driver (experiment | sweep | compare | tournament | tune | chart)
       -> runs (``runs.RunConfig``: one rule set and line-up on deal numbers 0..n-1)
       -> ``execute``: every chunk of every run through one queue (this thread,
          threads, or Ray), each chunk written as checksummed Parquet parts
@@ -40,7 +40,7 @@ _EXPORTS = {
     "load_experiment": "experiment_file",
 }
 # compare, tournament and tune share their module's name: import them from it
-# (``from sim.study.compare import compare``).
+# (``from sim.study.compare import compare``); the knock chart: ``sim.study.chart``.
 
 __all__ = sorted(_EXPORTS)
 
