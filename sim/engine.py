@@ -151,6 +151,19 @@ def _threads(threads: int | None) -> int:
     return threads
 
 
+def _deals_setup(
+    rules: str | RuleSet, lineup: Lineup | str | Iterable[str], first: int, deals: int, core: bool
+) -> tuple[RuleSet, Lineup, ModuleType, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Single deals' rules, line-up, engine (``_engine``'s), strategy ids and parameter
+    rows, the deal numbers checked."""
+    r = resolve_rules(rules)
+    seats = lineup_of(lineup, r.players)
+    _check_numbers("deal", first, deals)
+    engine, ids = _engine(seats, deals=core)
+    sids, params = seats.arrays(ids)
+    return r, seats, engine, sids, params
+
+
 def play_deals(
     rules: str | RuleSet,
     lineup: Lineup | str | Iterable[str],
@@ -164,12 +177,8 @@ def play_deals(
 
     Returns the engine's ``HandColumns`` (numpy arrays, one row per hand).
     """
-    r = resolve_rules(rules)
-    seats = lineup_of(lineup, r.players)
-    _check_numbers("deal", first, deals)
+    r, seats, engine, sids, params = _deals_setup(rules, lineup, first, deals, core=True)
     n_threads = _threads(threads)
-    engine, ids = _engine(seats, deals=True)
-    sids, params = seats.arrays(ids)
     cols = engine.new_columns(deals, r.players)
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
     blocks = _blocks(deals, n_threads)
@@ -206,13 +215,10 @@ def logged_deals(
 
     The compiled engine plays one hand per call with its log on (it restarts the log
     at each hand): about 7 us a Gin deal of two greedy seats, the Python call
-    included. One thread: a study's chunks are its parallel unit.
+    included. One thread: a study's chunks are its parallel unit. The engine of every
+    strategy: the one replays compile (``compile_replays``, ``rummy warm``).
     """
-    r = resolve_rules(rules)
-    seats = lineup_of(lineup, r.players)
-    _check_numbers("deal", first, deals)
-    engine, ids = _engine(seats)
-    sids, params = seats.arrays(ids)
+    r, seats, engine, sids, params = _deals_setup(rules, lineup, first, deals, core=False)
     cols = engine.new_columns(1, r.players)
     state = engine.new_state(r.players)
     scores = np.zeros(r.players, np.int64)

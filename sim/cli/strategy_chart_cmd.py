@@ -25,6 +25,7 @@ from sim.cli.options import (
     OutOption,
     RuleOverrides,
     RulesOption,
+    SeatsOption,
     SeedOption,
     WorkersOption,
     rules_of,
@@ -50,16 +51,7 @@ STYLE = {"knock": "bold green", "play on": "bold blue", "too close": "yellow", "
 
 @app.command("knock", epilog=EXAMPLES)
 def knock(
-    seats: Annotated[
-        str,
-        typer.Option(
-            "--seats",
-            "-s",
-            "--policy",
-            help="The policy line-up: one strategy spec per seat joined by '/' or ','; one "
-            "spec fills every seat.",
-        ),
-    ] = "greedy",
+    seats: SeatsOption = None,
     rules: RulesOption = "gin",
     rule: RuleOverrides = None,
     players: Annotated[
@@ -109,6 +101,7 @@ def knock(
 ) -> None:
     """Knock now or play on: the mean gain of knocking per own turn and deadwood (95% CI),
     the knock's hand-win rate and a verdict per cell."""
+    policy = tuple(seats or ["greedy"])  # the policy line-up; default: greedy in every seat
     overrides = {} if players is None else {"players": players}
     r = rules_of(rules, rule, **overrides)
     if players is not None and r.players != players:
@@ -117,7 +110,7 @@ def knock(
     seed = new_seed() if seed is None else seed
     with study_progress("chart", seed, drawn, as_json) as progress:
         chart = knock_chart(
-            r, seats, deals=deals, seed=seed, focal=seat, samples=samples, model=model,
+            r, policy, deals=deals, seed=seed, focal=seat, samples=samples, model=model,
             knock_at=knock_at, turns=turns, took=took, per_cell=per_cell,
             min_positions=min_positions, experiment=name, out=out, workers=workers,
             chunk_size=chunk_size, progress=progress,

@@ -145,10 +145,11 @@ def knock_chart(
     seat's own parameters when its strategy has them, else -1 (the rule's limit) and
     1. Raises RunError (one line) for a bad value.
     """
-    r = resolve_rules(rules)
-    base = RunConfig(rules=r, lineup=policy, count=max(deals, 1), mode="chart", seed=seed)
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise RunError(f"deals={deals!r} is not allowed; give a positive number of deals")
+    r = resolve_rules(rules)
+    # The line-up normalised and the seed drawn once (when None) by a first config.
+    base = RunConfig(rules=r, lineup=policy, count=deals, mode="chart", seed=seed)
     spec = chart_spec(
         r, base.lineup, focal=focal, samples=samples, model=model, knock_at=knock_at,  # type: ignore[arg-type]
         min_gain=min_gain, turns=turns, deadwood=deadwood, took=took, per_cell=per_cell,
