@@ -56,7 +56,8 @@ def main() -> None:
     )
     print(f"  logged deals: {args.deals / logged:,.0f} deals/s ({logged:.2f} s)")
     print(
-        f"  scoring: {positions:,} positions ({int(eligible.sum()):,} eligible) in {scoring:.2f} s: "
+        f"  scoring: {positions:,} positions ({int(eligible.sum()):,} eligible) "
+        f"in {scoring:.2f} s: "
         f"{positions / scoring:,.0f} positions/s, {rollouts / scoring:,.0f} rollouts/s"
     )
 

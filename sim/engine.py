@@ -214,8 +214,8 @@ def logged_deals(
     (rows ``code, seat, card, extra``) in rows ``starts[i] .. starts[i + 1] - 1``.
 
     The compiled engine plays one hand per call with its log on (it restarts the log
-    at each hand): about 7 us a Gin deal of two greedy seats, the Python call
-    included. One thread: a study's chunks are its parallel unit. The engine of every
+    at each hand): 11 to 16 us a Gin deal of two greedy seats, the Python call and the
+    copy of the log included (``benchmarks/bench_chart.py``). One thread: a study's chunks are its parallel unit. The engine of every
     strategy: the one replays compile (``compile_replays``, ``rummy warm``).
     """
     r, seats, engine, sids, params = _deals_setup(rules, lineup, first, deals, core=False)
@@ -224,13 +224,13 @@ def logged_deals(
     scores = np.zeros(r.players, np.int64)
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
     dealer = r.players - 1
-    args = (compiled, tab, key, first, 0, dealer, sids, params, scores, state, cols, 0, 1, True)
-    _ready(engine, seats, engine.play_hands, args)
+    head, tail = (compiled, tab, key), (dealer, sids, params, scores, state, cols, 0, 1, True)
+    _ready(engine, seats, engine.play_hands, (*head, first, 0, *tail))
     play, log, counters = engine.play_hands, state.log, state.counters
     parts = []
     starts = np.zeros(deals + 1, np.int64)
     for i in range(deals):
-        if play(compiled, tab, key, first + i, 0, dealer, sids, params, scores, state, cols, 0, 1, True):
+        if play(*head, first + i, 0, *tail):  # deal first + i, hand 0 of no game
             _raise_decision_error(state.error, engine, seats, seed)
         n = int(counters[L.C_EVENTS])
         parts.append(log[:n].copy())

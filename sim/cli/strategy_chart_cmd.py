@@ -68,8 +68,9 @@ def knock(
     per_cell: Annotated[
         int,
         typer.Option(
-            "--per-cell", min=0, help="Positions a cell should get (common cells are thinned; "
-            "0: score every position).",
+            "--per-cell",
+            min=0,
+            help="Positions a cell should get (common cells are thinned; 0: score every position).",
         ),
     ] = 2000,
     turns: Annotated[
@@ -77,7 +78,9 @@ def knock(
     ] = 20,
     took: Annotated[
         bool,
-        typer.Option("--took/--no-took", help="Split by the pile cards the opponents took (0/1/2+)."),
+        typer.Option(
+            "--took/--no-took", help="Split by the pile cards the opponents took (0/1/2+)."
+        ),
     ] = False,
     model: Annotated[
         str, typer.Option("--model", help="Opponents' unseen cards: uniform, kept or inferred.")
@@ -85,8 +88,10 @@ def knock(
     knock_at: Annotated[
         int | None,
         typer.Option(
-            "--knock-at", help="Play-on rollouts: the focal seat knocks at this deadwood "
-            "(default: the policy's knock_at, else the rule's limit).", show_default=False,
+            "--knock-at",
+            help="Play-on rollouts: the focal seat knocks at this deadwood "
+            "(default: the policy's knock_at, else the rule's limit).",
+            show_default=False,
         ),
     ] = None,
     min_positions: Annotated[
@@ -149,7 +154,8 @@ def _save_figures(chart: KnockChart) -> list[Path]:
     spec = chart.spec
     title = (
         f"Knock chart: {chart.config.rules.name}, {chart.config.lineup_label}, seat "  # type: ignore[union-attr]
-        f"{spec.focal}\n{chart.deals:,} deals, {chart.positions:,} positions x {spec.samples} samples"
+        f"{spec.focal}\n{chart.deals:,} deals, {chart.positions:,} positions x "
+        f"{spec.samples} samples"
     )
     paths = []
     layers = [None] if spec.took == 1 else list(range(spec.took))

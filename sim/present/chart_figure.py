@@ -60,14 +60,18 @@ def knock_chart_figure(
             annotate_cell(ax, image, i, j, text, fontsize=7)
         last = columns - 1
         ax.set_xticks(
-            range(columns), [f"{j}+" if j == last and open_deadwood else str(j) for j in range(columns)]
+            range(columns),
+            [f"{j}+" if j == last and open_deadwood else str(j) for j in range(columns)],
         )
-        ax.set_yticks(range(turns), [f"{t}+" if t == turns else str(t) for t in range(1, turns + 1)])
+        ax.set_yticks(
+            range(turns), [f"{t}+" if t == turns else str(t) for t in range(1, turns + 1)]
+        )
         ax.set_xlabel("deadwood after the best discard")
         ax.set_ylabel("own turn")
         fig.suptitle(title, fontsize=9, fontweight="bold", wrap=True)
         handles: list[Any] = [Patch(color=c, label=text) for _, text, c in reversed(VERDICTS)]
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
-                  title="knock now vs play on\n(cell: mean gain, points)", title_fontsize=8)  # fmt: skip
+        ax.legend(
+            handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+            title="knock now vs play on\n(cell: mean gain, points)", title_fontsize=8,
+        )  # fmt: skip
     return fig
-

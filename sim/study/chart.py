@@ -59,7 +59,9 @@ class KnockChart:
         return int(self.cells["positions"].sum()) if self.cells.height else 0
 
 
-def _policy_default(lineup: tuple[str, ...], players: int, focal: int, name: str, fallback: int) -> int:
+def _policy_default(
+    lineup: tuple[str, ...], players: int, focal: int, name: str, fallback: int
+) -> int:
     """The focal seat's own ``name`` parameter (greedy's family, mc) when it has one:
     playing on then continues as the policy would."""
     strategy, params = lineup_of(lineup, players).seats[focal]
@@ -83,6 +85,10 @@ def chart_spec(
         return int(value)
 
     check("focal", focal, 0, rules.players - 1)
+
+    def own(name: str, fallback: int) -> int:
+        return _policy_default(lineup, rules.players, focal, name, fallback)
+
     if model not in MODELS:
         raise RunError(f"model={model!r} is not allowed; choose one of: {', '.join(MODELS)}")
     if deadwood is None:
@@ -94,15 +100,9 @@ def chart_spec(
         focal=focal,
         samples=check("samples", samples, 1, MAX_SAMPLES),
         model=MODELS[model],
-        knock_at=check(
-            "knock_at",
-            _policy_default(lineup, rules.players, focal, "knock_at", -1) if knock_at is None else knock_at,
-            -1, 200,
-        ),
+        knock_at=check("knock_at", own("knock_at", -1) if knock_at is None else knock_at, -1, 200),
         min_gain=check(
-            "min_gain",
-            _policy_default(lineup, rules.players, focal, "min_gain", 1) if min_gain is None else min_gain,
-            -200, 200,
+            "min_gain", own("min_gain", 1) if min_gain is None else min_gain, -200, 200
         ),
         turns=check("turns", turns, 1, MAX_TURNS),
         deadwood=check("deadwood", deadwood, 1, MAX_DEADWOOD_COLUMNS),
@@ -204,7 +204,7 @@ def summarize_cells(
     ``min_positions`` positions: no verdict)."""
     keys = ["turn", "deadwood", "took"]
     if raw.height == 0:
-        return pl.DataFrame(schema={k: pl.Int64 for k in keys})
+        return pl.DataFrame(schema=dict.fromkeys(keys, pl.Int64))
     # Python integers: exact whatever the sizes (int64 sums of squares could overflow).
     sums: dict[tuple[int, int, int], list[int]] = {}
     for row in raw.select([*keys, *CELL_COLUMNS]).iter_rows():
@@ -223,12 +223,20 @@ def summarize_cells(
         play = wilson(round(play_won / spec.samples), n)
         out.append(
             {
-                "turn": turn, "deadwood": deadwood, "took": took, "eligible": eligible,
-                "positions": n, "gain": gain.estimate, "gain_low": gain.low,
-                "gain_high": gain.high, "knock_win": knock_won / (n * spec.samples) if n else None,
-                "knock_win_low": knock.low, "knock_win_high": knock.high,
+                "turn": turn,
+                "deadwood": deadwood,
+                "took": took,
+                "eligible": eligible,
+                "positions": n,
+                "gain": gain.estimate,
+                "gain_low": gain.low,
+                "gain_high": gain.high,
+                "knock_win": knock_won / (n * spec.samples) if n else None,
+                "knock_win_low": knock.low,
+                "knock_win_high": knock.high,
                 "play_win": play_won / (n * spec.samples) if n else None,
-                "play_win_low": play.low, "play_win_high": play.high,
+                "play_win_low": play.low,
+                "play_win_high": play.high,
                 "verdict": _verdict(gain.low, gain.high, n, min_positions),
             }  # fmt: skip
         )

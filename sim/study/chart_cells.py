@@ -80,7 +80,9 @@ class ChartSpec:
 
     @classmethod
     def from_labels(cls, labels: dict[str, Any]) -> ChartSpec:
-        return cls(**{k.removeprefix("chart_"): v for k, v in labels.items() if k.startswith("chart")})
+        return cls(
+            **{k.removeprefix("chart_"): v for k, v in labels.items() if k.startswith("chart")}
+        )
 
     @property
     def n_cells(self) -> int:
@@ -109,7 +111,8 @@ def score_deals(
     eligible = np.zeros(spec.n_cells, np.int64)
     written = K.knock_positions(
         rules.compile(), tables_for(rules), events, starts, first, rules.players - 1,
-        spec.focal, np.uint64(K.chart_key(key_of(seed))), spec.samples if capacity else 0, spec.model,
+        spec.focal, np.uint64(K.chart_key(key_of(seed))), spec.samples if capacity else 0,
+        spec.model,
         spec.knock_at, spec.min_gain, spec.turns, spec.deadwood, spec.took, rates, eligible,
         rows,
     )  # fmt: skip
@@ -134,7 +137,9 @@ def _rates(rules_json: str, lineup: tuple[str, ...], seed: int, count: int, spec
     return rates
 
 
-def rates_for(rules: RuleSet, lineup: tuple[str, ...], seed: int, count: int, spec: ChartSpec) -> Any:
+def rates_for(
+    rules: RuleSet, lineup: tuple[str, ...], seed: int, count: int, spec: ChartSpec
+) -> Any:
     """Each cell's acceptance rate: about ``per_cell`` (a little more, see ``_rates``)
     over the positions the cell is expected to meet in ``count`` deals, counted on the
     first ``pilot`` deals; 1 for a cell they meet too rarely to tell, and for every cell

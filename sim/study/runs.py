@@ -181,9 +181,7 @@ class RunConfig:
         put("lineup", tuple(format_seat(s, p) for s, p in parse_lineup(self.lineup, rules.players)))
         check_name(self.experiment)
         if self.mode not in ("deals", "games", "chart"):
-            raise RunError(
-                f"mode={self.mode!r} is not allowed; choose 'deals', 'games' or 'chart'"
-            )
+            raise RunError(f"mode={self.mode!r} is not allowed; choose 'deals', 'games' or 'chart'")
         if self.mode == "games" and rules.game_mode[0] == "hand":
             raise RunError(
                 f"rules {rules.name!r} have game='hand': play single deals, or set a game mode"

@@ -36,7 +36,11 @@ def test_tiny_chart_end_to_end(tmp_path: Path) -> None:
     result = invoke(*TINY, "--out", str(tmp_path), "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert data["seed"] == 3 and data["deals"] == 60 and data["lineup"] == "greedy:knock_at=0/greedy:knock_at=0"
+    assert (
+        data["seed"] == 3
+        and data["deals"] == 60
+        and data["lineup"] == "greedy:knock_at=0/greedy:knock_at=0"
+    )
     assert data["positions"] == sum(c["positions"] for c in data["cells"]) > 0
     assert {c["verdict"] for c in data["cells"]} <= {"knock", "play on", "too close", "too few"}
     assert data["spec"]["chart_knock_at"] == 0  # play on as the policy: wait for gin

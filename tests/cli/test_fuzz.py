@@ -188,8 +188,24 @@ def base_commands(out: str, run_dir: str) -> dict[str, tuple[list[str], dict[str
             {"--deals": COUNTS, "--games": COUNTS, "--confirm": COUNTS, "--max-evals": COUNTS},
         ),  # fmt: skip
         "strategy-chart knock": (
-            ["strategy-chart", "knock", "--rules", "gin", "--seats", "greedy", "--deals", "10",
-             "--samples", "2", "--seed", "1", "--out", out, "-w", "1"],
+            [
+                "strategy-chart",
+                "knock",
+                "--rules",
+                "gin",
+                "--seats",
+                "greedy",
+                "--deals",
+                "10",
+                "--samples",
+                "2",
+                "--seed",
+                "1",
+                "--out",
+                out,
+                "-w",
+                "1",
+            ],
             {"--deals": COUNTS, "--samples": COUNTS},
         ),  # fmt: skip
         "rules show": (["rules", "show", "gin"], {}),

@@ -135,7 +135,9 @@ def test_cells_and_counting_only():
     every one; cells cap turns and deadwood into their last row and column."""
     rules = get_rules("gin")
     chart = ChartSpec(samples=2, turns=5, deadwood=6)
-    counted, none = score_deals(rules, "greedy:knock_at=0", 2, 0, 40, chart, np.zeros(chart.n_cells))
+    counted, none = score_deals(
+        rules, "greedy:knock_at=0", 2, 0, 40, chart, np.zeros(chart.n_cells)
+    )
     scored, rows = score_deals(rules, "greedy:knock_at=0", 2, 0, 40, chart, np.ones(chart.n_cells))
     assert len(none) == 0 and counted.sum() == scored.sum() == len(rows) > 0
     assert rows[:, K.P_TURN].max() > 5 and rows[:, K.P_DEADWOOD].max() > 5
@@ -149,7 +151,9 @@ def test_summary_is_exact_statistics_of_positions():
     mean gains (points per hand)."""
     rules = get_rules("gin")
     chart = ChartSpec(samples=4)
-    eligible, rows = score_deals(rules, "greedy:knock_at=0", 5, 0, 300, chart, np.ones(chart.n_cells))
+    eligible, rows = score_deals(
+        rules, "greedy:knock_at=0", 5, 0, 300, chart, np.ones(chart.n_cells)
+    )
     sums = cell_sums(eligible, rows, chart)
     index = np.arange(chart.n_cells)
     raw = pl.DataFrame(
@@ -183,17 +187,26 @@ SMALL = {"deals": 240, "seed": 4, "samples": 2, "per_cell": 1, "pilot": 240}
 
 def _raw(run_dir) -> pl.DataFrame:
     keys = ["turn", "deadwood", "took"]
-    return load_cells(run_dir).group_by(keys).agg(
-        pl.col("eligible", "positions", "gain_sum", "gain_sq", "knock_won", "play_won").sum()
-    ).sort(keys)
+    return (
+        load_cells(run_dir)
+        .group_by(keys)
+        .agg(pl.col("eligible", "positions", "gain_sum", "gain_sq", "knock_won", "play_won").sum())
+        .sort(keys)
+    )
 
 
 def test_same_sums_for_any_chunking_and_workers(tmp_path):
     """Thinned cells (per_cell 1), chunks of 240, 50 or 37 deals, one or two workers:
     the same per-cell sums and the same chart."""
     charts = [
-        knock_chart("gin", "greedy:knock_at=0", out=tmp_path / name, chunk_size=size,
-                    workers=workers, **SMALL)  # fmt: skip
+        knock_chart(
+            "gin",
+            "greedy:knock_at=0",
+            out=tmp_path / name,
+            chunk_size=size,
+            workers=workers,
+            **SMALL,
+        )  # fmt: skip
         for name, size, workers in (("a", 240, 1), ("b", 50, 2), ("c", 37, 1))
     ]
     first = _raw(charts[0].run_dir)
