@@ -260,6 +260,11 @@ def _resume(
             "a run directory (results/NAME/RUN_ID) or an experiment directory (results/NAME)"
         )
     config = resume_config(directory, workers=workers, backend=backend.value)  # type: ignore[arg-type]
+    if config.mode == "chart":
+        raise RunError(
+            f"{directory} is a strategy chart: resume it with `rummy strategy-chart knock` and "
+            "the same arguments"
+        )
     say.print(f"resuming run {directory} (seed {config.seed})", markup=False)
     with ProgressView(directory.name) as view:
         result = resume(

@@ -556,6 +556,12 @@ def data_from_run(run_dir: str | os.PathLike[str]) -> ExperimentData:
     cfg = manifest["config"]
     rules = RuleSet.from_dict(cfg["rules"])
     mode = cfg["mode"]
+    if mode == "chart":  # its table is the chart's cells (sim.study.chart), not hands
+        raise ExperimentError(
+            f"{run_dir} is a strategy chart, not a run of hands: read it again with "
+            "`rummy strategy-chart knock` and the same arguments (or "
+            "sim.study.chart.load_knock_chart)"
+        )
     try:
         config = RunConfig.from_dict(cfg, out=run_dir.parent.parent)
     except (KeyError, TypeError, ValueError) as error:

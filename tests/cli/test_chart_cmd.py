@@ -57,6 +57,15 @@ def test_tiny_chart_end_to_end(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     assert "knock now minus play on" in again.stdout and str(run_dir) in again.stdout
 
+    # The commands of runs of hands refuse a chart in one line, naming the way to read it.
+    for args in (
+        ["chart", str(run_dir)],
+        ["report", str(run_dir)],
+        ["run", "--resume", str(run_dir)],
+    ):
+        one_line_error(invoke(*args, *(["--out", str(tmp_path / "x")] if args[0] != "run" else [])),
+                       "rummy strategy-chart knock")  # fmt: skip
+
 
 def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:
     result = invoke(*TINY, "--took", "--out", str(tmp_path), "--json")
