@@ -64,8 +64,7 @@ def _policy_default(
 ) -> int:
     """The focal seat's own ``name`` parameter (greedy's family, mc) when it has one:
     playing on then continues as the policy would."""
-    strategy, params = lineup_of(lineup, players).seats[focal]
-    del strategy
+    _, params = lineup_of(lineup, players).seats[focal]
     value = getattr(params, name, None)
     return int(value) if isinstance(value, int) else fallback
 
