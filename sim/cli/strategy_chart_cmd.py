@@ -4,8 +4,9 @@ The policy line-up plays seeded deals; at each discard decision of the focal sea
 where a knock is legal, knocking now and playing on are scored on the same sampled
 deals from that seat's view. It prints the seed, the run directory and a compact
 card (own turn by deadwood: the mean gain of knocking, coloured by the verdict), and
-writes the cells as Parquet in the run and the chart as PNG and SVG next to it
-(``knock_chart.png``); ``--json`` prints every cell instead of the card.
+writes the cells as Parquet in the run, the chart as PNG and SVG next to it
+(``knock_chart.png``) and an HTML report (``report.html``, also ``rummy report RUN_DIR``);
+``--json`` prints every cell instead of the card.
 ``docs/CHARTS.md`` says how it is made. (``rummy chart`` draws the charts of runs.)
 """
 
@@ -120,7 +121,7 @@ def knock(
             min_positions=min_positions, experiment=name, out=out, workers=workers,
             chunk_size=chunk_size, progress=progress,
         )  # fmt: skip
-    figures = _save_figures(chart)
+    figures, report = _save_figures(chart)
     if as_json:
         print_json(
             {
@@ -133,6 +134,7 @@ def knock(
                 "positions": chart.positions,
                 "spec": chart.spec.labels(),
                 "figures": [str(p) for p in figures],
+                "report": str(report),
                 "cells": [_finite(row) for row in chart.cells.iter_rows(named=True)],
             }
         )
@@ -140,6 +142,7 @@ def knock(
     _print_card(chart)
     console().print(f"run: {chart.run_dir}", markup=False)
     console().print("chart: " + ", ".join(str(p) for p in figures), markup=False)
+    console().print(f"report: {report}", markup=False)
 
 
 def _finite(row: dict[str, object]) -> dict[str, object]:
@@ -147,29 +150,16 @@ def _finite(row: dict[str, object]) -> dict[str, object]:
     return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
 
 
-def _save_figures(chart: KnockChart) -> list[Path]:
-    from sim.present.chart_figure import knock_chart_figure
+def _save_figures(chart: KnockChart) -> tuple[list[Path], Path]:
+    """The chart's PNG and SVG files, and its HTML report, in its run folder."""
+    from sim.present.chart_figure import knock_chart_figures, write_knock_chart_report
     from sim.present.charts import save
 
-    spec = chart.spec
-    title = (
-        f"Knock chart: {chart.config.rules.name}, {chart.config.lineup_label}, seat "  # type: ignore[union-attr]
-        f"{spec.focal}\n{chart.deals:,} deals, {chart.positions:,} positions x "
-        f"{spec.samples} samples"
-    )
     paths = []
-    layers = [None] if spec.took == 1 else list(range(spec.took))
-    for layer in layers:
-        suffix = "" if layer is None else f"_took{layer}"
-        fig = knock_chart_figure(
-            chart.cells, title=title + ("" if layer is None else f"; opponents took {layer}"
-                                        + ("+" if layer == spec.took - 1 else "")),
-            turns=spec.turns, columns=spec.deadwood,
-            open_deadwood=chart.config.rules.knock_limit is None,  # type: ignore[union-attr]
-            took=layer,
-        )  # fmt: skip
-        paths += save(fig, chart.run_dir / f"knock_chart{suffix}")
-    return paths
+    for stem, fig in knock_chart_figures(chart):
+        paths += save(fig, chart.run_dir / stem)
+    pngs = [p for p in paths if p.suffix == ".png"]
+    return paths, write_knock_chart_report(chart, chart.run_dir / "report.html", pngs)
 
 
 def _print_card(chart: KnockChart) -> None:

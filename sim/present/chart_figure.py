@@ -1,13 +1,17 @@
-"""The knock chart as a picture: a grid of own turn by deadwood, each cell coloured by
-its verdict and annotated with its mean gain (``sim.study.chart`` cells).
+"""The knock chart as a picture (a grid of own turn by deadwood, each cell coloured by
+its verdict and annotated with its mean gain) and as a section of an HTML report.
 
->>> from sim.present.chart_figure import knock_chart_figure
->>> charts.save(knock_chart_figure(chart.cells, title="gin, greedy"), "knock_chart")
+>>> from sim.present.chart_figure import knock_chart_figures, write_knock_chart_report
+>>> for stem, fig in knock_chart_figures(chart):      # a sim.study.chart.KnockChart
+...     charts.save(fig, chart.run_dir / stem)
+>>> write_knock_chart_report(chart, chart.run_dir / "report.html")
 """
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -17,7 +21,16 @@ from matplotlib.patches import Patch
 
 from sim.present.charts import annotate_cell, figure_style, new_figure
 
-__all__ = ["VERDICTS", "knock_chart_figure"]
+if TYPE_CHECKING:
+    from sim.study.chart import KnockChart
+
+__all__ = [
+    "VERDICTS",
+    "knock_chart_figure",
+    "knock_chart_figures",
+    "knock_chart_section",
+    "write_knock_chart_report",
+]
 
 # Verdict, legend text, colour (index = the value drawn in the grid).
 VERDICTS: tuple[tuple[str, str, str], ...] = (
@@ -75,3 +88,79 @@ def knock_chart_figure(
             title="knock now vs play on\n(cell: mean gain, points)", title_fontsize=8,
         )  # fmt: skip
     return fig
+
+
+def _took_label(layer: int, layers: int) -> str:
+    return f"opponents took {layer}{'+' if layer == layers - 1 else ''} pile card(s)"
+
+
+def knock_chart_figures(chart: KnockChart) -> list[tuple[str, Figure]]:
+    """``(file stem, figure)`` of a chart: ``knock_chart``, or with ``took`` layers one
+    ``knock_chart_took<k>`` per layer."""
+    spec, config = chart.spec, chart.config
+    title = (
+        f"Knock chart: {config.rules.name}, {config.lineup_label}, seat {spec.focal}\n"  # type: ignore[union-attr]
+        f"{chart.deals:,} deals, {chart.positions:,} positions x {spec.samples} samples"
+    )
+    layers = [None] if spec.took == 1 else list(range(spec.took))
+    out = []
+    for layer in layers:
+        fig = knock_chart_figure(
+            chart.cells,
+            title=title if layer is None else f"{title}; {_took_label(layer, spec.took)}",
+            turns=spec.turns,
+            columns=spec.deadwood,
+            open_deadwood=config.rules.knock_limit is None,  # type: ignore[union-attr]
+            took=layer,
+        )
+        out.append(("knock_chart" if layer is None else f"knock_chart_took{layer}", fig))
+    return out
+
+
+def knock_chart_section(chart: KnockChart, figures: list[Any] | None = None) -> Any:
+    """The chart's section of an HTML report (``sim.present.report.Section``): how it was
+    made, its verdicts, its pictures (``figures``: paths or figures; default: drawn)
+    and every cell."""
+    from sim.present.report import Section
+
+    spec = chart.spec
+    counts = (
+        chart.cells["verdict"].value_counts().sort("verdict").rows() if chart.cells.height else []
+    )
+    text = (
+        f"The line-up {chart.config.lineup_label} played {chart.deals:,} single deals; at "
+        f"each discard decision of seat {spec.focal} where a knock was legal, knocking now "
+        f"and playing on were scored on the same {spec.samples} sampled deals of the cards "
+        "that seat could not see (docs/CHARTS.md). A cell's gain is the mean over its "
+        "positions of (knock - play on), in points per hand, with its 95% t interval; "
+        "its verdict is knock or play on when the interval excludes 0, too close when it "
+        "covers 0, and too few below the minimum count (no verdict)."
+    )
+    notes = [f"{verdict}: {n} cell(s)" for verdict, n in counts]
+    notes.append(
+        f"play on: the seat throws the best discard, then greedy play by every seat, this "
+        f"seat knocking at {spec.knock_at} (-1: the rule's limit), pile test min_gain "
+        f"{spec.min_gain}; positions thinned to about {spec.per_cell:,} per cell"
+    )
+    figures = figures if figures is not None else [f for _, f in knock_chart_figures(chart)]
+    return Section(
+        "Knock chart", text=text, figures=figures, notes=notes, tables=[("Cells", chart.cells)]
+    )
+
+
+def write_knock_chart_report(
+    chart: KnockChart, path: str | os.PathLike[str], figures: list[Any] | None = None
+) -> Path:
+    """The chart's self-contained HTML report (its section, config and provenance)."""
+    from sim.present.report import write_report
+    from sim.study.provenance import provenance
+
+    config = chart.config
+    return write_report(
+        f"Knock chart: {config.rules.name}, {config.lineup_label}",  # type: ignore[union-attr]
+        [knock_chart_section(chart, figures)],
+        config=config.to_dict(),
+        provenance=provenance(config),
+        path=path,
+        subtitle=f"run {config.run_id}, seed {config.seed}",
+    )

@@ -33,7 +33,14 @@ from sim.study.execute import Backend, Progress, execute
 from sim.study.rundir import load_cells, load_manifest
 from sim.study.runs import RunConfig, RunError, RunResult
 
-__all__ = ["MODELS", "KnockChart", "knock_chart", "load_knock_chart", "summarize_cells"]
+__all__ = [
+    "MODELS",
+    "KnockChart",
+    "is_chart_run",
+    "knock_chart",
+    "load_knock_chart",
+    "summarize_cells",
+]
 
 MODELS = {"uniform": 0, "kept": 1, "inferred": 2}  # kernels.mc.MODEL_*
 MAX_SAMPLES = 4096
@@ -166,6 +173,14 @@ def knock_chart(
     )
     chart = load_knock_chart(result.run_dir, min_positions=min_positions)
     return KnockChart(config, spec, result.run_dir, chart.cells, deals, result)
+
+
+def is_chart_run(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` is a run folder holding a strategy chart."""
+    try:
+        return load_manifest(path)["config"].get("mode") == "chart"
+    except (RunError, OSError, KeyError, TypeError, ValueError):
+        return False
 
 
 def load_knock_chart(

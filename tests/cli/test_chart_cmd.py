@@ -57,14 +57,20 @@ def test_tiny_chart_end_to_end(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     assert "knock now minus play on" in again.stdout and str(run_dir) in again.stdout
 
+    # The HTML report: written with the chart, and again by ``rummy report``.
+    page = Path(data["report"])
+    assert page == run_dir / "report.html"
+    html = page.read_text()
+    assert "Knock chart" in html and "data:image/png;base64," in html and "verdict" in html
+    other = tmp_path / "again.html"
+    written = invoke("report", str(run_dir), "--out", str(other))
+    assert written.exit_code == 0, written.output
+    assert "Cells" in other.read_text()
+
     # The commands of runs of hands refuse a chart in one line, naming the way to read it.
-    for args in (
-        ["chart", str(run_dir)],
-        ["report", str(run_dir)],
-        ["run", "--resume", str(run_dir)],
-    ):
-        one_line_error(invoke(*args, *(["--out", str(tmp_path / "x")] if args[0] != "run" else [])),
-                       "rummy strategy-chart knock")  # fmt: skip
+    for args in (["chart", str(run_dir), "--out", str(tmp_path / "x")],
+                 ["run", "--resume", str(run_dir)]):  # fmt: skip
+        one_line_error(invoke(*args), "rummy strategy-chart knock")
 
 
 def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:
@@ -73,6 +79,7 @@ def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     names = sorted(Path(p).name for p in data["figures"])
     assert names == sorted(f"knock_chart_took{k}.{e}" for k in range(3) for e in ("png", "svg"))
+    assert Path(data["report"]).read_text().count("data:image/png;base64,") == 3
     assert {c["took"] for c in data["cells"]} <= {0, 1, 2}
 
 
