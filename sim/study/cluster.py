@@ -57,6 +57,7 @@ import json
 import os
 import secrets
 import time
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -68,7 +69,15 @@ from sim.study.rundir import Layout
 from sim.study.runs import Chunk, RunError
 from sim.study.tables import one_line
 
-__all__ = ["CODE_ENV", "MISSING_RAY", "WRITE_ENV", "Job", "code_mode", "connected", "play"]
+__all__ = [
+    "CODE_ENV",
+    "MISSING_RAY",
+    "WRITE_ENV",
+    "Job",
+    "code_mode",
+    "connected",
+    "play",
+]
 
 CODE_ENV = "RUMMY_RAY_CODE"  # auto | ship | installed
 WRITE_ENV = "RUMMY_RAY_WORKERS_WRITE"  # 0: the driver writes every part
@@ -228,7 +237,9 @@ def connected(
     if mode == "ship" or (mode == "auto" and where is not None):
         options["runtime_env"] = {"py_modules": _shipped_folders(plugins)}
     try:
-        ray.init(address=address, **options)
+        with warnings.catch_warnings():  # rummy uses no accelerators: Ray's tip on them
+            warnings.filterwarnings("ignore", "Tip: In future versions of Ray", FutureWarning)
+            ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, TimeoutError, ValueError, OSError) as error:
         raise RunError(
             f"cannot connect to the Ray cluster at {where}: {one_line(error)}"
@@ -309,7 +320,7 @@ def _warm(
     for node in nodes:
         pinned = NodeAffinitySchedulingStrategy(node, soft=False)
         refs.append(remote.options(scheduling_strategy=pinned).remote(payloads, shown))
-    ready, lost, sees = [], 0, 0
+    ready, lost, sees, why = [], 0, 0, ""
     for ref in refs:
         try:
             answer = ray.get(ref)
@@ -318,11 +329,12 @@ def _warm(
             if cause is not None:
                 raise cause from None
             lost += 1  # the node died or left: the chunks go to the others
+            why = one_line(error)
             continue
         ready.append(answer["seconds"])
         sees += answer["sees"] == len(shown) and bool(shown)
     if not ready:
-        raise RunError("no node of the Ray cluster could load the engine (every node failed)")
+        raise RunError(f"no node of the Ray cluster could load the engine: {why or 'no node'}")
     where = f"{sees} of {len(ready)}" if shown else "no"
     notes.append(
         f"Ray: engine ready on {len(ready)} node(s) in {time.perf_counter() - started:.1f} s "
