@@ -16,15 +16,19 @@ Code
     Every task carries the driver's source digests (``provenance.code_digests``): a
     worker whose own differ refuses to play, in one line naming its node, so that no
     node stamps other numbers with this run's label. When this process attaches to a
-    cluster the code travels with its job (``ray.init(runtime_env=...)``, ``py_modules``:
-    the ``sim``, ``kernels`` and ``strategies`` packages and the package of every
-    plugin seated; Ray takes a job's code when it connects, and refuses local paths in a
-    task's own ``runtime_env``). A private instance runs on this machine and its workers
-    import the files this process imported; a connection the caller made with its own
-    ``ray.init`` ships nothing. ``RUMMY_RAY_CODE=ship`` always ships, ``installed``
-    never (nodes with rummy-sim installed, e.g. from a container image). ``py_modules``
-    rather than ``working_dir``: a working directory ships whatever the current folder
-    holds (results, data); the packages are exactly what a chunk imports.
+    cluster the code travels with its job (``ray.init(runtime_env=...)``: Ray takes a
+    job's code when it connects, and refuses local paths in a task's own
+    ``runtime_env``): the ``sim``, ``kernels`` and ``strategies`` packages and the
+    package of every plugin seated, copied side by side into one folder shipped as the
+    job's ``working_dir``. Side by side, because the digests hash each package's files
+    by their path from the folder that holds ``kernels`` (``py_modules`` would unpack
+    each package in a folder of its own); a copy of the packages alone, because a
+    working directory ships whatever the folder holds (results, data). A private
+    instance runs on this machine and its workers import the files this process
+    imported; a connection the caller made with its own ``ray.init`` ships nothing.
+    ``RUMMY_RAY_CODE=ship`` always ships, ``installed`` never (nodes with rummy-sim
+    installed, e.g. from a container image). Inside ``ray job submit`` the job's own
+    ``--working-dir`` would conflict: rummy ships its code, give none.
 
 Compiling
     Before a chunk is dispatched, one task per node (pinned there) checks the code and
@@ -56,6 +60,8 @@ import importlib
 import json
 import os
 import secrets
+import shutil
+import tempfile
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -222,7 +228,7 @@ def connected(
         if mode == "ship" and not _ours:
             raise RunError(
                 f"{CODE_ENV}=ship: Ray was connected before rummy could ship the code; "
-                "do not call ray.init first, or give it runtime_env={'py_modules': [...]}"
+                "do not call ray.init first, or ship the packages in its runtime_env"
             )
         yield
         return
@@ -234,18 +240,20 @@ def connected(
     }
     if where is None:  # a private instance: its size is ours to give
         options["num_cpus"] = workers or os.cpu_count() or 1
-    if mode == "ship" or (mode == "auto" and where is not None):
-        options["runtime_env"] = {"py_modules": _shipped_folders(plugins)}
-    try:
-        with warnings.catch_warnings():  # rummy uses no accelerators: Ray's tip on them
-            warnings.filterwarnings("ignore", "Tip: In future versions of Ray", FutureWarning)
-            ray.init(address=address, **options)
-    except (ConnectionError, RuntimeError, TimeoutError, ValueError, OSError) as error:
-        raise RunError(
-            f"cannot connect to the Ray cluster at {where}: {one_line(error)}"
-            if where
-            else f"cannot start Ray here: {one_line(error)}"
-        ) from None
+    ship = mode == "ship" or (mode == "auto" and where is not None)
+    with tempfile.TemporaryDirectory(prefix="rummy-ray-code-") as staging:
+        if ship:  # uploaded by ray.init: the copy is not needed afterwards
+            options["runtime_env"] = {"working_dir": _stage_code(Path(staging), plugins)}
+        try:
+            with warnings.catch_warnings():  # rummy uses no accelerators: Ray's tip on them
+                warnings.filterwarnings("ignore", "Tip: In future versions of Ray", FutureWarning)
+                ray.init(address=address, **options)
+        except (ConnectionError, RuntimeError, TimeoutError, ValueError, OSError) as error:
+            raise RunError(
+                f"cannot connect to the Ray cluster at {where}: {one_line(error)}"
+                if where
+                else f"cannot start Ray here: {one_line(error)}"
+            ) from None
     _ours = True
     try:
         yield
@@ -254,18 +262,20 @@ def connected(
         ray.shutdown()
 
 
-def _shipped_folders(plugins: Iterable[str]) -> list[str]:
-    """The package folders Ray ships as ``py_modules``: rummy-sim's and the plugins'."""
-    folders = []
+def _stage_code(staging: Path, plugins: Iterable[str]) -> str:
+    """Copy the source files of rummy-sim's packages and the plugins' side by side into
+    ``staging``; its path (Ray zips it, by content: the same code, the same folder on a
+    node, so the node's numba cache serves later studies too)."""
     for top in sorted({*SHIPPED, *plugins}):
         origin = Path(importlib.import_module(top).__file__ or "")
-        if origin.name != "__init__.py":  # a one-file plugin: Ray ships folders only
-            raise RunError(
-                f"plugin module {top!r} is a single file; put it in a package to run "
-                f"it on Ray, or install it on every node and set {CODE_ENV}=installed"
-            )
-        folders.append(str(origin.parent))
-    return folders
+        if origin.name != "__init__.py":  # a one-file plugin module
+            shutil.copy2(origin, staging / origin.name)
+            continue
+        for path in origin.parent.rglob("*.py"):
+            target = staging / top / path.relative_to(origin.parent)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+    return str(staging)
 
 
 def _cluster_cpus(ray: Any) -> int:

@@ -271,18 +271,24 @@ def connect(cluster: Any) -> None:
 
 @pytest.mark.slow
 def test_shipped_code_on_the_cluster(cluster, tmp_path, monkeypatch) -> None:
-    """Attaching by address ships the packages as the job's ``py_modules`` (the workers
-    import them from the Ray session's folder and compile there); the same tables."""
+    """Attaching by address ships the packages as the job's working directory (the
+    workers import them from the Ray session's folder and compile there); same tables."""
     monkeypatch.setenv(C.CODE_ENV, "auto")
     local = run(config(tmp_path / "local", count=900, chunk_size=900))
+
+    def imported_from() -> str:
+        import sim
+
+        return str(sim.__file__)
+
     ray.shutdown()  # rummy connects by itself, so that its job carries the code
     try:
-        remote = run(
-            config(tmp_path / "ray", count=900, chunk_size=300, backend="ray",
-                   address=cluster.address)
-        )  # fmt: skip
+        with C.connected(cluster.address):
+            remote = run(config(tmp_path / "ray", count=900, chunk_size=300, backend="ray"))
+            where = ray.get(ray.remote(imported_from).remote())
     finally:
         connect(cluster)
+    assert "runtime_resources/working_dir_files/" in where
     assert_same_tables(local.run_dir, remote.run_dir)
 
 
