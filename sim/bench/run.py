@@ -19,7 +19,8 @@ of playing the same deals (same rules, line-up, seed and worker count):
     ``address``. In ``ray`` the workers write the parts (they see the folder); in
     ``ray-driver`` every chunk's tables travel back and the driver writes them, as for
     a cluster without shared storage. ``driver_ms_per_chunk``: the driver process's
-    own CPU time (``RUSAGE_SELF``: the runner, Ray's client threads, the writes) per
+    own CPU time (``RUSAGE_SELF``: the runner, Ray's client threads, the writes; not
+    the memory sampler's thread, which reads every Ray process's ``/proc``) per
     chunk; a worker's time per chunk over it is how many workers one driver can feed.
 
 Each repeat times the three back to back (the order rotates from repeat to repeat), so
@@ -144,6 +145,7 @@ class TreeSampler:
         self.peak_rss_kb = 0
         self.peak_pss_kb = 0
         self.peak_processes = 0
+        self.cpu_seconds = 0.0  # the sampler thread's own CPU: not the measured work's
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -157,6 +159,7 @@ class TreeSampler:
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
             self.sample()
+        self.cpu_seconds = time.thread_time()  # this thread's, since it started
 
     def __enter__(self) -> TreeSampler:
         if proc_available():
@@ -386,9 +389,8 @@ def bench_run(
                     elapsed = time.perf_counter() - start
                     cpu[mode].append(_cpu_seconds() - cpu_start)
                     after = resource.getrusage(resource.RUSAGE_SELF)
-                    driver[mode].append(
-                        after.ru_utime + after.ru_stime - own.ru_utime - own.ru_stime
-                    )
+                    busy = after.ru_utime + after.ru_stime - own.ru_utime - own.ru_stime
+                driver[mode].append(busy - sampler.cpu_seconds)
                 seconds[mode].append(elapsed)
                 rates[mode].append(deals / elapsed)
                 peaks[mode].append(sampler)
