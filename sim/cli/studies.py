@@ -59,7 +59,7 @@ def workers_text(workers: int | None, backend: Backend | str) -> str:
     """``4 workers``; on Ray without --workers, the cluster's CPUs (known once it plays)."""
     if workers is None and backend == Backend.ray:
         return "a worker per CPU of the Ray cluster"
-    return _count(workers or os.cpu_count() or 1, "worker")
+    return f"{workers or os.cpu_count() or 1} workers"
 
 
 def _count(n: int, noun: str) -> str:
