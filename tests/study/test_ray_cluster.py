@@ -241,6 +241,32 @@ def test_pinned_run_on_the_cluster(cluster, tmp_path, monkeypatch) -> None:
     assert pinned_studies.play("run", tmp_path, want) == want
 
 
+TUNE_FILE = """
+name = "tiny_tune"
+seed = 3
+deals = 300
+[rules]
+preset = "gin"
+[tune]
+strategy = "greedy"
+against = "simple"
+confirm = 300
+[tune.params]
+knock_at = "5..7"
+"""
+
+
+@pytest.mark.slow
+def test_a_tune_file_runs_on_the_cluster(cluster, tmp_path) -> None:
+    """``rummy run FILE.toml --backend ray`` with a [tune] file: the local record."""
+    path = tmp_path / "tune.toml"
+    path.write_text(TUNE_FILE)
+    args = ["run", str(path), "--json", "--out"]
+    local = pinned_studies.cli([*args, str(tmp_path / "local"), "-w", "1"])
+    remote = pinned_studies.cli([*args, str(tmp_path / "ray"), "--backend", "ray"])
+    assert pinned_studies.digest(local) == pinned_studies.digest(remote)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", STUDIES)
 def test_pinned_studies_on_the_cluster(cluster, tmp_path, monkeypatch, name) -> None:
