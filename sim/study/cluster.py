@@ -61,6 +61,7 @@ import json
 import os
 import secrets
 import shutil
+import socket
 import tempfile
 import time
 import warnings
@@ -91,6 +92,7 @@ MISSING_RAY = "backend 'ray' needs Ray: pip install 'rummy-sim[ray]'"
 SHIPPED = ("sim", "kernels", "strategies")
 _IN_FLIGHT_PER_CPU = 2  # keeps every worker busy while its last result travels back
 _TASK_RETRIES = 2  # Ray's own retries of a task whose worker or node died
+_REACH_TIMEOUT = 10.0  # seconds to wait for a cluster's address to answer
 _MARKER = ".shared-{token}.tmp"  # ".tmp": a run's next start removes a stray one
 _CODE_WORDS = {
     "source_digest": "the kernel or strategy sources, or numba/numpy/llvmlite",
@@ -240,6 +242,8 @@ def connected(
     }
     if where is None:  # a private instance: its size is ours to give
         options["num_cpus"] = workers or os.cpu_count() or 1
+    if where is not None:
+        _check_reachable(where)
     ship = mode == "ship" or (mode == "auto" and where is not None)
     with tempfile.TemporaryDirectory(prefix="rummy-ray-code-") as staging:
         if ship:  # uploaded by ray.init: the copy is not needed afterwards
@@ -260,6 +264,21 @@ def connected(
     finally:
         _ours = False
         ray.shutdown()
+
+
+def _check_reachable(where: str) -> None:
+    """A ``host:port`` address that nothing answers on: one line now, where Ray would
+    retry for minutes (``auto`` and ``ray://`` addresses are left to Ray)."""
+    host, _, port = where.rpartition(":")
+    if "://" in where or not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=_REACH_TIMEOUT).close()
+    except OSError as error:
+        raise RunError(
+            f"cannot reach the Ray cluster at {where} ({store.os_reason(error)}); start it "
+            "with `ray start --head`, or check --address and RAY_ADDRESS"
+        ) from None
 
 
 def _stage_code(staging: Path, plugins: Iterable[str]) -> str:

@@ -365,6 +365,22 @@ def test_attach_to_a_head_started_with_ray_start(tmp_path) -> None:
         head.stderr.close()
 
 
+def test_an_address_nobody_answers_is_one_line(tmp_path) -> None:
+    """Ray would retry for minutes; rummy says so at once, in one line, exit status 1."""
+    port = _free_port()  # closed again: nothing listens there
+    done = subprocess.run(
+        [sys.executable, "-c", "from sim.cli import app; app()", "run", "--seats",
+         "greedy/simple", "--deals", "10", "--backend", "ray", "--address",
+         f"{LOOPBACK}:{port}", "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip() == (
+        f"error: cannot reach the Ray cluster at {LOOPBACK}:{port} (Connection refused); "
+        "start it with `ray start --head`, or check --address and RAY_ADDRESS"
+    )
+
+
 def test_replace_keeps_ray_workers_unset(tmp_path) -> None:
     """On Ray a config's workers stay None (the cluster's CPUs), and do not change the run."""
     on_ray = config(tmp_path, backend="ray", workers=None)
