@@ -33,9 +33,10 @@ Code
 Compiling
     Before a chunk is dispatched, one task per node (pinned there) checks the code and
     loads every engine the study needs, compiling it into the node's numba cache (the
-    folder of ``kernels/__init__.py``: ``NUMBA_CACHE_DIR`` or ``~/.cache/rummy-sim`` of
-    the node's Ray processes, one for all the workers of a node). The node's other
-    workers then load the engine from that cache instead of all compiling it at once.
+    folder of ``kernels/__init__.py``: ``NUMBA_CACHE_DIR`` of the node's Ray processes,
+    by default ``.cache/rummy-sim`` in the home folder, one for all the workers of a
+    node). The node's other workers then load the engine from that cache instead of all
+    compiling it at once.
     The slowest node's time is reported as a note of each run.
 
 Results
