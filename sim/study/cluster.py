@@ -93,6 +93,9 @@ MISSING_RAY = "backend 'ray' needs Ray: pip install 'rummy-sim[ray]'"
 SHIPPED = ("sim", "kernels", "strategies")
 _IN_FLIGHT_PER_CPU = 2  # keeps every worker busy while its last result travels back
 _TASK_RETRIES = 2  # Ray's own retries of a task whose worker or node died
+# Each ray.wait lists every task in flight: past this many, one listing collects every
+# finished task, not just one (tens of thousands in flight on a large cluster).
+_BATCH_FROM = 256
 _REACH_TIMEOUT = 10.0  # seconds to wait for a cluster's address to answer
 _MARKER = ".shared-{token}.tmp"  # ".tmp": a run's next start removes a stray one
 _CODE_WORDS = {
@@ -421,22 +424,26 @@ def play(
                         break
                 if not pending:
                     break
-                (ref,), _ = ray.wait(list(pending), num_returns=1)
-                i, chunk, attempt = pending.pop(ref)
-                try:
-                    result = ray.get(ref)
-                except ray.exceptions.RayError as error:
-                    cause = _failure(error)
-                    if cause is not None:  # the chunk's own error, as when played here
-                        raise cause from None
-                    if attempt == 0:  # Ray gave up on it: this runner tries once more
-                        submit(i, chunk, 1)
-                        continue
-                    raise RunError(
-                        f"Ray failed twice on chunk {chunk[0]} of {jobs[i].run_dir} "
-                        f"({one_line(error)}); the chunks written are kept: {resume_hint}"
-                    ) from None
-                yield i, result
+                refs = list(pending)
+                ready, _ = ray.wait(refs, num_returns=1)
+                if len(refs) >= _BATCH_FROM:  # every finished one for one listing
+                    ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+                for ref in ready:
+                    i, chunk, attempt = pending.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except ray.exceptions.RayError as error:
+                        cause = _failure(error)
+                        if cause is not None:  # the chunk's own error, as when played here
+                            raise cause from None
+                        if attempt == 0:  # Ray gave up on it: this runner tries once more
+                            submit(i, chunk, 1)
+                            continue
+                        raise RunError(
+                            f"Ray failed twice on chunk {chunk[0]} of {jobs[i].run_dir} "
+                            f"({one_line(error)}); the chunks written are kept: {resume_hint}"
+                        ) from None
+                    yield i, result
         except (ray.exceptions.RayError, ConnectionError) as error:
             raise RunError(
                 f"Ray failed ({one_line(error)}); the chunks written are kept: {resume_hint}"

@@ -113,6 +113,7 @@ def test_run_on_the_cluster_is_identical_to_local(cluster, tmp_path, monkeypatch
     assert not list(remote.run_dir.glob(".shared-*"))  # the markers are removed
 
     monkeypatch.setenv(C.WRITE_ENV, "0")  # the driver writes every part
+    monkeypatch.setattr(C, "_BATCH_FROM", 1)  # and collects every finished task at once
     driver = run(config(tmp_path / "driver", count=2_400, chunk_size=400, backend="ray"))
     assert "no node(s) write their parts" in engine_note(driver)
     assert_same_tables(local.run_dir, driver.run_dir)
