@@ -13,6 +13,15 @@ of playing the same deals (same rules, line-up, seed and worker count):
     summaries, Arrow conversion and zstd Parquet parts written atomically.
 ``none``
     the same with ``rows="none"`` (only the summary parts are written).
+``ray``, ``ray-driver`` (``backend="ray"``)
+    ``hands`` on Ray (``sim.study.cluster``) with as many workers: a private instance
+    of ``workers`` CPUs on this machine (the same cores), or the cluster at
+    ``address``. In ``ray`` the workers write the parts (they see the folder); in
+    ``ray-driver`` every chunk's tables travel back and the driver writes them, as for
+    a cluster without shared storage. ``driver_ms_per_chunk``: the driver process's
+    own CPU time (``RUSAGE_SELF``: the runner, Ray's client threads, the writes; not
+    the memory sampler's thread, which reads every Ray process's ``/proc``) per
+    chunk; a worker's time per chunk over it is how many workers one driver can feed.
 
 Each repeat times the three back to back (the order rotates from repeat to repeat), so
 all three see the same load; the report gives the median, min and max hands per second over repeats
@@ -44,6 +53,7 @@ threads, so this is the whole run), so a run's memory can be checked at several 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -70,6 +80,7 @@ __all__ = [
 ]
 
 MODES = ("kernel", "hands", "none")
+RAY_MODES = ("ray", "ray-driver")
 SAMPLE_S = 0.05  # memory sampling interval: a peak shorter than this can be missed
 SEED = 20240607  # every repeat plays the same deals, so repeats differ only in load
 WARM_DEALS = 2_000  # the untimed first round: loads the engine in this process and workers
@@ -134,6 +145,7 @@ class TreeSampler:
         self.peak_rss_kb = 0
         self.peak_pss_kb = 0
         self.peak_processes = 0
+        self.cpu_seconds = 0.0  # the sampler thread's own CPU: not the measured work's
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -147,6 +159,7 @@ class TreeSampler:
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
             self.sample()
+        self.cpu_seconds = time.thread_time()  # this thread's, since it started
 
     def __enter__(self) -> TreeSampler:
         if proc_available():
@@ -219,6 +232,8 @@ class ModeTiming:
     peak_rss_mb: float | None
     peak_pss_mb: float | None
     peak_processes: int
+    driver_ms_per_chunk: float | None = None  # Ray modes: the driver's CPU per chunk
+    worker_ms_per_chunk: float | None = None  # Ray modes: wall x workers per chunk
 
 
 @dataclass(frozen=True)
@@ -236,12 +251,17 @@ class RunBenchReport:
     modes: dict[str, ModeTiming]
     maxrss_self_mb: float
     maxrss_children_mb: float
+    backend: str = "local"
 
     @property
     def ratios(self) -> dict[str, float]:
         """Rate of each run mode over the kernel's (1.0: as fast as the kernel)."""
         kernel = self.modes["kernel"].hands_per_second
-        return {m: self.modes[m].hands_per_second / kernel for m in MODES[1:] if kernel > 0}
+        return {
+            m: t.hands_per_second / kernel
+            for m, t in self.modes.items()
+            if m != "kernel" and kernel > 0
+        }
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -267,6 +287,8 @@ def bench_run(
     repeat: int = 3,
     chunk_size: int | None = None,
     on_step: Callable[[str, int, float], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> RunBenchReport:
     """Time the kernel, ``run`` with rows and ``run`` without rows, side by side.
 
@@ -285,6 +307,9 @@ def bench_run(
         The runs' chunk size (None: the runner's default).
     on_step : callable or None
         Called after each timed step with (mode, repeat index, hands per second).
+    backend, address : str
+        ``"ray"`` adds the Ray modes (a private instance of ``workers`` CPUs, or the
+        cluster at ``address``).
 
     Raises
     ------
@@ -300,16 +325,20 @@ def bench_run(
     if deals < 1 or repeat < 1 or (workers is not None and workers < 1):
         raise ValueError("deals, repeat and workers must be at least 1")
     n_workers = workers or os.cpu_count() or 1
+    modes = MODES + (RAY_MODES if backend == "ray" else ())
 
-    def config(rows: str, count: int, out: Path, name: str) -> RunConfig:
+    def config(
+        rows: str, count: int, out: Path, name: str, on: str = "local", size: int | None = None
+    ) -> RunConfig:
         return RunConfig(
             rules=rules,
             lineup=lineup,
             count=count,
             experiment=name,
             seed=SEED,
-            chunk_size=chunk_size,
+            chunk_size=size or chunk_size,
             workers=n_workers,
+            backend=on,  # type: ignore[arg-type]
             rows=rows,  # type: ignore[arg-type]
             out=out,
             command="rummy bench run",
@@ -318,40 +347,50 @@ def bench_run(
     probe = config("hands", deals, Path("."), "probe")  # validates rules and line-up
     ruleset, seats = probe.rules, probe.lineup
 
-    rates: dict[str, list[float]] = {m: [] for m in MODES}
-    seconds: dict[str, list[float]] = {m: [] for m in MODES}
-    cpu: dict[str, list[float]] = {m: [] for m in MODES}
-    summary: dict[str, list[float]] = {m: [] for m in MODES}
-    peaks: dict[str, list[TreeSampler]] = {m: [] for m in MODES}
-    with _temporary_root() as root:
+    rates: dict[str, list[float]] = {m: [] for m in modes}
+    seconds: dict[str, list[float]] = {m: [] for m in modes}
+    cpu: dict[str, list[float]] = {m: [] for m in modes}
+    driver: dict[str, list[float]] = {m: [] for m in modes}
+    summary: dict[str, list[float]] = {m: [] for m in modes}
+    peaks: dict[str, list[TreeSampler]] = {m: [] for m in modes}
+    with _temporary_root() as root, _ray_session(backend, address, n_workers):
         # Untimed: load the engine here and fill the OS file cache the workers read.
         play_deals(ruleset, seats, deals=WARM_DEALS, seed=SEED, threads=n_workers)
         runner.run(config("none", WARM_DEALS, root, "warm"))
+        if backend == "ray":  # compile on every node, start every worker process
+            warm = config("hands", 4 * WARM_DEALS * n_workers, root, "warm-ray", "ray", WARM_DEALS)
+            runner.run(warm)
 
         def kernel() -> None:
             play_deals(ruleset, seats, deals=deals, seed=SEED, threads=n_workers)
 
         run_dirs: dict[str, Path] = {}
 
-        def run_rows(rows: str, index: int) -> Callable[[], None]:
-            run_config = config(rows, deals, root, f"{rows}-{index}")
-            run_dirs[rows] = run_config.run_dir
+        def run_rows(mode: str, index: int) -> Callable[[], None]:
+            rows = "none" if mode == "none" else "hands"
+            on = "ray" if mode in RAY_MODES else "local"
+            run_config = config(rows, deals, root, f"{mode}-{index}", on)
+            run_dirs[mode] = run_config.run_dir
 
             def call() -> None:
-                runner.run(run_config)
+                with _driver_writes(mode == "ray-driver"):
+                    runner.run(run_config)
 
             return call
 
         for index in range(repeat):
-            steps = [("kernel", kernel), ("hands", run_rows("hands", index)),
-                     ("none", run_rows("none", index))]  # fmt: skip
+            steps = [("kernel", kernel), *((m, run_rows(m, index)) for m in modes[1:])]
             shift = index % len(steps)  # rotate the order: no mode always runs first
             for mode, call in steps[shift:] + steps[:shift]:
                 with TreeSampler() as sampler:
                     cpu_start, start = _cpu_seconds(), time.perf_counter()
+                    own = resource.getrusage(resource.RUSAGE_SELF)
                     call()
                     elapsed = time.perf_counter() - start
                     cpu[mode].append(_cpu_seconds() - cpu_start)
+                    after = resource.getrusage(resource.RUSAGE_SELF)
+                    busy = after.ru_utime + after.ru_stime - own.ru_utime - own.ru_stime
+                driver[mode].append(busy - sampler.cpu_seconds)
                 seconds[mode].append(elapsed)
                 rates[mode].append(deals / elapsed)
                 peaks[mode].append(sampler)
@@ -361,17 +400,19 @@ def bench_run(
                     start = time.perf_counter()
                     data_from_run(run_dirs[mode])
                     summary[mode].append(time.perf_counter() - start)
-            for rows in ("hands", "none"):  # keep the disk use of one repeat at most
-                shutil.rmtree(root / f"{rows}-{index}", ignore_errors=True)
+            for mode in modes[1:]:  # keep the disk use of one repeat at most
+                shutil.rmtree(root / f"{mode}-{index}", ignore_errors=True)
 
     kernel_median = statistics.median(rates["kernel"])
     kernel_cpu = statistics.median(cpu["kernel"])
-    modes = {}
-    for mode in MODES:
+    n_chunks = probe.n_chunks
+    timings = {}
+    for mode in modes:
         median = statistics.median(rates[mode])
+        on_ray = mode in RAY_MODES
         rss = [s.peak_rss_mb for s in peaks[mode] if s.peak_rss_mb is not None]
         pss = [s.peak_pss_mb for s in peaks[mode] if s.peak_pss_mb is not None]
-        modes[mode] = ModeTiming(
+        timings[mode] = ModeTiming(
             mode=mode,
             rates=rates[mode],
             seconds=seconds[mode],
@@ -390,6 +431,12 @@ def bench_run(
             peak_rss_mb=max(rss) if rss else None,
             peak_pss_mb=max(pss) if pss else None,
             peak_processes=max(s.peak_processes for s in peaks[mode]),
+            driver_ms_per_chunk=(
+                statistics.median(driver[mode]) / n_chunks * 1e3 if on_ray else None
+            ),
+            worker_ms_per_chunk=(
+                statistics.median(seconds[mode]) * n_workers / n_chunks * 1e3 if on_ray else None
+            ),
         )
     return RunBenchReport(
         rules=ruleset.name,  # type: ignore[union-attr]
@@ -400,10 +447,39 @@ def bench_run(
         repeat=repeat,
         seed=SEED,
         cpus=os.cpu_count() or 1,
-        modes=modes,
+        modes=timings,
         maxrss_self_mb=_maxrss_mb(resource.RUSAGE_SELF),
         maxrss_children_mb=_maxrss_mb(resource.RUSAGE_CHILDREN),
+        backend=backend,
     )
+
+
+def _ray_session(backend: str, address: str | None, workers: int) -> Any:
+    """One Ray connection for every timed Ray run (not a start and stop per run)."""
+    if backend != "ray":
+        return contextlib.nullcontext()
+    from sim.study.cluster import connected
+
+    return connected(address, workers)
+
+
+@contextmanager
+def _driver_writes(on: bool) -> Iterator[None]:
+    """The ``ray-driver`` mode: the workers return their tables (``sim.study.cluster``)."""
+    if not on:
+        yield
+        return
+    from sim.study.cluster import WRITE_ENV
+
+    before = os.environ.get(WRITE_ENV)
+    os.environ[WRITE_ENV] = "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[WRITE_ENV]
+        else:
+            os.environ[WRITE_ENV] = before
 
 
 # --- memory of one large run --------------------------------------------------------------

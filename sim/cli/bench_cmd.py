@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sim.bench.deadwood import bench_deadwood, print_bench
-from sim.cli.options import rules_of
+from sim.cli.options import AddressOption, Backend, BackendOption, rules_of
 from sim.cli.output import fail, print_json
 from sim.rules import RuleError
 
@@ -148,11 +148,17 @@ _RUN_LABELS = {
     "kernel": "kernel (play_deals, threads)",
     "hands": "rummy run --rows hands",
     "none": "rummy run --rows none",
+    "ray": "rummy run --backend ray (workers write)",
+    "ray-driver": "rummy run --backend ray (driver writes)",
 }
 
 
 def _mb(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f}"
 
 
 @app.command("run")
@@ -193,11 +199,15 @@ def run(
             show_default=False,
         ),
     ] = None,
+    backend: BackendOption = Backend.local,
+    address: AddressOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
     """Hands per second of `rummy run` (with and without per-hand rows) against the bare
     kernel on the same deals and worker count, measured side by side; overheads and
-    peak memory of the process tree."""
+    peak memory of the process tree. With --backend ray also the run on Ray (a private
+    instance of --workers CPUs here, or the cluster at --address), workers or driver
+    writing the parts, and the driver's CPU per chunk."""
     from sim.bench.run import bench_run, measure_memory
     from sim.study.runs import RunError
     from strategies import StrategyError
@@ -208,6 +218,8 @@ def run(
         fail("--chunk-size must be at least 1")
     if any(n < 1 for n in memory_deals or []):
         fail("--memory-deals must be at least 1")
+    if address is not None and backend != Backend.ray:
+        fail("--address needs --backend ray")
     ruleset = rules_of(rules, rule)
     err = Console(stderr=True, highlight=False)
 
@@ -224,6 +236,8 @@ def run(
             repeat=repeat,
             chunk_size=chunk_size,
             on_step=step,
+            backend=backend.value,
+            address=address,
         )
         memory = [
             measure_memory(
@@ -254,9 +268,12 @@ def run(
             "process and its workers (RSS counts shared pages per process, PSS splits them)"
         ),
     )
-    for column in ("mode", "hands/s", "min", "max", "vs kernel", "overhead",
-                   "CPU µs/hand", "CPU overhead", "summary s", "peak RSS MB",
-                   "peak PSS MB"):  # fmt: skip
+    columns = ["mode", "hands/s", "min", "max", "vs kernel", "overhead", "CPU µs/hand",
+               "CPU overhead", "summary s", "peak RSS MB", "peak PSS MB"]  # fmt: skip
+    on_ray = report.backend == "ray"
+    if on_ray:
+        columns += ["driver ms/chunk", "worker ms/chunk"]
+    for column in columns:
         table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
     kernel_rate = report.modes["kernel"].hands_per_second
     for mode, timing in report.modes.items():
@@ -272,6 +289,7 @@ def run(
             f"{statistics.median(timing.summary_seconds):.2f}" if timing.summary_seconds else "-",
             _mb(timing.peak_rss_mb),
             _mb(timing.peak_pss_mb),
+            *([_ms(timing.driver_ms_per_chunk), _ms(timing.worker_ms_per_chunk)] if on_ray else []),
         )
     console.print(table)
     if memory:

@@ -139,11 +139,9 @@ def run(
                          "--chunk-size"):  # fmt: skip
                 if settings[flag]:
                     fail(f"{flag} does not apply to a tune file ({experiment_file})")
-            if backend == Backend.ray:
-                fail(f"--backend ray does not apply to a tune file ({experiment_file})")
             run_tune_file(
                 experiment_file, deals=deals, games=games, seed=seed, duplicate=duplicate,
-                workers=workers, out=out, as_json=as_json,
+                workers=workers, out=out, as_json=as_json, backend=backend, address=address,
             )  # fmt: skip
             return
         _experiment_file(
@@ -259,7 +257,9 @@ def _resume(
             f"{directory}: nothing to resume (no {EXPERIMENT_JSON} or {MANIFEST}); give "
             "a run directory (results/NAME/RUN_ID) or an experiment directory (results/NAME)"
         )
-    config = resume_config(directory, workers=workers, backend=backend.value)  # type: ignore[arg-type]
+    config = resume_config(
+        directory, workers=workers, backend=backend.value, address=address  # type: ignore[arg-type]
+    )
     if config.mode == "chart":
         raise RunError(
             f"{directory} is a strategy chart: resume it with `rummy strategy-chart knock` and "

@@ -36,7 +36,7 @@ from sim.study.experiment import run_experiment
 from sim.study.runs import RunConfig, RunResult
 from sim.study.settings import expand
 
-__all__ = ["check_common", "play_experiment", "play_run", "print_run_result"]
+__all__ = ["check_common", "play_experiment", "play_run", "print_run_result", "workers_text"]
 
 
 def check_common(
@@ -53,6 +53,13 @@ def check_common(
         fail("give --deals or --games, not both")
     if precision is not None and not precision > 0:
         fail(f"--precision {precision:g} is not allowed; give a half-width > 0")
+
+
+def workers_text(workers: int | None, backend: Backend | str) -> str:
+    """``4 workers``; on Ray without --workers, the cluster's CPUs (known once it plays)."""
+    if workers is None and backend == Backend.ray:
+        return "a worker per CPU of the Ray cluster"
+    return f"{workers or os.cpu_count() or 1} workers"
 
 
 def _count(n: int, noun: str) -> str:
@@ -78,7 +85,7 @@ def play_experiment(
         f"[bold]{escape(experiment.name)}[/bold]: {_count(experiment.n_settings, 'setting')}, "
         f"{_count(runs, 'run')} of {experiment.count:,} {experiment.mode}"
         + (" (duplicate)" if experiment.duplicate else "")
-        + f", {workers or os.cpu_count() or 1} workers"
+        + f", {workers_text(workers, backend)}"
     )
     say.print(seed_line(seed, drawn))
     with ProgressView(experiment.name) as view:
@@ -124,7 +131,7 @@ def play_run(config: RunConfig, *, drawn: bool, as_json: bool = False) -> None:
     say.print(
         f"[bold]{escape(config.experiment)}[/bold]: {config.rules.name} "  # type: ignore[union-attr]
         f"({config.players} players), {escape(config.lineup_label)}, {config.count:,} "
-        f"{config.mode}, {config.workers} workers"
+        f"{config.mode}, {workers_text(config.workers, config.backend)}"
     )
     say.print(seed_line(config.seed, drawn))  # type: ignore[arg-type]
     with ProgressView(config.experiment) as view:

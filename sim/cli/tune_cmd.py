@@ -18,7 +18,6 @@ before anything is written.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -47,6 +46,7 @@ from sim.cli.output import (
     print_json,
     seed_line,
 )
+from sim.cli.studies import workers_text
 from sim.stats import format_p, p_clause
 from sim.store import StorageError, read_toml
 from sim.study.search import DEFAULT_MAX_EVALS, SEARCHES, label_of
@@ -367,7 +367,7 @@ def _run(
                 f"tune {req.strategy} vs {'/'.join(req.against)} under {req.rules.name} "
                 f"({req.players} players): {req.size:,} settings ({sizes}); {how}; "
                 f"{req.count:,} {req.mode} per setting{seating}, "
-                f"{workers or os.cpu_count() or 1} workers"
+                f"{workers_text(workers, backend)}"
             )
         )
         say.print(seed_line(req.seed, drawn), markup=False)

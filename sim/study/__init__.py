@@ -5,7 +5,8 @@ A study is a set of configurations (rules, line-up, seatings) played on one seed
     driver (experiment | sweep | compare | tournament | tune | chart)
       -> runs (``runs.RunConfig``: one rule set and line-up on deal numbers 0..n-1)
       -> ``execute``: every chunk of every run through one queue (this thread,
-         threads, or Ray), each chunk written as checksummed Parquet parts
+         threads, or a Ray cluster: ``cluster``), each chunk written as checksummed
+         Parquet parts
       -> ``units``: the focal seat's per-deal values, averaged over seatings
       -> ``analysis``: intervals, paired differences, multiple testing
       -> ``records``: one record format per study directory, one loader

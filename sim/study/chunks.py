@@ -5,7 +5,9 @@ with ``threads=1`` and returns its Arrow tables, each carrying its provenance: a
 function of its arguments, wherever it runs (this process, a worker thread, a Ray
 task). :func:`write_chunk` writes the tables as Parquet parts, atomically, then the
 chunk's record with the size and sha256 of every part: the chunk is done once the
-record is.
+record is. The two steps are apart (:func:`write_parts`, :func:`write_record`) so that
+a Ray worker that sees the run directory writes the parts and the driver only the
+record.
 """
 
 from __future__ import annotations
@@ -22,17 +24,23 @@ from sim.study import tables as T
 from sim.study.rundir import Layout
 from sim.study.runs import Chunk, RunConfig
 
-__all__ = ["payload_of", "run_chunk", "write_chunk"]
+__all__ = ["load_engine", "payload_of", "run_chunk", "write_chunk", "write_parts", "write_record"]
 
 _RULES_CACHE: dict[str, RuleSet] = {}
 
 
 def payload_of(config: RunConfig) -> dict[str, Any]:
-    """What a chunk needs, as plain data (sent to worker threads and Ray tasks)."""
+    """What a chunk needs, as plain data (sent to worker threads and Ray tasks).
+
+    ``code`` holds this process's source digests (``provenance.code_digests``): a Ray
+    worker refuses to play when its own differ.
+    """
+    cfg = config.to_dict()
     return {
-        "config": config.to_dict(),
+        "config": cfg,
         "labels": config.row_labels,
-        "provenance": P.provenance(config),
+        "provenance": P.provenance(cfg),
+        "code": {key: cfg[key] for key in P.CODE_KEYS},
     }
 
 
@@ -42,6 +50,22 @@ def _rules(data: dict[str, Any]) -> RuleSet:
     if rules is None:
         rules = _RULES_CACHE.setdefault(key, RuleSet.from_dict(data))
     return rules
+
+
+def load_engine(payload: dict[str, Any]) -> None:
+    """Load (or compile) a run's engine in this thread, before any chunk needs it: the
+    first load writes the generated dispatcher and imports it, which is not meant to
+    happen twice at once (and a Ray node compiles it once, for all its workers)."""
+    from sim.engine import logged_deals, play_deals, play_games
+
+    cfg = payload["config"]
+    rules = _rules(cfg["rules"])
+    if cfg["mode"] == "chart":  # a strategy chart plays its deals with the log on
+        logged_deals(rules, cfg["lineup"], deals=0, seed=cfg["seed"])
+    elif cfg["mode"] == "deals":
+        play_deals(rules, cfg["lineup"], deals=0, seed=cfg["seed"], threads=1)
+    else:
+        play_games(rules, cfg["lineup"], games=0, seed=cfg["seed"], threads=1)
 
 
 def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> dict[str, Any]:
@@ -110,17 +134,31 @@ def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> 
 
 def write_chunk(run_dir: Path, layout: Layout, chunk: Chunk, result: dict[str, Any]) -> None:
     """Write a chunk's parts, then its record: the chunk is done once the record is."""
-    index, first, n = chunk
-    parts = {
+    parts = write_parts(run_dir, layout, chunk[0], result["tables"])
+    write_record(run_dir, layout, chunk, result["hands"], parts)
+
+
+def write_parts(
+    run_dir: Path, layout: Layout, index: int, tables: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Write a chunk's tables as Parquet parts, atomically; their digests by table."""
+    return {
         table: T.write_parquet_atomic(data, layout.part(run_dir, table, index))
-        for table, data in result["tables"].items()
+        for table, data in tables.items()
     }
+
+
+def write_record(
+    run_dir: Path, layout: Layout, chunk: Chunk, hands: int, parts: dict[str, dict[str, Any]]
+) -> None:
+    """Write a chunk's record (its parts' digests): after its parts, never before."""
+    index, first, n = chunk
     record = {
         "config_hash": layout.config_hash,
         "chunk": index,
         "first": first,
         "count": n,
-        "hands": result["hands"],
+        "hands": hands,
         "parts": parts,
     }
     store.write_json_atomic(layout.record(run_dir, index), record)

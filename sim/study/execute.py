@@ -14,18 +14,22 @@ belong to, to one pool of workers:
   table took 53% more CPU time than the bare kernel with a process pool and 8% more
   with threads (``rummy bench run`` measures it). No child process exists, so none
   can outlive the driver;
-* ``backend="ray"``: remote tasks on a Ray cluster (``address``), one queue for all.
+* ``backend="ray"``: remote tasks on a Ray cluster (``address``), one queue for all
+  (``sim.study.cluster``: attaching, the code on the workers, one compile per node,
+  faults); by default as many workers as the cluster has CPUs.
 
 At most two chunks per worker are in flight, and chunks are listed as the workers ask
 for them, so memory stays flat however large the study. This process writes every
-chunk's parts and record as it comes back (``sim.study.chunks.write_chunk``); a chunk
-is a pure function of its run's config and its numbers, so the tables are identical
-for any worker count, chunk size or backend.
+chunk's parts and record as it comes back (``sim.study.chunks.write_chunk``), except
+the parts a Ray worker wrote itself into a run directory it sees (then only the
+record); a chunk is a pure function of its run's config and its numbers, so the
+tables are identical for any worker count, chunk size or backend.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -35,9 +39,8 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from sim.study import rundir as D
-from sim.study.chunks import payload_of, run_chunk, write_chunk
+from sim.study.chunks import load_engine, payload_of, run_chunk, write_chunk, write_record
 from sim.study.runs import Chunk, RunConfig, RunError, RunResult
-from sim.study.tables import one_line
 
 __all__ = ["Backend", "Progress", "check_backend", "execute", "resume", "run"]
 
@@ -107,20 +110,6 @@ class _Run:
         )
 
 
-def _load_engine(config: RunConfig) -> None:
-    """Load (or compile) a run's engine in this thread, before any worker needs it:
-    the first load writes the generated dispatcher and imports it, which is not meant
-    to happen twice at once."""
-    from sim.engine import logged_deals, play_deals, play_games
-
-    if config.mode == "chart":
-        logged_deals(config.rules, config.lineup, deals=0, seed=config.seed)
-    elif config.mode == "deals":
-        play_deals(config.rules, config.lineup, deals=0, seed=config.seed, threads=1)
-    else:
-        play_games(config.rules, config.lineup, games=0, seed=config.seed, threads=1)
-
-
 # --- backends: each takes the queue of (run, chunk) and yields results in any order ----
 
 Task = tuple[int, Chunk]  # (run index, chunk)
@@ -152,46 +141,40 @@ def _threads(runs: list[_Run], todo: Iterator[Task], workers: int) -> Iterator[R
 
 
 def _ray(
-    runs: list[_Run], todo: Iterator[Task], workers: int, address: str | None
+    runs: list[_Run], todo: Iterator[Task], workers: int | None, address: str | None
 ) -> Iterator[Result]:
-    try:
-        import ray
-    except ImportError:
-        raise RunError("backend 'ray' needs Ray: pip install 'rummy-sim[ray]'") from None
-    started = False
-    if not ray.is_initialized():
-        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-        if address is None:
-            options["num_cpus"] = workers
-        ray.init(address=address, **options)
-        started = True
-    try:
-        task = ray.remote(num_cpus=1, max_retries=2)(run_chunk)
-        payloads: dict[int, Any] = {}
-        pending: dict[Any, int] = {}
-        limit = workers * _IN_FLIGHT_PER_WORKER
-        while True:
-            for i, (index, first, n) in todo:
-                if i not in payloads:
-                    payloads[i] = ray.put(runs[i].payload)
-                pending[task.remote(payloads[i], index, first, n)] = i
-                if len(pending) >= limit:
-                    break
-            if not pending:
-                break
-            done, _ = ray.wait(list(pending), num_returns=1)
-            i = pending.pop(done[0])
-            try:
-                result = ray.get(done[0])
-            except ray.exceptions.RayTaskError as error:
-                cause = getattr(error, "cause", None)
-                if isinstance(cause, Exception):  # e.g. StrategyDecisionError, as locally
-                    raise cause from None
-                raise RunError(f"a Ray task failed: {one_line(error)}") from None
+    """Chunks on Ray (``sim.study.cluster``); what the workers wrote is not written again."""
+    from sim.study import cluster
+
+    first = next(todo, None)
+    if first is None:  # every chunk is done: no need to reach the cluster
+        return
+    todo = itertools.chain([first], todo)
+    jobs = [cluster.Job(r.payload, r.run_dir.resolve(), r.layout) for r in runs]
+    notes: list[str] = []
+    results = cluster.play(
+        jobs, todo, workers=workers, address=address, resume_hint=_resume_hint(runs),
+        notes=notes,
+    )  # fmt: skip
+    with contextlib.closing(results):
+        for i, result in results:
+            if notes:  # the compile time, once it is known: every run reports it
+                for run in runs:
+                    run.notes.extend(notes)
+                notes.clear()
             yield i, result
-    finally:
-        if started:
-            ray.shutdown()
+
+
+def _resume_hint(runs: list[_Run]) -> str:
+    """How to finish a study that Ray could not: the same command (it skips what is
+    done), or for a lone run ``--resume`` (which keeps its backend and address)."""
+    command = runs[0].config.command if runs else None
+    resume = f"rummy run --resume {runs[0].run_dir}" if len(runs) == 1 else None
+    if command and resume:
+        return f"run the same command again to finish ({command}), or: {resume}"
+    if command:
+        return f"run the same command again to finish: {command}"
+    return f"finish it with: {resume}" if resume else "run the same command again to finish"
 
 
 # --- the study ---------------------------------------------------------------------------
@@ -200,10 +183,13 @@ def _ray(
 def check_backend(backend: str) -> None:
     """Fail before anything is written when the backend cannot run here."""
     if backend == "ray":
+        from sim.study.cluster import MISSING_RAY, code_mode
+
         try:
             import ray  # noqa: F401
         except ImportError:
-            raise RunError("backend 'ray' needs Ray: pip install 'rummy-sim[ray]'") from None
+            raise RunError(MISSING_RAY) from None
+        code_mode()  # a bad RUMMY_RAY_CODE is one line before anything is written
     elif backend != "local":
         raise RunError(f"backend={backend!r} is not allowed; choose 'local' or 'ray'")
 
@@ -224,7 +210,8 @@ def execute(
     configs : sequence of RunConfig
         The study's runs; a run listed twice (the same directory) is played once.
     workers : int, optional
-        Threads (local) or tasks in flight (Ray); default: the CPU count.
+        Threads (local) or Ray workers (chunks in flight: twice as many); default: this
+        machine's CPU count (local), the cluster's (Ray).
     run_dirs : sequence of Path, optional
         Where each run lives when not at ``config.run_dir`` (a resumed run read in
         place after its folder was moved).
@@ -244,7 +231,8 @@ def execute(
     for d in dirs:
         index_of.setdefault(d, len(index_of))
     unique = [(configs[dirs.index(d)], d) for d in index_of]
-    workers = workers or os.cpu_count() or 1
+    if backend == "local":
+        workers = workers or os.cpu_count() or 1
     with contextlib.ExitStack() as stack:
         runs: list[_Run] = []
         for config, run_dir in unique:
@@ -296,21 +284,28 @@ def execute(
                         report()
 
         report()
-        if backend == "local":
-            for run in runs:
-                _load_engine(run.config)
-        chunk_workers = min(workers, totals[0]) or 1
-        if backend == "ray":
-            results = _ray(runs, todo(), chunk_workers, address)
-        elif chunk_workers == 1:
-            results = _inline(runs, todo())
+        if backend == "ray":  # workers None: as many as the cluster has CPUs
+            results = _ray(runs, todo(), workers and min(workers, totals[0]), address)
         else:
-            results = _threads(runs, todo(), chunk_workers)
+            for run in runs:
+                load_engine(run.payload)
+            assert workers is not None
+            chunk_workers = min(workers, totals[0]) or 1
+            if chunk_workers == 1:
+                results = _inline(runs, todo())
+            else:
+                results = _threads(runs, todo(), chunk_workers)
         with contextlib.closing(results):
             for i, result in results:
                 run = runs[i]
                 chunk = run.in_flight.pop(result["chunk"])
-                D.write_or_fail(write_chunk, run.run_dir, run.layout, chunk, result)
+                if "parts" in result:  # a Ray worker wrote them: only the record is left
+                    D.write_or_fail(
+                        write_record, run.run_dir, run.layout, chunk, result["hands"],
+                        result["parts"],
+                    )  # fmt: skip
+                else:
+                    D.write_or_fail(write_chunk, run.run_dir, run.layout, chunk, result)
                 finished(run, chunk, result["hands"])
                 run.played += 1
                 run.hands_played += result["hands"]

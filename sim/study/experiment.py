@@ -100,7 +100,7 @@ def run_experiment(
     experiment : Experiment
         Its seed, when None, is drawn here (read it back from ``result.experiment``).
     workers : int, optional
-        Threads (local) or chunks in flight (Ray); default: the CPU count.
+        Threads (local) or Ray workers; default: the CPU count (of the cluster on Ray).
     out : path
         Results root; everything goes to ``<out>/<experiment.name>/``.
     progress : callable, optional
@@ -119,7 +119,8 @@ def run_experiment(
         experiment = dataclasses.replace(experiment, seed=new_seed())
     if rows is not None and rows != experiment.rows:
         experiment = dataclasses.replace(experiment, rows=rows)
-    workers = workers or os.cpu_count() or 1
+    if backend == "local":  # Ray: as many as the cluster has CPUs, when it plays
+        workers = workers or os.cpu_count() or 1
     command = command if command is not None else shlex.join(sys.argv)
     out = Path(out)
     directory = out / experiment.name

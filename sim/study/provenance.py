@@ -16,7 +16,7 @@ import json
 import os
 import platform
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -29,9 +29,11 @@ from kernels import layout as L
 from sim.study.tables import SCHEMA_VERSION, ResultsError, one_line
 
 __all__ = [
+    "CODE_KEYS",
     "METADATA_KEY",
     "RNG_NAME",
     "TABLE_SOURCES",
+    "code_digests",
     "provenance",
     "read_footer",
     "read_provenance",
@@ -97,6 +99,29 @@ def tables_digest() -> str:
         h.update(name.encode())
         h.update((root / name).read_bytes())
     return h.hexdigest()[:16]
+
+
+CODE_KEYS = ("source_digest", "tables_digest", "plugin_digests")
+"""The keys of :func:`code_digests`, in a run's identity and a chunk's payload."""
+
+
+def code_digests(strategies: Iterable[Any]) -> dict[str, Any]:
+    """Digests of every source that can change a run's tables, seated ``strategies`` given.
+
+    ``source_digest`` (kernels, strategies, numba, numpy, llvmlite), ``tables_digest``
+    (:data:`TABLE_SOURCES`) and ``plugin_digests`` (each seated plugin's package). Part
+    of every run's identity; a Ray worker compares its own with the driver's before it
+    plays a chunk (``sim.study.cluster``), so that no node stamps other numbers with
+    this run's label.
+    """
+    from kernels import source_digest
+    from strategies import plugin_digests
+
+    return {
+        "source_digest": source_digest(),
+        "tables_digest": tables_digest(),
+        "plugin_digests": plugin_digests(strategies),
+    }
 
 
 def _library_versions() -> dict[str, str]:

@@ -137,12 +137,14 @@ class RunConfig:
     chunk_size : int or None
         Deals or games per chunk; None: ``CHUNK_DEALS`` or ``CHUNK_GAMES``.
     workers : int or None
-        Threads (local) or concurrent tasks (Ray); None: the CPU count.
+        Threads (local) or Ray workers; None: this machine's CPU count (local), or the
+        cluster's when the run plays (Ray: stays None).
     backend : {"local", "ray"}
     address : str or None
-        Ray cluster address (``ray.init(address=...)``); None starts a local instance
-        (or uses the one this process already started). Cluster nodes need rummy-sim
-        installed, at the same version.
+        Ray cluster address (``ray.init(address=...)``, ``"auto"``); None attaches to
+        ``RAY_ADDRESS`` when set, else starts a private instance (or uses the
+        connection this process already has). ``sim.study.cluster`` ships the code to
+        the nodes and checks it there.
     rows : {"hands", "none"}
         Keep the per-hand and per-game rows, or only the summary aggregates.
     labels : mapping or tuple of pairs
@@ -201,10 +203,10 @@ class RunConfig:
         if self.chunk_size is None:
             sizes = {"deals": CHUNK_DEALS, "games": CHUNK_GAMES, "chart": CHUNK_CHART}
             put("chunk_size", sizes[self.mode])
-        if self.workers is None:
-            put("workers", os.cpu_count() or 1)
         if self.backend not in ("local", "ray"):
             raise RunError(f"backend={self.backend!r} is not allowed; choose 'local' or 'ray'")
+        if self.workers is None and self.backend == "local":  # Ray: the cluster's CPUs
+            put("workers", os.cpu_count() or 1)
         if self.address is not None and self.backend != "ray":
             raise RunError("an address needs backend='ray'")
         if self.rows not in ("hands", "none"):
@@ -235,17 +237,14 @@ class RunConfig:
 
     def identity(self) -> dict[str, Any]:
         """What determines the results: hashed into ``config_hash``."""
-        from kernels import source_digest
         from sim import __version__
-        from strategies import parse_lineup, plugin_digests
+        from strategies import parse_lineup
 
         seated = [strategy for strategy, _ in parse_lineup(self.lineup, self.players)]
         return {
             "schema_version": T.SCHEMA_VERSION,
             "package_version": __version__,
-            "source_digest": source_digest(),
-            "tables_digest": P.tables_digest(),
-            "plugin_digests": plugin_digests(seated),
+            **P.code_digests(seated),
             "variant": self.variant,
             "rules": self.rules.to_dict(),  # type: ignore[union-attr]
             "lineup": list(self.lineup),

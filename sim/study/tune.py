@@ -272,7 +272,9 @@ class _Player:
         self.request = request
         self.root = root
         self.tune_id = "pending"
-        self.workers = workers if workers is not None else (os.cpu_count() or 1)
+        if workers is None and backend == "local":  # Ray: None, the cluster's CPUs
+            workers = os.cpu_count() or 1
+        self.workers = workers
         self.chunk_size = chunk_size
         self.command = command
         self.progress = progress

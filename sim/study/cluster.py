@@ -1,0 +1,457 @@
+"""Chunks on a Ray cluster: connect, ship and check the code, compile once per node, one queue.
+
+``sim.study.execute`` hands :func:`play` the chunks of every run of a study when
+``backend="ray"``; it yields each chunk's result as it comes back, as the thread pool
+does, and the driver writes what the workers did not.
+
+Connecting
+    With an address (``--address ADDR`` or ``auto``) or ``RAY_ADDRESS`` set (a head
+    started with ``ray start``, a job of ``ray job submit``) this process attaches to
+    that cluster and passes it no resources (Ray refuses them when attaching); without
+    either it starts a private instance of ``workers`` CPUs on this machine and stops it
+    afterwards. A caller that called ``ray.init`` itself keeps its connection. Chunks in
+    flight: twice ``workers``, by default twice the cluster's CPUs.
+
+Code
+    Every task carries the driver's source digests (``provenance.code_digests``): a
+    worker whose own differ refuses to play, in one line naming its node, so that no
+    node stamps other numbers with this run's label. When this process attaches to a
+    cluster the code travels with its job (``ray.init(runtime_env=...)``: Ray takes a
+    job's code when it connects, and refuses local paths in a task's own
+    ``runtime_env``): the ``sim``, ``kernels`` and ``strategies`` packages and the
+    package of every plugin seated, copied side by side into one folder shipped as the
+    job's ``working_dir``. Side by side, because the digests hash each package's files
+    by their path from the folder that holds ``kernels`` (``py_modules`` would unpack
+    each package in a folder of its own); a copy of the packages alone, because a
+    working directory ships whatever the folder holds (results, data). A private
+    instance runs on this machine and its workers import the files this process
+    imported; a connection the caller made with its own ``ray.init`` ships nothing.
+    ``RUMMY_RAY_CODE=ship`` always ships, ``installed`` never (nodes with rummy-sim
+    installed, e.g. from a container image). Inside ``ray job submit`` the job's own
+    ``--working-dir`` would conflict: rummy ships its code, give none.
+
+Compiling
+    Before a chunk is dispatched, one task per node (pinned there) checks the code and
+    loads every engine the study needs, compiling it into the node's numba cache (the
+    folder of ``kernels/__init__.py``: ``NUMBA_CACHE_DIR`` of the node's Ray processes,
+    by default ``.cache/rummy-sim`` in the home folder, one for all the workers of a
+    node). The node's other workers then load the engine from that cache instead of all
+    compiling it at once.
+    The slowest node's time is reported as a note of each run.
+
+Results
+    The driver leaves a hidden marker in each run directory; a worker that finds it
+    sees the directory (this machine, or a file system every node mounts) and writes
+    the chunk's Parquet parts there itself, returning only their digests, and the
+    driver writes the chunk's record. A worker that does not find it returns the
+    tables, which the driver writes. The bytes are the same either way.
+    ``RUMMY_RAY_WORKERS_WRITE=0`` makes the driver write everything.
+
+Faults
+    Ray retries a task whose worker or node died (``max_retries``); a chunk that still
+    fails (a lost object, a worker killed for memory) is played once more by this
+    runner; after that, or on any other failure of Ray itself, the study stops with one
+    line naming the command that finishes it. Every chunk written so far is kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import tempfile
+import time
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from sim import store
+from sim.study import provenance as P
+from sim.study.chunks import load_engine, run_chunk, write_parts
+from sim.study.rundir import Layout
+from sim.study.runs import Chunk, RunError
+from sim.study.tables import one_line
+
+__all__ = [
+    "CODE_ENV",
+    "MISSING_RAY",
+    "WRITE_ENV",
+    "Job",
+    "code_mode",
+    "connected",
+    "play",
+]
+
+CODE_ENV = "RUMMY_RAY_CODE"  # auto | ship | installed
+WRITE_ENV = "RUMMY_RAY_WORKERS_WRITE"  # 0: the driver writes every part
+MISSING_RAY = "backend 'ray' needs Ray: pip install 'rummy-sim[ray]'"
+SHIPPED = ("sim", "kernels", "strategies")
+_IN_FLIGHT_PER_CPU = 2  # keeps every worker busy while its last result travels back
+_TASK_RETRIES = 2  # Ray's own retries of a task whose worker or node died
+# Each ray.wait lists every task in flight: past this many, one listing collects every
+# finished task, not just one (tens of thousands in flight on a large cluster).
+_BATCH_FROM = 256
+_REACH_TIMEOUT = 10.0  # seconds to wait for a cluster's address to answer
+_MARKER = ".shared-{token}.tmp"  # ".tmp": a run's next start removes a stray one
+_CODE_WORDS = {
+    "source_digest": "the kernel or strategy sources, or numba/numpy/llvmlite",
+    "tables_digest": "the sim modules that play and shape the tables",
+    "plugin_digests": "a plugin strategy's package",
+}
+
+
+class Job(NamedTuple):
+    """One run as the cluster sees it: what its chunks need and where they go."""
+
+    payload: dict[str, Any]
+    run_dir: Path  # absolute: a worker's current folder is not the driver's
+    layout: Layout
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RunError(MISSING_RAY) from None
+    return ray
+
+
+def code_mode() -> str:
+    """``RUMMY_RAY_CODE``: how the code reaches the workers (RunError when not valid)."""
+    mode = os.environ.get(CODE_ENV, "auto") or "auto"
+    if mode not in ("auto", "ship", "installed"):
+        raise RunError(f"{CODE_ENV}={mode!r} is not allowed; choose auto, ship or installed")
+    return mode
+
+
+# --- on the workers ------------------------------------------------------------------------
+
+_checked: set[str] = set()  # code digests this worker process already matched
+_seen: dict[str, bool] = {}  # marker path -> whether this worker sees it
+
+
+def _node() -> str:
+    """This worker's node, in words: its address and the start of its Ray node id."""
+    import ray
+
+    node_id = ray.get_runtime_context().get_node_id()
+    return f"{ray.util.get_node_ip_address()} (Ray node {node_id[:12]})"
+
+
+def _check_code(payload: dict[str, Any]) -> None:
+    """Refuse (RunError, one line naming the node) to play with code other than the
+    driver's: the digests of every source that can change a table."""
+    from strategies import parse_lineup
+
+    expected = payload["code"]
+    lineup = payload["config"]["lineup"]
+    key = json.dumps([expected, lineup], sort_keys=True)
+    if key in _checked:
+        return
+    seated = [strategy for strategy, _ in parse_lineup(lineup, len(lineup))]
+    mine = P.code_digests(seated)
+    for name in P.CODE_KEYS:
+        if mine[name] != expected[name]:
+            raise RunError(
+                f"the Ray worker on {_node()} runs other code than this driver "
+                f"({_CODE_WORDS[name]} differ: {mine[name]} there, {expected[name]} here); "
+                f"install this version there, or ship it with {CODE_ENV}=ship"
+            )
+    _checked.add(key)
+
+
+def _sees(marker: str | None) -> bool:
+    if marker is None:
+        return False
+    if marker not in _seen:
+        _seen[marker] = Path(marker).exists()
+    return _seen[marker]
+
+
+def _play_chunk(
+    payload: dict[str, Any],
+    index: int,
+    first: int,
+    n: int,
+    run_dir: str,
+    layout: Layout,
+    marker: str | None,
+) -> dict[str, Any]:
+    """A Ray task: check the code, play the chunk; write its parts when the run
+    directory is visible here (then return only their digests)."""
+    _check_code(payload)
+    result = run_chunk(payload, index, first, n)
+    if not _sees(marker):
+        return result
+    parts = write_parts(Path(run_dir), layout, index, result["tables"])
+    return {"chunk": index, "hands": result["hands"], "parts": parts}
+
+
+def _warm_node(payloads: list[dict[str, Any]], markers: list[str]) -> dict[str, Any]:
+    """A Ray task pinned to one node: check the code, load (or compile) the engines
+    into the node's cache, say whether the node sees the run directories."""
+    started = time.perf_counter()
+    for payload in payloads:
+        _check_code(payload)
+    for payload in payloads:
+        load_engine(payload)
+    return {
+        "node": _node(),
+        "seconds": time.perf_counter() - started,
+        "sees": sum(_sees(m) for m in markers),
+    }
+
+
+# --- on the driver --------------------------------------------------------------------------
+
+
+_ours = False  # the connection held now was made by connected()
+
+
+@contextlib.contextmanager
+def connected(
+    address: str | None = None, workers: int | None = None, plugins: Iterable[str] = ()
+) -> Iterator[None]:
+    """Connect to Ray for the ``with`` block, shipping the code when attaching (see the
+    module docstring), or keep the connection this process already has.
+
+    ``plugins``: the top-level packages of plugin strategies to ship too. A connection
+    made by the caller's own ``ray.init`` ships nothing (Ray takes a job's code when it
+    connects): its workers must have the code, which every task checks.
+
+    Raises RunError (one line) when Ray is missing, the cluster cannot be reached, or
+    ``RUMMY_RAY_CODE=ship`` asks to ship through a connection made elsewhere.
+    """
+    global _ours
+    ray = _ray()
+    mode = code_mode()
+    if ray.is_initialized():
+        if mode == "ship" and not _ours:
+            raise RunError(
+                f"{CODE_ENV}=ship: Ray was connected before rummy could ship the code; "
+                "do not call ray.init first, or ship the packages in its runtime_env"
+            )
+        yield
+        return
+    where = address or os.environ.get("RAY_ADDRESS")
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": "warning",
+    }
+    if where is None:  # a private instance: its size is ours to give
+        options["num_cpus"] = workers or os.cpu_count() or 1
+    if where is not None:
+        _check_reachable(where)
+    ship = mode == "ship" or (mode == "auto" and where is not None)
+    with tempfile.TemporaryDirectory(prefix="rummy-ray-code-") as staging:
+        if ship:  # uploaded by ray.init: the copy is not needed afterwards
+            options["runtime_env"] = {"working_dir": _stage_code(Path(staging), plugins)}
+        try:
+            with warnings.catch_warnings():  # rummy uses no accelerators: Ray's tip on them
+                warnings.filterwarnings("ignore", "Tip: In future versions of Ray", FutureWarning)
+                ray.init(address=address, **options)
+        except (ConnectionError, RuntimeError, TimeoutError, ValueError, OSError) as error:
+            raise RunError(
+                f"cannot connect to the Ray cluster at {where}: {one_line(error)}"
+                if where
+                else f"cannot start Ray here: {one_line(error)}"
+            ) from None
+    _ours = True
+    try:
+        yield
+    finally:
+        _ours = False
+        ray.shutdown()
+
+
+def _check_reachable(where: str) -> None:
+    """A ``host:port`` address that nothing answers on: one line now, where Ray would
+    retry for minutes (``auto`` and ``ray://`` addresses are left to Ray)."""
+    host, _, port = where.rpartition(":")
+    if "://" in where or not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=_REACH_TIMEOUT).close()
+    except OSError as error:
+        raise RunError(
+            f"cannot reach the Ray cluster at {where} ({store.os_reason(error)}); start it "
+            "with `ray start --head`, or check --address and RAY_ADDRESS"
+        ) from None
+
+
+def _stage_code(staging: Path, plugins: Iterable[str]) -> str:
+    """Copy the source files of rummy-sim's packages and the plugins' side by side into
+    ``staging``; its path (Ray zips it, by content: the same code, the same folder on a
+    node, so the node's numba cache serves later studies too)."""
+    for top in sorted({*SHIPPED, *plugins}):
+        origin = Path(importlib.import_module(top).__file__ or "")
+        if origin.name != "__init__.py":  # a one-file plugin module
+            shutil.copy2(origin, staging / origin.name)
+            continue
+        for path in origin.parent.rglob("*.py"):
+            target = staging / top / path.relative_to(origin.parent)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+    return str(staging)
+
+
+def _cluster_cpus(ray: Any) -> int:
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    if cpus < 1:
+        raise RunError("the Ray cluster has no CPUs to play chunks on")
+    return cpus
+
+
+def _engines(jobs: Sequence[Job]) -> list[dict[str, Any]]:
+    """One payload per engine the study loads: the runs of a study differ mostly in
+    parameters (data to the engine), not in rules, strategies or mode."""
+    distinct: dict[str, dict[str, Any]] = {}
+    for job in jobs:
+        cfg = job.payload["config"]
+        names = [seat.split(":")[0] for seat in cfg["lineup"]]
+        key = json.dumps([cfg["mode"], cfg["rules"], names], sort_keys=True)
+        distinct.setdefault(key, job.payload)
+    return list(distinct.values())
+
+
+def _failure(error: BaseException) -> BaseException | None:
+    """The exception a chunk raised itself (re-raised as if played here), or None when
+    Ray failed (a worker or node died, an object was lost, memory ran out)."""
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, ImportError):  # the worker lacks the code (or a plugin)
+        return RunError(
+            f"a Ray worker on {getattr(error, 'ip', None) or 'a node'} cannot import "
+            f"{cause.name or 'a module'} ({one_line(cause)}); install rummy-sim there, or "
+            f"ship it with {CODE_ENV}=ship"
+        )
+    if isinstance(cause, Exception) and not isinstance(cause, MemoryError | OSError):
+        return cause
+    return None
+
+
+def _warm(
+    ray: Any, remote: Any, jobs: Sequence[Job], markers: list[str | None], notes: list[str]
+) -> None:
+    """One warm-up task per node with CPUs, pinned there; waits for all of them."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    nodes = [
+        n["NodeID"]
+        for n in ray.nodes()
+        if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1
+    ]
+    started = time.perf_counter()
+    payloads = _engines(jobs)
+    shown = [m for m in markers if m is not None]
+    refs = []
+    for node in nodes:
+        pinned = NodeAffinitySchedulingStrategy(node, soft=False)
+        refs.append(remote.options(scheduling_strategy=pinned).remote(payloads, shown))
+    ready, lost, sees, why = [], 0, 0, ""
+    for ref in refs:
+        try:
+            answer = ray.get(ref)
+        except ray.exceptions.RayError as error:
+            cause = _failure(error)
+            if cause is not None:
+                raise cause from None
+            lost += 1  # the node died or left: the chunks go to the others
+            why = one_line(error)
+            continue
+        ready.append(answer["seconds"])
+        sees += answer["sees"] == len(shown) and bool(shown)
+    if not ready:
+        raise RunError(f"no node of the Ray cluster could load the engine: {why or 'no node'}")
+    where = f"{sees} of {len(ready)}" if shown else "no"
+    notes.append(
+        f"Ray: engine ready on {len(ready)} node(s) in {time.perf_counter() - started:.1f} s "
+        f"(slowest node {max(ready):.1f} s, compiled once per node); {where} node(s) "
+        "write their parts themselves"
+        + (f"; {lost} node(s) failed and were left out" if lost else "")
+    )
+
+
+def play(
+    jobs: Sequence[Job],
+    todo: Iterator[tuple[int, Chunk]],
+    *,
+    workers: int | None,
+    address: str | None,
+    resume_hint: str,
+    notes: list[str],
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Play the chunks of ``todo`` (job index, chunk) on Ray; yield (job index, result).
+
+    A result is :func:`sim.study.chunks.run_chunk`'s, or ``{"chunk", "hands",
+    "parts"}`` when the worker wrote the parts itself. ``notes`` receives what the user
+    should know (the compile time). Raises RunError (one line) when Ray cannot be
+    reached or fails, ``resume_hint`` saying how to finish.
+    """
+    ray = _ray()
+    plugins = {top for job in jobs for top in job.payload["code"]["plugin_digests"]}
+    with connected(address, workers, plugins):
+        limit = (workers or _cluster_cpus(ray)) * _IN_FLIGHT_PER_CPU
+        options: dict[str, Any] = {"num_cpus": 1, "max_retries": _TASK_RETRIES}
+        token = secrets.token_hex(8)
+        markers: list[str | None] = [None] * len(jobs)
+        if os.environ.get(WRITE_ENV, "1") != "0":
+            for i, job in enumerate(jobs):
+                markers[i] = str(job.run_dir / _MARKER.format(token=token))
+                store.write_text_atomic(markers[i], token)
+        pending: dict[Any, tuple[int, Chunk, int]] = {}
+        try:
+            _warm(ray, ray.remote(**options)(_warm_node), jobs, markers, notes)
+            task = ray.remote(**options)(_play_chunk)
+            payloads: dict[int, Any] = {}
+
+            def submit(i: int, chunk: Chunk, attempt: int) -> None:
+                if i not in payloads:
+                    payloads[i] = ray.put(jobs[i].payload)
+                job = jobs[i]
+                ref = task.remote(payloads[i], *chunk, str(job.run_dir), job.layout, markers[i])
+                pending[ref] = (i, chunk, attempt)
+
+            while True:
+                for i, chunk in todo:
+                    submit(i, chunk, 0)
+                    if len(pending) >= limit:
+                        break
+                if not pending:
+                    break
+                refs = list(pending)
+                ready, _ = ray.wait(refs, num_returns=1)
+                if len(refs) >= _BATCH_FROM:  # every finished one for one listing
+                    ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+                for ref in ready:
+                    i, chunk, attempt = pending.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except ray.exceptions.RayError as error:
+                        cause = _failure(error)
+                        if cause is not None:  # the chunk's own error, as when played here
+                            raise cause from None
+                        if attempt == 0:  # Ray gave up on it: this runner tries once more
+                            submit(i, chunk, 1)
+                            continue
+                        raise RunError(
+                            f"Ray failed twice on chunk {chunk[0]} of {jobs[i].run_dir} "
+                            f"({one_line(error)}); the chunks written are kept: {resume_hint}"
+                        ) from None
+                    yield i, result
+        except (ray.exceptions.RayError, ConnectionError) as error:
+            raise RunError(
+                f"Ray failed ({one_line(error)}); the chunks written are kept: {resume_hint}"
+            ) from None
+        finally:
+            for ref in pending:  # a stopped study leaves no work behind on the cluster
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref)
+            for marker in markers:
+                if marker is not None:
+                    Path(marker).unlink(missing_ok=True)
