@@ -20,6 +20,9 @@ import typer
 from rich.table import Table
 
 from sim.cli.options import (
+    AddressOption,
+    Backend,
+    BackendOption,
     ChunkOption,
     JsonOption,
     NameOption,
@@ -103,6 +106,8 @@ def knock(
     out: OutOption = Path("results"),
     name: NameOption = "chart",
     chunk_size: ChunkOption = None,
+    backend: BackendOption = Backend.local,
+    address: AddressOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Knock now or play on: the mean gain of knocking per own turn and deadwood (95% CI),
@@ -119,7 +124,8 @@ def knock(
             r, policy, deals=deals, seed=seed, focal=seat, samples=samples, model=model,
             knock_at=knock_at, turns=turns, took=took, per_cell=per_cell,
             min_positions=min_positions, experiment=name, out=out, workers=workers,
-            chunk_size=chunk_size, progress=progress,
+            chunk_size=chunk_size, backend=backend.value, address=address,  # type: ignore[arg-type]
+            progress=progress,
         )  # fmt: skip
     figures, report = _save_figures(chart)
     if as_json:

@@ -96,6 +96,8 @@ def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:
         (["--seats", "nosuch"], "nosuch", 1),
         (["--samples", "0"], "--samples", 2),
         (["--deals", "0"], "--deals", 2),
+        (["--address", "127.0.0.1:1"], "an address needs backend='ray'", 1),
+        (["--backend", "cloud"], "--backend", 2),
     ],
 )
 def test_bad_input_is_one_line(tmp_path: Path, args: list[str], expected: str, status: int) -> None:
