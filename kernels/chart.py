@@ -127,6 +127,7 @@ def knock_positions(
         own_turn = 0
         took = 0
         upcard = -1
+        limit = knock_limit_of(rules, upcard)  # per deal: it depends on the upcard only
         for e in range(starts[i], starts[i + 1]):
             code = events[e, 0]
             seat = events[e, 1]
@@ -135,6 +136,7 @@ def knock_positions(
                 hands[seat] = events[e, 3]
             elif code == E.EV_UPCARD:
                 upcard = card
+                limit = knock_limit_of(rules, upcard)
                 pile[0] = card
                 pile_n = 1
                 stock_n = n_cards - players * rules[L.R_HAND_SIZE] - 1
@@ -166,7 +168,6 @@ def knock_positions(
                 hand = hands[seat]
                 forbidden = card if from_pile and forbid_taken else -1
                 best, d = best_discard_one(hand, forbidden, tab)
-                limit = knock_limit_of(rules, upcard)
                 if limit >= 0 and d > limit:
                     continue
                 if d == 0 and big_gin_ok and min_deadwood_one(hand, tab) == 0:

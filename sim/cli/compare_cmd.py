@@ -41,12 +41,18 @@ from sim.cli.options import (
     WorkersOption,
     rules_of,
 )
-from sim.cli.output import ci, command_line, print_json, study_progress, study_size
+from sim.cli.output import (
+    chosen_seed,
+    ci,
+    command_line,
+    print_json,
+    study_progress,
+    study_size,
+)
 from sim.rules import get_rules, parse_overrides
 from sim.stats import p_clause
 from sim.study.compare import CompareResult, Side
 from sim.study.compare import compare as compare_api
-from sim.study.runs import new_seed
 
 DEFAULT_COMPARE_DEALS = 100_000  # ~1 s of one core per run for two greedy seats
 
@@ -142,8 +148,7 @@ def compare(
     rules_a = rules_of(rules, rule)
     vs_overrides = {**parse_overrides(rule or []), **parse_overrides(vs_rule or [])}
     rules_b = get_rules(vs_rules or rules, **vs_overrides)  # --vs-rule wins over --rule
-    drawn = seed is None
-    seed = new_seed() if seed is None else seed
+    seed, drawn = chosen_seed(seed)
     with study_progress("compare", seed, drawn, as_json) as progress:
         result = compare_api(
             Side(rules_a, seats, label),

@@ -109,6 +109,15 @@ def pct(value: float | None) -> str:
     return f"{value * 100:.1f}"
 
 
+def chosen_seed(seed: int | None) -> tuple[int, bool]:
+    """The seed a study plays and whether it was drawn (no --seed given: a fresh one)."""
+    if seed is not None:
+        return seed, False
+    from sim.study.runs import new_seed  # numpy: only for the commands that play
+
+    return new_seed(), True
+
+
 def seed_line(seed: int, drawn: bool) -> str:
     if drawn:
         return f"seed {seed} (drawn; pass --seed {seed} to repeat or resume)"

@@ -34,7 +34,14 @@ from sim.cli.options import (
     SeedOption,
     WorkersOption,
 )
-from sim.cli.output import ProgressView, command_line, console, err_console, fail
+from sim.cli.output import (
+    ProgressView,
+    chosen_seed,
+    command_line,
+    console,
+    err_console,
+    fail,
+)
 from sim.cli.studies import check_common, play_experiment, play_run, print_run_result
 from sim.rules import get_rules, parse_overrides
 from sim.study import records
@@ -43,7 +50,7 @@ from sim.study.execute import check_backend, resume
 from sim.study.experiment_file import experiment_from_dict, load_experiment, replace_checked
 from sim.study.experiment_store import EXPERIMENT_KIND
 from sim.study.rundir import MANIFEST, resume_config
-from sim.study.runs import RunConfig, RunError, new_seed
+from sim.study.runs import RunConfig, RunError
 from sim.study.tune_request import is_tune_file
 
 app = typer.Typer()
@@ -175,9 +182,9 @@ def _experiment_file(path: Path, settings: dict[str, Any], **play: Any) -> None:
             changes[key] = value.value if hasattr(value, "value") else value
     if changes:
         experiment = replace_checked(experiment, **changes)
-    drawn = experiment.seed is None
+    seed, drawn = chosen_seed(experiment.seed)
     if drawn:
-        experiment = replace_checked(experiment, seed=new_seed())
+        experiment = replace_checked(experiment, seed=seed)
     play_experiment(experiment, drawn=drawn, **play)
 
 
@@ -191,9 +198,7 @@ def _from_flags(settings: dict[str, Any], **play: Any) -> None:
     games, deals = settings["--games"], settings["--deals"]
     mode = "games" if games is not None else "deals"
     count = games if games is not None else (deals if deals is not None else 100_000)
-    seed = settings["--seed"]
-    drawn = seed is None
-    seed = new_seed() if seed is None else seed
+    seed, drawn = chosen_seed(settings["--seed"])
     rows = settings["--rows"].value if settings["--rows"] else "hands"
     preset = settings["--rules"] or "gin"
     overrides = parse_overrides(settings["--rule"] or [])

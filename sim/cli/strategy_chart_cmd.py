@@ -34,9 +34,8 @@ from sim.cli.options import (
     WorkersOption,
     rules_of,
 )
-from sim.cli.output import console, fail, print_json, study_progress
+from sim.cli.output import chosen_seed, console, fail, print_json, study_progress
 from sim.study.chart import KnockChart, knock_chart
-from sim.study.runs import new_seed
 
 app = typer.Typer(
     help="Strategy charts a player can take to the table.",
@@ -117,8 +116,7 @@ def knock(
     r = rules_of(rules, rule, **overrides)
     if players is not None and r.players != players:
         fail(f"--players {players} conflicts with --rule players={r.players}")
-    drawn = seed is None
-    seed = new_seed() if seed is None else seed
+    seed, drawn = chosen_seed(seed)
     with study_progress("chart", seed, drawn, as_json) as progress:
         chart = knock_chart(
             r, policy, deals=deals, seed=seed, focal=seat, samples=samples, model=model,

@@ -32,13 +32,12 @@ from sim.cli.options import (
     SeedOption,
     WorkersOption,
 )
-from sim.cli.output import fail
+from sim.cli.output import chosen_seed, fail
 from sim.cli.studies import check_common, play_experiment
 from sim.rules import parse_overrides
 from sim.study.design import MAX_SETTINGS
 from sim.study.experiment_file import experiment_from_dict, replace_checked
 from sim.study.grid import GridError, parse_values
-from sim.study.runs import new_seed
 
 app = typer.Typer()
 
@@ -130,9 +129,9 @@ def sweep(
         if value is not None:
             data[key] = value
     experiment = experiment_from_dict(data, source="rummy sweep")
-    drawn = experiment.seed is None
+    seed, drawn = chosen_seed(experiment.seed)
     if drawn:
-        experiment = replace_checked(experiment, seed=new_seed())
+        experiment = replace_checked(experiment, seed=seed)
     play_experiment(
         experiment, workers=workers, out=out, backend=backend, address=address, drawn=drawn,
         as_json=as_json,

@@ -28,8 +28,14 @@ from sim.cli.options import (
     WorkersOption,
     rules_of,
 )
-from sim.cli.output import command_line, fmt, print_json, study_progress, study_size
-from sim.study.runs import new_seed
+from sim.cli.output import (
+    chosen_seed,
+    command_line,
+    fmt,
+    print_json,
+    study_progress,
+    study_size,
+)
 from sim.study.tournament import TournamentResult
 from sim.study.tournament import tournament as tournament_api
 
@@ -88,8 +94,7 @@ def tournament(
     field of the column strategy (an even win rate is 1 / players)."""
     count, mode = study_size(deals, games, DEFAULT_TOURNAMENT_DEALS)
     rule_set = rules_of(rules, rule)
-    drawn = seed is None
-    seed = new_seed() if seed is None else seed
+    seed, drawn = chosen_seed(seed)
     with study_progress("tournament", seed, drawn, as_json) as progress:
         result = tournament_api(
             strategies,
