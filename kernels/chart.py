@@ -123,6 +123,7 @@ def knock_positions(
             discarded[s] = 0
         pile_n = 0
         stock_n = 0
+        rebuilds = 0
         turn = 0
         own_turn = 0
         took = 0
@@ -142,6 +143,7 @@ def knock_positions(
                 stock_n = n_cards - players * rules[L.R_HAND_SIZE] - 1
             elif code == E.EV_REBUILD:
                 stock_n = pile_n - 1
+                rebuilds += 1
                 pile[0] = pile[pile_n - 1]
                 pile_n = 1
             elif code == E.EV_DISCARD:
@@ -179,8 +181,9 @@ def knock_positions(
                     continue
                 obs = Obs(
                     np.int64(focal), np.int64(players), hand, borrow(pile), np.int64(pile_n),
-                    borrow(taken), borrow(discarded), np.int64(stock_n), np.int64(turn),
-                    np.int64(PHASE_DISCARD), np.int64(upcard), np.int64(card), from_pile,
+                    borrow(taken), borrow(discarded), np.int64(stock_n), np.int64(rebuilds),
+                    np.int64(turn), np.int64(PHASE_DISCARD), np.int64(upcard), np.int64(card),
+                    from_pile,
                     np.int64(dealer), rules, borrow(scores), tab, pkey,
                 )  # fmt: skip
                 cards[0] = best

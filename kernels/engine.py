@@ -283,6 +283,7 @@ def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores
         state.taken,
         state.discarded,
         c[L.C_STOCK_END] - c[L.C_STOCK_TOP],
+        c[L.C_REBUILDS],
         c[L.C_TURNS],
         phase,
         upcard,

@@ -14,14 +14,19 @@ lowers the least deadwood by ``min_gain``, throw the best discard, knock at
 kernel. Every action is played on the same samples (common random numbers), so the
 differences between actions carry far less noise than the values themselves.
 
-Approximations (documented in ``docs/MC.md``): the stock is not rebuilt in a rollout
-(when it runs out under the reshuffle or turn-over rules the hand is scored as
-exhausted), and cards that went back into the stock at a real rebuild count as
-hidden (the observation does not say which they were).
+When a rollout's stock runs out it is rebuilt as the engine rebuilds it (RULES.md
+``stock_exhaustion``): every pile card but the top, turned over, and shuffled under
+``reshuffle``, until the hand has had ``max_rebuilds`` rebuilds (the real ones so far,
+``obs.rebuilds``, included); then the hand is scored as exhausted.
+
+Approximation (documented in ``docs/MC.md``): cards that went back into the stock at
+a real rebuild count as hidden (the observation does not say which they were).
 
 Randomness: sample ``j`` of a decision is shuffled from ``random64(decision_key, j)``
-where ``decision_key`` comes from the seat's seeded strategy stream, so a decision is
-a pure function of the seed, the deal and the seat's history.
+(a rollout's reshuffles too, from the same sample key, so every action of one sample
+meets the same reshuffle when it rebuilds the same pile), where ``decision_key``
+comes from the seat's seeded strategy stream, so a decision is a pure function of the
+seed, the deal and the seat's history.
 """
 
 from typing import NamedTuple
@@ -60,6 +65,7 @@ class Work(NamedTuple):
     hands: np.ndarray  # int64[players]: the sampled hands
     base: np.ndarray  # int64[players]: the sample before an action is applied
     stock: np.ndarray  # int64[64]: the sampled stock, top first
+    rebuilt: np.ndarray  # int64[64]: a rollout's rebuilt stock, top first
     pile: np.ndarray  # int64[128]: the rollout's discard pile
     dw: np.ndarray  # int64[players]: least deadwood per seat, -1 unknown
     deadwood: np.ndarray  # int64[players]: showdown outputs
@@ -75,6 +81,7 @@ def new_work(players):
         np.zeros(64, np.int64),
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
+        np.zeros(64, np.int64),
         np.zeros(64, np.int64),
         np.zeros(128, np.int64),
         np.zeros(players, np.int64),
@@ -117,6 +124,7 @@ MODEL_INFERRED = 2  # ... kept, and nothing it threw or passed would meld with t
 INFER_TRIES = 16  # deals tried per opponent under MODEL_INFERRED (then the last one)
 RETRY_SALT = 0xBEEF00  # counters of the retry shuffles: RETRY_SALT + 8 * attempt + seat
 RESHUFFLE_SALT = 0xC0FFEE  # counter of the stock's reshuffle under the kept models
+REBUILD_SALT = 0xAB0000  # counters of a rollout's reshuffles: REBUILD_SALT + rebuild number
 
 
 @njit(cache=True)
@@ -322,8 +330,9 @@ def play_out(
     tab,
     work,
     pile_n,
-    stock_top,
     stock_end,
+    rebuilds,
+    skey,
     seat,
     first,
     upcard,
@@ -336,9 +345,11 @@ def play_out(
     knocks at ``knock_at`` or less, the others at the rule's threshold
     (``rollout_threshold``).
 
-    ``seat`` moves next; ``first`` is 0 for a free choice of draw, 1 when it takes the
-    pile top (the upcard taken), 2 when it must draw from the stock. Returns
-    ``_score``'s triple (a dead hand: zeros).
+    The stock is ``work.stock[:stock_end]``, top first; ``rebuilds`` is the number of
+    rebuilds the hand has had, ``skey`` the sample's key (for reshuffles). ``seat``
+    moves next; ``first`` is 0 for a free choice of draw, 1 when it takes the pile top
+    (the upcard taken), 2 when it must draw from the stock. Returns ``_score``'s triple
+    (a dead hand: zeros).
     """
     players = work.hands.shape[0]
     limit = knock_limit_of(rules, upcard)
@@ -350,6 +361,8 @@ def play_out(
     big_gin_ok = rules[L.R_BIG_GIN_BONUS] > 0
     for s in range(players):
         work.dw[s] = -1
+    stock = work.stock  # the sample's stock is kept for the next action: rebuild elsewhere
+    stock_top = 0
     for _ in range(MAX_ROLLOUT_DRAWS):
         hand = work.hands[seat]
         if first == 1:
@@ -369,8 +382,20 @@ def play_out(
                 forbidden = card
         else:
             if stock_top == stock_end:
-                break  # no rebuild in a rollout: score the hand as exhausted
-            card = work.stock[stock_top]
+                # The stock is empty: rebuild it as the engine does, or end the hand.
+                if rebuilds >= rules[L.R_MAX_REBUILDS] or pile_n <= 1 or dead_mode:
+                    break  # the exhausted showdown
+                rebuilds += 1
+                stock_end = pile_n - 1
+                for i in range(stock_end):
+                    work.rebuilt[i] = work.pile[i]  # bottom (oldest) first: the new top
+                work.pile[0] = work.pile[stock_end]
+                pile_n = 1
+                if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_RESHUFFLE:
+                    shuffle(work.rebuilt, stock_end, random64(skey, REBUILD_SALT + rebuilds))
+                stock = work.rebuilt
+                stock_top = 0
+            card = stock[stock_top]
             stock_top += 1
         hand |= np.int64(1) << card
         discard, d = best_discard_one(hand, forbidden, tab)
@@ -392,8 +417,9 @@ def play_out(
 
 
 @njit(cache=True)
-def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
-    """Apply one action to the sample in ``work.base`` / ``work.stock`` and play on."""
+def play_action(obs, kind, card, stock_n, skey, work, knock_at, min_gain):
+    """Apply one action to the sample in ``work.base`` / ``work.stock`` (dealt from
+    the sample key ``skey``) and play on."""
     rules = obs.rules
     me = obs.seat
     players = obs.players
@@ -428,7 +454,7 @@ def play_action(obs, kind, card, stock_n, work, knock_at, min_gain):
         else:
             mover = (obs.dealer + 1) % players
     return play_out(
-        rules, obs.tab, work, pile_n, 0, stock_n, mover, first,
+        rules, obs.tab, work, pile_n, stock_n, obs.rebuilds, skey, mover, first,
         obs.upcard, obs.dealer, me, knock_at, min_gain,
     )  # fmt: skip
 
@@ -459,9 +485,10 @@ def evaluate(
         work.scores[seat] = obs.scores[seat]
     hidden = hidden_cards(obs)
     for j in range(net.shape[1]):
-        stock_n = determinize(obs, hidden, random64(decision_key, first_sample + j), model, work)
+        skey = random64(decision_key, first_sample + j)
+        stock_n = determinize(obs, hidden, skey, model, work)
         for a in range(kinds.shape[0]):
-            v, w, e = play_action(obs, kinds[a], cards[a], stock_n, work, knock_at, min_gain)
+            v, w, e = play_action(obs, kinds[a], cards[a], stock_n, skey, work, knock_at, min_gain)
             net[a, j] = v
             won[a, j] = w
             ends[a, j] = e

@@ -53,6 +53,7 @@ class Obs(NamedTuple):
     taken : int64[players]; per seat, the cards it took from the pile and still holds.
     discarded : int64[players]; per seat, every card it discarded this hand.
     stock_n : int, cards left in the stock.
+    rebuilds : int, times the stock was rebuilt from the pile this hand (public).
     turn : int, draws made so far this hand (the upcard option's passes do not count).
     phase : int, ``PHASE_*``.
     upcard : int, the first upcard of the hand.
@@ -73,6 +74,7 @@ class Obs(NamedTuple):
     taken: np.ndarray
     discarded: np.ndarray
     stock_n: int
+    rebuilds: int
     turn: int
     phase: int
     upcard: int
@@ -90,8 +92,8 @@ class Obs(NamedTuple):
 _ROW = BorrowedArray(types.int64, 1, "C")
 _I = types.int64
 OBS = types.NamedTuple(
-    (_I, _I, _I, _ROW, _I, _ROW, _ROW, _I, _I, _I, _I, _I, types.boolean, _I, _ROW, _ROW, TAB,
-     types.uint64),
+    (_I, _I, _I, _ROW, _I, _ROW, _ROW, _I, _I, _I, _I, _I, _I, types.boolean, _I, _ROW, _ROW,
+     TAB, types.uint64),
     Obs,
 )  # fmt: skip
 PARAMS = BorrowedArray(types.float64, 1, "C", readonly=True)  # a seat's parameter row

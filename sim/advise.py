@@ -71,6 +71,7 @@ class Position:
     just_took: int = -1  # card just taken from the pile (may not be discarded)
     upcard_option: bool = False
     scores: tuple[int, ...] = field(default=())
+    rebuilds: int = 0  # times the stock was rebuilt from the pile this hand
 
     @classmethod
     def parse(
@@ -89,6 +90,7 @@ class Position:
         just_took: str | None = None,
         upcard_option: bool = False,
         scores: list[int] | None = None,
+        rebuilds: int = 0,
     ) -> Position:
         """A position from card text; checks that it can arise (``AdviseError``)."""
         r = get_rules(rules) if isinstance(rules, str) else rules
@@ -197,6 +199,12 @@ class Position:
             raise AdviseError(f"--scores needs {players} numbers, one per seat, got {len(sc)}")
         if any(abs(x) > MAX_SCORE for x in sc):
             raise AdviseError(f"--scores must lie within -{MAX_SCORE:,}..{MAX_SCORE:,} points")
+        most = 0 if r.stock_exhaustion == "dead_hand" else r.max_rebuilds
+        if not 0 <= rebuilds <= most:
+            raise AdviseError(
+                f"--rebuilds {rebuilds}: {r.name} allows 0..{most} stock rebuilds "
+                f"(stock_exhaustion = {r.stock_exhaustion}, max_rebuilds = {r.max_rebuilds})"
+            )
         if not 0 <= turn < MAX_TURNS:
             raise AdviseError(f"--turn must be 0..{MAX_TURNS - 1} (draws made so far), got {turn}")
         return cls(
@@ -213,6 +221,7 @@ class Position:
             jt,
             upcard_option,
             sc,
+            rebuilds,
         )
 
     @property
@@ -236,6 +245,7 @@ class Position:
             np.array(self.took, np.int64),
             np.array(self.discarded, np.int64),
             self.stock,
+            self.rebuilds,
             self.turn,
             self.phase,
             self.upcard,
@@ -258,6 +268,7 @@ def make_obs(
     taken,
     discarded,
     stock_n,
+    rebuilds,
     turn,
     phase,
     upcard,
@@ -280,6 +291,7 @@ def make_obs(
         taken,
         discarded,
         np.int64(stock_n),
+        np.int64(rebuilds),
         np.int64(turn),
         np.int64(phase),
         np.int64(upcard),

@@ -67,6 +67,12 @@ def advise(
         ),
     ] = None,
     turn: Annotated[int, typer.Option("--turn", help="Draws made so far in the hand.")] = 0,
+    rebuilds: Annotated[
+        int,
+        typer.Option(
+            "--rebuilds", help="Times the stock was rebuilt from the pile so far this hand."
+        ),
+    ] = 0,
     scores: Annotated[
         str | None, typer.Option("--scores", help="Game scores per seat, comma-separated.")
     ] = None,
@@ -144,6 +150,7 @@ def advise(
             just_took=just_took,
             upcard_option=upcard_option,
             scores=score_list,
+            rebuilds=rebuilds,
         )
         result = run_advise(
             pos, samples=samples, seed=seed, time_limit=time_limit, model=model, knock_at=knock_at

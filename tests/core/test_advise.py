@@ -45,6 +45,7 @@ def test_position_counts_and_default_stock() -> None:
         ({"hand": HAND, "pile": "5C", "seat": 4}, "seat 4"),
         ({"hand": HAND + " JC", "pile": "5C", "just_took": "7H"}, "--just-took 7H"),
         ({"hand": HAND, "pile": "5C", "scores": [1, 2, 3]}, "--scores needs 2"),
+        ({"hand": HAND, "pile": "5C", "rebuilds": 1}, "gin allows 0..0 stock rebuilds"),
     ],
 )
 def test_impossible_positions_are_refused(kwargs: dict, message: str) -> None:
@@ -101,6 +102,7 @@ def test_advise_agrees_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None
         taken=list(pos.took),
         discarded=list(pos.discarded),
         stock_n=pos.stock,
+        rebuilds=pos.rebuilds,
         turn=0,
         phase=pos.phase,
         upcard=pos.upcard,
@@ -167,6 +169,11 @@ def test_cli_table_and_json() -> None:
         (["--hand", HAND, "--pile", "5S", "--scores", "1e30 0"], "scores"),
         (["--hand", HAND, "--pile", "5S", "--scores", f"{10**10} 0"], "--scores must lie"),
         (["--hand", HAND, "--pile", "5S", "--samples", "2000000"], "samples must be 2..1,000,000"),
+        (
+            ["--hand", "AC 2C 3C 5D 6D 7D 9S", "--pile", "5S", "--rules", "knock-rummy",
+             "--rebuilds", "4"],
+            "--rebuilds 4: knock-rummy allows 0..3 stock rebuilds",
+        ),  # fmt: skip
     ],
 )
 def test_cli_errors_are_one_line(extra: list[str], message: str) -> None:

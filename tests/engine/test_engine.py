@@ -196,6 +196,7 @@ def test_a_seat_sees_only_its_own_hidden_cards():
         "taken",
         "discarded",
         "stock_n",
+        "rebuilds",
         "turn",
         "phase",
         "upcard",

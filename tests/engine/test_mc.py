@@ -38,6 +38,7 @@ def random_position(
     pile_n: int | None = None,
     stock_n: int | None = None,
     taken: int = 2,
+    rebuilds: int = 0,
     **overrides: Any,
 ) -> dict[str, Any]:
     """A consistent mid-hand position of seat 0: the true hands, stock and the view."""
@@ -73,6 +74,7 @@ def random_position(
         taken=seat_taken,
         discarded=discarded,
         stock_n=len(stock),
+        rebuilds=rebuilds,
         turn=rng.randint(1, 20),
         phase=phase,
         upcard=pile[0],
@@ -106,6 +108,7 @@ def kernel_obs(o: S.RefObs, rules: Any) -> Any:
         np.array(o.taken, np.int64),
         np.array(o.discarded, np.int64),
         o.stock_n,
+        o.rebuilds,
         o.turn,
         o.phase,
         o.upcard,
@@ -174,6 +177,43 @@ def test_kernel_equals_twin_sample_by_sample(
         game_ends += int(np.abs(ends).sum())
     if "gin" in preset:  # whole games to a target: the game-end path is exercised
         assert game_ends > 0
+
+
+@pytest.mark.parametrize("exhaustion", ["reshuffle", "turn_over"])
+def test_rollouts_rebuild_the_stock_as_the_engine_does(
+    exhaustion: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Near the end of the stock (a long pile, 0-2 cards left) the rollouts rebuild it
+    from the pile until the hand has had ``max_rebuilds``: the kernel equals its twin
+    sample by sample, with no rebuild left, one left and several, and the rebuilds
+    change the values (against the same positions with ``max_rebuilds = 0``)."""
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
+    rng = random.Random(exhaustion)
+    changed = 0
+    for i in range(6):
+        phase = PHASE_DISCARD if i % 2 == 0 else PHASE_DRAW
+        done = i % 3  # rebuilds the hand already had: 0, 1, 2 of max_rebuilds = 2
+        state = rng.getstate()
+        values = []
+        for most in (2, 0):
+            rng.setstate(state)  # the same position under both limits
+            pos = random_position(
+                rng, "knock-rummy", phase, stock_n=rng.randint(0, 2), rebuilds=min(done, most),
+                players=3, stock_exhaustion=exhaustion, max_rebuilds=most,
+            )  # fmt: skip
+            obs, ref = pos["obs"], pos["ref"]
+            if phase == PHASE_DISCARD:
+                actions = R.discard_actions(ref, None, 0)
+            else:
+                actions = [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]
+            key = rng.getrandbits(64)
+            net, won, ends = kernel_values(obs, actions, key, 4, K.MODEL_KEPT)
+            ref_net, ref_won, _ = R.evaluate(ref, actions, key, 0, 4, K.MODEL_KEPT, -1, 1)
+            assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), (i, most)
+            assert won.tolist() == ref_won
+            values.append(net)
+        changed += int(done < 2 and not np.array_equal(values[0], values[1]))
+    assert changed >= 2
 
 
 @pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])

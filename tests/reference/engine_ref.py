@@ -207,6 +207,7 @@ class RefObs:
     taken: list[int]  # masks per seat
     discarded: list[int]  # masks per seat
     stock_n: int
+    rebuilds: int  # stock rebuilds so far this hand
     turn: int
     phase: int
     upcard: int
@@ -360,6 +361,7 @@ class _Hand:
             taken=list(self.taken),
             discarded=list(self.discarded),
             stock_n=len(self.stock),
+            rebuilds=self.rebuilds,
             turn=self.turn,
             phase=phase,
             upcard=self.upcard,

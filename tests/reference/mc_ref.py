@@ -20,6 +20,7 @@ import numpy as np
 from kernels import layout as L
 from kernels.layout import (
     EXHAUST_DEAD_HAND,
+    EXHAUST_RESHUFFLE,
     GAME_GIN,
     GAME_MATCH,
     POINT_SCALE,
@@ -29,6 +30,7 @@ from kernels.layout import (
     R_GAME_TARGET,
     R_HAND_SIZE,
     R_JOKERS,
+    R_MAX_REBUILDS,
     R_STOCK_EXHAUSTION,
     R_WALL,
 )
@@ -44,6 +46,7 @@ INFER_TRIES = 16
 RETRY_SALT = 0xBEEF00
 MAX_ROLLOUT_DRAWS = 400
 RESHUFFLE_SALT = 0xC0FFEE
+REBUILD_SALT = 0xAB0000
 
 
 def hidden_cards(obs: Any) -> list[int]:
@@ -204,9 +207,14 @@ def _threshold(obs: Any, knock_at: int) -> int:
     return knock_at if knock_at >= 0 else S.rule_threshold(obs)
 
 
-def play_out(obs, hands, stock, pile, seat, first, knock_at, min_gain):
-    """Greedy play in every seat to the end of the hand (twin of ``play_out``)."""
+def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
+    """Greedy play in every seat to the end of the hand (twin of ``play_out``).
+
+    An empty stock is rebuilt from the pile as the engine does, shuffled under
+    ``reshuffle`` from the sample key ``skey`` (``None`` for ``exact_values``, which
+    cannot enumerate reshuffles: it refuses them)."""
     rules = obs.rules
+    rebuilds = obs.rebuilds
     forbid_taken = int(rules[R_DISCARD_TAKEN_CARD]) == 0
     dead_mode = int(rules[R_STOCK_EXHAUSTION]) == EXHAUST_DEAD_HAND
     wall = int(rules[R_WALL])
@@ -232,7 +240,14 @@ def play_out(obs, hands, stock, pile, seat, first, knock_at, min_gain):
                 forbidden = card
         else:
             if not stock:
-                break
+                if rebuilds >= int(rules[R_MAX_REBUILDS]) or len(pile) <= 1 or dead_mode:
+                    break
+                rebuilds += 1
+                stock, pile = pile[:-1], pile[-1:]  # the oldest discard on top
+                if int(rules[R_STOCK_EXHAUSTION]) == EXHAUST_RESHUFFLE:
+                    if skey is None:
+                        raise ValueError("exact values cannot enumerate a reshuffle")
+                    rng_ref.shuffle(stock, rng_ref.random64(skey, REBUILD_SALT + rebuilds))
             card = stock.pop(0)
         hand |= 1 << card
         discard, d = S.best_discard(obs, hand, forbidden)
@@ -250,7 +265,7 @@ def play_out(obs, hands, stock, pile, seat, first, knock_at, min_gain):
     return _score(obs, hands, None)
 
 
-def play_action(obs, kind, card, hands, stock, knock_at, min_gain):
+def play_action(obs, kind, card, hands, stock, skey, knock_at, min_gain):
     """Apply one action to a sample and play on (twin of ``play_action``)."""
     me = obs.seat
     pile = S.pile_of(obs)
@@ -267,10 +282,10 @@ def play_action(obs, kind, card, hands, stock, knock_at, min_gain):
         ):
             return Fraction(0), 0, 0
         return play_out(
-            obs, hands, stock, pile + [card], (me + 1) % obs.players, 0, knock_at, min_gain
+            obs, hands, stock, pile + [card], skey, (me + 1) % obs.players, 0, knock_at, min_gain
         )
     if kind == ACT_TAKE:
-        return play_out(obs, hands, stock, pile, me, 1, knock_at, min_gain)
+        return play_out(obs, hands, stock, pile, skey, me, 1, knock_at, min_gain)
     if obs.phase == S.PHASE_UPCARD_OPTION:
         if me != obs.dealer:
             dealer = obs.dealer
@@ -281,12 +296,12 @@ def play_action(obs, kind, card, hands, stock, knock_at, min_gain):
                 top if int(obs.rules[R_DISCARD_TAKEN_CARD]) == 0 else None,
             )
             if S.min_deadwood(hands[dealer], obs) - after >= min_gain:
-                return play_out(obs, hands, stock, pile, dealer, 1, knock_at, min_gain)
-            return play_out(obs, hands, stock, pile, me, 2, knock_at, min_gain)
+                return play_out(obs, hands, stock, pile, skey, dealer, 1, knock_at, min_gain)
+            return play_out(obs, hands, stock, pile, skey, me, 2, knock_at, min_gain)
         return play_out(
-            obs, hands, stock, pile, (obs.dealer + 1) % obs.players, 2, knock_at, min_gain
+            obs, hands, stock, pile, skey, (obs.dealer + 1) % obs.players, 2, knock_at, min_gain
         )
-    return play_out(obs, hands, stock, pile, me, 2, knock_at, min_gain)
+    return play_out(obs, hands, stock, pile, skey, me, 2, knock_at, min_gain)
 
 
 def evaluate(obs, actions, decision_key, first_sample, samples, model, knock_at, min_gain):
@@ -295,9 +310,10 @@ def evaluate(obs, actions, decision_key, first_sample, samples, model, knock_at,
     won = [[] for _ in actions]
     ends = [[] for _ in actions]
     for j in range(first_sample, first_sample + samples):
-        hands, stock = determinize(obs, rng_ref.random64(decision_key, j), model)
+        skey = rng_ref.random64(decision_key, j)
+        hands, stock = determinize(obs, skey, model)
         for a, (kind, card) in enumerate(actions):
-            v, w, e = play_action(obs, kind, card, hands, stock, knock_at, min_gain)
+            v, w, e = play_action(obs, kind, card, hands, stock, skey, knock_at, min_gain)
             net[a].append(v)
             won[a].append(w)
             ends[a].append(e)
@@ -341,7 +357,7 @@ def exact_values(obs, actions, knock_at, min_gain) -> list[Fraction]:
             k += need
         stock = list(order[k:])
         for a, (kind, card) in enumerate(actions):
-            v, _, _ = play_action(obs, kind, card, hands, stock, knock_at, min_gain)
+            v, _, _ = play_action(obs, kind, card, hands, stock, None, knock_at, min_gain)
             totals[a] += v
         count += 1
     return [t / count for t in totals]

@@ -87,6 +87,7 @@ class RefObs:
     taken: list[int]
     discarded: list[int]
     stock_n: int
+    rebuilds: int  # stock rebuilds so far this hand
     turn: int
     phase: int
     upcard: int

@@ -56,7 +56,7 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
         taken = [0] * players
         discarded = [0] * players
         pile: list[int] = []
-        stock_n = turn = own_turn = took = 0
+        stock_n = rebuilds = turn = own_turn = took = 0
         upcard = -1
         for event in record["events"]:
             kind = event[0]
@@ -67,6 +67,7 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
                 stock_n = 52 + rules.jokers - players * rules.cards_per_hand - 1
             elif kind == "rebuild":
                 stock_n = len(event[2])
+                rebuilds += 1
                 pile = pile[-1:]
             elif kind == "discard":
                 _, seat, card = event
@@ -91,9 +92,9 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
                 obs = S.RefObs(
                     seat=seat, players=players, hand=sum(1 << c for c in hands[seat]),
                     pile=list(pile), taken=list(taken), discarded=list(discarded),
-                    stock_n=stock_n, turn=turn, phase=PHASE_DISCARD, upcard=upcard, drawn=card,
-                    from_pile=from_pile, dealer=players - 1, rules=rule_row,
-                    scores=[0] * players,
+                    stock_n=stock_n, rebuilds=rebuilds, turn=turn, phase=PHASE_DISCARD,
+                    upcard=upcard, drawn=card, from_pile=from_pile, dealer=players - 1,
+                    rules=rule_row, scores=[0] * players,
                 )  # fmt: skip
                 best, d = S.best_discard(obs, obs.hand, S.forbidden_discard(obs))
                 if not S.knock_legal(obs, d) or (d == 0 and S.big_gin_ready(obs)):
