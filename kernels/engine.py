@@ -284,6 +284,7 @@ def _observe(state, seat, phase, upcard, drawn, from_pile, dealer, rules, scores
         state.discarded,
         c[L.C_STOCK_END] - c[L.C_STOCK_TOP],
         c[L.C_REBUILDS],
+        c[L.C_REBUILT],
         c[L.C_TURNS],
         phase,
         upcard,
@@ -314,8 +315,10 @@ def _rebuild(state, rules, key, number, hand_index):
     """Turn every pile card but the top into a new stock (RULES.md stock_exhaustion)."""
     c = state.counters
     n = c[L.C_PILE] - 1
+    c[L.C_REBUILT] = 0
     for i in range(n):
         state.stock[i] = state.pile[i]  # bottom (oldest) first: the new top
+        c[L.C_REBUILT] |= np.int64(1) << state.pile[i]
     state.pile[0] = state.pile[n]
     c[L.C_PILE] = 1
     c[L.C_REBUILDS] += 1

@@ -29,6 +29,7 @@ C_TURNS = 3  # draws so far
 C_REBUILDS = 4  # stock rebuilds so far
 C_EVENTS = 5  # entries in the replay log
 C_DECK = 6  # cards in this deck (52 plus jokers)
+C_REBUILT = 7  # mask of the cards the last rebuild put into the stock (public; 0: none)
 
 # --- positions in the compiled rule vector ----------------------------------------
 R_PLAYERS = 0

@@ -19,8 +19,8 @@ When a rollout's stock runs out it is rebuilt as the engine rebuilds it (RULES.m
 ``reshuffle``, until the hand has had ``max_rebuilds`` rebuilds (the real ones so far,
 ``obs.rebuilds``, included); then the hand is scored as exhausted.
 
-Approximation (documented in ``docs/MC.md``): cards that went back into the stock at
-a real rebuild count as hidden (the observation does not say which they were).
+After a real rebuild the sample uses what the seat saw go into the stock
+(``obs.rebuilt``): see ``determinize``.
 
 Randomness: sample ``j`` of a decision is shuffled from ``random64(decision_key, j)``
 (a rollout's reshuffles too, from the same sample key, so every action of one sample
@@ -124,6 +124,7 @@ MODEL_INFERRED = 2  # ... kept, and nothing it threw or passed would meld with t
 INFER_TRIES = 16  # deals tried per opponent under MODEL_INFERRED (then the last one)
 RETRY_SALT = 0xBEEF00  # counters of the retry shuffles: RETRY_SALT + 8 * attempt + seat
 RESHUFFLE_SALT = 0xC0FFEE  # counter of the stock's reshuffle under the kept models
+REBUILT_SALT = 0xDEC0DE  # counter of the opponents' shuffle after a real rebuild
 REBUILD_SALT = 0xAB0000  # counters of a rollout's reshuffles: REBUILD_SALT + rebuild number
 
 
@@ -205,7 +206,15 @@ def determinize(obs, hidden, skey, model, work):
     dealt again from reshuffled hidden cards, up to ``INFER_TRIES`` times. The cards
     dropped in greedy turns go back to the stock, which is then shuffled again so
     that its order stays uniform.
+
+    After a real rebuild (``obs.rebuilt``) the seat knows more than any model: the
+    stock holds only cards the rebuild put there, and every other hidden card is in an
+    opponent's hand (held since before the rebuild: real kept cards). So the stock is
+    drawn from the rebuilt cards still hidden and the opponents get the rest,
+    uniformly (``_determinize_rebuilt``); the models do not apply.
     """
+    if obs.rebuilt != 0 and popcount(hidden & obs.rebuilt) >= obs.stock_n:
+        return _determinize_rebuilt(obs, hidden, skey, work)
     n = 0
     rest = hidden
     while rest:
@@ -254,6 +263,43 @@ def determinize(obs, hidden, skey, model, work):
             m += 1
         shuffle(work.stock, m, random64(skey, RESHUFFLE_SALT))
     return m
+
+
+@njit(cache=True)
+def _determinize_rebuilt(obs, hidden, skey, work):
+    """``determinize`` after a real rebuild: the stock, ``obs.stock_n`` cards in a
+    random order, from the hidden cards of ``obs.rebuilt``; the opponents' unseen
+    cards, uniformly, from every other hidden card. Returns the stock size."""
+    n = 0
+    rest = hidden & obs.rebuilt
+    while rest:
+        work.deck[n] = lowest_bit(rest)
+        rest &= rest - 1
+        n += 1
+    shuffle(work.deck, n, skey)
+    in_stock = np.int64(0)
+    for i in range(obs.stock_n):
+        work.stock[i] = work.deck[i]
+        in_stock |= np.int64(1) << work.deck[i]
+    n = 0
+    rest = hidden & ~in_stock
+    while rest:
+        work.deck[n] = lowest_bit(rest)
+        rest &= rest - 1
+        n += 1
+    shuffle(work.deck, n, random64(skey, REBUILT_SALT))
+    k = 0
+    hand_size = obs.rules[L.R_HAND_SIZE]
+    for seat in range(obs.players):
+        if seat == obs.seat:
+            work.base[seat] = obs.hand
+            continue
+        h = obs.taken[seat]
+        for _ in range(hand_size - popcount(obs.taken[seat])):
+            h |= np.int64(1) << work.deck[k]
+            k += 1
+        work.base[seat] = h
+    return obs.stock_n
 
 
 @njit(cache=True)

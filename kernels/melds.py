@@ -582,3 +582,14 @@ def _melds_with_jokers(hand, card, tab):
         if popcount(w) == 3 and (w >> rank) & 1 and popcount(w & ~p) <= jokers:
             return True
     return False
+
+
+@njit(cache=True)
+def run_near(rank, tab):
+    """13-bit mask of the ranks sharing a 3-card run shape with ``rank`` (ace-aware)."""
+    near = np.int64(0)
+    for i in range(tab[N_WINDOWS_SLOT]):
+        w = np.int64(tab[WINDOWS + i])
+        if popcount(w) == 3 and (w >> rank) & 1:
+            near |= w
+    return near & ~(1 << rank)

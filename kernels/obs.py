@@ -54,6 +54,8 @@ class Obs(NamedTuple):
     discarded : int64[players]; per seat, every card it discarded this hand.
     stock_n : int, cards left in the stock.
     rebuilds : int, times the stock was rebuilt from the pile this hand (public).
+    rebuilt : int64 mask of the cards the last rebuild put into the stock (public: they
+        were the pile's; 0 before any rebuild). The stock holds only such cards.
     turn : int, draws made so far this hand (the upcard option's passes do not count).
     phase : int, ``PHASE_*``.
     upcard : int, the first upcard of the hand.
@@ -75,6 +77,7 @@ class Obs(NamedTuple):
     discarded: np.ndarray
     stock_n: int
     rebuilds: int
+    rebuilt: int
     turn: int
     phase: int
     upcard: int
@@ -92,8 +95,8 @@ class Obs(NamedTuple):
 _ROW = BorrowedArray(types.int64, 1, "C")
 _I = types.int64
 OBS = types.NamedTuple(
-    (_I, _I, _I, _ROW, _I, _ROW, _ROW, _I, _I, _I, _I, _I, _I, types.boolean, _I, _ROW, _ROW,
-     TAB, types.uint64),
+    (_I, _I, _I, _ROW, _I, _ROW, _ROW, _I, _I, _I, _I, _I, _I, _I, types.boolean, _I, _ROW,
+     _ROW, TAB, types.uint64),
     Obs,
 )  # fmt: skip
 PARAMS = BorrowedArray(types.float64, 1, "C", readonly=True)  # a seat's parameter row

@@ -246,6 +246,7 @@ class Position:
             np.array(self.discarded, np.int64),
             self.stock,
             self.rebuilds,
+            0,  # which cards the last rebuild put into the stock: not asked (all hidden)
             self.turn,
             self.phase,
             self.upcard,
@@ -269,6 +270,7 @@ def make_obs(
     discarded,
     stock_n,
     rebuilds,
+    rebuilt,
     turn,
     phase,
     upcard,
@@ -292,6 +294,7 @@ def make_obs(
         discarded,
         np.int64(stock_n),
         np.int64(rebuilds),
+        np.int64(rebuilt),
         np.int64(turn),
         np.int64(phase),
         np.int64(upcard),

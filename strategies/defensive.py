@@ -39,7 +39,8 @@ from numba import njit
 from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import min_deadwood_one
 from kernels.obs import forbidden_discard
-from kernels.tables import CARD_VALUE, N_WINDOWS_SLOT, WINDOWS
+from kernels.melds import run_near
+from kernels.tables import CARD_VALUE
 from strategies.base import Strategy
 from strategies.greedy import (
     learn_min_deadwood,
@@ -68,17 +69,6 @@ class Params(NamedTuple):
     alarm: int = 2  # threshold raised by this when an opponent looks close
     alarm_taken: int = 2  # alarm when an opponent holds this many cards taken from the pile
     alarm_turn: int = 16  # alarm from this turn on
-
-
-@njit(cache=True)
-def run_near(rank, tab):
-    """13-bit mask of the ranks sharing a 3-card run shape with ``rank`` (ace-aware)."""
-    near = np.int64(0)
-    for i in range(tab[N_WINDOWS_SLOT]):
-        w = np.int64(tab[WINDOWS + i])
-        if popcount(w) == 3 and (w >> rank) & 1:
-            near |= w
-    return near & ~(1 << rank)
 
 
 @njit(cache=True)

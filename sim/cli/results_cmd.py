@@ -96,11 +96,11 @@ def report(
     from sim.study.chart import is_chart_run
 
     if is_chart_run(path):  # a strategy chart (rummy strategy-chart): its own report
-        from sim.present.chart_figure import write_knock_chart_report
-        from sim.study.chart import load_knock_chart
+        from sim.present.chart_figure import write_chart_report
+        from sim.study.chart import load_chart
 
         target = out if out is not None else path / "report.html"
-        console().print(str(write_knock_chart_report(load_knock_chart(path), target)), markup=False)
+        console().print(str(write_chart_report(load_chart(path), target)), markup=False)
         return
     data = load_results(path)
     target = out if out is not None else _results_dir(path) / "report.html"

@@ -1,13 +1,16 @@
-"""``rummy strategy-chart knock``: when to knock, cell by cell (``sim.study.chart``).
+"""``rummy strategy-chart knock|draw``: when to knock, when to take the pile card, cell
+by cell (``sim.study.chart``).
 
-The policy line-up plays seeded deals; at each discard decision of the focal seat
-where a knock is legal, knocking now and playing on are scored on the same sampled
-deals from that seat's view. It prints the seed, the run directory and a compact
-card (own turn by deadwood: the mean gain of knocking, coloured by the verdict), and
-writes the cells as Parquet in the run, the chart as PNG and SVG next to it
-(``knock_chart.png``) and an HTML report (``report.html``, also ``rummy report RUN_DIR``);
-``--json`` prints every cell instead of the card.
-``docs/CHARTS.md`` says how it is made. (``rummy chart`` draws the charts of runs.)
+The policy line-up plays seeded deals; at each decision of the focal seat of the
+chart's kind (knock: a discard where a knock is legal; draw: a draw with a card on the
+pile) the two actions (knock now or play on; take or draw) are scored on the same
+sampled deals from that seat's view. It prints the seed, the run directory and a
+compact card (own turn by deadwood, or by what the pile card does: the mean gain of
+the first action, coloured by the verdict), and writes the cells as Parquet in the
+run, the chart as PNG and SVG next to it (``knock_chart.png``, ``draw_chart.png``) and
+an HTML report (``report.html``, also ``rummy report RUN_DIR``); ``--json`` prints every
+cell instead of the card. ``docs/CHARTS.md`` says how it is made. (``rummy chart``
+draws the charts of runs.)
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from sim.cli.options import (
     rules_of,
 )
 from sim.cli.output import chosen_seed, console, fail, print_json, study_progress
-from sim.study.chart import KnockChart, knock_chart
+from sim.study.chart import StrategyChart, strategy_chart
 
 app = typer.Typer(
     help="Strategy charts a player can take to the table.",
@@ -43,110 +46,132 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-EXAMPLES = """Examples:
+EXAMPLES = {
+    "knock": """Examples:
 
 rummy strategy-chart knock --rules gin --seats greedy:knock_at=0 --deals 200_000 --seed 1
 
-rummy strategy-chart knock --rules knock-rummy --players 3 --seats greedy --deals 100_000 --took"""
+rummy strategy-chart knock --rules knock-rummy --players 3 --seats greedy --deals 100_000 --took""",
+    "draw": """Examples:
 
-STYLE = {"knock": "bold green", "play on": "bold blue", "too close": "yellow", "too few": "dim"}
+rummy strategy-chart draw --rules gin --seats greedy --deals 200_000 --seed 1
+
+rummy strategy-chart draw --rules knock-rummy --players 4 --seats greedy --deals 100_000""",
+}
+HELP = {
+    "knock": "Knock now or play on: the mean gain of knocking per own turn and deadwood "
+    "(95% CI), the knock's hand-win rate and a verdict per cell.",
+    "draw": "Take the pile's top card or draw from the stock: the mean gain of taking per "
+    "own turn and what the card does for the hand (95% CI), and a verdict per cell.",
+}
+STYLE = {"too close": "yellow", "too few": "dim"}  # the first action green, the second blue
 
 
-@app.command("knock", epilog=EXAMPLES)
-def knock(
-    seats: SeatsOption = None,
-    rules: RulesOption = "gin",
-    rule: RuleOverrides = None,
-    players: Annotated[
-        int | None,
-        typer.Option("--players", help="Seats (Knock Rummy: 2-6).", show_default=False),
-    ] = None,
-    deals: Annotated[
-        int, typer.Option("--deals", "-n", min=1, help="Deals the policy plays.")
-    ] = 100_000,
-    seat: Annotated[int, typer.Option("--seat", min=0, help="The focal seat.")] = 0,
-    samples: Annotated[
-        int, typer.Option("--samples", min=1, max=4096, help="Sampled deals per position.")
-    ] = 32,
-    per_cell: Annotated[
-        int,
-        typer.Option(
-            "--per-cell",
-            min=0,
-            help="Positions a cell should get (common cells are thinned; 0: score every position).",
-        ),
-    ] = 2000,
-    turns: Annotated[
-        int, typer.Option("--turns", min=1, max=60, help="Rows: own turns 1..N (N: N or later).")
-    ] = 20,
-    took: Annotated[
-        bool,
-        typer.Option(
-            "--took/--no-took", help="Split by the pile cards the opponents took (0/1/2+)."
-        ),
-    ] = False,
-    model: Annotated[
-        str, typer.Option("--model", help="Opponents' unseen cards: uniform, kept or inferred.")
-    ] = "kept",
-    knock_at: Annotated[
-        int | None,
-        typer.Option(
-            "--knock-at",
-            help="Play-on rollouts: the focal seat knocks at this deadwood "
-            "(default: the policy's knock_at, else the rule's limit).",
-            show_default=False,
-        ),
-    ] = None,
-    min_positions: Annotated[
-        int, typer.Option("--min-positions", min=2, help="Fewer positions: 'too few', no verdict.")
-    ] = 30,
-    seed: SeedOption = None,
-    workers: WorkersOption = None,
-    out: OutOption = Path("results"),
-    name: NameOption = "chart",
-    chunk_size: ChunkOption = None,
-    backend: BackendOption = Backend.local,
-    address: AddressOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Knock now or play on: the mean gain of knocking per own turn and deadwood (95% CI),
-    the knock's hand-win rate and a verdict per cell."""
-    policy = tuple(seats or ["greedy"])  # the policy line-up; default: greedy in every seat
-    overrides = {} if players is None else {"players": players}
-    r = rules_of(rules, rule, **overrides)
-    if players is not None and r.players != players:
-        fail(f"--players {players} conflicts with --rule players={r.players}")
-    seed, drawn = chosen_seed(seed)
-    with study_progress("chart", seed, drawn, as_json) as progress:
-        chart = knock_chart(
-            r, policy, deals=deals, seed=seed, focal=seat, samples=samples, model=model,
-            knock_at=knock_at, turns=turns, took=took, per_cell=per_cell,
-            min_positions=min_positions, experiment=name, out=out, workers=workers,
-            chunk_size=chunk_size, backend=backend.value, address=address,  # type: ignore[arg-type]
-            progress=progress,
-        )  # fmt: skip
-    figures, report = _save_figures(chart)
-    if as_json:
-        print_json(
-            {
-                "seed": seed,
-                "run_dir": str(chart.run_dir),
-                "rules": r.name,
-                "lineup": chart.config.lineup_label,
-                "focal": seat,
-                "deals": deals,
-                "positions": chart.positions,
-                "spec": chart.spec.labels(),
-                "figures": [str(p) for p in figures],
-                "report": str(report),
-                "cells": [_finite(row) for row in chart.cells.iter_rows(named=True)],
-            }
-        )
-        return
-    _print_card(chart)
-    console().print(f"run: {chart.run_dir}", markup=False)
-    console().print("chart: " + ", ".join(str(p) for p in figures), markup=False)
-    console().print(f"report: {report}", markup=False)
+def _command(kind: str):  # type: ignore[no-untyped-def]
+    """The command of one chart kind: the options are the same for every kind."""
+
+    def command(
+        seats: SeatsOption = None,
+        rules: RulesOption = "gin",
+        rule: RuleOverrides = None,
+        players: Annotated[
+            int | None,
+            typer.Option("--players", help="Seats (Knock Rummy: 2-6).", show_default=False),
+        ] = None,
+        deals: Annotated[
+            int, typer.Option("--deals", "-n", min=1, help="Deals the policy plays.")
+        ] = 100_000,
+        seat: Annotated[int, typer.Option("--seat", min=0, help="The focal seat.")] = 0,
+        samples: Annotated[
+            int, typer.Option("--samples", min=1, max=4096, help="Sampled deals per position.")
+        ] = 32,
+        per_cell: Annotated[
+            int,
+            typer.Option(
+                "--per-cell",
+                min=0,
+                help="Positions a cell should get "
+                "(common cells are thinned; 0: score every position).",
+            ),
+        ] = 2000,
+        turns: Annotated[
+            int,
+            typer.Option("--turns", min=1, max=60, help="Rows: own turns 1..N (N: N or later)."),
+        ] = 20,
+        took: Annotated[
+            bool,
+            typer.Option(
+                "--took/--no-took", help="Split by the pile cards the opponents took (0/1/2+)."
+            ),
+        ] = False,
+        model: Annotated[
+            str, typer.Option("--model", help="Opponents' unseen cards: uniform, kept or inferred.")
+        ] = "kept",
+        knock_at: Annotated[
+            int | None,
+            typer.Option(
+                "--knock-at",
+                help="Play-on rollouts: the focal seat knocks at this deadwood "
+                "(default: the policy's knock_at, else the rule's limit).",
+                show_default=False,
+            ),
+        ] = None,
+        min_positions: Annotated[
+            int,
+            typer.Option("--min-positions", min=2, help="Fewer positions: 'too few', no verdict."),
+        ] = 30,
+        seed: SeedOption = None,
+        workers: WorkersOption = None,
+        out: OutOption = Path("results"),
+        name: NameOption = "chart",
+        chunk_size: ChunkOption = None,
+        backend: BackendOption = Backend.local,
+        address: AddressOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        policy = tuple(seats or ["greedy"])  # the policy line-up; default: greedy in every seat
+        overrides = {} if players is None else {"players": players}
+        r = rules_of(rules, rule, **overrides)
+        if players is not None and r.players != players:
+            fail(f"--players {players} conflicts with --rule players={r.players}")
+        seed, drawn = chosen_seed(seed)
+        with study_progress("chart", seed, drawn, as_json) as progress:
+            chart = strategy_chart(
+                r, policy, chart=kind, deals=deals, seed=seed, focal=seat, samples=samples,
+                model=model, knock_at=knock_at, turns=turns, took=took, per_cell=per_cell,
+                min_positions=min_positions, experiment=name, out=out, workers=workers,
+                chunk_size=chunk_size, backend=backend.value, address=address,  # type: ignore[arg-type]
+                progress=progress,
+            )  # fmt: skip
+        figures, report = _save_figures(chart)
+        if as_json:
+            print_json(
+                {
+                    "seed": seed,
+                    "run_dir": str(chart.run_dir),
+                    "rules": r.name,
+                    "lineup": chart.config.lineup_label,
+                    "focal": seat,
+                    "deals": deals,
+                    "positions": chart.positions,
+                    "spec": chart.spec.labels(),
+                    "figures": [str(p) for p in figures],
+                    "report": str(report),
+                    "cells": [_finite(row) for row in chart.cells.iter_rows(named=True)],
+                }
+            )
+            return
+        _print_card(chart)
+        console().print(f"run: {chart.run_dir}", markup=False)
+        console().print("chart: " + ", ".join(str(p) for p in figures), markup=False)
+        console().print(f"report: {report}", markup=False)
+
+    command.__doc__ = HELP[kind]
+    return command
+
+
+for _kind in EXAMPLES:
+    app.command(_kind, epilog=EXAMPLES[_kind], help=HELP[_kind])(_command(_kind))
 
 
 def _finite(row: dict[str, object]) -> dict[str, object]:
@@ -154,46 +179,52 @@ def _finite(row: dict[str, object]) -> dict[str, object]:
     return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
 
 
-def _save_figures(chart: KnockChart) -> tuple[list[Path], Path]:
+def _save_figures(chart: StrategyChart) -> tuple[list[Path], Path]:
     """The chart's PNG and SVG files, and its HTML report, in its run folder."""
-    from sim.present.chart_figure import knock_chart_figures, write_knock_chart_report
+    from sim.present.chart_figure import chart_figures, write_chart_report
     from sim.present.charts import save
 
     paths = []
-    for stem, fig in knock_chart_figures(chart):
+    for stem, fig in chart_figures(chart):
         paths += save(fig, chart.run_dir / stem)
     pngs = [p for p in paths if p.suffix == ".png"]
-    return paths, write_knock_chart_report(chart, chart.run_dir / "report.html", pngs)
+    return paths, write_chart_report(chart, chart.run_dir / "report.html", pngs)
 
 
-def _print_card(chart: KnockChart) -> None:
-    """Own turn by deadwood: each cell's mean gain of knocking (points), coloured by the
-    verdict (green knock, blue play on, yellow too close, dim too few)."""
+def _print_card(chart: StrategyChart) -> None:
+    """Own turn by column (deadwood, or what the pile card does): each cell's mean gain
+    of the first action (points), coloured by the verdict (green the first action,
+    blue the second, yellow too close, dim too few)."""
+    from sim.present.chart_figure import column_labels
+
     spec = chart.spec
+    first, second = spec.actions
+    style = {first: "bold green", second: "bold blue", **STYLE}
+    labels = column_labels(chart)
     layers = [None] if spec.took == 1 else list(range(spec.took))
     for layer in layers:
         cells = chart.cells if layer is None else chart.cells.filter(chart.cells["took"] == layer)
-        by = {(r["turn"], r["deadwood"]): r for r in cells.iter_rows(named=True)}
-        title = "knock now minus play on, points per hand"
+        by = {(r["turn"], r[spec.column_name]): r for r in cells.iter_rows(named=True)}
+        title = f"{'knock now' if first == 'knock' else first} minus {second}, points per hand"
         if layer is not None:
             title += f" (opponents took {layer}{'+' if layer == spec.took - 1 else ''})"
         table = Table(title=title, box=None, pad_edge=False, padding=(0, 1))
         table.add_column("turn", justify="right", style="bold")
-        for d in range(spec.deadwood):
-            table.add_column(str(d), justify="right")
+        for label in labels:
+            table.add_column(label, justify="right")
         for t in range(1, spec.turns + 1):
             row = []
-            for d in range(spec.deadwood):
+            for d in range(len(labels)):
                 cell = by.get((t, d))
                 if cell is None:
                     row.append("")
                 elif cell["verdict"] == "too few":
                     row.append("[dim]·[/dim]")
                 else:
-                    row.append(f"[{STYLE[cell['verdict']]}]{cell['gain']:+.0f}[/]")
+                    row.append(f"[{style[cell['verdict']]}]{cell['gain']:+.0f}[/]")
             table.add_row(f"{t}+" if t == spec.turns else str(t), *row)
         console().print(table)
     console().print(
-        "[bold green]knock[/] [bold blue]play on[/] [yellow]too close[/] [dim]· too few[/]  "
+        f"[bold green]{first}[/] [bold blue]{second}[/] [yellow]too close[/] [dim]· too few[/]  "
         f"{chart.positions:,} positions, {spec.samples} samples each"
     )

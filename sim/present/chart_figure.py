@@ -1,10 +1,11 @@
-"""The knock chart as a picture (a grid of own turn by deadwood, each cell coloured by
-its verdict and annotated with its mean gain) and as a section of an HTML report.
+"""A strategy chart as a picture (a grid of own turn by deadwood, or by what the pile
+card does, each cell coloured by its verdict and annotated with its mean gain) and as a
+section of an HTML report.
 
->>> from sim.present.chart_figure import knock_chart_figures, write_knock_chart_report
->>> for stem, fig in knock_chart_figures(chart):      # a sim.study.chart.KnockChart
+>>> from sim.present.chart_figure import chart_figures, write_chart_report
+>>> for stem, fig in chart_figures(chart):      # a sim.study.chart.StrategyChart
 ...     charts.save(fig, chart.run_dir / stem)
->>> write_knock_chart_report(chart, chart.run_dir / "report.html")
+>>> write_chart_report(chart, chart.run_dir / "report.html")
 """
 
 from __future__ import annotations
@@ -20,72 +21,81 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from sim.present.charts import annotate_cell, figure_style, new_figure
+from sim.study.chart_cells import DRAW_CLASSES
 
 if TYPE_CHECKING:
-    from sim.study.chart import KnockChart
+    from sim.study.chart import StrategyChart
 
 __all__ = [
-    "VERDICTS",
-    "knock_chart_figure",
-    "knock_chart_figures",
-    "knock_chart_section",
-    "write_knock_chart_report",
+    "chart_figure",
+    "column_labels",
+    "chart_figures",
+    "chart_section",
+    "verdicts",
+    "write_chart_report",
 ]
 
-# Verdict, legend text, colour (index = the value drawn in the grid).
-VERDICTS: tuple[tuple[str, str, str], ...] = (
-    ("too few", "too few positions (no verdict)", "#e8e8e8"),
-    ("play on", "play on (CI below 0)", "#4C72B0"),
-    ("too close", "too close to call (CI covers 0)", "#f2d98d"),
-    ("knock", "knock (CI above 0)", "#55A868"),
-)
+COLOURS = ("#e8e8e8", "#4C72B0", "#f2d98d", "#55A868")  # too few, second, too close, first
 
 
-def knock_chart_figure(
-    cells: pl.DataFrame, *, title: str, turns: int, columns: int, open_deadwood: bool,
-    took: int | None = None,
+def verdicts(actions: tuple[str, str]) -> tuple[tuple[str, str, str], ...]:
+    """Verdict, legend text, colour (index = the value drawn in the grid), for the two
+    actions of a chart (first, second): the first is green, the second blue."""
+    first, second = actions
+    return (
+        ("too few", "too few positions (no verdict)", COLOURS[0]),
+        (second, f"{second} (CI below 0)", COLOURS[1]),
+        ("too close", "too close to call (CI covers 0)", COLOURS[2]),
+        (first, f"{first} (CI above 0)", COLOURS[3]),
+    )
+
+
+def chart_figure(
+    cells: pl.DataFrame, *, title: str, turns: int, column: str, labels: list[str],
+    actions: tuple[str, str] = ("knock", "play on"), took: int | None = None,
 ) -> Figure:  # fmt: skip
     """The chart of ``cells`` (one layer of pile cards taken: ``took``, or all of them
     when the chart was not split). Rows: the seat's own turn 1 .. ``turns`` (the last
-    row: that turn or later); columns: the deadwood its best discard leaves, 0 ..
-    ``columns - 1`` (the last one "or more" when ``open_deadwood``: no knock limit);
-    in each cell the mean gain of knocking over playing on (points per hand)."""
+    row: that turn or later); columns: the cells' ``column`` (the deadwood its best
+    discard leaves, or what the pile card does), one per label; in each cell the mean
+    gain of the first action over the second (points per hand)."""
     df = cells if took is None else cells.filter(pl.col("took") == took)
-    code = {name: i for i, (name, _, _) in enumerate(VERDICTS)}
+    shown = verdicts(actions)
+    code = {name: i for i, (name, _, _) in enumerate(shown)}
+    columns = len(labels)
     grid = np.full((turns, columns), np.nan)
     for r in df.iter_rows(named=True):
-        grid[r["turn"] - 1, r["deadwood"]] = code[r["verdict"]]
-    cmap = ListedColormap([colour for _, _, colour in VERDICTS])
+        grid[r["turn"] - 1, r[column]] = code[r["verdict"]]
+    cmap = ListedColormap([colour for _, _, colour in shown])
     with figure_style():
         fig = new_figure(max(5.0, 0.62 * columns + 2.0), max(4.0, 0.42 * turns + 1.8))
         ax = fig.subplots()
         image = ax.imshow(
-            np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=len(VERDICTS) - 0.5,
+            np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=len(shown) - 0.5,
             aspect="auto",
         )  # fmt: skip
         for r in df.iter_rows(named=True):
-            i, j = r["turn"] - 1, r["deadwood"]
+            i, j = r["turn"] - 1, r[column]
             gain = r["gain"]
             if r["verdict"] == "too few" or gain is None or not np.isfinite(gain):
                 text = f"n={r['positions']}"  # no verdict, and no gain that reads as one
             else:
                 text = f"{gain:+.1f}"
             annotate_cell(ax, image, i, j, text, fontsize=7)
-        last = columns - 1
-        ax.set_xticks(
-            range(columns),
-            [f"{j}+" if j == last and open_deadwood else str(j) for j in range(columns)],
-        )
+        ax.set_xticks(range(columns), labels, rotation=30 if column == "card" else 0)
         ax.set_yticks(
             range(turns), [f"{t}+" if t == turns else str(t) for t in range(1, turns + 1)]
         )
-        ax.set_xlabel("deadwood after the best discard")
+        ax.set_xlabel(
+            "deadwood after the best discard" if column == "deadwood"
+            else "what the pile's top card does for the hand"
+        )  # fmt: skip
         ax.set_ylabel("own turn")
         fig.suptitle(title, fontsize=9, fontweight="bold", wrap=True)
-        handles: list[Any] = [Patch(color=c, label=text) for _, text, c in reversed(VERDICTS)]
+        handles: list[Any] = [Patch(color=c, label=text) for _, text, c in reversed(shown)]
         ax.legend(
             handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
-            title="knock now vs play on\n(cell: mean gain, points)", title_fontsize=8,
+            title=f"{actions[0]} vs {actions[1]}\n(cell: mean gain, points)", title_fontsize=8,
         )  # fmt: skip
     return fig
 
@@ -94,30 +104,44 @@ def _took_label(layer: int, layers: int) -> str:
     return f"opponents took {layer}{'+' if layer == layers - 1 else ''} pile card(s)"
 
 
-def knock_chart_figures(chart: KnockChart) -> list[tuple[str, Figure]]:
-    """``(file stem, figure)`` of a chart: ``knock_chart``, or with ``took`` layers one
-    ``knock_chart_took<k>`` per layer."""
+def column_labels(chart: StrategyChart) -> list[str]:
+    """The chart's column labels: deadwood values (the last "or more" where the rules
+    set no knock limit), or the draw chart's card classes."""
+    spec = chart.spec
+    if spec.chart == "draw":
+        return list(DRAW_CLASSES)
+    last = spec.deadwood - 1
+    open_deadwood = chart.config.rules.knock_limit is None  # type: ignore[union-attr]
+    return [f"{j}+" if j == last and open_deadwood else str(j) for j in range(spec.deadwood)]
+
+
+def chart_figures(chart: StrategyChart) -> list[tuple[str, Figure]]:
+    """``(file stem, figure)`` of a chart: ``knock_chart`` (``draw_chart``), or with
+    ``took`` layers one ``knock_chart_took<k>`` per layer."""
     spec, config = chart.spec, chart.config
     title = (
-        f"Knock chart: {config.rules.name}, {config.lineup_label}, seat {spec.focal}\n"  # type: ignore[union-attr]
+        f"{spec.chart.capitalize()} chart: {config.rules.name}, {config.lineup_label}, "  # type: ignore[union-attr]
+        f"seat {spec.focal}\n"
         f"{chart.deals:,} deals, {chart.positions:,} positions x {spec.samples} samples"
     )
     layers = [None] if spec.took == 1 else list(range(spec.took))
+    stem = f"{spec.chart}_chart"
     out = []
     for layer in layers:
-        fig = knock_chart_figure(
+        fig = chart_figure(
             chart.cells,
             title=title if layer is None else f"{title}; {_took_label(layer, spec.took)}",
             turns=spec.turns,
-            columns=spec.deadwood,
-            open_deadwood=config.rules.knock_limit is None,  # type: ignore[union-attr]
+            column=spec.column_name,
+            labels=column_labels(chart),
+            actions=spec.actions,
             took=layer,
         )
-        out.append(("knock_chart" if layer is None else f"knock_chart_took{layer}", fig))
+        out.append((stem if layer is None else f"{stem}_took{layer}", fig))
     return out
 
 
-def knock_chart_section(chart: KnockChart, figures: list[Any] | None = None) -> Any:
+def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any:
     """The chart's section of an HTML report (``sim.present.report.Section``): how it was
     made, its verdicts, its pictures (``figures``: paths or figures; default: drawn)
     and every cell."""
@@ -127,29 +151,41 @@ def knock_chart_section(chart: KnockChart, figures: list[Any] | None = None) -> 
     counts = (
         chart.cells["verdict"].value_counts().sort("verdict").rows() if chart.cells.height else []
     )
+    first, second = spec.actions
+    if spec.chart == "knock":
+        where = f"each discard decision of seat {spec.focal} where a knock was legal"
+        then = (
+            "play on: the seat throws the best discard, then greedy play by every seat, "
+            f"this seat knocking at {spec.knock_at} (-1: the rule's limit)"
+        )
+    else:
+        where = f"each draw decision of seat {spec.focal} with a card on the pile"
+        then = (
+            "after either draw, greedy play by every seat (best discard, "
+            f"this seat knocking at {spec.knock_at}; -1: the rule's limit)"
+        )
     text = (
         f"The line-up {chart.config.lineup_label} played {chart.deals:,} single deals; at "
-        f"each discard decision of seat {spec.focal} where a knock was legal, knocking now "
-        f"and playing on were scored on the same {spec.samples} sampled deals of the cards "
-        "that seat could not see (docs/CHARTS.md). A cell's gain is the mean over its "
-        "positions of (knock - play on), in points per hand, with its 95% t interval; "
-        "its verdict is knock or play on when the interval excludes 0, too close when it "
-        "covers 0, and too few below the minimum count (no verdict)."
+        f"{where}, {first} and {second} were scored on the same {spec.samples} sampled "
+        "deals of the cards that seat could not see (docs/CHARTS.md). A cell's gain is the "
+        f"mean over its positions of ({first} - {second}), in points per hand, with its "
+        f"95% t interval; its verdict is {first} or {second} when the interval excludes 0, "
+        "too close when it covers 0, and too few below the minimum count (no verdict)."
     )
     notes = [f"{verdict}: {n} cell(s)" for verdict, n in counts]
     notes.append(
-        f"play on: the seat throws the best discard, then greedy play by every seat, this "
-        f"seat knocking at {spec.knock_at} (-1: the rule's limit), pile test min_gain "
-        f"{spec.min_gain}; positions thinned to about {spec.per_cell:,} per cell"
+        f"{then}, pile test min_gain {spec.min_gain}; positions thinned to about "
+        f"{spec.per_cell:,} per cell"
     )
-    figures = figures if figures is not None else [f for _, f in knock_chart_figures(chart)]
+    figures = figures if figures is not None else [f for _, f in chart_figures(chart)]
     return Section(
-        "Knock chart", text=text, figures=figures, notes=notes, tables=[("Cells", chart.cells)]
-    )
+        f"{spec.chart.capitalize()} chart", text=text, figures=figures, notes=notes,
+        tables=[("Cells", chart.cells)],
+    )  # fmt: skip
 
 
-def write_knock_chart_report(
-    chart: KnockChart, path: str | os.PathLike[str], figures: list[Any] | None = None
+def write_chart_report(
+    chart: StrategyChart, path: str | os.PathLike[str], figures: list[Any] | None = None
 ) -> Path:
     """The chart's self-contained HTML report (its section, config and provenance)."""
     from sim.present.report import write_report
@@ -157,8 +193,8 @@ def write_knock_chart_report(
 
     config = chart.config
     return write_report(
-        f"Knock chart: {config.rules.name}, {config.lineup_label}",  # type: ignore[union-attr]
-        [knock_chart_section(chart, figures)],
+        f"{chart.spec.chart.capitalize()} chart: {config.rules.name}, {config.lineup_label}",  # type: ignore[union-attr]
+        [chart_section(chart, figures)],
         config=config.to_dict(),
         provenance=provenance(config),
         path=path,

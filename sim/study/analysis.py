@@ -559,8 +559,8 @@ def data_from_run(run_dir: str | os.PathLike[str]) -> ExperimentData:
     if mode == "chart":  # its table is the chart's cells (sim.study.chart), not hands
         raise ExperimentError(
             f"{run_dir} is a strategy chart, not a run of hands: read it again with "
-            "`rummy strategy-chart knock` and the same arguments, `rummy report` it, or "
-            "load it with sim.study.chart.load_knock_chart"
+            "`rummy strategy-chart knock` (or `draw`) and the same arguments, "
+            "`rummy report` it, or load it with sim.study.chart.load_chart"
         )
     try:
         config = RunConfig.from_dict(cfg, out=run_dir.parent.parent)

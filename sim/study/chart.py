@@ -1,15 +1,18 @@
-"""Strategy charts: the knock chart, a study on the run pipeline.
+"""Strategy charts (knock, draw): a study on the run pipeline.
 
->>> from sim.study.chart import knock_chart
+>>> from sim.study.chart import draw_chart, knock_chart
 >>> chart = knock_chart("gin", "greedy:knock_at=0", deals=200_000, seed=1)
 >>> chart.cells.filter(pl.col("verdict") == "knock")
+>>> draw_chart("knock-rummy", "greedy", deals=100_000, seed=1).cells
 
-The policy line-up plays seeded single deals; at every discard decision of the focal
-seat where a knock is legal, the position is scored two ways on the same determinized
-deals (knock now, or discard and play on), and the gains are summed per cell (own
-turn, deadwood, optionally the pile cards the opponents took). ``docs/CHARTS.md`` says
-how and why; the run is a ``RunConfig(mode="chart")`` played by ``sim.study.execute``
-(resumable, any worker count, identical sums), its chunks by ``sim/study/chart_cells.py``.
+The policy line-up plays seeded single deals; at every decision of the focal seat of
+the chart's kind the position is scored two ways on the same determinized deals
+(knock chart: where a knock is legal, knock now or discard and play on; draw chart:
+where the pile holds a card, take it or draw from the stock), and the gains are summed
+per cell (own turn; the deadwood left, or what the pile card does for the hand;
+optionally the pile cards the opponents took). ``docs/CHARTS.md`` says how and why;
+the run is a ``RunConfig(mode="chart")`` played by ``sim.study.execute`` (resumable,
+any worker count, identical sums), its chunks by ``sim/study/chart_cells.py``.
 """
 
 from __future__ import annotations
@@ -28,17 +31,19 @@ from sim.engine import lineup_of
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
 from sim.stats import Moments, mean_ci, wilson
-from sim.study.chart_cells import CELL_COLUMNS, ChartSpec, gain_units, rates_for
+from sim.study.chart_cells import CHARTS, DRAW_CLASSES, ChartSpec, gain_units, rates_for
 from sim.study.execute import Backend, Progress, execute
 from sim.study.rundir import load_cells, load_manifest
 from sim.study.runs import RunConfig, RunError, RunResult
 
 __all__ = [
     "MODELS",
-    "KnockChart",
+    "StrategyChart",
+    "draw_chart",
     "is_chart_run",
     "knock_chart",
-    "load_knock_chart",
+    "load_chart",
+    "strategy_chart",
     "summarize_cells",
 ]
 
@@ -51,8 +56,8 @@ KNOCK_RUMMY_COLUMNS = 31  # deadwood 0 .. 29, then "30 or more" (no knock limit)
 
 
 @dataclass(frozen=True)
-class KnockChart:
-    """A finished knock chart: its run and one row per cell met (:func:`summarize_cells`)."""
+class StrategyChart:
+    """A finished chart: its run and one row per cell met (:func:`summarize_cells`)."""
 
     config: RunConfig
     spec: ChartSpec
@@ -77,10 +82,10 @@ def _policy_default(
 
 
 def chart_spec(
-    rules: RuleSet, lineup: tuple[str, ...], *, focal: int = 0, samples: int = 32,
-    model: str = "kept", knock_at: int | None = None, min_gain: int | None = None,
-    turns: int = 20, deadwood: int | None = None, took: bool = False, per_cell: int = 2000,
-    pilot: int = 100_000,
+    rules: RuleSet, lineup: tuple[str, ...], *, chart: str = "knock", focal: int = 0,
+    samples: int = 32, model: str = "kept", knock_at: int | None = None,
+    min_gain: int | None = None, turns: int = 20, deadwood: int | None = None,
+    took: bool = False, per_cell: int = 2000, pilot: int = 100_000,
 ) -> ChartSpec:  # fmt: skip
     """A checked :class:`ChartSpec` (RunError, one line, for a bad value)."""
 
@@ -90,6 +95,8 @@ def chart_spec(
             raise RunError(f"{name}={value!r} is not allowed; choose an integer {low}..{high}")
         return int(value)
 
+    if chart not in CHARTS:
+        raise RunError(f"chart={chart!r} is not allowed; choose one of: {', '.join(CHARTS)}")
     check("focal", focal, 0, rules.players - 1)
 
     def own(name: str, fallback: int) -> int:
@@ -97,12 +104,20 @@ def chart_spec(
 
     if model not in MODELS:
         raise RunError(f"model={model!r} is not allowed; choose one of: {', '.join(MODELS)}")
-    if deadwood is None:
+    if chart == "draw":
+        if deadwood is not None:
+            raise RunError("deadwood columns belong to the knock chart; the draw chart's "
+                           f"columns are fixed: {', '.join(DRAW_CLASSES)}")  # fmt: skip
+        deadwood = 0
+    elif deadwood is None:
         # Every legal deadwood: 0 .. the limit (11 columns under "upcard", whose limit
         # is at most 10); with no limit 0 .. 29 and "30 or more".
         limit = rules.knock_limit
         deadwood = KNOCK_RUMMY_COLUMNS if limit is None else 11 if limit == "upcard" else limit + 1
+    else:
+        deadwood = check("deadwood", deadwood, 1, MAX_DEADWOOD_COLUMNS)
     return ChartSpec(
+        chart=chart,
         focal=focal,
         samples=check("samples", samples, 1, MAX_SAMPLES),
         model=MODELS[model],
@@ -111,17 +126,18 @@ def chart_spec(
             "min_gain", own("min_gain", 1) if min_gain is None else min_gain, -200, 200
         ),
         turns=check("turns", turns, 1, MAX_TURNS),
-        deadwood=check("deadwood", deadwood, 1, MAX_DEADWOOD_COLUMNS),
+        deadwood=deadwood,
         took=3 if took else 1,
         per_cell=check("per_cell", per_cell, 0, 10**9),
         pilot=check("pilot", pilot, 1, 10**8),
     )  # fmt: skip
 
 
-def knock_chart(
+def strategy_chart(
     rules: str | RuleSet,
     policy: str | tuple[str, ...],
     *,
+    chart: str = "knock",
     deals: int,
     seed: int | None = None,
     focal: int = 0,
@@ -142,11 +158,12 @@ def knock_chart(
     backend: Backend = "local",
     address: str | None = None,
     progress: Callable[[Progress], None] | None = None,
-) -> KnockChart:
-    """Play (or resume) a knock chart and return its cells.
+) -> StrategyChart:
+    """Play (or resume) a chart of kind ``chart`` ("knock" or "draw") and return its
+    cells.
 
     ``policy`` is the line-up (one spec fills every seat); ``focal`` the seat whose
-    decisions are charted. ``knock_at`` and ``min_gain`` (the play-on rollouts' knock
+    decisions are charted. ``knock_at`` and ``min_gain`` (the rollouts' knock
     threshold for the focal seat, and everyone's pile test) default to the focal
     seat's own parameters when its strategy has them, else -1 (the rule's limit) and
     1. Raises RunError (one line) for a bad value.
@@ -157,9 +174,9 @@ def knock_chart(
     # The line-up normalised and the seed drawn once (when None) by a first config.
     base = RunConfig(rules=r, lineup=policy, count=deals, mode="chart", seed=seed)
     spec = chart_spec(
-        r, base.lineup, focal=focal, samples=samples, model=model, knock_at=knock_at,  # type: ignore[arg-type]
-        min_gain=min_gain, turns=turns, deadwood=deadwood, took=took, per_cell=per_cell,
-        pilot=pilot,
+        r, base.lineup, chart=chart, focal=focal, samples=samples, model=model,  # type: ignore[arg-type]
+        knock_at=knock_at, min_gain=min_gain, turns=turns, deadwood=deadwood, took=took,
+        per_cell=per_cell, pilot=pilot,
     )  # fmt: skip
     config = RunConfig(
         rules=r, lineup=base.lineup, count=deals, mode="chart", seed=base.seed,
@@ -171,8 +188,22 @@ def knock_chart(
     [result] = execute(
         [config], workers=config.workers, backend=backend, address=address, progress=progress
     )
-    chart = load_knock_chart(result.run_dir, min_positions=min_positions)
-    return KnockChart(config, spec, result.run_dir, chart.cells, deals, result)
+    done = load_chart(result.run_dir, min_positions=min_positions)
+    return StrategyChart(config, spec, result.run_dir, done.cells, deals, result)
+
+
+def knock_chart(
+    rules: str | RuleSet, policy: str | tuple[str, ...], **options: Any
+) -> StrategyChart:
+    """The knock chart: knock now or play on (``strategy_chart``'s options)."""
+    return strategy_chart(rules, policy, chart="knock", **options)
+
+
+def draw_chart(
+    rules: str | RuleSet, policy: str | tuple[str, ...], **options: Any
+) -> StrategyChart:
+    """The draw chart: take the pile's top card or draw (``strategy_chart``'s options)."""
+    return strategy_chart(rules, policy, chart="draw", **options)
 
 
 def is_chart_run(path: str | os.PathLike[str]) -> bool:
@@ -183,9 +214,9 @@ def is_chart_run(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def load_knock_chart(
+def load_chart(
     run_dir: str | os.PathLike[str], *, min_positions: int = DEFAULT_MIN_POSITIONS
-) -> KnockChart:
+) -> StrategyChart:
     """A finished chart run's cells (every part checked against its digest)."""
     manifest = load_manifest(run_dir)
     config = RunConfig.from_dict(manifest["config"])
@@ -194,16 +225,18 @@ def load_knock_chart(
     spec = ChartSpec.from_labels(dict(config.labels))
     raw = load_cells(run_dir)
     cells = summarize_cells(raw, spec, config.players, min_positions=min_positions)
-    return KnockChart(config, spec, Path(run_dir), cells, config.count)
+    return StrategyChart(config, spec, Path(run_dir), cells, config.count)
 
 
-def _verdict(low: float, high: float, positions: int, min_positions: int) -> str:
+def _verdict(
+    low: float, high: float, positions: int, min_positions: int, actions: tuple[str, str]
+) -> str:
     if positions < min_positions or not (math.isfinite(low) and math.isfinite(high)):
         return "too few"
     if low > 0:
-        return "knock"
+        return actions[0]
     if high < 0:
-        return "play on"
+        return actions[1]
     return "too close"
 
 
@@ -211,47 +244,51 @@ def summarize_cells(
     raw: pl.DataFrame, spec: ChartSpec, players: int, *, min_positions: int = DEFAULT_MIN_POSITIONS
 ) -> pl.DataFrame:
     """One row per cell met: the chunks' integer sums added exactly, then per cell the
-    mean gain of knocking over playing on (points per hand, 95% t CI over positions),
-    the knock's and playing on's hand-win probabilities (Wilson, the positions as
-    trials: a position's samples share its hand, so they are not counted as more) and
-    the verdict: knock, play on, too close (the CI covers 0) or too few (fewer than
-    ``min_positions`` positions: no verdict)."""
-    keys = ["turn", "deadwood", "took"]
+    mean gain of the first action over the second (knock over play on, take over draw:
+    points per hand, 95% t CI over positions), each action's hand-win probability
+    (Wilson, the positions as trials: a position's samples share its hand, so they are
+    not counted as more) and the verdict: the first action, the second, too close (the
+    CI covers 0) or too few (fewer than ``min_positions`` positions: no verdict). A
+    draw chart's cells also name their card class (``does``)."""
+    keys = ["turn", spec.column_name, "took"]
     if raw.height == 0:
         return pl.DataFrame(schema=dict.fromkeys(keys, pl.Int64))
+    columns = spec.cell_columns
     # Python integers: exact whatever the sizes (int64 sums of squares could overflow).
     sums: dict[tuple[int, int, int], list[int]] = {}
-    for row in raw.select([*keys, *CELL_COLUMNS]).iter_rows():
-        acc = sums.setdefault(row[:3], [0] * len(CELL_COLUMNS))
+    for row in raw.select([*keys, *columns]).iter_rows():
+        acc = sums.setdefault(row[:3], [0] * len(columns))
         for i, value in enumerate(row[3:]):
             acc[i] += int(value)
     scale = spec.samples * gain_units(players)
+    first, second = (a.split()[0] for a in spec.actions)  # knock, play / take, draw
     out = []
-    for (turn, deadwood, took), acc in sorted(sums.items()):
-        eligible, n, g, g2, knock_won, play_won = acc
+    for (turn, column, took), acc in sorted(sums.items()):
+        eligible, n, g, g2, first_won, second_won = acc
         # Exact moments of the per-position mean gains G / scale, then floats.
         mean = Fraction(g, n * scale) if n else Fraction(0)
         m2 = Fraction(g2 * n - g * g, n * scale * scale) if n else Fraction(0)
         gain = mean_ci(Moments(n, float(mean), float(m2)))
-        knock = wilson(round(knock_won / spec.samples), n)
-        play = wilson(round(play_won / spec.samples), n)
-        out.append(
+        first_ci = wilson(round(first_won / spec.samples), n)
+        second_ci = wilson(round(second_won / spec.samples), n)
+        cell: dict[str, Any] = {"turn": turn, spec.column_name: column, "took": took}
+        if spec.chart == "draw":
+            cell["does"] = DRAW_CLASSES[column]
+        cell.update(
             {
-                "turn": turn,
-                "deadwood": deadwood,
-                "took": took,
                 "eligible": eligible,
                 "positions": n,
                 "gain": gain.estimate,
                 "gain_low": gain.low,
                 "gain_high": gain.high,
-                "knock_win": knock_won / (n * spec.samples) if n else None,
-                "knock_win_low": knock.low,
-                "knock_win_high": knock.high,
-                "play_win": play_won / (n * spec.samples) if n else None,
-                "play_win_low": play.low,
-                "play_win_high": play.high,
-                "verdict": _verdict(gain.low, gain.high, n, min_positions),
-            }  # fmt: skip
+                f"{first}_win": first_won / (n * spec.samples) if n else None,
+                f"{first}_win_low": first_ci.low,
+                f"{first}_win_high": first_ci.high,
+                f"{second}_win": second_won / (n * spec.samples) if n else None,
+                f"{second}_win_low": second_ci.low,
+                f"{second}_win_high": second_ci.high,
+                "verdict": _verdict(gain.low, gain.high, n, min_positions, spec.actions),
+            }
         )
+        out.append(cell)
     return pl.DataFrame(out).with_columns(pl.col(keys + ["eligible", "positions"]).cast(pl.Int64))

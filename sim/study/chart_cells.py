@@ -3,7 +3,7 @@
 What a worker does for a chart run (``RunConfig(mode="chart")``, see
 ``sim/study/chart.py`` and ``docs/CHARTS.md``): :func:`chart_chunk` plays deal numbers
 ``first .. first + n - 1`` with the policy line-up (``sim.engine.logged_deals``),
-scores the accepted positions with ``kernels.chart.knock_positions`` and returns one
+scores the accepted positions with ``kernels.chart.chart_positions`` and returns one
 ``cells`` table: per cell, integer sums only (positions, eligible positions, gain in
 exact units, hand wins), so that the chunks of a run add up exactly, in any order, on
 any number of workers.
@@ -30,7 +30,8 @@ from sim.rules import RuleSet
 from sim.study import provenance as P
 
 __all__ = [
-    "CELL_COLUMNS",
+    "CHARTS",
+    "DRAW_CLASSES",
     "ChartSpec",
     "cell_coordinates",
     "cell_sums",
@@ -40,27 +41,28 @@ __all__ = [
     "score_deals",
 ]
 
-# The sums of one cell in one chunk (all int64; gain in ``gain_units``).
-CELL_COLUMNS = (
-    "eligible",  # positions met (every one, scored or not)
-    "positions",  # positions scored
-    "gain_sum",  # sum over positions of the sum over samples of (knock - play on)
-    "gain_sq",  # sum over positions of the square of that per-position sum
-    "knock_won",  # samples in which the knock won the hand
-    "play_won",  # samples in which playing on won the hand
-)
+# Each chart kind: its kernel code, its column axis and its two actions (first, second).
+CHARTS = {
+    "knock": (K.CHART_KNOCK, "deadwood", ("knock", "play on")),
+    "draw": (K.CHART_DRAW, "card", ("take", "draw")),
+}
+# The draw chart's columns (``kernels.chart.DRAW_*``): what the pile's top card does.
+DRAW_CLASSES = ("meld", "pair", "near run", "lower 1-3", "lower 4-6", "lower 7+", "nothing")
+assert len(DRAW_CLASSES) == K.N_DRAW_CLASSES
 
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """A knock chart's settings (stored as the run's labels).
+    """A strategy chart's settings (stored as the run's labels).
 
-    ``turns`` rows (own turns 1 .. turns, the last one "turns or later"), ``deadwood``
-    columns (0 .. deadwood - 1, the last one "that or more"), ``took`` layers (pile
-    cards the opponents took: 1 layer = not split; 3 = 0, 1, 2+). ``per_cell``: the
-    positions a cell should get (0: score every position); ``pilot`` deals are counted
-    first to thin the common cells to about that many. ``samples`` determinized deals
-    per position; ``model``, ``knock_at``, ``min_gain``: ``kernels.mc.evaluate``'s.
+    ``chart``: the kind (``CHARTS``). ``turns`` rows (own turns 1 .. turns, the last one
+    "turns or later"); columns: for the knock chart ``deadwood`` of them (0 .. deadwood
+    - 1, the last one "that or more"), for the draw chart the ``DRAW_CLASSES``
+    (``deadwood`` is then 0); ``took`` layers (pile cards the opponents took: 1 layer =
+    not split; 3 = 0, 1, 2+). ``per_cell``: the positions a cell should get (0: score
+    every position); ``pilot`` deals are counted first to thin the common cells to
+    about that many. ``samples`` determinized deals per position; ``model``,
+    ``knock_at``, ``min_gain``: ``kernels.mc.evaluate``'s.
     """
 
     chart: str = "knock"
@@ -85,8 +87,40 @@ class ChartSpec:
         )
 
     @property
+    def kind(self) -> int:
+        return CHARTS[self.chart][0]
+
+    @property
+    def column_name(self) -> str:
+        """The column axis: ``deadwood`` (knock chart) or ``card`` (draw chart)."""
+        return CHARTS[self.chart][1]
+
+    @property
+    def actions(self) -> tuple[str, str]:
+        """The two actions scored, first minus second: (knock, play on), (take, draw)."""
+        return CHARTS[self.chart][2]
+
+    @property
+    def n_columns(self) -> int:
+        return self.deadwood if self.chart == "knock" else K.N_DRAW_CLASSES
+
+    @property
+    def won_columns(self) -> tuple[str, str]:
+        """The cells' sums of samples won after each action (``knock_won``, ...)."""
+        first, second = (a.split()[0] for a in self.actions)
+        return f"{first}_won", f"{second}_won"
+
+    @property
+    def cell_columns(self) -> tuple[str, ...]:
+        """The sums of one cell in one chunk (all int64; gain in ``gain_units``):
+        positions met (every one, scored or not), positions scored, the sum over
+        positions of the sum over samples of (first - second action) and of its square,
+        and the samples won after each action."""
+        return ("eligible", "positions", "gain_sum", "gain_sq", *self.won_columns)
+
+    @property
     def n_cells(self) -> int:
-        return self.turns * self.deadwood * self.took
+        return self.turns * self.n_columns * self.took
 
 
 def gain_units(players: int) -> int:
@@ -109,12 +143,11 @@ def score_deals(
     capacity = int(np.count_nonzero(draws & (events[:, 1] == spec.focal))) if rates.any() else 0
     rows = np.zeros((capacity, K.N_POSITION_COLUMNS), np.int64)
     eligible = np.zeros(spec.n_cells, np.int64)
-    written = K.knock_positions(
-        rules.compile(), tables_for(rules), events, starts, first, rules.players - 1,
-        spec.focal, np.uint64(K.chart_key(key_of(seed))), spec.samples if capacity else 0,
-        spec.model,
-        spec.knock_at, spec.min_gain, spec.turns, spec.deadwood, spec.took, rates, eligible,
-        rows,
+    written = K.chart_positions(
+        spec.kind, rules.compile(), tables_for(rules), events, starts, first,
+        rules.players - 1, spec.focal, np.uint64(K.chart_key(key_of(seed), spec.kind)),
+        spec.samples if capacity else 0, spec.model, spec.knock_at, spec.min_gain,
+        spec.turns, spec.n_columns, spec.took, rates, eligible, rows,
     )  # fmt: skip
     return eligible, rows[:written]
 
@@ -151,17 +184,18 @@ def rates_for(
 def cell_sums(
     eligible: npt.NDArray[np.int64], rows: npt.NDArray[np.int64], spec: ChartSpec
 ) -> dict[str, npt.NDArray[np.int64]]:
-    """Per cell, the integer sums of ``CELL_COLUMNS``."""
+    """Per cell, the integer sums of ``spec.cell_columns``."""
     cells = rows[:, K.P_CELL]
     n = spec.n_cells
     gain = rows[:, K.P_GAIN]
+    first_won, second_won = spec.won_columns
     return {
         "eligible": eligible.copy(),
         "positions": np.bincount(cells, minlength=n).astype(np.int64),
         "gain_sum": _int_sum(cells, gain, n),
         "gain_sq": _int_sum(cells, gain * gain, n),
-        "knock_won": _int_sum(cells, rows[:, K.P_KNOCK_WON], n),
-        "play_won": _int_sum(cells, rows[:, K.P_PLAY_WON], n),
+        first_won: _int_sum(cells, rows[:, K.P_FIRST_WON], n),
+        second_won: _int_sum(cells, rows[:, K.P_SECOND_WON], n),
     }
 
 
@@ -173,11 +207,12 @@ def _int_sum(cells: npt.NDArray[np.int64], values: npt.NDArray[np.int64], n: int
 
 
 def cell_coordinates(spec: ChartSpec) -> dict[str, npt.NDArray[np.int64]]:
-    """Turn, deadwood and took of every cell index (``kernels.chart.cell_of``'s order)."""
+    """Turn, column (deadwood or card) and took of every cell index
+    (``kernels.chart.cell_of``'s order)."""
     index = np.arange(spec.n_cells)
     return {
-        "turn": index // (spec.deadwood * spec.took) + 1,
-        "deadwood": (index // spec.took) % spec.deadwood,
+        "turn": index // (spec.n_columns * spec.took) + 1,
+        spec.column_name: (index // spec.took) % spec.n_columns,
         "took": index % spec.took,
     }
 
@@ -195,7 +230,7 @@ def chart_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -
     columns: dict[str, Any] = {
         k: pa.array(v[keep], pa.int16()) for k, v in cell_coordinates(spec).items()
     }
-    columns.update({k: pa.array(sums[k][keep], pa.int64()) for k in CELL_COLUMNS})
+    columns.update({k: pa.array(sums[k][keep], pa.int64()) for k in spec.cell_columns})
     n_rows = int(keep.sum())
     for name, value in payload["labels"].items():
         columns[name] = pa.array([value] * n_rows)

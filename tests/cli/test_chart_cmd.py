@@ -1,4 +1,4 @@
-"""``rummy strategy-chart knock`` through typer's CliRunner: a tiny chart end to end
+"""``rummy strategy-chart knock|draw`` through typer's CliRunner: a tiny chart end to end
 (card, JSON, Parquet cells, PNG and SVG), a resume that plays nothing, and one-line
 errors for bad input."""
 
@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sim.cli import app
+from sim.study.chart_cells import DRAW_CLASSES
 from sim.study.provenance import read_provenance
 
 cli = CliRunner()
@@ -71,6 +72,25 @@ def test_tiny_chart_end_to_end(tmp_path: Path) -> None:
     for args in (["chart", str(run_dir), "--out", str(tmp_path / "x")],
                  ["run", "--resume", str(run_dir)]):  # fmt: skip
         one_line_error(invoke(*args), "rummy strategy-chart knock")
+
+
+def test_tiny_draw_chart(tmp_path: Path) -> None:
+    args = ["strategy-chart", "draw", "--rules", "knock-rummy", "--players", "3", "--seats",
+            "greedy", "--deals", "60", "--samples", "2", "--seed", "3", "-w", "1", "--out",
+            str(tmp_path)]  # fmt: skip
+    result = invoke(*args, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["spec"]["chart"] == "draw" and data["positions"] > 0
+    assert {c["verdict"] for c in data["cells"]} <= {"take", "draw", "too close", "too few"}
+    assert {c["does"] for c in data["cells"]} <= set(DRAW_CLASSES)
+    assert all("take_win" in c and "draw_win" in c for c in data["cells"])
+    assert sorted(Path(p).name for p in data["figures"]) == ["draw_chart.png", "draw_chart.svg"]
+    assert "Draw chart" in Path(data["report"]).read_text()
+    card = invoke(*args)  # finished: plays nothing, prints the card
+    assert card.exit_code == 0, card.output
+    assert "take minus draw" in card.stdout and "near run" in card.stdout
+    one_line_error(invoke(*args, "--players", "9"), "players")
 
 
 def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:

@@ -103,6 +103,7 @@ def test_advise_agrees_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None
         discarded=list(pos.discarded),
         stock_n=pos.stock,
         rebuilds=pos.rebuilds,
+        rebuilt=0,
         turn=0,
         phase=pos.phase,
         upcard=pos.upcard,

@@ -197,6 +197,7 @@ def test_a_seat_sees_only_its_own_hidden_cards():
         "discarded",
         "stock_n",
         "rebuilds",
+        "rebuilt",
         "turn",
         "phase",
         "upcard",

@@ -39,9 +39,12 @@ def random_position(
     stock_n: int | None = None,
     taken: int = 2,
     rebuilds: int = 0,
+    rebuilt_in_hands: int | None = None,
     **overrides: Any,
 ) -> dict[str, Any]:
-    """A consistent mid-hand position of seat 0: the true hands, stock and the view."""
+    """A consistent mid-hand position of seat 0: the true hands, stock and the view.
+    With ``rebuilt_in_hands`` the hand had a rebuild: the rebuilt cards are the stock
+    and that many of the opponents' cards (drawn from it since)."""
     rules = get_rules(preset, **overrides)
     players, hs = rules.players, rules.cards_per_hand
     deck = list(range(52 + rules.jokers))
@@ -65,6 +68,10 @@ def random_position(
     for card in pile[1:]:
         discarded[rng.randrange(players)] |= 1 << card
     drawn = rng.choice(hands[0]) if phase == PHASE_DISCARD else -1
+    rebuilt = 0
+    if rebuilt_in_hands is not None:
+        theirs = [c for h in hands[1:] for c in h]
+        rebuilt = R.mask_of(stock) | R.mask_of(rng.sample(theirs, rebuilt_in_hands))
     target = max(int(rules.compile()[R_GAME_TARGET]), 41)
     ref_obs = S.RefObs(
         seat=0,
@@ -74,7 +81,8 @@ def random_position(
         taken=seat_taken,
         discarded=discarded,
         stock_n=len(stock),
-        rebuilds=rebuilds,
+        rebuilds=rebuilds if rebuilt_in_hands is None else max(rebuilds, 1),
+        rebuilt=rebuilt,
         turn=rng.randint(1, 20),
         phase=phase,
         upcard=pile[0],
@@ -109,6 +117,7 @@ def kernel_obs(o: S.RefObs, rules: Any) -> Any:
         np.array(o.discarded, np.int64),
         o.stock_n,
         o.rebuilds,
+        o.rebuilt,
         o.turn,
         o.phase,
         o.upcard,
@@ -214,6 +223,42 @@ def test_rollouts_rebuild_the_stock_as_the_engine_does(
             values.append(net)
         changed += int(done < 2 and not np.array_equal(values[0], values[1]))
     assert changed >= 2
+
+
+@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
+def test_after_a_rebuild_samples_use_the_rebuilt_cards(
+    model: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a real rebuild the sampled stock holds only rebuilt cards and every other
+    hidden card is in an opponent's hand; the kernel equals its twin sample by sample."""
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
+    rng = random.Random(model)
+    for i in range(4):
+        phase = PHASE_DISCARD if i % 2 == 0 else PHASE_DRAW
+        pos = random_position(
+            rng, "knock-rummy", phase, stock_n=rng.randint(1, 12), taken=1,
+            rebuilt_in_hands=rng.randint(0, 4), players=3,
+        )  # fmt: skip
+        obs, ref = pos["obs"], pos["ref"]
+        hidden = K.hidden_cards(obs)
+        work = K.new_work(3)
+        for j in range(50):
+            m = K.determinize(obs, hidden, np.uint64(j), model, work)
+            assert m == obs.stock_n
+            stock = R.mask_of(work.stock[:m].tolist())
+            assert stock & ~ref.rebuilt == 0
+            held = int(work.base[1]) | int(work.base[2])
+            assert int(hidden) & ~ref.rebuilt & ~held == 0
+            assert held & stock == 0 and (held | stock) & ~int(hidden) & ~(
+                ref.taken[1] | ref.taken[2]
+            ) == 0
+        actions = R.discard_actions(ref, None, 0) if phase == PHASE_DISCARD else [
+            (K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]  # fmt: skip
+        key = rng.getrandbits(64)
+        net, won, _ = kernel_values(obs, actions, key, 3, model)
+        ref_net, ref_won, _ = R.evaluate(ref, actions, key, 0, 3, model, -1, 1)
+        assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), i
+        assert won.tolist() == ref_won
 
 
 @pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])

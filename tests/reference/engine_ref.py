@@ -208,6 +208,7 @@ class RefObs:
     discarded: list[int]  # masks per seat
     stock_n: int
     rebuilds: int  # stock rebuilds so far this hand
+    rebuilt: int  # mask of the cards the last rebuild put into the stock (0: none)
     turn: int
     phase: int
     upcard: int
@@ -322,6 +323,7 @@ class _Hand:
         ]
         self.turn = 0
         self.rebuilds = 0
+        self.rebuilt = 0
         self.taken = [0] * self.players
         self.discarded = [0] * self.players
         self.laid_away = -1
@@ -362,6 +364,7 @@ class _Hand:
             discarded=list(self.discarded),
             stock_n=len(self.stock),
             rebuilds=self.rebuilds,
+            rebuilt=self.rebuilt,
             turn=self.turn,
             phase=phase,
             upcard=self.upcard,
@@ -471,6 +474,7 @@ class _Hand:
     def _rebuild(self) -> None:
         self.rebuilds += 1
         cards = self.pile[:-1]
+        self.rebuilt = mask_of(cards)
         kind = self.rules.stock_exhaustion
         if kind == "reshuffle":
             skey = rng_ref.stream_key(

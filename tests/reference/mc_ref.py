@@ -47,6 +47,7 @@ RETRY_SALT = 0xBEEF00
 MAX_ROLLOUT_DRAWS = 400
 RESHUFFLE_SALT = 0xC0FFEE
 REBUILD_SALT = 0xAB0000
+REBUILT_SALT = 0xDEC0DE
 
 
 def hidden_cards(obs: Any) -> list[int]:
@@ -96,8 +97,32 @@ def _deal_opponent(obs: Any, deck: list[int], k: int, known: int, need: int, ext
     return hand, k + extra, dropped
 
 
+def determinize_rebuilt(obs: Any, skey: int) -> tuple[list[int], list[int]]:
+    """After a real rebuild: the stock from the hidden cards the rebuild put there, the
+    opponents' unseen cards from every other hidden card (twin of
+    ``_determinize_rebuilt``)."""
+    hidden = hidden_cards(obs)
+    candidates = [c for c in hidden if (obs.rebuilt >> c) & 1]
+    rng_ref.shuffle(candidates, skey)
+    stock = candidates[: obs.stock_n]
+    others = [c for c in hidden if c not in stock]
+    rng_ref.shuffle(others, rng_ref.random64(skey, REBUILT_SALT))
+    hands = [0] * obs.players
+    for seat in range(obs.players):
+        if seat == obs.seat:
+            hands[seat] = obs.hand
+            continue
+        need = int(obs.rules[R_HAND_SIZE]) - bin(obs.taken[seat]).count("1")
+        hands[seat] = obs.taken[seat] | mask_of(others[:need])
+        others = others[need:]
+    return hands, stock
+
+
 def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
     """One sample: every seat's hand (masks) and the stock (top first)."""
+    rebuilt_hidden = [c for c in hidden_cards(obs) if (obs.rebuilt >> c) & 1]
+    if obs.rebuilt and len(rebuilt_hidden) >= obs.stock_n:
+        return determinize_rebuilt(obs, skey)
     deck = hidden_cards(obs)
     rng_ref.shuffle(deck, skey)
     hand_size = int(obs.rules[R_HAND_SIZE])

@@ -88,6 +88,7 @@ class RefObs:
     discarded: list[int]
     stock_n: int
     rebuilds: int  # stock rebuilds so far this hand
+    rebuilt: int  # mask of the cards the last rebuild put into the stock (0: none)
     turn: int
     phase: int
     upcard: int

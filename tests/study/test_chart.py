@@ -1,11 +1,13 @@
-"""The knock chart: its kernel against a pure-Python twin, and the chart as a study.
+"""The strategy charts: their kernel against a pure-Python twin, and a chart as a study.
 
 The twin plays each deal with the reference engine (``tests/reference/engine_ref.py``,
-its own event log), keeps the focal seat's view by hand, finds the positions where a
-knock is legal with the reference solver and scores each with ``mc_ref.evaluate``
-(knock with the best discard, or discard it and play on), sample by sample as
-``kernels.mc.evaluate`` does. Every position the kernel scores must be the twin's,
-with the same gain in exact units and the same hand wins.
+its own event log), keeps the focal seat's view by hand and finds the positions with
+the reference solver: for the knock chart where a knock is legal, scored with
+``mc_ref.evaluate`` as knock with the best discard or discard it and play on; for the
+draw chart every draw with a card on the pile (not the upcard option), classed by what
+the card does (written here the plain way) and scored as take or draw. Sample by
+sample as ``kernels.mc.evaluate`` does: every position the kernel scores must be the
+twin's, with the same gain in exact units and the same hand wins.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ import polars as pl
 import pytest
 
 from kernels import chart as K
-from kernels.layout import POINT_SCALE
-from kernels.obs import PHASE_DISCARD
+from kernels.layout import ACE_AROUND, ACE_HIGH_OR_LOW, POINT_SCALE, R_ACE, R_DISCARD_TAKEN_CARD
+from kernels.obs import PHASE_DISCARD, PHASE_DRAW
 from sim.engine import key_of
 from sim.rules import get_rules
 from sim.stats import mean_ci
-from sim.study.chart import knock_chart, load_knock_chart, summarize_cells
+from sim.study.chart import draw_chart, knock_chart, load_chart, summarize_cells
 from sim.study.chart_cells import ChartSpec, cell_sums, score_deals
 from sim.study.rundir import load_cells
 from sim.study.runs import RunError
@@ -37,14 +39,48 @@ M64 = (1 << 64) - 1
 # --- the twin ------------------------------------------------------------------------
 
 
-def position_key_ref(seed: int, number: int, own_turn: int) -> int:
-    ckey = rng_ref.random64(int(key_of(seed)), K.CHART_SALT)
+def position_key_ref(seed: int, number: int, own_turn: int, kind: int = K.CHART_KNOCK) -> int:
+    ckey = rng_ref.random64(int(key_of(seed)), K.CHART_SALT + kind)
     return rng_ref.mix64((rng_ref.mix64(ckey ^ ((number * rng_ref.GOLDEN) & M64)) + own_turn) & M64)
 
 
+def run_windows(ace: int) -> list[set[int]]:
+    """The 3-card run shapes of an ace mode, as sets of ranks (ace = 0)."""
+    windows = [{r, r + 1, r + 2} for r in range(11)]
+    if ace == ACE_HIGH_OR_LOW:
+        windows.append({11, 12, 0})
+    if ace == ACE_AROUND:
+        windows += [{11, 12, 0}, {12, 0, 1}]
+    return windows
+
+
+def draw_class_ref(obs, hand: int, top: int) -> int:
+    """What taking ``top`` does for ``hand``: the first of meld, pair, near run (a card
+    of its suit in one 3-card run shape with it), lower least deadwood by 1-3, 4-6,
+    7+, nothing (``kernels.chart.DRAW_*``)."""
+    if mc_ref.melds_with(obs, hand, top):
+        return K.DRAW_MELD
+    held = [c for c in S.cards_of(hand) if c < 52]
+    if top < 52:
+        rank, suit = top % 13, top // 13
+        if any(c % 13 == rank for c in held):
+            return K.DRAW_PAIR
+        near = set().union(*(w for w in run_windows(obs.rules[R_ACE]) if rank in w)) - {rank}
+        if any(c // 13 == suit and c % 13 in near for c in held):
+            return K.DRAW_NEAR_RUN
+    forbidden = top if obs.rules[R_DISCARD_TAKEN_CARD] == 0 else None
+    _, after = S.best_discard(obs, hand | (1 << top), forbidden)
+    lower = S.min_deadwood(hand, obs) - after
+    if lower >= 7:
+        return K.DRAW_LOWER_7
+    if lower >= 4:
+        return K.DRAW_LOWER_4
+    return K.DRAW_LOWER_1 if lower >= 1 else K.DRAW_NOTHING
+
+
 def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> list[tuple]:
-    """Every position of deals 0 .. deals-1, scored: (deal, own turn, deadwood, took,
-    gain in units, knock wins, play-on wins, card), as the kernel's rows."""
+    """Every position of deals 0 .. deals-1, scored: (deal, own turn, column, took,
+    gain in units, first action's wins, second's wins, card), as the kernel's rows."""
     strategies, params = ref_lineup(rules, spec)
     players = rules.players
     units = (players - 1) * POINT_SCALE
@@ -56,7 +92,7 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
         taken = [0] * players
         discarded = [0] * players
         pile: list[int] = []
-        stock_n = rebuilds = turn = own_turn = took = 0
+        stock_n = rebuilds = rebuilt = turn = own_turn = took = 0
         upcard = -1
         for event in record["events"]:
             kind = event[0]
@@ -68,6 +104,7 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
             elif kind == "rebuild":
                 stock_n = len(event[2])
                 rebuilds += 1
+                rebuilt = sum(1 << c for c in event[2])
                 pile = pile[-1:]
             elif kind == "discard":
                 _, seat, card = event
@@ -77,6 +114,27 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
                 pile.append(card)
             elif kind == "draw":
                 _, seat, card, where = event
+                if seat == chart.focal:
+                    own_turn += 1
+                option_turn = rules.upcard_option and turn == 0
+                if chart.chart == "draw" and seat == chart.focal and pile and not option_turn:
+                    obs = S.RefObs(
+                        seat=seat, players=players, hand=sum(1 << c for c in hands[seat]),
+                        pile=list(pile), taken=list(taken), discarded=list(discarded),
+                        stock_n=stock_n, rebuilds=rebuilds, rebuilt=rebuilt, turn=turn, phase=PHASE_DRAW,
+                        upcard=upcard, drawn=-1, from_pile=False, dealer=players - 1,
+                        rules=rule_row, scores=[0] * players,
+                    )  # fmt: skip
+                    key = position_key_ref(seed, number, own_turn, K.CHART_DRAW)
+                    net, won, _ = mc_ref.evaluate(
+                        obs, [(mc_ref.ACT_TAKE, -1), (mc_ref.ACT_DRAW, -1)], key, 0,
+                        chart.samples, chart.model, chart.knock_at, chart.min_gain,
+                    )  # fmt: skip
+                    gain = sum(round((t - d) * units) for t, d in zip(net[0], net[1], strict=True))
+                    column = draw_class_ref(obs, obs.hand, pile[-1])
+                    out.append(
+                        (number, own_turn, column, took, gain, sum(won[0]), sum(won[1]), pile[-1])
+                    )
                 from_pile = where == "pile"
                 if from_pile:
                     pile.pop()
@@ -86,13 +144,12 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
                     stock_n -= 1
                 hands[seat].add(card)
                 turn += 1
-                if seat != chart.focal:
+                if chart.chart != "knock" or seat != chart.focal:
                     continue
-                own_turn += 1
                 obs = S.RefObs(
                     seat=seat, players=players, hand=sum(1 << c for c in hands[seat]),
                     pile=list(pile), taken=list(taken), discarded=list(discarded),
-                    stock_n=stock_n, rebuilds=rebuilds, turn=turn, phase=PHASE_DISCARD,
+                    stock_n=stock_n, rebuilds=rebuilds, rebuilt=rebuilt, turn=turn, phase=PHASE_DISCARD,
                     upcard=upcard, drawn=card, from_pile=from_pile, dealer=players - 1,
                     rules=rule_row, scores=[0] * players,
                 )  # fmt: skip
@@ -120,15 +177,41 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
 def test_kernel_matches_twin(preset, overrides, spec, deals):
     rules = get_rules(preset, **overrides)
     chart = ChartSpec(samples=3, knock_at=0 if "knock_at=0" in spec else -1, deadwood=31)
-    _, rows = score_deals(rules, spec, 11, 0, deals, chart, np.ones(chart.n_cells))
-    got = [
-        tuple(int(v) for v in row[[K.P_DEAL, K.P_TURN, K.P_DEADWOOD, K.P_TOOK, K.P_GAIN,
-                                   K.P_KNOCK_WON, K.P_PLAY_WON, K.P_CARD]])
-        for row in rows
-    ]  # fmt: skip
+    rows = kernel_rows(rules, spec, deals, chart)
     want = positions_ref(rules, spec, 11, deals, chart)
     assert len(want) >= 3, "too few positions to compare: pick other deals"
-    assert got == want
+    assert rows == want
+
+
+def kernel_rows(rules, spec: str, deals: int, chart: ChartSpec) -> list[tuple]:
+    _, rows = score_deals(rules, spec, 11, 0, deals, chart, np.ones(chart.n_cells))
+    return [
+        tuple(int(v) for v in row[[K.P_DEAL, K.P_TURN, K.P_COLUMN, K.P_TOOK, K.P_GAIN,
+                                   K.P_FIRST_WON, K.P_SECOND_WON, K.P_CARD]])
+        for row in rows
+    ]  # fmt: skip
+
+
+DRAW_CASES = [
+    ("gin", {}, "greedy/simple", 3),  # the upcard option: the first draw is not charted
+    ("knock-rummy", {"players": 4, "max_rebuilds": 1}, "greedy:knock_at=5", 3),
+    ("gin", {"ace": "around", "discard_taken_card": True}, "greedy:knock_at=0", 2),
+    ("joker-knock", {}, "greedy", 8),
+]
+
+
+def test_draw_chart_kernel_matches_twin():
+    """Draw positions, their card classes and take-vs-draw gains are exactly the
+    twin's, in every case; between them the cases meet every card class."""
+    chart = ChartSpec(chart="draw", samples=2, deadwood=0)
+    met = set()
+    for preset, overrides, spec, deals in DRAW_CASES:
+        rules = get_rules(preset, **overrides)
+        rows = kernel_rows(rules, spec, deals, chart)
+        assert rows == positions_ref(rules, spec, 11, deals, chart), (preset, overrides)
+        assert len(rows) >= 10, (preset, overrides)
+        met.update(row[2] for row in rows)
+    assert met == set(range(K.N_DRAW_CLASSES))
 
 
 def test_cells_and_counting_only():
@@ -141,9 +224,9 @@ def test_cells_and_counting_only():
     )
     scored, rows = score_deals(rules, "greedy:knock_at=0", 2, 0, 40, chart, np.ones(chart.n_cells))
     assert len(none) == 0 and counted.sum() == scored.sum() == len(rows) > 0
-    assert rows[:, K.P_TURN].max() > 5 and rows[:, K.P_DEADWOOD].max() > 5
+    assert rows[:, K.P_TURN].max() > 5 and rows[:, K.P_COLUMN].max() > 5
     turn = np.minimum(rows[:, K.P_TURN], 5) - 1
-    deadwood = np.minimum(rows[:, K.P_DEADWOOD], 5)
+    deadwood = np.minimum(rows[:, K.P_COLUMN], 5)
     assert (rows[:, K.P_CELL] == turn * 6 + deadwood).all()
 
 
@@ -163,12 +246,12 @@ def test_summary_is_exact_statistics_of_positions():
     cells = summarize_cells(raw, chart, 2, min_positions=5)
     assert cells["positions"].sum() == len(rows)
     busiest = cells.sort("positions", descending=True).row(0, named=True)
-    mask = (rows[:, K.P_TURN] == busiest["turn"]) & (rows[:, K.P_DEADWOOD] == busiest["deadwood"])
+    mask = (rows[:, K.P_TURN] == busiest["turn"]) & (rows[:, K.P_COLUMN] == busiest["deadwood"])
     values = rows[mask, K.P_GAIN] / (4 * POINT_SCALE)
     plain = mean_ci(values)
     assert busiest["gain"] == pytest.approx(plain.estimate, abs=1e-12)
     assert busiest["gain_low"] == pytest.approx(plain.low, abs=1e-9)
-    assert busiest["knock_win"] == rows[mask, K.P_KNOCK_WON].sum() / (4 * mask.sum())
+    assert busiest["knock_win"] == rows[mask, K.P_FIRST_WON].sum() / (4 * mask.sum())
     for row in cells.iter_rows(named=True):
         if row["positions"] < 5:
             assert row["verdict"] == "too few"
@@ -229,7 +312,7 @@ def test_resume_plays_only_missing_chunks(tmp_path):
     last = knock_chart("gin", "greedy:knock_at=0", out=tmp_path, chunk_size=60, workers=1, **SMALL)
     assert last.result.chunks_run == 1
     assert last.cells.equals(chart.cells)
-    assert load_knock_chart(chart.run_dir).cells.equals(chart.cells)
+    assert load_chart(chart.run_dir).cells.equals(chart.cells)
 
 
 def test_policy_sets_the_play_on_rollouts():

@@ -15,7 +15,8 @@ then once more when tune's comparisons gained the keys every study writes
 (``half_width``, ``t``, ``sd``: ``Comparison.to_json``), nothing else changed.
 
 The knock chart was pinned later (December 2026), after its rollouts learnt to rebuild
-the stock (3-player Knock Rummy: rebuilds happen).
+the stock (3-player Knock Rummy: rebuilds happen), and recorded again when the samples
+learnt which cards a real rebuild put into the stock (``Obs.rebuilt``).
 
 When a change is meant to change results, record the digests again (all, or the cases
 named) and say why in the commit::
