@@ -1,14 +1,14 @@
-"""Speed of the knock chart's two stages (``sim/study/chart_cells.py``), one thread.
+"""Speed of a strategy chart's two stages (``sim/study/chart_cells.py``), one thread.
 
-    python benchmarks/bench_chart.py [--rules gin] [--players N] [--policy greedy:knock_at=0]
-                                     [--deals 20000] [--samples 32]
+    python benchmarks/bench_chart.py [--chart knock|draw] [--rules gin] [--players N]
+                                     [--policy greedy:knock_at=0] [--deals 20000] [--samples 32]
 
 1. Deals played by the compiled engine with its event log on (``sim.engine.logged_deals``):
    deals per second.
 2. Every eligible position of those deals scored (rates 1: no thinning) by
-   ``kernels.chart.knock_positions``: positions scored per second, and rollouts per
+   ``kernels.chart.chart_positions``: positions scored per second, and rollouts per
    second (2 actions x samples per position; the knock's "rollout" is one showdown,
-   playing on plays the hand out).
+   playing on, taking and drawing play the hand out).
 
 Both are timed after a warm-up call (compiles or loads the kernels).
 """
@@ -28,6 +28,7 @@ from sim.study.chart_cells import score_deals
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chart", default="knock", choices=["knock", "draw"])
     parser.add_argument("--rules", default="gin")
     parser.add_argument("--players", type=int, default=None)
     parser.add_argument("--policy", default="greedy:knock_at=0")
@@ -36,7 +37,7 @@ def main() -> None:
     args = parser.parse_args()
     rules = get_rules(args.rules, **({} if args.players is None else {"players": args.players}))
     lineup = (args.policy,) * rules.players
-    spec = chart_spec(rules, lineup, samples=args.samples, per_cell=0)
+    spec = chart_spec(rules, lineup, chart=args.chart, samples=args.samples, per_cell=0)
     ones = np.ones(spec.n_cells)
     score_deals(rules, lineup, 1, 0, 50, spec, ones)  # warm-up: compile or load
 
@@ -51,7 +52,8 @@ def main() -> None:
     positions = len(rows)
     rollouts = positions * 2 * args.samples
     print(
-        f"{args.rules} ({rules.players} players), policy {args.policy}, {args.deals:,} deals, "
+        f"{args.chart} chart, {args.rules} ({rules.players} players), policy {args.policy}, "
+        f"{args.deals:,} deals, "
         f"{args.samples} samples per position"
     )
     print(f"  logged deals: {args.deals / logged:,.0f} deals/s ({logged:.2f} s)")
