@@ -155,6 +155,7 @@ KEYS = (
     "chunk_size",
     "precision",
     "max_count",
+    "claims",
 )
 """Every top-level key of an experiment file."""
 
@@ -214,6 +215,7 @@ class Experiment:
     chunk_size: int | None = None
     precision: float | None = None
     max_count: int | None = None
+    claims: tuple[Any, ...] = ()  # sim.study.claims.Claim, tested after the analysis
     source: str = dataclasses.field(default="experiment", compare=False)
 
     def __post_init__(self) -> None:
@@ -249,6 +251,11 @@ class Experiment:
                     )
                 if kind not in fit:
                     raise ExperimentError(f"{where}: charts: {why_not(kind)}")
+        if self.claims and self.rows != "hands":
+            raise ExperimentError(
+                f"{where}: claims need the per-hand rows (paired deals, rates among hands); "
+                f"rows = {self.rows!r} keeps none: use rows = 'hands'"
+            )
         if self.max_count is not None and self.max_count < self.count:
             raise ExperimentError(
                 f"{where}: max_count = {self.max_count} is below the planned "
@@ -311,6 +318,8 @@ class Experiment:
         for key in ("chunk_size", "precision", "max_count"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.claims:
+            out["claims"] = [claim.to_dict() for claim in self.claims]
         return out
 
 
