@@ -255,7 +255,7 @@ def print_claims(claims: pl.DataFrame, out: Console) -> None:
             *(escape(row[k]) for k in ("claim", "verdict", "effect", "ci", "n")), style=style
         )
         if row["note"]:
-            notes.append(f"{row['claim'].strip()}: {row['note']}")
+            notes.append(f"{row['name']}: {row['note']}")
     out.print(table)
     for note in notes:
         out.print(note, markup=False)

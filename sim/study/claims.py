@@ -314,16 +314,25 @@ def verdict_of(low: float, high: float, expect: str, reference: float = 0.0) -> 
 
 
 def overall_verdict(cells: Sequence[Cell]) -> str:
-    """The claim's verdict from its cells' (see the module notes)."""
+    """The claim's verdict from its cells' (see the module notes).
+
+    "depends on X" names the keys X such that two cells differing in X alone have
+    different verdicts (where no such pair exists, every key whose value varies)."""
     verdicts = {c.verdict for c in cells}
     if len(verdicts) == 1:
         return verdicts.pop()
-    keys: list[str] = []
-    for cell in cells:
-        for k, v in cell.at:
-            if k not in keys and any(dict(o.at).get(k) != v for o in cells):
-                keys.append(k)
-    return "depends on " + (", ".join(keys) or "the setting")
+    varying = [k for k, _ in cells[0].at if len({repr(dict(c.at)[k]) for c in cells}) > 1]
+    keys = [
+        k
+        for k in varying
+        if any(
+            a.verdict != b.verdict
+            and all(_same(v, dict(b.at)[j]) for j, v in a.at if j != k)
+            for a in cells
+            for b in cells
+        )
+    ]
+    return "depends on " + (", ".join(_short(k) for k in keys or varying) or "the setting")
 
 
 @dataclass(frozen=True)
@@ -341,7 +350,12 @@ class Cell:
 
     @property
     def label(self) -> str:
-        return ", ".join(f"{k}={v}" for k, v in self.at)
+        return ", ".join(f"{_short(k)}={v}" for k, v in self.at)
+
+
+def _short(key: str) -> str:
+    """``rule.players`` reads as ``players`` (as in the settings' labels)."""
+    return key[5:] if key.startswith("rule.") else key
 
 
 def compare_cell(at: Any, diffs: np.ndarray, expect: str, unit: str) -> Cell:
@@ -552,6 +566,7 @@ def display_rows(frame: pl.DataFrame) -> list[dict[str, str]]:
     for (name,), cells in frame.group_by("claim", maintain_order=True):
         first = cells.row(0, named=True)
         head = {
+            "name": str(name),
             "claim": f"{name}: {first['says']} ({first['source']})",
             "verdict": first["claim_verdict"],
             "effect": "",
@@ -565,7 +580,7 @@ def display_rows(frame: pl.DataFrame) -> list[dict[str, str]]:
             rows.append(head)
             continue
         rows.append(head)
-        rows += [{**c, "claim": "  " + c["claim"]} for c in shown]
+        rows += [{**c, "name": f"{name}, {c['claim']}", "claim": "  " + c["claim"]} for c in shown]
     return rows
 
 
