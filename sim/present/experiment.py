@@ -395,7 +395,8 @@ def _claims_section(claims: pl.DataFrame) -> Any:
     from sim.present.report import Section
 
     rows = [
-        {"claim": r["claim"], "verdict": r["verdict"], "effect": r["effect"],
+        {"claim": "↳ " + r["claim"][2:] if r["claim"].startswith("  ") else r["claim"],
+         "verdict": r["verdict"], "effect": r["effect"],
          "95% CI": r["ci"], "n": r["n"], "note": r["note"]}
         for r in display_rows(claims)
     ]  # fmt: skip
