@@ -109,21 +109,21 @@ def play_experiment(
     )
     say.print(f"{result.hands_played:,} hands played in {result.elapsed:.1f} s{rate}")
     if as_json:
-        print_json(
-            {
-                "kind": "experiment",
-                "name": experiment.name,
-                "seed": result.experiment.seed,
-                "directory": str(result.directory),
-                "hands_played": result.hands_played,
-                "elapsed": result.elapsed,
-                "summary": result.data.summary.to_dicts(),
-                "verdicts": result.data.verdicts,
-                "claims": result.data.claims.to_dicts() if result.data.claims is not None else [],
-                "charts": [str(p) for p in result.charts],
-                "report": str(result.report) if result.report else None,
-            }
-        )
+        record = {
+            "kind": "experiment",
+            "name": experiment.name,
+            "seed": result.experiment.seed,
+            "directory": str(result.directory),
+            "hands_played": result.hands_played,
+            "elapsed": result.elapsed,
+            "summary": result.data.summary.to_dicts(),
+            "verdicts": result.data.verdicts,
+            "charts": [str(p) for p in result.charts],
+            "report": str(result.report) if result.report else None,
+        }
+        if result.data.claims is not None:  # only where the experiment states claims
+            record["claims"] = result.data.claims.to_dicts()
+        print_json(record)
         return
     print_experiment_summary(result.data, result.directory, say)
 

@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from kernels.obs import CONTINUE, KNOCK, PHASE_DRAW
+from sim.engine import key_of, play_deals
+from sim.rules import get_rules
 from strategies.advice import OWN_TURNS, in_partial
 from tests.reference import strategies_ref as ref
+from tests.reference.engine_ref import play_hand_ref
 from tests.support.positions import (
     BASE_10,
     GIN,
@@ -21,6 +26,7 @@ from tests.support.positions import (
     take,
     vec,
 )
+from tests.support.twins import fast_solver, ref_lineup
 
 TWIN = ref.REF_STRATEGIES["advice"]
 
@@ -126,3 +132,37 @@ def test_discard_counts_the_seats_turns() -> None:
     discard("advice", obs, sc)
     discard("advice", obs, sc, throw_low=1)
     assert sc[OWN_TURNS] == 2
+
+
+# --- whole hands: the engine with advice's knobs against the reference engine ---------------
+
+WHOLE_HANDS = [
+    ("gin", {}, "advice:take_if=1,throw_low=1,knock_from=3/"
+     "advice:take_if=2,avoid_middle=3,keep_partials=2,late_turn=10"),
+    ("knock-rummy", {"players": 4}, "advice:knock_at=8,knock_from=4,take_if=1/greedy/"
+     "advice:avoid_middle=2/advice:keep_partials=3,late_turn=12"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("preset", "overrides", "spec"), WHOLE_HANDS, ids=lambda v: str(v))
+def test_whole_hands_match_the_reference_engine(
+    preset: str, overrides: dict[str, Any], spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every hand, field by field: the knobs' turn counter, take rules and discard scores
+    act in the engine exactly as in the twin (a knock before its turn would show here)."""
+    monkeypatch.setattr(ref, "SOLVER", fast_solver)
+    rules = get_rules(preset, **overrides)
+    n, seed = 16, 21
+    cols = play_deals(rules, spec, deals=n, seed=seed, first=40)
+    strategies, params = ref_lineup(rules, spec)
+    key = int(key_of(seed))
+    knocks = 0
+    for i in range(n):
+        hand = play_hand_ref(rules, key, 40 + i, strategies, params)
+        got = (int(cols.knocker[i]), int(cols.winner[i]), int(cols.turns[i]),
+               [int(x) for x in cols.deadwood[i, : rules.players]],
+               [int(x) for x in cols.points[i, : rules.players]])  # fmt: skip
+        assert got == (hand["knocker"], hand["winner"], hand["turns"], hand["deadwood"],
+                       hand["points"]), f"hand {i}"  # fmt: skip
+        knocks += hand["knocker"] >= 0
+    assert knocks > 0
