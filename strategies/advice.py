@@ -45,8 +45,8 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit
-from kernels.deadwood import min_deadwood_one
-from kernels.melds import RANK_ACROSS_SUITS, melds_with
+from kernels.deadwood import discard_order_key, min_deadwood_one
+from kernels.melds import RANK_ACROSS_SUITS
 from kernels.obs import SCRATCH_FREE, forbidden_discard
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy
@@ -57,6 +57,7 @@ from strategies.greedy import (
     memo_knock_decision,
     memo_take,
 )
+from strategies.simple import take_nb as meld_take  # simple's draw: only for a meld
 
 OWN_TURNS = SCRATCH_FREE + 6  # scratch word: this seat's turns so far this hand
 MIDDLE_LOW, MIDDLE_HIGH = 4, 8  # rank indices of the middle cards: 5 through 9
@@ -109,12 +110,12 @@ def take_nb(obs, params, scratch):
     mode = np.int64(params[2])
     if mode == TAKE_DEADWOOD:
         return memo_take(obs, np.int64(params[1]), scratch)
-    if obs.pile_n <= 0:
+    if meld_take(obs, params, scratch):
+        return True
+    if mode != TAKE_PARTIAL or obs.pile_n <= 0:
         return False
     top = obs.pile[obs.pile_n - 1]
-    if melds_with(obs.hand, top, obs.tab):
-        return True
-    return mode == TAKE_PARTIAL and in_partial(obs.hand | (np.int64(1) << top), top)
+    return in_partial(obs.hand | (np.int64(1) << top), top)
 
 
 @njit(cache=True)
@@ -142,7 +143,7 @@ def scored_discard(obs, params, forbidden):
             score += partial_cost
         if middle_cost and is_middle(card):
             score += middle_cost
-        key = (score << 16) | ((255 - value) << 8) | (63 - card)
+        key = discard_order_key(score, value, card)
         if key < best:
             best = key
             best_left = left

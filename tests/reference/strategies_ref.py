@@ -531,15 +531,12 @@ class AdviceRef:
         p = read_params(params, self.FIELDS)
         if p["take_if"] == 0:
             return memo_take(obs, p["min_gain"], scratch)
-        pile = pile_of(obs)
-        if not pile:
-            return False
-        top = pile[-1]
-        held = cards_of(obs.hand) + [top]
-        melds = deadwood_ref.melds_in(held, rules_namespace(obs.rules))
-        if any(top in meld for meld in melds):
+        if SimpleRef().take(obs, params, scratch):  # completes a meld
             return True
-        return p["take_if"] == 2 and self.partial(int(obs.hand) | (1 << top), top)
+        pile = pile_of(obs)
+        if p["take_if"] != 2 or not pile:
+            return False
+        return self.partial(int(obs.hand) | (1 << pile[-1]), pile[-1])
 
     def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
         p = read_params(params, self.FIELDS)
