@@ -195,13 +195,14 @@ def _read_claim(where: str, i: int, table: Mapping[str, Any], mode: str) -> Clai
         values["name"] = _text(where, f"{at}.name", table["name"])
     for key in ("says", "source"):
         if key not in table:
-            raise fail(where, f"{at}: {key} is missing; give {key} = \"...\"")
+            raise fail(where, f'{at}: {key} is missing; give {key} = "..."')
         values[key] = _text(where, f"{at}.{key}", table[key])
     allowed = _DIRECTIONS[kind]
     expect = table.get("expect")
     if expect not in allowed:
         raise fail(
-            where, f"{at}.expect = {expect!r} is not allowed; choose {allowed[0]!r} or {allowed[1]!r}"
+            where,
+            f"{at}.expect = {expect!r} is not allowed; choose {allowed[0]!r} or {allowed[1]!r}",
         )
     values["expect"] = expect
     if kind == "compare":
@@ -216,7 +217,8 @@ def _read_claim(where: str, i: int, table: Mapping[str, Any], mode: str) -> Clai
             fits = [k for k, v in HEADLINES.items() if v[0] == mode]
             if metric not in fits:
                 raise fail(
-                    where, f"{at}.metric = {metric!r} is not allowed; choose one of: {', '.join(fits)}"
+                    where,
+                    f"{at}.metric = {metric!r} is not allowed; choose one of: {', '.join(fits)}",
                 )
             values["metric"] = metric
     else:
@@ -226,7 +228,9 @@ def _read_claim(where: str, i: int, table: Mapping[str, Any], mode: str) -> Clai
             _check_condition(where, f"{at}.{key}", values[key])
         level = table.get("level", 0.5)
         if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-            raise fail(where, f"{at}.level = {level!r} is not allowed; give a share between 0 and 1")
+            raise fail(
+                where, f"{at}.level = {level!r} is not allowed; give a share between 0 and 1"
+            )
         values["level"] = float(level)
         if "settings" in table:
             values["settings"] = _selector(where, f"{at}.settings", table["settings"])
@@ -243,8 +247,7 @@ def _check_condition(where: str, key: str, text: str) -> None:
         columns = ", ".join([*_HAND_COLUMNS, "deadwood_k", "points_k", *DERIVED])
         raise fail(
             where,
-            f"{key} = {text!r} is not a condition on the hands ({reason}); "
-            f"columns: {columns}",
+            f"{key} = {text!r} is not a condition on the hands ({reason}); columns: {columns}",
         ) from None
 
 
@@ -279,7 +282,8 @@ def check_claims(
                 if not any(_same(v, x) for x in choices[k]):
                     shown = ", ".join(repr(x) for x in choices[k])
                     raise fail(
-                        where, f"claims[{i}].{key}: {k} = {v!r} is not in the grid; choose from: {shown}"
+                        where,
+                        f"claims[{i}].{key}: {k} = {v!r} is not in the grid; choose from: {shown}",
                     )
         if claim.kind == "compare":
             if dict(claim.treatment).keys() != dict(claim.control).keys():
@@ -326,8 +330,7 @@ def overall_verdict(cells: Sequence[Cell]) -> str:
         k
         for k in varying
         if any(
-            a.verdict != b.verdict
-            and all(_same(v, dict(b.at)[j]) for j, v in a.at if j != k)
+            a.verdict != b.verdict and all(_same(v, dict(b.at)[j]) for j, v in a.at if j != k)
             for a in cells
             for b in cells
         )
@@ -463,7 +466,9 @@ def _compare(
     controls = {cell_of(i): i for i, p in enumerate(points) if _matches(claim.control, p)}
     pairs = {at: (t, controls[at]) for at, t in treated.items() if at in controls}
     if not pairs:
-        raise ExperimentError(f"{where}: claim {claim.name!r}: no control setting matches a treatment")
+        raise ExperimentError(
+            f"{where}: claim {claim.name!r}: no control setting matches a treatment"
+        )
 
     def diff(at: tuple[tuple[str, Any], ...]) -> np.ndarray:
         t, c = pairs[at]
@@ -483,9 +488,7 @@ def _compare(
             continue
         d = diff(at)
         if claim.baseline:
-            base_at = tuple(
-                (k, dict(claim.baseline)[k] if k in base_keys else v) for k, v in at
-            )
+            base_at = tuple((k, dict(claim.baseline)[k] if k in base_keys else v) for k, v in at)
             if base_at not in pairs:
                 continue
             d = d - diff(base_at)

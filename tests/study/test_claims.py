@@ -14,11 +14,11 @@ import pytest
 from sim.study.claims import (
     Cell,
     Claim,
+    claims_frame,
     compare_cell,
     derive_columns,
     display_rows,
     evaluate_claims,
-    claims_frame,
     overall_verdict,
     rate_cell,
     verdict_of,
@@ -112,9 +112,7 @@ def test_overall_verdict_names_what_it_depends_on() -> None:
 def test_evaluate_pairs_cells_and_takes_differences_in_differences() -> None:
     """Settings (variant x k): the treatment k=0 gains 1 over k=1 under "a" and 3 under
     "b", deal by deal. Plain: supported in both cells. Against baseline "a": +2."""
-    points = [
-        {"variant": v, "k": k} for v in ("a", "b") for k in (0, 1)
-    ]  # indices: a0, a1, b0, b1
+    points = [{"variant": v, "k": k} for v in ("a", "b") for k in (0, 1)]  # indices: a0, a1, b0, b1
     rng = np.random.default_rng(1)
     noise = rng.normal(0, 1, 500)
     per = {0: noise + 1, 1: noise, 2: noise + 3, 3: noise}
