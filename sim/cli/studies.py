@@ -11,6 +11,7 @@ import math
 import os
 from pathlib import Path
 
+import polars as pl
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -30,6 +31,7 @@ from sim.cli.output import (
 )
 from sim.stats import format_p
 from sim.study.analysis import ExperimentData, data_from_run
+from sim.study.claims import display_rows
 from sim.study.design import HEADLINES, RATE_HEADLINES, Experiment
 from sim.study.execute import run
 from sim.study.experiment import run_experiment
@@ -107,20 +109,21 @@ def play_experiment(
     )
     say.print(f"{result.hands_played:,} hands played in {result.elapsed:.1f} s{rate}")
     if as_json:
-        print_json(
-            {
-                "kind": "experiment",
-                "name": experiment.name,
-                "seed": result.experiment.seed,
-                "directory": str(result.directory),
-                "hands_played": result.hands_played,
-                "elapsed": result.elapsed,
-                "summary": result.data.summary.to_dicts(),
-                "verdicts": result.data.verdicts,
-                "charts": [str(p) for p in result.charts],
-                "report": str(result.report) if result.report else None,
-            }
-        )
+        record = {
+            "kind": "experiment",
+            "name": experiment.name,
+            "seed": result.experiment.seed,
+            "directory": str(result.directory),
+            "hands_played": result.hands_played,
+            "elapsed": result.elapsed,
+            "summary": result.data.summary.to_dicts(),
+            "verdicts": result.data.verdicts,
+            "charts": [str(p) for p in result.charts],
+            "report": str(result.report) if result.report else None,
+        }
+        if result.data.claims is not None:  # only where the experiment states claims
+            record["claims"] = result.data.claims.to_dicts()
+        print_json(record)
         return
     print_experiment_summary(result.data, result.directory, say)
 
@@ -220,6 +223,8 @@ def print_experiment_summary(data: ExperimentData, directory: Path, out: Console
     for verdict in data.verdicts:
         group = "" if verdict["group"] == "all" else f"{verdict['group']}: "
         out.print(f"{group}{verdict['summary']}", markup=False)
+    if data.claims is not None:
+        print_claims(data.claims, out)
     if data.record.get("precision") is not None:
         widest = float(s["half_width"].max()) if s.height else math.nan  # type: ignore[arg-type]
         state = "reached" if data.record.get("precision_reached") else "NOT reached (max-count)"
@@ -231,6 +236,29 @@ def print_experiment_summary(data: ExperimentData, directory: Path, out: Console
         f"results: {directory}/ (summary.parquet, seats.parquet, charts/, report.html)",
         markup=False,
     )
+
+
+def print_claims(claims: pl.DataFrame, out: Console) -> None:
+    """The claims' verdicts: claim, verdict, effect, 95% interval, n (and a note)."""
+    table = Table(
+        title="Claims: supported / refuted when the 95% interval lies on one side; "
+        "differences are treatment minus control, per deal",
+        title_justify="left",
+    )
+    for name, justify in (("claim", "left"), ("verdict", "left"), ("effect", "right"),
+                          ("95% CI", "right"), ("n", "right")):  # fmt: skip
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    notes = []
+    for row in display_rows(claims):
+        style = "bold" if not row["claim"].startswith("  ") else None
+        table.add_row(
+            *(escape(row[k]) for k in ("claim", "verdict", "effect", "ci", "n")), style=style
+        )
+        if row["note"]:
+            notes.append(f"{row['name']}: {row['note']}")
+    out.print(table)
+    for note in notes:
+        out.print(note, markup=False)
 
 
 def print_run_summary(data: ExperimentData, run_dir: Path, out: Console) -> None:

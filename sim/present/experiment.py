@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from sim.study.analysis import ExperimentData
+from sim.study.claims import display_rows
 from sim.study.design import (
     CHART_KINDS,
     HEADLINES,
@@ -322,6 +323,8 @@ def write_experiment_report(
             tables=[("Per setting (seat 0)", summary.select(cols))],
         )
     )
+    if data.claims is not None:
+        sections.append(_claims_section(data.claims))
     curve_figs = [(k, figs[k]) for k in ("knock_curve", "curve", "heatmap") if k in figs]
     if curve_figs:
         sections.append(
@@ -385,6 +388,32 @@ def write_experiment_report(
         return write_report(title, sections, data.config, data.provenance, path, subtitle=subtitle)
     except OSError as error:
         raise ExperimentError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _claims_section(claims: pl.DataFrame) -> Any:
+    """The claims tested by the experiment: each with its verdict and evidence."""
+    from sim.present.report import Section
+
+    rows = [
+        {"claim": "↳ " + r["claim"][2:] if r["claim"].startswith("  ") else r["claim"],
+         "verdict": r["verdict"], "effect": r["effect"],
+         "95% CI": r["ci"], "n": r["n"], "note": r["note"]}
+        for r in display_rows(claims)
+    ]  # fmt: skip
+    return Section(
+        "Claims",
+        text="Each claim is a tip from the named source, stated as a hypothesis. A "
+        "comparison is the paired difference, deal by deal, of the treatment settings "
+        "minus the control settings (t interval); a rate is the share of hands meeting "
+        "its event among those meeting its condition (Wilson interval), against its level.",
+        notes=[
+            "supported: the 95% interval lies entirely on the expected side; refuted: "
+            "entirely on the other side; too close to call: it covers the reference; "
+            "depends on X: the verdict differs between values of the grid key X (rows "
+            "below the claim)."
+        ],
+        tables=[("Verdicts", rows)],
+    )
 
 
 def _caption(kind: str) -> str:

@@ -28,6 +28,7 @@ from kernels import layout as L
 from sim.rules import PRESETS, RuleSet
 from sim.stats import Interval, Moments, best_vs_runner_up, mean_ci, needed_for_half_width, wilson
 from sim.study import rundir
+from sim.study.claims import claims_frame, derive_columns, evaluate_claims
 from sim.study.design import ALPHA, Experiment, ExperimentError, default_charts
 from sim.study.runs import RunConfig
 from sim.study.settings import Setting, format_value
@@ -54,6 +55,7 @@ class ExperimentData:
     runs: pl.DataFrame
     config: dict[str, Any]
     provenance: dict[str, Any]
+    claims: pl.DataFrame | None = None  # the claims' cells and verdicts (sim.study.claims)
 
     @property
     def headline(self) -> str:
@@ -312,9 +314,39 @@ class _Analysis:
             )
         return verdicts, rows, per_setting
 
+    def hands(self, i: int) -> pl.LazyFrame:
+        """Setting ``i``'s hands over every seating and block, with the claims' columns."""
+        frames = [rundir.load_hands(d) for block in self.blocks for d in block[i].dirs]
+        return derive_columns(pl.concat(frames, how="diagonal_relaxed"), self.settings[i].players)
+
+    def claims(self) -> tuple[pl.DataFrame | None, list[dict[str, Any]]]:
+        """The experiment's claims tested: their cells' frame and one record each."""
+        exp = self.experiment
+        if not exp.claims:
+            return None, []
+        many = len(exp.variants) > 1
+        points = [
+            {**({"variant": s.variant} if many else {}), **dict(s.params)} for s in self.settings
+        ]
+        results = evaluate_claims(
+            exp.claims,
+            points,
+            lambda i, metric: self.values[i][metric],
+            self.hands,
+            unit=exp.mode,
+            headline=exp.headline,
+            where=exp.source,
+        )
+        record = [
+            {"name": c.name, "says": c.says, "source": c.source, "verdict": verdict}
+            for c, _, verdict in results
+        ]
+        return claims_frame(results, exp.headline), record
+
     def data(self, *, started: float, hands_played: int, reached: bool | None) -> ExperimentData:
         exp = self.experiment
         verdicts, comparisons, per_setting = self.compare()
+        claims, claim_record = self.claims()
         summary_rows, seat_rows, outcome_rows, turn_rows, run_rows = [], [], [], [], []
         for i, setting in enumerate(self.settings):
             params = dict(setting.params)
@@ -467,6 +499,7 @@ class _Analysis:
             "meta": exp.meta(),
             "charts": list(exp.charts) if exp.charts is not None else None,
             "verdicts": verdicts,
+            **({"claims": claim_record} if claims is not None else {}),
             "elapsed": time.perf_counter() - started,
             "hands_played": hands_played,
             "blocks": len(self.blocks),
@@ -503,6 +536,7 @@ class _Analysis:
             runs=pl.DataFrame(run_rows),
             config=exp.to_dict(),
             provenance=_provenance_of(first_manifest, exp.seed, record["hands_played"]),
+            claims=claims,
         )
 
 

@@ -38,6 +38,13 @@ The file format (every key but ``seats`` and one of ``deals``/``games`` is optio
     knock_at = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]   # or the range "0..10" ("0..10:2": step 2)
     rule.undercut_bonus = [10, 25]       # rule parameters too (a key "rule.<param>")
 
+    [[claims]]                           # optional: hypotheses tested on the results
+    says = "Knocking at 7 beats knocking at 10."     # see sim/study/claims.py
+    source = "the text the advice comes from"
+    treatment = { knock_at = 7 }
+    control = { knock_at = 10 }
+    expect = "higher"
+
 A setting's rule set is the variant's preset (else the base preset), then the base
 overrides, the variant's overrides and the setting's ``rule.*`` grid values, in that
 order. The line-up template is filled with the setting's grid values and parsed by
@@ -74,6 +81,8 @@ is narrow enough or ``max_count`` is reached. The analysis writes to ``<out>/<na
 ``comparisons.parquet``
     Per group: the best setting against every other one on common deals (paired t;
     Holm-adjusted over the group).
+``claims.parquet``
+    Only with claims: one row per claim and cell, its effect, interval, n and verdict.
 ``experiment.json``, ``charts/*.png|svg``, ``report.html``
     The resolved experiment (seed included), the runs, the verdicts and provenance;
     the charts; the report.
@@ -155,6 +164,7 @@ KEYS = (
     "chunk_size",
     "precision",
     "max_count",
+    "claims",
 )
 """Every top-level key of an experiment file."""
 
@@ -214,6 +224,7 @@ class Experiment:
     chunk_size: int | None = None
     precision: float | None = None
     max_count: int | None = None
+    claims: tuple[Any, ...] = ()  # sim.study.claims.Claim, tested after the analysis
     source: str = dataclasses.field(default="experiment", compare=False)
 
     def __post_init__(self) -> None:
@@ -249,6 +260,11 @@ class Experiment:
                     )
                 if kind not in fit:
                     raise ExperimentError(f"{where}: charts: {why_not(kind)}")
+        if self.claims and self.rows != "hands":
+            raise ExperimentError(
+                f"{where}: claims need the per-hand rows (paired deals, rates among hands); "
+                f"rows = {self.rows!r} keeps none: use rows = 'hands'"
+            )
         if self.max_count is not None and self.max_count < self.count:
             raise ExperimentError(
                 f"{where}: max_count = {self.max_count} is below the planned "
@@ -311,6 +327,8 @@ class Experiment:
         for key in ("chunk_size", "precision", "max_count"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.claims:
+            out["claims"] = [claim.to_dict() for claim in self.claims]
         return out
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from sim import store
 from sim.rules import PARAMETERS, PRESETS
+from sim.study.claims import check_claims, read_claims
 from sim.study.design import (
     CHART_KINDS,
     IDENT,
@@ -244,6 +245,14 @@ def _from_dict(data: Mapping[str, Any], where: str, default_name: str | None) ->
     if "max_count" in data:
         values["max_count"] = _want_int(where, "max_count", data["max_count"], 1)
     _check_grid_use(where, values)
+    if "claims" in data:
+        values["claims"] = read_claims(where, data["claims"], values["mode"])
+        check_claims(
+            where,
+            values["claims"],
+            dict(values.get("grid", ())),
+            [v.name for v in values.get("variants", ())],
+        )
     return Experiment(**values)
 
 

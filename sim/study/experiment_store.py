@@ -1,7 +1,8 @@
 """An experiment's results on disk: its tables and record, written and read back.
 
 ``<out>/<name>/``: ``summary.parquet``, ``seats.parquet``, ``outcomes.parquet``,
-``turns.parquet``, ``comparisons.parquet`` (see ``sim/study/design.py``) and
+``turns.parquet``, ``comparisons.parquet`` (see ``sim/study/design.py``), ``claims.parquet``
+when the experiment states claims (``sim/study/claims.py``) and
 ``experiment.json``, the study's record (``sim/study/records.py``): the resolved
 experiment, the runs, the verdicts, the provenance and each table's digest.
 """
@@ -32,6 +33,7 @@ __all__ = [
 
 
 EXPERIMENT_KIND = "rummy-sim experiment"
+CLAIMS_FILE = "claims.parquet"  # only for experiments with claims: older ones have none
 
 
 def write_tables(data: ExperimentData, directory: Path) -> dict[str, dict[str, Any]]:
@@ -41,7 +43,10 @@ def write_tables(data: ExperimentData, directory: Path) -> dict[str, dict[str, A
     :func:`load_experiment_data` checks the files before it trusts them.
     """
     digests = {}
-    for table, filename in TABLE_FILES.items():
+    tables = dict(TABLE_FILES)
+    if data.claims is not None:
+        tables["claims"] = CLAIMS_FILE
+    for table, filename in tables.items():
         frame: pl.DataFrame = getattr(data, table)
         meta = P.provenance({"experiment": data.record.get("name"), **data.config})
         meta.update(table=f"experiment_{table}", rows=frame.height)
@@ -57,7 +62,10 @@ def load_experiment_data(directory: str | os.PathLike[str]) -> ExperimentData:
     if "analysis" not in record:
         raise ExperimentError(f"{directory / EXPERIMENT_JSON}: no analysis in the record")
     frames = {}
-    for table, filename in TABLE_FILES.items():
+    tables = dict(TABLE_FILES)
+    if CLAIMS_FILE in (record.get("tables") or {}):
+        tables["claims"] = CLAIMS_FILE
+    for table, filename in tables.items():
         frames[table] = records.read_table(directory, record, filename)
         meta, _ = P.read_footer(directory / filename)
         if meta.get("table") != f"experiment_{table}":

@@ -502,6 +502,78 @@ class DefensiveRef:
         return memo_knock_decision(obs, discard, threshold, scratch)
 
 
+class AdviceRef:
+    """``strategies/advice.py``: greedy with the rule books' tips as knobs."""
+
+    FIELDS = (
+        ("knock_at", int),
+        ("min_gain", int),
+        ("take_if", int),
+        ("throw_low", int),
+        ("knock_from", int),
+        ("avoid_middle", int),
+        ("keep_partials", int),
+        ("late_turn", int),
+    )
+    OWN_TURNS = 7  # scratch word: the seat's turns so far (counted by the discard)
+    MATCHED = 1000
+
+    @staticmethod
+    def partial(hand: int, card: int) -> bool:
+        """A pair or a two-card run (one rank apart in the suit, no wrap) with the hand."""
+        if card >= 52:
+            return False
+        rank, suit = card % 13, card // 13
+        others = [c for c in cards_of(hand) if c != card and c < 52]
+        return any(
+            c % 13 == rank or (c // 13 == suit and abs(c % 13 - rank) == 1) for c in others
+        )
+
+    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
+        p = read_params(params, self.FIELDS)
+        if p["take_if"] == 0:
+            return memo_take(obs, p["min_gain"], scratch)
+        if SimpleRef().take(obs, params, scratch):  # completes a meld
+            return True
+        pile = pile_of(obs)
+        if p["take_if"] != 2 or not pile:
+            return False
+        return self.partial(int(obs.hand) | (1 << pile[-1]), pile[-1])
+
+    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
+        p = read_params(params, self.FIELDS)
+        scratch[self.OWN_TURNS] += 1
+        if p["throw_low"] == 0 and p["avoid_middle"] == 0 and p["keep_partials"] == 0:
+            return memo_discard(obs, scratch)
+        early = int(obs.turn) < p["late_turn"]
+        whole = min_deadwood(obs.hand, obs)
+        forbidden = forbidden_discard(obs)
+        scored = []
+        for card in cards_of(obs.hand):
+            if card == forbidden:
+                continue
+            left = min_deadwood(without(obs.hand, card), obs)
+            value = value_of(card, obs)
+            score = left
+            if p["throw_low"]:
+                score = value if left + value == whole else self.MATCHED + left
+            if early and self.partial(int(obs.hand), card):
+                score += p["keep_partials"]
+            if not early and card < 52 and 4 <= card % 13 <= 8:
+                score += p["avoid_middle"]
+            scored.append((score, -value, -card, card, left))
+        *_, card, left = min(scored)
+        learn_min_deadwood(scratch, without(obs.hand, card), left)
+        return card
+
+    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
+        p = read_params(params, self.FIELDS)
+        threshold = knock_threshold(obs, p["knock_at"])
+        if scratch[self.OWN_TURNS] < p["knock_from"]:
+            threshold = min(threshold, 0)
+        return memo_knock_decision(obs, discard, threshold, scratch)
+
+
 class _McRef:
     """``mc``'s twin lives in ``mc_ref`` (it needs the showdown oracle, which imports
     this module); it is imported on first use."""
@@ -519,4 +591,5 @@ REF_STRATEGIES: dict[str, Any] = {
     "schedule": ScheduleRef(),
     "defensive": DefensiveRef(),
     "mc": _McRef(),
+    "advice": AdviceRef(),
 }

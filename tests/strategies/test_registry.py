@@ -25,7 +25,15 @@ def plugin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Plug
 
 
 def test_builtins_in_order_and_well_formed() -> None:
-    assert list(S.BUILTINS) == ["random", "greedy", "simple", "schedule", "defensive", "mc"]
+    assert list(S.BUILTINS) == [
+        "random",
+        "greedy",
+        "simple",
+        "schedule",
+        "defensive",
+        "mc",
+        "advice",
+    ]
     for name, strategy in S.BUILTINS.items():
         assert strategy.name == name
         assert strategy.module == f"strategies.{name}"

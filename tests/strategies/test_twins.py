@@ -82,6 +82,17 @@ def random_params(rng: random.Random, name: str) -> Any:
             model=rng.randint(0, 2),
             game_weight=rng.choice((0.0, 20.0)),
         )
+    if name == "advice":
+        return strategy.params(
+            knock_at=rng.randint(-1, 12),
+            min_gain=rng.randint(-2, 5),
+            take_if=rng.randint(0, 2),
+            throw_low=rng.randint(0, 1),
+            knock_from=rng.choice((0, 0, 1, 2, 3)),
+            avoid_middle=rng.choice((0, 0, 1, 3, 8)),
+            keep_partials=rng.choice((0, 0, 1, 3, 8)),
+            late_turn=rng.choice((0, 0, 10, 20, 40)),
+        )
     if name == "schedule":
         return strategy.params(
             a=rng.uniform(0, 20),
