@@ -19,6 +19,12 @@ that moment, built from its own view only, as the engine would hand it to a hook
 * ``CHART_DRAW``: a draw decision with a card on the pile (not the first turn's upcard
   option). Column: what the pile's top card does for the hand (``draw_class``).
   Actions: take it, or draw from the stock; either way the rollout plays on.
+* ``CHART_DISCARD``: a discard of the focal seat that the next seat then meets (the
+  hand goes on). Column: the card's rank (jokers last); layer: whether the next seat
+  showed interest, holding a card it took from the pile of that rank or in a run shape
+  with it. Nothing is sampled: the row says whether the next seat took the card and
+  what taking it saved that seat (its least deadwood before, less the least after its
+  best discard: the log holds every hand, so this is a measurement, not a view).
 
 A position falls in one cell (the seat's own turn, the column, the number of pile
 cards the opponents took this hand); it is scored when a draw from its own random
@@ -52,6 +58,8 @@ ACCEPT_COUNTER = 1 << 40  # the acceptance draw: far above any sample index
 # Chart kinds (``kind``): which decisions are positions, and the two actions scored.
 CHART_KNOCK = 0  # knock now (first) or discard and play on (second)
 CHART_DRAW = 1  # take the pile's top card (first) or draw from the stock (second)
+CHART_DISCARD = 2  # the discard taken by the next seat (first) or not (second)
+N_DISCARD_COLUMNS = 14  # ranks A .. K, then jokers
 
 # The draw chart's columns: what the pile's top card does for the hand (``draw_class``),
 # the first that holds. A "lower" card lowers the hand's least deadwood (after the best
@@ -69,12 +77,13 @@ N_DRAW_CLASSES = 7
 P_DEAL = 0  # deal number
 P_TURN = 1  # the focal seat's own turn (1 = its first draw of the hand)
 P_COLUMN = 2  # knock chart: deadwood the best discard leaves; draw chart: ``draw_class``
-P_TOOK = 3  # pile cards the opponents took this hand so far
+P_TOOK = 3  # pile cards the opponents took this hand so far (discard chart: interest 0/1)
 P_CELL = 4  # cell index (``cell_of``)
-P_GAIN = 5  # sum over samples of (first - second action), units of 1/((players-1)*POINT_SCALE)
-P_FIRST_WON = 6  # samples in which the first action (knock, take) won the hand
-P_SECOND_WON = 7  # samples in which the second action (play on, draw) won the hand
-P_CARD = 8  # knock chart: the best discard (laid away, or thrown); draw chart: the pile top
+P_GAIN = 5  # sum over samples of (first - second action), units of 1/((players-1)*POINT_SCALE);
+#            discard chart: the deadwood the card saved its taker (0 when not taken)
+P_FIRST_WON = 6  # samples in which the first action (knock, take) won the hand (discard: taken)
+P_SECOND_WON = 7  # ... the second action (play on, draw) won the hand (discard: not taken)
+P_CARD = 8  # the best discard (knock chart), the pile top (draw), the card thrown (discard)
 N_POSITION_COLUMNS = 9
 
 
@@ -105,6 +114,19 @@ def cell_of(own_turn, column, took, n_turns, n_columns, n_took):
     d = min(column, n_columns - 1)
     k = min(took, n_took - 1)
     return (t * n_columns + d) * n_took + k
+
+
+@njit(cache=True)
+def interested(taken, card, tab):
+    """True when a seat that took the pile cards ``taken`` (and still holds them) showed
+    interest in ``card``: one of them has its rank or shares a 3-card run shape with it
+    in its suit (any taken card, for a joker)."""
+    if card >= 52:
+        return taken != 0
+    rank = card % 13
+    if taken & (np.int64(RANK_ACROSS_SUITS) << rank):
+        return True
+    return taken & (np.int64(run_near(rank, tab)) << (13 * (card // 13))) != 0
 
 
 @njit(cache=True)
@@ -176,6 +198,10 @@ def chart_positions(
             hands[s] = 0
             taken[s] = 0
             discarded[s] = 0
+        pending = -1  # discard chart: the focal seat's last discard, until the next seat draws
+        pending_cell = 0
+        pending_turn = 0
+        pending_took = 0
         pile_n = 0
         stock_n = 0
         rebuilds = 0
@@ -212,10 +238,37 @@ def chart_positions(
                 discarded[seat] |= bit
                 pile[pile_n] = card
                 pile_n += 1
+                if kind == CHART_DISCARD and seat == focal:
+                    pending = card
+                    pending_turn = own_turn
+                    pending_took = 1 if interested(taken[(seat + 1) % players], card, tab) else 0
+                    column = 13 if card >= 52 else card % 13
+                    pending_cell = cell_of(own_turn, column, pending_took, n_turns, n_columns,
+                                           n_took)  # fmt: skip
             elif code == E.EV_DRAW_PILE or code == E.EV_DRAW_STOCK:
-                # Before the draw: the focal seat's draw decision (draw chart).
+                # Before the draw: the fate of the focal seat's discard (discard chart).
                 first_draw = turn == 0
                 from_pile = code == E.EV_DRAW_PILE
+                if pending >= 0 and seat == (focal + 1) % players and written < rows.shape[0]:
+                    took_it = from_pile and card == pending
+                    saved = np.int64(0)
+                    if took_it:
+                        forbidden = card if forbid_taken else -1
+                        _, after = best_discard_one(hands[seat] | (np.int64(1) << card),
+                                                    forbidden, tab)  # fmt: skip
+                        saved = min_deadwood_one(hands[seat], tab) - after
+                    eligible[pending_cell] += 1
+                    rows[written, P_DEAL] = number
+                    rows[written, P_TURN] = pending_turn
+                    rows[written, P_COLUMN] = 13 if pending >= 52 else pending % 13
+                    rows[written, P_TOOK] = pending_took
+                    rows[written, P_CELL] = pending_cell
+                    rows[written, P_GAIN] = saved
+                    rows[written, P_FIRST_WON] = 1 if took_it else 0
+                    rows[written, P_SECOND_WON] = 0 if took_it else 1
+                    rows[written, P_CARD] = pending
+                    written += 1
+                    pending = -1
                 if seat == focal:
                     own_turn += 1
                 if (
@@ -268,8 +321,8 @@ def chart_positions(
                 obs = Obs(
                     np.int64(focal), np.int64(players), hand, borrow(pile), np.int64(pile_n),
                     borrow(taken), borrow(discarded), np.int64(stock_n), np.int64(rebuilds),
-                    rebuilt, np.int64(turn), np.int64(PHASE_DISCARD), np.int64(upcard), np.int64(card),
-                    from_pile, np.int64(dealer), rules, borrow(scores), tab, pkey,
+                    rebuilt, np.int64(turn), np.int64(PHASE_DISCARD), np.int64(upcard),
+                    np.int64(card), from_pile, np.int64(dealer), rules, borrow(scores), tab, pkey,
                 )  # fmt: skip
                 cards[0] = best
                 cards[1] = best

@@ -57,12 +57,20 @@ rummy strategy-chart knock --rules knock-rummy --players 3 --seats greedy --deal
 rummy strategy-chart draw --rules gin --seats greedy --deals 200_000 --seed 1
 
 rummy strategy-chart draw --rules knock-rummy --players 4 --seats greedy --deals 100_000""",
+    "discard": """Examples:
+
+rummy strategy-chart discard --rules gin --seats greedy --deals 200_000 --seed 1 --took
+
+rummy strategy-chart discard --rules knock-rummy --players 4 --seats greedy --deals 100_000""",
 }
 HELP = {
     "knock": "Knock now or play on: the mean gain of knocking per own turn and deadwood "
     "(95% CI), the knock's hand-win rate and a verdict per cell.",
     "draw": "Take the pile's top card or draw from the stock: the mean gain of taking per "
     "own turn and what the card does for the hand (95% CI), and a verdict per cell.",
+    "discard": "How safe a discard is: per own turn and rank, the share the next seat "
+    "takes and the deadwood it saves it (95% CIs); --took splits by whether the next "
+    "seat took a related card. Nothing is sampled (--samples, --model, --per-cell unused).",
 }
 STYLE = {"too close": "yellow", "too few": "dim"}  # the first action green, the second blue
 
@@ -192,9 +200,10 @@ def _save_figures(chart: StrategyChart) -> tuple[list[Path], Path]:
 
 
 def _print_card(chart: StrategyChart) -> None:
-    """Own turn by column (deadwood, or what the pile card does): each cell's mean gain
-    of the first action (points), coloured by the verdict (green the first action,
-    blue the second, yellow too close, dim too few)."""
+    """Own turn by column (deadwood, what the pile card does, or the rank thrown): each
+    cell's mean gain of the first action (points), coloured by the verdict (green the
+    first action, blue the second, yellow too close, dim too few); for the discard
+    chart the share of discards the next seat took (percent, redder when higher)."""
     from sim.present.chart_figure import column_labels
 
     spec = chart.spec
@@ -203,11 +212,18 @@ def _print_card(chart: StrategyChart) -> None:
     labels = column_labels(chart)
     layers = [None] if spec.took == 1 else list(range(spec.took))
     for layer in layers:
-        cells = chart.cells if layer is None else chart.cells.filter(chart.cells["took"] == layer)
-        by = {(r["turn"], r[spec.column_name]): r for r in cells.iter_rows(named=True)}
-        title = f"{'knock now' if first == 'knock' else first} minus {second}, points per hand"
+        cells = chart.cells
         if layer is not None:
-            title += f" (opponents took {layer}{'+' if layer == spec.took - 1 else ''})"
+            cells = cells.filter(cells[spec.layer_name] == layer)
+        by = {(r["turn"], r[spec.column_name]): r for r in cells.iter_rows(named=True)}
+        if spec.chart == "discard":
+            title = "discards taken by the next seat, percent"
+            if layer is not None:
+                title += " (it took a related card)" if layer else " (no related card taken)"
+        else:
+            title = f"{'knock now' if first == 'knock' else first} minus {second}, points per hand"
+            if layer is not None:
+                title += f" (opponents took {layer}{'+' if layer == spec.took - 1 else ''})"
         table = Table(title=title, box=None, pad_edge=False, padding=(0, 1))
         table.add_column("turn", justify="right", style="bold")
         for label in labels:
@@ -220,10 +236,17 @@ def _print_card(chart: StrategyChart) -> None:
                     row.append("")
                 elif cell["verdict"] == "too few":
                     row.append("[dim]·[/dim]")
+                elif spec.chart == "discard":
+                    rate = cell["taken_rate"]
+                    colour = "bold red" if rate >= 0.2 else "red" if rate >= 0.1 else "default"
+                    row.append(f"[{colour}]{100 * rate:.0f}[/]")
                 else:
                     row.append(f"[{style[cell['verdict']]}]{cell['gain']:+.0f}[/]")
             table.add_row(f"{t}+" if t == spec.turns else str(t), *row)
         console().print(table)
+    if spec.chart == "discard":
+        console().print(f"[dim]· too few[/]  {chart.positions:,} discards counted")
+        return
     console().print(
         f"[bold green]{first}[/] [bold blue]{second}[/] [yellow]too close[/] [dim]· too few[/]  "
         f"{chart.positions:,} positions, {spec.samples} samples each"

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
+from matplotlib import colormaps
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from sim.present.charts import annotate_cell, figure_style, new_figure
-from sim.study.chart_cells import DRAW_CLASSES
+from sim.study.chart_cells import RANKS
 
 if TYPE_CHECKING:
     from sim.study.chart import StrategyChart
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "chart_figure",
     "column_labels",
+    "discard_chart_figure",
     "chart_figures",
     "chart_section",
     "verdicts",
@@ -100,16 +102,58 @@ def chart_figure(
     return fig
 
 
+def discard_chart_figure(
+    cells: pl.DataFrame, *, title: str, turns: int, interest: int | None = None
+) -> Figure:
+    """The discard chart of ``cells`` (one layer of the next seat's interest, or all):
+    rows the seat's own turn, columns the rank thrown; each cell coloured by the share
+    of such discards the next seat took and annotated with it (percent) and, below, the
+    deadwood a discard of it saved the next seat on average (the taken ones saved
+    more; 0 for the others). Cells with too few discards are grey, with their count."""
+    df = cells if interest is None else cells.filter(pl.col("interest") == interest)
+    grid = np.full((turns, len(RANKS)), np.nan)
+    for r in df.iter_rows(named=True):
+        if r["verdict"] != "too few":
+            grid[r["turn"] - 1, r["rank"]] = 100.0 * r["taken_rate"]
+    with figure_style():
+        fig = new_figure(max(5.0, 0.62 * len(RANKS) + 2.5), max(4.0, 0.42 * turns + 1.8))
+        ax = fig.subplots()
+        cmap = colormaps["Reds"].with_extremes(bad=COLOURS[0])
+        top = max(10.0, float(np.nanmax(grid))) if np.isfinite(grid).any() else 10.0
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=top, aspect="auto")
+        for r in df.iter_rows(named=True):
+            i, j = r["turn"] - 1, r["rank"]
+            if r["verdict"] == "too few":
+                ax.text(j, i, f"n={r['discards']}", ha="center", va="center", fontsize=6)
+            else:
+                text = f"{100 * r['taken_rate']:.0f}%\n{r['cost']:.1f}"
+                annotate_cell(ax, image, i, j, text, fontsize=6)
+        ax.set_xticks(range(len(RANKS)), RANKS)
+        ax.set_yticks(
+            range(turns), [f"{t}+" if t == turns else str(t) for t in range(1, turns + 1)]
+        )
+        ax.set_xlabel("rank discarded")
+        ax.set_ylabel("own turn")
+        fig.suptitle(title, fontsize=9, fontweight="bold", wrap=True)
+        bar = fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
+        bar.set_label("taken by the next seat (%); below: deadwood saved per discard", fontsize=8)
+    return fig
+
+
 def _took_label(layer: int, layers: int) -> str:
     return f"opponents took {layer}{'+' if layer == layers - 1 else ''} pile card(s)"
 
 
+def _interest_label(layer: int) -> str:
+    return "the next seat took a related card" if layer else "no related card taken"
+
+
 def column_labels(chart: StrategyChart) -> list[str]:
     """The chart's column labels: deadwood values (the last "or more" where the rules
-    set no knock limit), or the draw chart's card classes."""
+    set no knock limit), the draw chart's card classes or the discard chart's ranks."""
     spec = chart.spec
-    if spec.chart == "draw":
-        return list(DRAW_CLASSES)
+    if spec.column_labels is not None:
+        return list(spec.column_labels)
     last = spec.deadwood - 1
     open_deadwood = chart.config.rules.knock_limit is None  # type: ignore[union-attr]
     return [f"{j}+" if j == last and open_deadwood else str(j) for j in range(spec.deadwood)]
@@ -121,13 +165,24 @@ def chart_figures(chart: StrategyChart) -> list[tuple[str, Figure]]:
     spec, config = chart.spec, chart.config
     title = (
         f"{spec.chart.capitalize()} chart: {config.rules.name}, {config.lineup_label}, "  # type: ignore[union-attr]
-        f"seat {spec.focal}\n"
-        f"{chart.deals:,} deals, {chart.positions:,} positions x {spec.samples} samples"
+        f"seat {spec.focal}\n{chart.deals:,} deals, "
+        + (
+            f"{chart.positions:,} discards"
+            if spec.chart == "discard"
+            else f"{chart.positions:,} positions x {spec.samples} samples"
+        )
     )
     layers = [None] if spec.took == 1 else list(range(spec.took))
     stem = f"{spec.chart}_chart"
     out = []
     for layer in layers:
+        if spec.chart == "discard":
+            label = "" if layer is None else f"; {_interest_label(layer)}"
+            fig = discard_chart_figure(
+                chart.cells, title=title + label, turns=spec.turns, interest=layer
+            )
+            out.append((stem if layer is None else f"{stem}_interest{layer}", fig))
+            continue
         fig = chart_figure(
             chart.cells,
             title=title if layer is None else f"{title}; {_took_label(layer, spec.took)}",
@@ -152,6 +207,19 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
         chart.cells["verdict"].value_counts().sort("verdict").rows() if chart.cells.height else []
     )
     first, second = spec.actions
+    if spec.chart == "discard":
+        text = (
+            f"The line-up {chart.config.lineup_label} played {chart.deals:,} single deals; "
+            f"every discard of seat {spec.focal} that the next seat then met was counted by "
+            "own turn and rank: the share the next seat took (Wilson 95% interval) and the "
+            "deadwood it saved that seat (its least deadwood before, less the least after "
+            "its best discard), per taken card and per discard, with 95% t intervals "
+            "(docs/CHARTS.md). Nothing is sampled: it is what the policies did."
+        )
+        figures = figures if figures is not None else [f for _, f in chart_figures(chart)]
+        return Section(
+            "Discard chart", text=text, figures=figures, tables=[("Cells", chart.cells)]
+        )
     if spec.chart == "knock":
         where = f"each discard decision of seat {spec.focal} where a knock was legal"
         then = (

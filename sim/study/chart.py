@@ -31,7 +31,14 @@ from sim.engine import lineup_of
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
 from sim.stats import Moments, mean_ci, wilson
-from sim.study.chart_cells import CHARTS, DRAW_CLASSES, ChartSpec, gain_units, rates_for
+from sim.study.chart_cells import (
+    CHARTS,
+    DRAW_CLASSES,
+    RANKS,
+    ChartSpec,
+    gain_units,
+    rates_for,
+)
 from sim.study.execute import Backend, Progress, execute
 from sim.study.rundir import load_cells, load_manifest
 from sim.study.runs import RunConfig, RunError, RunResult
@@ -39,6 +46,7 @@ from sim.study.runs import RunConfig, RunError, RunResult
 __all__ = [
     "MODELS",
     "StrategyChart",
+    "discard_chart",
     "draw_chart",
     "is_chart_run",
     "knock_chart",
@@ -68,7 +76,9 @@ class StrategyChart:
 
     @property
     def positions(self) -> int:
-        return int(self.cells["positions"].sum()) if self.cells.height else 0
+        """Positions scored (discards counted, for the discard chart)."""
+        column = "discards" if self.spec.chart == "discard" else "positions"
+        return int(self.cells[column].sum()) if self.cells.height else 0
 
 
 def _policy_default(
@@ -104,10 +114,10 @@ def chart_spec(
 
     if model not in MODELS:
         raise RunError(f"model={model!r} is not allowed; choose one of: {', '.join(MODELS)}")
-    if chart == "draw":
+    if chart != "knock":
         if deadwood is not None:
-            raise RunError("deadwood columns belong to the knock chart; the draw chart's "
-                           f"columns are fixed: {', '.join(DRAW_CLASSES)}")  # fmt: skip
+            raise RunError(f"deadwood columns belong to the knock chart; the {chart} chart's "
+                           "columns are fixed")  # fmt: skip
         deadwood = 0
     elif deadwood is None:
         # Every legal deadwood: 0 .. the limit (11 columns under "upcard", whose limit
@@ -116,10 +126,11 @@ def chart_spec(
         deadwood = KNOCK_RUMMY_COLUMNS if limit is None else 11 if limit == "upcard" else limit + 1
     else:
         deadwood = check("deadwood", deadwood, 1, MAX_DEADWOOD_COLUMNS)
+    counting = chart == "discard"  # it counts what happened: nothing sampled, nothing thinned
     return ChartSpec(
         chart=chart,
         focal=focal,
-        samples=check("samples", samples, 1, MAX_SAMPLES),
+        samples=0 if counting else check("samples", samples, 1, MAX_SAMPLES),
         model=MODELS[model],
         knock_at=check("knock_at", own("knock_at", -1) if knock_at is None else knock_at, -1, 200),
         min_gain=check(
@@ -127,8 +138,8 @@ def chart_spec(
         ),
         turns=check("turns", turns, 1, MAX_TURNS),
         deadwood=deadwood,
-        took=3 if took else 1,
-        per_cell=check("per_cell", per_cell, 0, 10**9),
+        took=(2 if counting else 3) if took else 1,
+        per_cell=0 if counting else check("per_cell", per_cell, 0, 10**9),
         pilot=check("pilot", pilot, 1, 10**8),
     )  # fmt: skip
 
@@ -206,6 +217,15 @@ def draw_chart(
     return strategy_chart(rules, policy, chart="draw", **options)
 
 
+def discard_chart(
+    rules: str | RuleSet, policy: str | tuple[str, ...], **options: Any
+) -> StrategyChart:
+    """The discard chart: how often the next seat takes the focal seat's discard, by own
+    turn and rank, and what it saves the taker (``strategy_chart``'s options; nothing is
+    sampled, so ``samples``, ``model`` and the thinning do not apply)."""
+    return strategy_chart(rules, policy, chart="discard", **options)
+
+
 def is_chart_run(path: str | os.PathLike[str]) -> bool:
     """True when ``path`` is a run folder holding a strategy chart."""
     try:
@@ -250,9 +270,11 @@ def summarize_cells(
     not counted as more) and the verdict: the first action, the second, too close (the
     CI covers 0) or too few (fewer than ``min_positions`` positions: no verdict). A
     draw chart's cells also name their card class (``does``)."""
-    keys = ["turn", spec.column_name, "took"]
+    keys = ["turn", spec.column_name, spec.layer_name]
     if raw.height == 0:
         return pl.DataFrame(schema=dict.fromkeys(keys, pl.Int64))
+    if spec.chart == "discard":
+        return _summarize_discards(raw, spec, keys, min_positions)
     columns = spec.cell_columns
     # Python integers: exact whatever the sizes (int64 sums of squares could overflow).
     sums: dict[tuple[int, int, int], list[int]] = {}
@@ -266,9 +288,7 @@ def summarize_cells(
     for (turn, column, took), acc in sorted(sums.items()):
         eligible, n, g, g2, first_won, second_won = acc
         # Exact moments of the per-position mean gains G / scale, then floats.
-        mean = Fraction(g, n * scale) if n else Fraction(0)
-        m2 = Fraction(g2 * n - g * g, n * scale * scale) if n else Fraction(0)
-        gain = mean_ci(Moments(n, float(mean), float(m2)))
+        gain = _moments_ci(Fraction(g, scale), Fraction(g2, scale * scale), n)
         first_ci = wilson(round(first_won / spec.samples), n)
         second_ci = wilson(round(second_won / spec.samples), n)
         cell: dict[str, Any] = {"turn": turn, spec.column_name: column, "took": took}
@@ -292,3 +312,52 @@ def summarize_cells(
         )
         out.append(cell)
     return pl.DataFrame(out).with_columns(pl.col(keys + ["eligible", "positions"]).cast(pl.Int64))
+
+
+def _summarize_discards(
+    raw: pl.DataFrame, spec: ChartSpec, keys: list[str], min_positions: int
+) -> pl.DataFrame:
+    """The discard chart's cells: per cell the discards, the share the next seat took
+    (Wilson), the deadwood a taken card saved its taker (95% t CI over the takes) and
+    that saving per discard (t CI over the discards: the expected cost of throwing
+    such a card). Cells with fewer than ``min_positions`` discards are "too few"."""
+    columns = spec.cell_columns
+    sums: dict[tuple[int, int, int], list[int]] = {}
+    for row in raw.select([*keys, *columns]).iter_rows():
+        acc = sums.setdefault(row[:3], [0] * len(columns))
+        for i, value in enumerate(row[3:]):
+            acc[i] += int(value)
+    out = []
+    for (turn, rank, interest), acc in sorted(sums.items()):
+        _, n, saved, saved_sq, taken, _ = acc
+        rate = wilson(taken, n)
+        when_taken = _moments_ci(saved, saved_sq, taken)
+        per_discard = _moments_ci(saved, saved_sq, n)
+        out.append(
+            {
+                "turn": turn,
+                "rank": rank,
+                "interest": interest,
+                "label": RANKS[rank],
+                "discards": n,
+                "taken_rate": taken / n if n else None,
+                "taken_low": rate.low,
+                "taken_high": rate.high,
+                "saved": when_taken.estimate,
+                "saved_low": when_taken.low,
+                "saved_high": when_taken.high,
+                "cost": per_discard.estimate,
+                "cost_low": per_discard.low,
+                "cost_high": per_discard.high,
+                "verdict": "too few" if n < min_positions else "measured",
+            }  # fmt: skip
+        )
+    return pl.DataFrame(out).with_columns(pl.col([*keys, "discards"]).cast(pl.Int64))
+
+
+def _moments_ci(total: Fraction | int, square: Fraction | int, count: int) -> Any:
+    """The mean of ``count`` values from their exact sum and sum of squares (values
+    beyond those counted are 0), with its 95% t interval."""
+    mean = Fraction(total, count) if count else Fraction(0)
+    m2 = Fraction(square * count - total * total, count) if count else Fraction(0)
+    return mean_ci(Moments(count, float(mean), float(m2)))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -32,6 +32,8 @@ from sim.study import provenance as P
 __all__ = [
     "CHARTS",
     "DRAW_CLASSES",
+    "RANKS",
+    "ChartKind",
     "ChartSpec",
     "cell_coordinates",
     "cell_sums",
@@ -41,14 +43,32 @@ __all__ = [
     "score_deals",
 ]
 
-# Each chart kind: its kernel code, its column axis and its two actions (first, second).
+
+class ChartKind(NamedTuple):
+    """What one kind of chart is made of."""
+
+    code: int  # ``kernels.chart.CHART_*``
+    column: str  # the column axis
+    layer: str  # the third axis (split with ``--took``)
+    actions: tuple[str, str]  # the outcomes compared, first minus second
+    sums: tuple[str, str, str, str]  # the cell sums of the per-position value (its sum,
+    #                                  its square) and of each outcome's count
+
+
 CHARTS = {
-    "knock": (K.CHART_KNOCK, "deadwood", ("knock", "play on")),
-    "draw": (K.CHART_DRAW, "card", ("take", "draw")),
-}
+    "knock": ChartKind(K.CHART_KNOCK, "deadwood", "took", ("knock", "play on"),
+                       ("gain_sum", "gain_sq", "knock_won", "play_won")),
+    "draw": ChartKind(K.CHART_DRAW, "card", "took", ("take", "draw"),
+                      ("gain_sum", "gain_sq", "take_won", "draw_won")),
+    "discard": ChartKind(K.CHART_DISCARD, "rank", "interest", ("taken", "not taken"),
+                         ("saved_sum", "saved_sq", "taken", "not_taken")),
+}  # fmt: skip
 # The draw chart's columns (``kernels.chart.DRAW_*``): what the pile's top card does.
 DRAW_CLASSES = ("meld", "pair", "near run", "lower 1-3", "lower 4-6", "lower 7+", "nothing")
 assert len(DRAW_CLASSES) == K.N_DRAW_CLASSES
+# The discard chart's columns: the card's rank, jokers last.
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK")
+assert len(RANKS) == K.N_DISCARD_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -57,12 +77,14 @@ class ChartSpec:
 
     ``chart``: the kind (``CHARTS``). ``turns`` rows (own turns 1 .. turns, the last one
     "turns or later"); columns: for the knock chart ``deadwood`` of them (0 .. deadwood
-    - 1, the last one "that or more"), for the draw chart the ``DRAW_CLASSES``
-    (``deadwood`` is then 0); ``took`` layers (pile cards the opponents took: 1 layer =
-    not split; 3 = 0, 1, 2+). ``per_cell``: the positions a cell should get (0: score
-    every position); ``pilot`` deals are counted first to thin the common cells to
-    about that many. ``samples`` determinized deals per position; ``model``,
-    ``knock_at``, ``min_gain``: ``kernels.mc.evaluate``'s.
+    - 1, the last one "that or more"), for the draw chart the ``DRAW_CLASSES``, for the
+    discard chart the ``RANKS`` (``deadwood`` is then 0); ``took`` layers (1 layer = not
+    split; knock and draw charts: the pile cards the opponents took, 3 = 0, 1, 2+;
+    discard chart: whether the next seat showed interest, 2). ``per_cell``: the
+    positions a cell should get (0: score every position); ``pilot`` deals are counted
+    first to thin the common cells to about that many. ``samples`` determinized deals
+    per position; ``model``, ``knock_at``, ``min_gain``: ``kernels.mc.evaluate``'s
+    (the discard chart samples nothing: it counts).
     """
 
     chart: str = "knock"
@@ -87,36 +109,45 @@ class ChartSpec:
         )
 
     @property
-    def kind(self) -> int:
-        return CHARTS[self.chart][0]
+    def kind(self) -> ChartKind:
+        return CHARTS[self.chart]
 
     @property
     def column_name(self) -> str:
-        """The column axis: ``deadwood`` (knock chart) or ``card`` (draw chart)."""
-        return CHARTS[self.chart][1]
+        """The column axis: ``deadwood``, ``card`` (draw chart) or ``rank`` (discard)."""
+        return self.kind.column
+
+    @property
+    def layer_name(self) -> str:
+        """The third axis: ``took``, or ``interest`` (discard chart)."""
+        return self.kind.layer
 
     @property
     def actions(self) -> tuple[str, str]:
-        """The two actions scored, first minus second: (knock, play on), (take, draw)."""
-        return CHARTS[self.chart][2]
+        """The outcomes compared, first minus second: (knock, play on), (take, draw),
+        (taken, not taken)."""
+        return self.kind.actions
 
     @property
     def n_columns(self) -> int:
-        return self.deadwood if self.chart == "knock" else K.N_DRAW_CLASSES
+        if self.chart == "knock":
+            return self.deadwood
+        return K.N_DRAW_CLASSES if self.chart == "draw" else K.N_DISCARD_COLUMNS
 
     @property
-    def won_columns(self) -> tuple[str, str]:
-        """The cells' sums of samples won after each action (``knock_won``, ...)."""
-        first, second = (a.split()[0] for a in self.actions)
-        return f"{first}_won", f"{second}_won"
+    def column_labels(self) -> tuple[str, ...] | None:
+        """Names of the columns (draw and discard charts; None: deadwood values)."""
+        return {"draw": DRAW_CLASSES, "discard": RANKS}.get(self.chart)
 
     @property
     def cell_columns(self) -> tuple[str, ...]:
-        """The sums of one cell in one chunk (all int64; gain in ``gain_units``):
-        positions met (every one, scored or not), positions scored, the sum over
-        positions of the sum over samples of (first - second action) and of its square,
-        and the samples won after each action."""
-        return ("eligible", "positions", "gain_sum", "gain_sq", *self.won_columns)
+        """The sums of one cell in one chunk (all int64): positions met (every one,
+        scored or not), positions scored, the sum over positions of the per-position
+        value and of its square (knock and draw charts: the sum over samples of first -
+        second action, in ``gain_units``; discard chart: the deadwood the card saved its
+        taker), and the count of each outcome (samples won after each action; discards
+        taken and not)."""
+        return ("eligible", "positions", *self.kind.sums)
 
     @property
     def n_cells(self) -> int:
@@ -144,8 +175,8 @@ def score_deals(
     rows = np.zeros((capacity, K.N_POSITION_COLUMNS), np.int64)
     eligible = np.zeros(spec.n_cells, np.int64)
     written = K.chart_positions(
-        spec.kind, rules.compile(), tables_for(rules), events, starts, first,
-        rules.players - 1, spec.focal, np.uint64(K.chart_key(key_of(seed), spec.kind)),
+        spec.kind.code, rules.compile(), tables_for(rules), events, starts, first,
+        rules.players - 1, spec.focal, np.uint64(K.chart_key(key_of(seed), spec.kind.code)),
         spec.samples if capacity else 0, spec.model, spec.knock_at, spec.min_gain,
         spec.turns, spec.n_columns, spec.took, rates, eligible, rows,
     )  # fmt: skip
@@ -188,14 +219,14 @@ def cell_sums(
     cells = rows[:, K.P_CELL]
     n = spec.n_cells
     gain = rows[:, K.P_GAIN]
-    first_won, second_won = spec.won_columns
+    total, square, first, second = spec.kind.sums
     return {
         "eligible": eligible.copy(),
         "positions": np.bincount(cells, minlength=n).astype(np.int64),
-        "gain_sum": _int_sum(cells, gain, n),
-        "gain_sq": _int_sum(cells, gain * gain, n),
-        first_won: _int_sum(cells, rows[:, K.P_FIRST_WON], n),
-        second_won: _int_sum(cells, rows[:, K.P_SECOND_WON], n),
+        total: _int_sum(cells, gain, n),
+        square: _int_sum(cells, gain * gain, n),
+        first: _int_sum(cells, rows[:, K.P_FIRST_WON], n),
+        second: _int_sum(cells, rows[:, K.P_SECOND_WON], n),
     }
 
 
@@ -207,13 +238,12 @@ def _int_sum(cells: npt.NDArray[np.int64], values: npt.NDArray[np.int64], n: int
 
 
 def cell_coordinates(spec: ChartSpec) -> dict[str, npt.NDArray[np.int64]]:
-    """Turn, column (deadwood or card) and took of every cell index
-    (``kernels.chart.cell_of``'s order)."""
+    """Turn, column and layer of every cell index (``kernels.chart.cell_of``'s order)."""
     index = np.arange(spec.n_cells)
     return {
         "turn": index // (spec.n_columns * spec.took) + 1,
         spec.column_name: (index // spec.took) % spec.n_columns,
-        "took": index % spec.took,
+        spec.layer_name: index % spec.took,
     }
 
 

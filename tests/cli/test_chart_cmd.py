@@ -93,6 +93,25 @@ def test_tiny_draw_chart(tmp_path: Path) -> None:
     one_line_error(invoke(*args, "--players", "9"), "players")
 
 
+def test_tiny_discard_chart(tmp_path: Path) -> None:
+    args = ["strategy-chart", "discard", "--rules", "gin", "--seats", "greedy", "--deals",
+            "60", "--seed", "3", "-w", "1", "--took", "--out", str(tmp_path)]  # fmt: skip
+    result = invoke(*args, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["spec"]["chart"] == "discard" and data["spec"]["chart_samples"] == 0
+    assert data["positions"] == sum(c["discards"] for c in data["cells"]) > 0
+    assert {c["interest"] for c in data["cells"]} <= {0, 1}
+    assert all(0 <= c["taken_rate"] <= 1 for c in data["cells"])
+    assert sorted(Path(p).name for p in data["figures"]) == sorted(
+        f"discard_chart_interest{k}.{e}" for k in range(2) for e in ("png", "svg")
+    )
+    assert "Discard chart" in Path(data["report"]).read_text()
+    card = invoke(*args)
+    assert card.exit_code == 0, card.output
+    assert "discards taken by the next seat" in card.stdout and "discards counted" in card.stdout
+
+
 def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:
     result = invoke(*TINY, "--took", "--out", str(tmp_path), "--json")
     assert result.exit_code == 0, result.output

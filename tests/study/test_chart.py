@@ -78,6 +78,17 @@ def draw_class_ref(obs, hand: int, top: int) -> int:
     return K.DRAW_LOWER_1 if lower >= 1 else K.DRAW_NOTHING
 
 
+def interested_ref(rule_row, taken: int, card: int) -> bool:
+    """The next seat took (and holds) a card of ``card``'s rank or of its suit in one
+    3-card run shape with it (any taken card, for a joker)."""
+    held = S.cards_of(taken)
+    if card >= 52:
+        return bool(held)
+    rank, suit = card % 13, card // 13
+    near = set().union(*(w for w in run_windows(rule_row[R_ACE]) if rank in w)) - {rank}
+    return any(c < 52 and (c % 13 == rank or (c // 13 == suit and c % 13 in near)) for c in held)
+
+
 def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> list[tuple]:
     """Every position of deals 0 .. deals-1, scored: (deal, own turn, column, took,
     gain in units, first action's wins, second's wins, card), as the kernel's rows."""
@@ -94,6 +105,7 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
         pile: list[int] = []
         stock_n = rebuilds = rebuilt = turn = own_turn = took = 0
         upcard = -1
+        pending = None  # discard chart: (card, own turn, interest) until the next seat draws
         for event in record["events"]:
             kind = event[0]
             if kind == "deal":
@@ -112,8 +124,30 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
                 taken[seat] &= ~(1 << card)
                 discarded[seat] |= 1 << card
                 pile.append(card)
+                if chart.chart == "discard" and seat == chart.focal:
+                    nxt = (seat + 1) % players
+                    pending = (card, own_turn, int(interested_ref(rule_row, taken[nxt], card)))
             elif kind == "draw":
                 _, seat, card, where = event
+                if pending is not None and seat == (chart.focal + 1) % players:
+                    thrown, at_turn, interest = pending
+                    took_it = where == "pile" and card == thrown
+                    saved = 0
+                    if took_it:  # the next seat's saving: the solver reads only the rules
+                        view = S.RefObs(
+                            seat=seat, players=players, hand=0, pile=[], taken=[0] * players,
+                            discarded=[0] * players, stock_n=0, rebuilds=0, rebuilt=0,
+                            turn=0, phase=PHASE_DRAW, upcard=upcard, drawn=-1,
+                            from_pile=False, dealer=players - 1, rules=rule_row,
+                        )  # fmt: skip
+                        hand = sum(1 << c for c in hands[seat])
+                        forbidden = card if rule_row[R_DISCARD_TAKEN_CARD] == 0 else None
+                        _, after = S.best_discard(view, hand | (1 << card), forbidden)
+                        saved = S.min_deadwood(hand, view) - after
+                    column = 13 if thrown >= 52 else thrown % 13
+                    out.append((number, at_turn, column, interest, saved, int(took_it),
+                                int(not took_it), thrown))  # fmt: skip
+                    pending = None
                 if seat == chart.focal:
                     own_turn += 1
                 option_turn = rules.upcard_option and turn == 0
@@ -212,6 +246,20 @@ def test_draw_chart_kernel_matches_twin():
         assert len(rows) >= 10, (preset, overrides)
         met.update(row[2] for row in rows)
     assert met == set(range(K.N_DRAW_CLASSES))
+
+
+def test_discard_chart_kernel_matches_twin():
+    """Every discard of the focal seat the next seat meets, with its rank, the next
+    seat's interest, whether it was taken and what it saved, exactly the twin's."""
+    chart = ChartSpec(chart="discard", samples=0, per_cell=0, deadwood=0, took=2)
+    taken = interest = 0
+    for preset, overrides, spec, deals in DRAW_CASES:
+        rules = get_rules(preset, **overrides)
+        rows = kernel_rows(rules, spec, deals, chart)
+        assert rows == positions_ref(rules, spec, 11, deals, chart), (preset, overrides)
+        taken += sum(row[5] for row in rows)
+        interest += sum(row[3] for row in rows)
+    assert taken >= 5 and interest >= 3
 
 
 def test_cells_and_counting_only():
