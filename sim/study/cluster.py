@@ -41,9 +41,10 @@ Compiling
 
 Results
     The driver leaves a hidden marker in each run directory; a worker that finds it
-    sees the directory (this machine, or a file system every node mounts) and writes
-    the chunk's Parquet parts there itself, returning only their digests, and the
-    driver writes the chunk's record. A worker that does not find it returns the
+    sees the directory (this machine, a file system every node mounts, or the object
+    store of ``--out s3://...``, reached through the same URI with the worker's own
+    credentials) and writes the chunk's Parquet parts there itself, returning only their
+    digests, and the driver writes the chunk's record. A worker that does not find it returns the
     tables, which the driver writes. The bytes are the same either way.
     ``RUMMY_RAY_WORKERS_WRITE=0`` makes the driver write everything.
 
@@ -109,7 +110,7 @@ class Job(NamedTuple):
     """One run as the cluster sees it: what its chunks need and where they go."""
 
     payload: dict[str, Any]
-    run_dir: Path  # absolute: a worker's current folder is not the driver's
+    run_dir: Path | Any  # absolute (a worker's current folder is not the driver's), or a URI
     layout: Layout
 
 
@@ -166,10 +167,15 @@ def _check_code(payload: dict[str, Any]) -> None:
 
 
 def _sees(marker: str | None) -> bool:
+    """Whether this worker reaches the run directory: a folder it mounts, or the object
+    store of an ``s3://`` ``--out`` (with credentials in its environment)."""
     if marker is None:
         return False
     if marker not in _seen:
-        _seen[marker] = Path(marker).exists()
+        try:
+            _seen[marker] = store.location(marker).exists()
+        except (OSError, ValueError):  # no such store here, no credentials: the driver writes
+            _seen[marker] = False
     return _seen[marker]
 
 
@@ -188,7 +194,7 @@ def _play_chunk(
     result = run_chunk(payload, index, first, n)
     if not _sees(marker):
         return result
-    parts = write_parts(Path(run_dir), layout, index, result["tables"])
+    parts = write_parts(store.location(run_dir), layout, index, result["tables"])
     return {"chunk": index, "hands": result["hands"], "parts": parts}
 
 
@@ -454,4 +460,5 @@ def play(
                     ray.cancel(ref)
             for marker in markers:
                 if marker is not None:
-                    Path(marker).unlink(missing_ok=True)
+                    with contextlib.suppress(OSError):
+                        store.location(marker).unlink(missing_ok=True)

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from sim import store
 from sim.study import rundir as D
 from sim.study.chunks import load_engine, payload_of, run_chunk, write_chunk, write_record
 from sim.study.runs import Chunk, RunConfig, RunError, RunResult
@@ -359,5 +360,5 @@ def resume(
         backend=config.backend,
         address=config.address,
         progress=progress,
-        run_dirs=[Path(run_dir)],
+        run_dirs=[store.location(run_dir)],
     )[0]
