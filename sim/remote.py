@@ -74,10 +74,19 @@ def reason(error: BaseException) -> str:
     """Why a store call failed, in words: pyarrow's AWS messages carry the operation, the
     key and a request id; the sentence the store sent is what a user needs."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    found = re.search(r"AWS Error (\w+) during \w+ operation: ?([^(]*)", text)
+    bucket = re.search(r"Bucket '([^']*)' not found", text)
+    if bucket:  # pyarrow's tip (allow_bucket_creation) would make one by mistake
+        return f"no bucket {bucket.group(1)!r} there (create it first: rummy makes no buckets)"
+    found = re.search(
+        r"AWS Error (\w+)(?: \(HTTP status (\d+)\))? during \w+ operation: ?([^(]*)", text
+    )
     if found:
-        words = found.group(2).strip()
-        return words or found.group(1).replace("_", " ").lower()
+        code, status, words = found.group(1), found.group(2), found.group(3).strip()
+        if status and (not words or words.startswith("No response body")):
+            words = f"the store answered HTTP {status} with no message"
+        if status in ("401", "403") or "ACCESS_DENIED" in code:
+            words += " (check the credentials in this environment, e.g. AWS_ACCESS_KEY_ID)"
+        return words or code.replace("_", " ").lower()
     if isinstance(error, OSError) and not isinstance(error, pa.ArrowException) and error.strerror:
         return error.strerror
     return text
@@ -97,9 +106,7 @@ def parse(text: str) -> Path | RemotePath:
     scheme = parts.scheme.lower()
     if scheme == "file":
         if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
-            raise store.StorageError(
-                f"{text!r} is not an absolute file URI; give file:///ABSOLUTE/PATH or {ALLOWED}"
-            )
+            raise store.StorageError(f"{text!r} is not an absolute file URI; give {ALLOWED}")
         return Path(unquote(parts.path))
     if not parts.netloc:
         raise store.StorageError(f"{text!r} names no bucket or host; give {ALLOWED}")
@@ -319,9 +326,9 @@ def acquire(lock: RemotePath) -> dict[str, Any]:
         raise BlockingIOError(f"host {holder.get('host')} pid {holder.get('pid')}")
     mine = _holder()
     lock.write_bytes(json.dumps(mine).encode())
-    found = lock_holder(lock)
-    if found is None or found.get("token") != mine["token"]:
-        raise BlockingIOError(f"host {found and found.get('host')} pid {found and found.get('pid')}")
+    found = lock_holder(lock) or {}
+    if found.get("token") != mine["token"]:  # another writer's claim came after ours
+        raise BlockingIOError(f"host {found.get('host')} pid {found.get('pid')}")
     return mine
 
 

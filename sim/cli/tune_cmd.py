@@ -34,6 +34,7 @@ from sim.cli.options import (
     RuleOverrides,
     SeedOption,
     WorkersOption,
+    path_text,
     rules_of,
 )
 from sim.cli.output import (
@@ -173,6 +174,7 @@ def tune(
         Path | None,
         typer.Option(
             "--resume",
+            parser=path_text,
             help="Finish an interrupted tune directory (results/tune/ID): plays only what is "
             "missing.",
             show_default=False,

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from kernels import layout as L
+from sim import store
 from sim.study.tables import SCHEMA_VERSION, ResultsError, one_line
 
 __all__ = [
