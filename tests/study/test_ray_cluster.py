@@ -35,9 +35,10 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 from sim.study import cluster as C  # noqa: E402
 from sim.study import provenance as P  # noqa: E402
+from sim.study import tables as T  # noqa: E402
 from sim.study.chart import knock_chart  # noqa: E402
 from sim.study.execute import Progress, resume, run  # noqa: E402
-from sim.study.rundir import load_cells  # noqa: E402
+from sim.study.rundir import load_cells, load_hands, load_summary  # noqa: E402
 from sim.study.runs import RunError  # noqa: E402
 from tests.study import test_pinned_studies as pinned_studies  # noqa: E402
 from tests.study.test_runs import assert_same_tables, config  # noqa: E402
@@ -66,8 +67,10 @@ def loopback() -> Any:
 
 
 @pytest.fixture(scope="module")
-def cluster(loopback: None) -> Any:
-    """A head and two nodes of one CPU each; this process is the driver."""
+def cluster(loopback: None, s3: Any) -> Any:
+    """A head and two nodes of one CPU each; this process is the driver. The S3 server's
+    fake credentials are in the environment first: the nodes' workers inherit them, as
+    a real cluster's nodes read theirs from their own environment."""
     nodes = Cluster(
         initialize_head=True,
         head_node_args={
@@ -120,6 +123,34 @@ def test_run_on_the_cluster_is_identical_to_local(cluster, tmp_path, monkeypatch
     driver = run(config(tmp_path / "driver", count=2_400, chunk_size=400, backend="ray"))
     assert "no node(s) write their parts" in engine_note(driver)
     assert_same_tables(local.run_dir, driver.run_dir)
+
+
+def test_a_run_into_s3_on_the_cluster(cluster, s3, tmp_path) -> None:
+    """``--out s3://...`` on the cluster: the workers write the parts into the store
+    themselves, the driver the records and manifest; the local tables. Then the chunks
+    the driver did not record are played again locally, from the store."""
+    local = run(config(tmp_path / "local", count=2_400, chunk_size=600))
+    remote = run(
+        config(s3.uri(s3.bucket(), "ray"), count=2_400, chunk_size=300, backend="ray",
+               workers=None)
+    )  # fmt: skip
+    assert remote.chunks_run == 8
+    assert f"{NODES} of {NODES} node(s) write their parts themselves" in engine_note(remote)
+    assert not list(remote.run_dir.glob(".shared-*")) and not (remote.run_dir / ".lock").exists()
+    assert_same_tables_anywhere(local.run_dir, remote.run_dir)
+    for record in list((remote.run_dir / "chunks").iterdir())[::3]:
+        record.unlink()  # as if interrupted: finish it on the other backend
+    done = resume(str(remote.run_dir), backend="local", workers=1)
+    assert (done.chunks_run, done.chunks_skipped) == (3, 5)
+    assert_same_tables_anywhere(local.run_dir, remote.run_dir)
+
+
+def assert_same_tables_anywhere(a: Any, b: Any) -> None:
+    """The same hands and summary, wherever the runs are (``test_runs.assert_same_tables``
+    reads folders only)."""
+    ha, hb = load_hands(a).collect(), load_hands(b).collect()
+    assert T.canonical_bytes(ha.to_arrow()) == T.canonical_bytes(hb.to_arrow())
+    assert load_summary(a).equals(load_summary(b))
 
 
 def test_resume_across_backends(cluster, tmp_path) -> None:
