@@ -17,8 +17,9 @@ never a torn one, and a killed writer leaves nothing.
 
 The text of a path is its URI with the query (``str(path)``): a Ray worker rebuilds the
 same path (and file system) from it, its credentials coming from its own environment as
-pyarrow reads them (``AWS_ACCESS_KEY_ID``, ``~/.aws``, an instance role). Credentials do
-not belong in the URI: the URI is printed and stored in every manifest.
+pyarrow reads them (``AWS_ACCESS_KEY_ID``, ``.aws/credentials`` in the home folder, an
+instance role). Credentials do not belong in the URI: the URI is printed and stored in
+every manifest.
 
 ``file:///abs/path`` is an ordinary local folder (:func:`parse` returns a ``Path``): local
 files keep their temporary-file-and-rename writes and their OS lock.

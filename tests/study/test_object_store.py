@@ -223,6 +223,14 @@ def test_a_sweep_into_s3_gives_the_pinned_output(s3, tmp_path, monkeypatch) -> N
     root = store.location(uri)
     assert [p.name for p in root.iterdir()] == ["sweep"]
     assert load_results(str(root / "sweep")).summary.height == 4
+    report = cli("report", str(root / "sweep"))  # beside the experiment, in the store
+    assert report.exit_code == 0, report.output
+    assert (root / "sweep" / "report.html").read_bytes().startswith(b"<!DOCTYPE html>")
+    again = cli("run", "--resume", str(root / "sweep"), "-w", "1", "--json")
+    assert again.exit_code == 0, again.output
+    resumed = json.loads(again.stdout)
+    assert resumed["hands_played"] == 0  # finished: nothing left to play; the same results
+    assert pinned_studies.digest({**resumed, "hands_played": 4_000}) == want["json"]
 
 
 def test_a_tune_into_s3_gives_the_pinned_output(s3) -> None:
