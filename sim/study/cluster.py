@@ -10,7 +10,8 @@ Connecting
     that cluster and passes it no resources (Ray refuses them when attaching); without
     either it starts a private instance of ``workers`` CPUs on this machine and stops it
     afterwards. A caller that called ``ray.init`` itself keeps its connection. Chunks in
-    flight: twice ``workers``, by default twice the cluster's CPUs.
+    flight: twice ``workers``, by default twice the cluster's CPUs. The workers' output
+    stays on their nodes (Ray's log folder) unless ``RUMMY_RAY_LOGS=1``.
 
 Code
     Every task carries the driver's source digests (``provenance.code_digests``): a
@@ -80,6 +81,7 @@ from sim.study.tables import one_line
 
 __all__ = [
     "CODE_ENV",
+    "LOGS_ENV",
     "MISSING_RAY",
     "WRITE_ENV",
     "Job",
@@ -90,6 +92,7 @@ __all__ = [
 
 CODE_ENV = "RUMMY_RAY_CODE"  # auto | ship | installed
 WRITE_ENV = "RUMMY_RAY_WORKERS_WRITE"  # 0: the driver writes every part
+LOGS_ENV = "RUMMY_RAY_LOGS"  # 1: the workers' output and logs on this terminal
 MISSING_RAY = "backend 'ray' needs Ray: pip install 'rummy-sim[ray]'"
 SHIPPED = ("sim", "kernels", "strategies")
 _IN_FLIGHT_PER_CPU = 2  # keeps every worker busy while its last result travels back
@@ -120,6 +123,15 @@ def _ray() -> Any:
     except ImportError:
         raise RunError(MISSING_RAY) from None
     return ray
+
+
+def worker_logs() -> bool:
+    """``RUMMY_RAY_LOGS=1``: show what the workers print and log here (Ray's
+    ``log_to_driver``; off by default: a study's progress bar is the driver's)."""
+    value = os.environ.get(LOGS_ENV, "0") or "0"
+    if value not in ("0", "1"):
+        raise RunError(f"{LOGS_ENV}={value!r} is not allowed; choose 0 or 1")
+    return value == "1"
 
 
 def code_mode() -> str:
@@ -247,7 +259,7 @@ def connected(
     where = address or os.environ.get("RAY_ADDRESS")
     options: dict[str, Any] = {
         "include_dashboard": False,
-        "log_to_driver": False,
+        "log_to_driver": worker_logs(),
         "logging_level": "warning",
     }
     if where is None:  # a private instance: its size is ours to give

@@ -189,6 +189,53 @@ def test_bad_code_mode_is_one_line(tmp_path, monkeypatch) -> None:
     assert not (tmp_path / "t").exists()
 
 
+def test_bad_logs_switch_is_one_line(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(C.LOGS_ENV, "yes")
+    with pytest.raises(RunError, match="RUMMY_RAY_LOGS='yes' is not allowed; choose 0 or 1"):
+        run(config(tmp_path, backend="ray"))
+    assert not (tmp_path / "t").exists()
+
+
+WORKER_SAYS = """
+import select
+import sys
+import ray
+from sim.study.cluster import connected
+
+@ray.remote
+def speak():
+    print("a worker says hello", flush=True)
+
+with connected(workers=1):
+    ray.get(speak.remote())
+    print("driver: task done", flush=True)
+    select.select([sys.stdin], [], [], 300)  # until the test has seen the line (or gives up)
+"""
+
+
+@pytest.mark.slow
+def test_worker_output_reaches_the_driver_with_the_logs_switch(tmp_path) -> None:
+    """``RUMMY_RAY_LOGS=1``: what a worker prints shows on the driver (a private Ray
+    instance in a process of its own; Ray forwards the line after the task returns)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RUMMY_RAY", "RAY_ADDRESS"))}
+    driver = subprocess.Popen(
+        [sys.executable, "-c", WORKER_SAYS], env={**env, C.LOGS_ENV: "1"}, cwd=tmp_path,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    seen = []
+    try:
+        assert driver.stdout is not None
+        for line in driver.stdout:  # ends if the driver exits (then the assertion fails)
+            seen.append(line)
+            if "a worker says hello" in line:
+                break
+    finally:
+        driver.stdin.close()  # type: ignore[union-attr]
+        driver.wait(timeout=120)
+        driver.stdout.close()  # type: ignore[union-attr]
+    assert any("a worker says hello" in line and "pid=" in line for line in seen), seen
+
+
 # --- faults ---------------------------------------------------------------------------------
 
 
