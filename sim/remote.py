@@ -33,7 +33,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -47,7 +47,9 @@ ALLOWED = (
     "(options: ?endpoint_override=HOST:PORT&scheme=http&region=REGION)"
 )
 _LOCK = threading.Lock()
-_FILE_SYSTEMS: dict[tuple[str, str, str], Any] = {}  # (scheme, netloc, query) -> file system
+# (scheme, netloc, query) -> (file system, whether its paths start with the URI's host:
+# a bucket, as in S3 and GCS, not HDFS)
+_FILE_SYSTEMS: dict[tuple[str, str, str], tuple[Any, bool]] = {}
 
 
 def _with_delayed_open(scheme: str, query: str) -> str:
@@ -59,15 +61,17 @@ def _with_delayed_open(scheme: str, query: str) -> str:
     return f"{query}&allow_delayed_open=true" if query else "allow_delayed_open=true"
 
 
-def _file_system(scheme: str, netloc: str, query: str) -> Any:
-    """The file system of a URI's scheme, host (or bucket) and options: made once per
-    process (an S3 client resolves its region and credentials when made)."""
+def _file_system(scheme: str, netloc: str, query: str) -> tuple[Any, bool]:
+    """The file system of a URI's scheme, host (or bucket) and options, and whether its
+    paths start with the host: made once per process (an S3 client resolves its region
+    and credentials when made; a study parses the same URI for every chunk)."""
     key = (scheme, netloc, query)
     with _LOCK:
         found = _FILE_SYSTEMS.get(key)
         if found is None:
-            uri = f"{scheme}://{netloc}" + (f"?{_with_delayed_open(scheme, query)}")
-            found = _FILE_SYSTEMS[key] = pafs.FileSystem.from_uri(uri)[0]
+            uri = f"{scheme}://{netloc}/?{_with_delayed_open(scheme, query)}"
+            fs, root = pafs.FileSystem.from_uri(uri)
+            found = _FILE_SYSTEMS[key] = (fs, root.strip("/") == netloc)
     return found
 
 
@@ -112,13 +116,13 @@ def parse(text: str) -> Path | RemotePath:
     if not parts.netloc:
         raise store.StorageError(f"{text!r} names no bucket or host; give {ALLOWED}")
     try:
-        fs = _file_system(scheme, parts.netloc, parts.query)
-        _, key = pafs.FileSystem.from_uri(text)
+        _, bucket_first = _file_system(scheme, parts.netloc, parts.query)
     except (pa.ArrowException, ValueError, OSError) as error:
         raise store.StorageError(
             f"{text!r} cannot be used as a results location ({reason(error)}); give {ALLOWED}"
         ) from None
-    del fs  # made (and cached) above: a bad option fails here, before anything is written
+    path = unquote(parts.path)
+    key = f"{parts.netloc}{path}" if bucket_first else path
     return RemotePath(scheme, parts.netloc, parts.query, key.rstrip("/"))
 
 
@@ -139,7 +143,7 @@ class RemotePath:
     @property
     def filesystem(self) -> Any:
         """The ``pyarrow.fs`` file system (for pyarrow readers: ``filesystem=``)."""
-        return _file_system(self._scheme, self._netloc, self._query)
+        return _file_system(self._scheme, self._netloc, self._query)[0]
 
     @property
     def key(self) -> str:
@@ -149,7 +153,8 @@ class RemotePath:
     def __str__(self) -> str:
         # S3 and GCS paths start with the bucket (the URI's host); HDFS paths do not.
         head = "" if self._key.split("/", 1)[0] == self._netloc else self._netloc
-        return f"{self._scheme}://{head}{self._key}" + (f"?{self._query}" if self._query else "")
+        key = quote(self._key, safe="/")  # parse() reads it back (pyarrow unquotes too)
+        return f"{self._scheme}://{head}{key}" + (f"?{self._query}" if self._query else "")
 
     def __repr__(self) -> str:
         return f"RemotePath({str(self)!r})"

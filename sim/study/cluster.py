@@ -196,7 +196,7 @@ def _play_chunk(
     index: int,
     first: int,
     n: int,
-    run_dir: str,
+    run_dir: Path | Any,
     layout: Layout,
     marker: str | None,
 ) -> dict[str, Any]:
@@ -432,7 +432,7 @@ def play(
                 if i not in payloads:
                     payloads[i] = ray.put(jobs[i].payload)
                 job = jobs[i]
-                ref = task.remote(payloads[i], *chunk, str(job.run_dir), job.layout, markers[i])
+                ref = task.remote(payloads[i], *chunk, job.run_dir, job.layout, markers[i])
                 pending[ref] = (i, chunk, attempt)
 
             while True:

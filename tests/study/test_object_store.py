@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import socket
 import subprocess
 import sys
@@ -142,6 +143,20 @@ def test_a_file_uri_is_the_folder_it_names(tmp_path) -> None:
     done = ok(cli(*RUN, "--out", (tmp_path / "by uri").as_uri()))
     assert Path(done["run_dir"]).parent == tmp_path / "by uri" / "default"
     assert (Path(done["run_dir"]) / "manifest.json").is_file()
+
+
+def test_a_store_path_is_its_uri_both_ways(s3) -> None:
+    """The text of a path in the store is a URI that names the same object again (a Ray
+    worker rebuilds it from the text, or from the pickled path)."""
+    bucket = s3.bucket()
+    uri = f"s3://{bucket}/with%20space/run?{s3.options}"
+    path = store.location(uri)
+    assert path.key == f"{bucket}/with space/run" and str(path) == uri
+    assert store.location(str(path / "a.json")) == path / "a.json"
+    assert pickle.loads(pickle.dumps(path)) == path
+    store.write_json_atomic(path / "a.json", {"x": 1})
+    assert json.loads(store.location(str(path / "a.json")).read_text()) == {"x": 1}
+    assert [p.name for p in path.parent.iterdir()] == ["run"]
 
 
 # --- what cannot be used -------------------------------------------------------------------
