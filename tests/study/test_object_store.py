@@ -260,15 +260,25 @@ def test_a_tune_into_s3_gives_the_pinned_output(s3) -> None:
     assert (tune_dir / "settings.parquet").is_file()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
-    "name", ["experiment", "experiment_games", "compare", "compare_rules", "tournament"]
+    "name",
+    [
+        "experiment_games",
+        "compare",
+        "tournament",
+        pytest.param("experiment", marks=pytest.mark.slow),
+        pytest.param("compare_rules", marks=pytest.mark.slow),
+    ],
 )
 def test_more_studies_into_s3_give_the_pinned_output(name, s3, tmp_path, monkeypatch) -> None:
+    """An experiment file, a comparison, a tournament with ``--out`` in the store: their
+    pinned ``--json`` output, and nothing outside the store."""
     uri = s3.uri(s3.bucket(), "studies")
     monkeypatch.setattr(pinned_studies, "cli", _into_store(pinned_studies.cli, uri))
     want = json.loads(pinned_studies.PINNED.read_text())[name]
     assert pinned_studies.play(name, tmp_path, want)["json"] == want["json"]
+    assert list(store.location(uri).iterdir())  # written there
+    assert not (tmp_path / "out").exists()  # not in the folder the pinned case names
 
 
 def test_a_knock_chart_into_s3(s3, tmp_path) -> None:
