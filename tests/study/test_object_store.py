@@ -112,8 +112,10 @@ def test_an_interrupted_run_resumes_from_s3(s3, tmp_path) -> None:
         run(remote, progress=stop_after_two)
     assert len(list((remote.run_dir / "chunks").iterdir())) == 2
     assert not (remote.run_dir / ".lock").exists()  # released by the stopped run
-    done = ok(cli("run", "--resume", str(remote.run_dir), "-w", "1", "--json"))
-    assert (done["chunks_run"], done["chunks_skipped"]) == (3, 2)
+    done = cli("run", "--resume", str(remote.run_dir), "-w", "1")
+    assert done.exit_code == 0, done.output
+    assert "2 of 5 chunks were already done" in done.stdout and "3 chunks played" in done.stdout
+    assert f"results: {remote.run_dir}\n" in done.stdout  # the URI as it is, no "/" after it
     clean = run(config(tmp_path, count=1_500, chunk_size=500))
     assert_same_results(clean.run_dir, remote.run_dir)
 

@@ -127,8 +127,8 @@ def test_run_on_the_cluster_is_identical_to_local(cluster, tmp_path, monkeypatch
 
 def test_a_run_into_s3_on_the_cluster(cluster, s3, tmp_path) -> None:
     """``--out s3://...`` on the cluster: the workers write the parts into the store
-    themselves, the driver the records and manifest; the local tables. Then the chunks
-    the driver did not record are played again locally, from the store."""
+    themselves, the driver the records and manifest; the local tables. Then, chunks
+    forgotten, it is finished locally from the store, and the reverse."""
     local = run(config(tmp_path / "local", count=2_400, chunk_size=600))
     remote = run(
         config(s3.uri(s3.bucket(), "ray"), count=2_400, chunk_size=300, backend="ray",
@@ -142,6 +142,11 @@ def test_a_run_into_s3_on_the_cluster(cluster, s3, tmp_path) -> None:
         record.unlink()  # as if interrupted: finish it on the other backend
     done = resume(str(remote.run_dir), backend="local", workers=1)
     assert (done.chunks_run, done.chunks_skipped) == (3, 5)
+    assert_same_tables_anywhere(local.run_dir, remote.run_dir)
+    for record in list((remote.run_dir / "chunks").iterdir())[::2]:
+        record.unlink()  # chunks 0, 2, 4, 6: two of them played locally
+    done = resume(str(remote.run_dir), backend="ray")
+    assert (done.chunks_run, done.chunks_skipped) == (4, 4)
     assert_same_tables_anywhere(local.run_dir, remote.run_dir)
 
 
