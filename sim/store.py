@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import secrets
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -83,8 +84,11 @@ def location(value: str | os.PathLike[str] | Any) -> Path | Any:
 
 
 def is_remote(path: Any) -> bool:
-    """Whether ``path`` is in an object store (a ``sim.remote.RemotePath``)."""
-    return type(path).__name__ == "RemotePath" and type(path).__module__ == "sim.remote"
+    """Whether ``path`` is in an object store (a ``sim.remote.RemotePath``). Without
+    importing ``sim.remote`` (and pyarrow's file systems): until something imported it,
+    no such path exists."""
+    remote = sys.modules.get("sim.remote")
+    return remote is not None and isinstance(path, remote.RemotePath)
 
 
 def arrow_source(path: str | os.PathLike[str] | Any) -> tuple[str, Any]:

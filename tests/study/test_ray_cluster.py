@@ -35,10 +35,9 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 from sim.study import cluster as C  # noqa: E402
 from sim.study import provenance as P  # noqa: E402
-from sim.study import tables as T  # noqa: E402
 from sim.study.chart import knock_chart  # noqa: E402
 from sim.study.execute import Progress, resume, run  # noqa: E402
-from sim.study.rundir import load_cells, load_hands, load_summary  # noqa: E402
+from sim.study.rundir import load_cells  # noqa: E402
 from sim.study.runs import RunError  # noqa: E402
 from tests.study import test_pinned_studies as pinned_studies  # noqa: E402
 from tests.study.test_runs import assert_same_tables, config  # noqa: E402
@@ -137,25 +136,17 @@ def test_a_run_into_s3_on_the_cluster(cluster, s3, tmp_path) -> None:
     assert remote.chunks_run == 8
     assert f"{NODES} of {NODES} node(s) write their parts themselves" in engine_note(remote)
     assert not list(remote.run_dir.glob(".shared-*")) and not (remote.run_dir / ".lock").exists()
-    assert_same_tables_anywhere(local.run_dir, remote.run_dir)
+    assert_same_tables(local.run_dir, remote.run_dir)
     for record in list((remote.run_dir / "chunks").iterdir())[::3]:
         record.unlink()  # as if interrupted: finish it on the other backend
     done = resume(str(remote.run_dir), backend="local", workers=1)
     assert (done.chunks_run, done.chunks_skipped) == (3, 5)
-    assert_same_tables_anywhere(local.run_dir, remote.run_dir)
+    assert_same_tables(local.run_dir, remote.run_dir)
     for record in list((remote.run_dir / "chunks").iterdir())[::2]:
         record.unlink()  # chunks 0, 2, 4, 6: two of them played locally
     done = resume(str(remote.run_dir), backend="ray")
     assert (done.chunks_run, done.chunks_skipped) == (4, 4)
-    assert_same_tables_anywhere(local.run_dir, remote.run_dir)
-
-
-def assert_same_tables_anywhere(a: Any, b: Any) -> None:
-    """The same hands and summary, wherever the runs are (``test_runs.assert_same_tables``
-    reads folders only)."""
-    ha, hb = load_hands(a).collect(), load_hands(b).collect()
-    assert T.canonical_bytes(ha.to_arrow()) == T.canonical_bytes(hb.to_arrow())
-    assert load_summary(a).equals(load_summary(b))
+    assert_same_tables(local.run_dir, remote.run_dir)
 
 
 def test_resume_across_backends(cluster, tmp_path) -> None:
