@@ -87,11 +87,15 @@ def reason(error: BaseException) -> str:
     )
     if found:
         code, status, words = found.group(1), found.group(2), found.group(3).strip()
-        if status and (not words or words.startswith("No response body")):
-            words = f"the store answered HTTP {status} with no message"
+        if not words or words.startswith("No response body"):  # a HEAD request's answer
+            words = (
+                f"the store answered HTTP {status} with no message"
+                if status
+                else code.replace("_", " ").lower()
+            )
         if status in ("401", "403") or "ACCESS_DENIED" in code:
             words += " (check the credentials in this environment, e.g. AWS_ACCESS_KEY_ID)"
-        return words or code.replace("_", " ").lower()
+        return words
     if isinstance(error, OSError) and not isinstance(error, pa.ArrowException) and error.strerror:
         return error.strerror
     return text

@@ -289,9 +289,18 @@ def test_a_knock_chart_into_s3(s3, tmp_path) -> None:
     assert load_cells(remote.run_dir).equals(load_cells(local.run_dir))
 
 
-def test_no_credentials_is_one_line(tmp_path) -> None:
-    """A store that refuses unsigned requests (moto with its IAM checks on, in a process
-    of its own) and no credentials here: one line, nothing written."""
+@pytest.mark.parametrize(
+    ("credentials", "why"),
+    [
+        ({}, "the store answered HTTP 500 with no message"),  # moto's answer to no signature
+        ({"AWS_ACCESS_KEY_ID": "wrong", "AWS_SECRET_ACCESS_KEY": "wrong"},
+         "access denied (check the credentials in this environment, e.g. AWS_ACCESS_KEY_ID)"),
+    ],
+    ids=["none", "wrong"],
+)  # fmt: skip
+def test_refused_credentials_are_one_line(credentials, why, tmp_path) -> None:
+    """A store that checks who asks (moto with its IAM checks on, in a process of its
+    own), and no credentials or wrong ones here: one line, nothing written."""
     pytest.importorskip("moto.server")
     server = subprocess.Popen(
         [sys.executable, "-c", "import sys; from moto.server import ThreadedMotoServer as S; "
@@ -303,7 +312,7 @@ def test_no_credentials_is_one_line(tmp_path) -> None:
     try:
         endpoint = server.stdout.readline().strip()  # type: ignore[union-attr]
         env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-        env["AWS_EC2_METADATA_DISABLED"] = "true"
+        env.update(AWS_EC2_METADATA_DISABLED="true", **credentials)
         done = subprocess.run(
             [sys.executable, "-c", "from sim.cli import app; app()", "run", "--seats",
              "greedy/simple", "--deals", "10", "--out",
@@ -317,5 +326,5 @@ def test_no_credentials_is_one_line(tmp_path) -> None:
     assert done.returncode == 1, done.stderr
     err = done.stderr.strip()
     assert err.count("\n") == 0 and err.startswith("error: cannot create run directory s3://"), err
-    assert "the store answered HTTP 500 with no message" in err, err  # moto's answer to it
+    assert err.endswith(why), err
     assert list(tmp_path.iterdir()) == []
