@@ -28,7 +28,11 @@ files keep their temporary-file-and-rename writes and their OS lock.
 from __future__ import annotations
 
 import fnmatch
+import json
+import os
 import re
+import secrets
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -289,20 +293,12 @@ class RemotePath:
 
 
 def _holder() -> dict[str, Any]:
-    import os
-    import secrets
-    import socket
-
     return {"host": socket.gethostname(), "pid": os.getpid(), "token": secrets.token_hex(8)}
 
 
 def lock_holder(lock: RemotePath) -> dict[str, Any] | None:
     """Who holds ``lock`` now: None when it is absent, or its holder's process ended
     (a process of this host that no longer exists)."""
-    import json
-    import os
-    import socket
-
     try:
         holder = json.loads(lock.read_bytes())
     except FileNotFoundError:
@@ -329,8 +325,6 @@ def acquire(lock: RemotePath) -> dict[str, Any]:
     BlockingIOError
         Another live process holds it (its host and pid in the message).
     """
-    import json
-
     holder = lock_holder(lock)
     if holder is not None:
         raise BlockingIOError(f"host {holder.get('host')} pid {holder.get('pid')}")
@@ -344,8 +338,6 @@ def acquire(lock: RemotePath) -> dict[str, Any]:
 
 def release(lock: RemotePath, mine: dict[str, Any]) -> None:
     """Delete ``lock`` if it still holds this process's claim."""
-    import json
-
     try:
         if json.loads(lock.read_bytes()).get("token") == mine["token"]:
             lock.unlink(missing_ok=True)

@@ -157,7 +157,7 @@ def locked(run_dir: Path) -> Iterator[None]:
     """Hold ``run_dir/.lock`` (released by the OS even on ``kill -9``; in an object
     store, a lock object: ``sim.remote.acquire``, exclusive only as far as it can be)."""
     if store.is_remote(run_dir):
-        from sim import remote
+        from sim import remote  # on use: a chunk imports TABLE_SOURCES only (provenance.py)
 
         lock = run_dir / ".lock"
         try:
