@@ -287,6 +287,9 @@ def test_a_knock_chart_into_s3(s3, tmp_path) -> None:
     assert store.is_remote(remote.run_dir)
     assert remote.cells.equals(local.cells)
     assert load_cells(remote.run_dir).equals(load_cells(local.run_dir))
+    report = cli("report", str(remote.run_dir))  # the chart's own report, in the store
+    assert report.exit_code == 0, report.output
+    assert (remote.run_dir / "report.html").read_bytes().startswith(b"<!DOCTYPE html>")
 
 
 @pytest.mark.parametrize(
