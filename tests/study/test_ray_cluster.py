@@ -5,9 +5,10 @@ one CPU each, each its own raylet and object store, bound to 127.0.0.1), this pr
 attached to it as a driver. Results are compared with the local backend's: the tables
 of a run byte for byte (``tests/study/test_runs.py`` does the same between worker
 counts), and the pinned studies (``tests/study/test_pinned_studies.py``, recorded on
-the local backend) played again with ``--backend ray``. Faults are real: a node removed
-mid-run (its raylet and workers killed), a driver whose code digests differ from the
-workers'. The workers import the files this process imported (``RUMMY_RAY_CODE=
+the local backend) played again with ``--backend ray``, and a run whose ``--out`` is an
+S3 store (moto's server on loopback, ``tests/support/object_store.py``: the workers
+upload the parts themselves). Faults are real: a node removed mid-run (its raylet and
+workers killed), a driver whose code digests differ from the workers'. The workers import the files this process imported (``RUMMY_RAY_CODE=
 installed``: they share its numba cache, so nothing compiles twice); the tests that ship
 the code through ``runtime_env`` compile it again under the shipped path and are
 ``slow``, as are the studies beyond a run.
