@@ -14,6 +14,12 @@ file put in the place of one is found, named, and never read as data.
 Errors are one line and name the path and the reason in words: a full disk says
 "No space left on device", a read-only mount "Read-only file system" (not
 "permission denied").
+
+A study's folder may also be in an object store (``--out s3://bucket/prefix``):
+:func:`location` turns such text into a ``sim.remote.RemotePath``, which every function
+here accepts in place of a ``Path``. Its writes are one upload of the whole file (an
+object store has no rename; an object appears whole or not at all), and leave no
+temporary file.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import hashlib
 import json
 import os
 import secrets
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -31,9 +38,12 @@ import numpy as np
 
 __all__ = [
     "StorageError",
+    "arrow_source",
     "digest_of",
     "dumps",
     "file_digest",
+    "is_remote",
+    "location",
     "make_dir",
     "os_reason",
     "read_toml",
@@ -54,8 +64,54 @@ class StorageError(ValueError):
     """A file or folder that cannot be written or trusted (one line naming the path)."""
 
 
+def location(value: str | os.PathLike[str] | Any) -> Path | Any:
+    """Where a study's files go: a ``Path``, or a ``sim.remote.RemotePath`` for a URI
+    (``s3://bucket/prefix?endpoint_override=...``; ``file:///abs`` is a ``Path``).
+
+    Raises
+    ------
+    StorageError
+        One line naming a URI that cannot be used and what is allowed.
+    """
+    if isinstance(value, Path) or is_remote(value):
+        return value
+    text = os.fspath(value)
+    if "://" not in text:
+        return Path(text)
+    from sim import remote
+
+    return remote.parse(text)
+
+
+def is_remote(path: Any) -> bool:
+    """Whether ``path`` is in an object store (a ``sim.remote.RemotePath``). Without
+    importing ``sim.remote`` (and pyarrow's file systems): until something imported it,
+    no such path exists."""
+    remote = sys.modules.get("sim.remote")
+    return remote is not None and isinstance(path, remote.RemotePath)
+
+
+def arrow_source(path: str | os.PathLike[str] | Any) -> tuple[str, Any]:
+    """``(path, filesystem)`` for pyarrow's readers (``pq.read_table(path,
+    filesystem=...)``): the filesystem is None for a local file."""
+    where = location(path)
+    if is_remote(where):
+        return where.key, where.filesystem
+    return str(where), None
+
+
+def _remote_failure(what: str, path: Any, error: Exception) -> StorageError:
+    from sim import remote
+
+    return StorageError(f"{what} {path}: {remote.reason(error)}")
+
+
 def os_reason(error: OSError) -> str:
     """Why an OS call failed, in words: ``No space left on device``."""
+    if not error.strerror and "AWS Error" in str(error):
+        from sim import remote  # pyarrow's long S3 messages: the store's own sentence
+
+        return remote.reason(error)
     return error.strerror or str(error).strip().splitlines()[0] or type(error).__name__
 
 
@@ -77,9 +133,16 @@ def make_dir(path: str | os.PathLike[str], what: str = "output directory") -> bo
     StorageError
         ``cannot create output directory PATH: REASON`` or ``cannot write to ...``.
     """
-    folder = Path(path)
     if str(path) == "":
         raise StorageError(f"the {what} is empty text; give a folder, e.g. results")
+    folder = location(path)
+    if is_remote(folder):
+        try:
+            existed = folder.is_dir()
+            folder.mkdir()  # fails on a missing bucket, no credentials, no permission
+        except (OSError, ValueError) as error:  # pyarrow's errors are both
+            raise _remote_failure(f"cannot create {what}", folder, error) from None
+        return not existed
     existed = folder.is_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -99,8 +162,11 @@ def remove_stale_temporaries(path: Path) -> None:
     """Remove temporaries of ``path`` left by writers that were killed mid-write.
 
     Call it only while no other process may be writing ``path`` (under the run's lock,
-    or right after this process wrote ``path`` itself).
+    or right after this process wrote ``path`` itself). An object store's writes leave
+    no temporaries.
     """
+    if is_remote(path):
+        return
     for stale in path.parent.glob(f".{path.name}.*.tmp"):
         stale.unlink(missing_ok=True)
 
@@ -113,7 +179,13 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes | memoryview | 
     StorageError
         ``cannot write PATH: REASON`` (a full disk, a read-only mount, a missing folder).
     """
-    target = Path(path)
+    target = location(path)
+    if is_remote(target):
+        try:
+            target.write_bytes(data)  # one upload: the object appears whole or not at all
+        except (OSError, ValueError) as error:
+            raise _remote_failure("cannot write", target, error) from None
+        return
     tmp = temporary_beside(target)
     try:
         with open(tmp, "wb") as handle:
@@ -229,10 +301,10 @@ def digest_of(data: bytes | memoryview | Any) -> dict[str, Any]:
 
 
 def file_digest(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """``{"bytes": size, "sha256": hex}`` of a file as it is on disk now."""
+    """``{"bytes": size, "sha256": hex}`` of a file as it is on disk (or in the store) now."""
     h = hashlib.sha256()
     size = 0
-    with open(path, "rb") as handle:
+    with location(path).open("rb") as handle:
         while block := handle.read(_CHUNK):
             h.update(block)
             size += len(block)

@@ -38,8 +38,8 @@ from numba import njit
 
 from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import min_deadwood_one
-from kernels.obs import forbidden_discard
 from kernels.melds import run_near
+from kernels.obs import forbidden_discard
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy
 from strategies.greedy import (

@@ -44,7 +44,9 @@ COMMANDS: dict[str, Command] = {
     "tournament": Command("tournament_cmd", "Round robin of strategies on the same deals."),
     "tune": Command("tune_cmd", "Search a strategy's parameters on common deals."),
     "strategy-chart": Command(
-        "strategy_chart_cmd", "Strategy charts for the table: when to knock, when to take.", group=True
+        "strategy_chart_cmd",
+        "Strategy charts for the table: when to knock, when to take, what to throw.",
+        group=True,
     ),
     "rules": Command("rules_cmd", "The rule presets and every parameter.", group=True),
     "strategies": Command("strategies_cmd", "The strategy plugins and their parameters.", True),

@@ -70,12 +70,19 @@ def rules_of(preset: str, overrides: list[str] | None, **defaults: object) -> Ru
 
 
 def path_text(value: str | Path) -> Path:
-    """Parse a path option: empty text is refused (``Path("")`` would mean ".")."""
-    if isinstance(value, Path):  # a default
+    """Parse a path option: a folder or file, or an object store's URI (``s3://bucket/
+    prefix``: ``sim.store.location``). Empty text is refused (``Path("")`` would mean
+    "."), and so is a URI pyarrow cannot use, in one line naming it."""
+    from sim import store
+
+    if isinstance(value, Path) or store.is_remote(value):  # a default, or parsed already
         return value
     if not value.strip():
         raise typer.BadParameter("empty text; give a path")
-    return Path(value)
+    try:
+        return store.location(value)  # type: ignore[no-any-return]
+    except store.StorageError as error:
+        raise typer.BadParameter(str(error)) from None
 
 
 RulesOption = Annotated[str, typer.Option("--rules", help="Rule preset (see `rummy rules list`).")]
@@ -130,7 +137,13 @@ WorkersOption = Annotated[
     ),
 ]
 OutOption = Annotated[
-    Path, typer.Option("--out", "-o", parser=path_text, help="Results root folder.")
+    Path,
+    typer.Option(
+        "--out",
+        "-o",
+        parser=path_text,
+        help="Results root: a folder, or an object store's URI (s3://BUCKET/PREFIX).",
+    ),
 ]
 BackendOption = Annotated[Backend, typer.Option("--backend", help="Where chunks run.")]
 AddressOption = Annotated[

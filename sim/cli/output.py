@@ -32,9 +32,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from sim.store import dumps
+from sim.store import dumps, is_remote
 
 __all__ = [
+    "folder",
     "ProgressView",
     "study_progress",
     "study_size",
@@ -74,6 +75,12 @@ def console() -> Console:
 
 def err_console() -> Console:
     return Console(stderr=True, highlight=False)
+
+
+def folder(path: Any) -> str:
+    """A results folder as shown: ``results/x/``, or an object store's URI as it is (a
+    slash after its query would name another place)."""
+    return str(path) if is_remote(path) else f"{path}/"
 
 
 def fmt(value: float, digits: int, sign: bool = False) -> str:

@@ -34,8 +34,9 @@ class ChartKind(StrEnum):
 ResultsArgument = Annotated[
     Path,
     typer.Argument(
+        parser=path_text,
         help="An experiment directory (results/NAME), a run directory (results/NAME/RUN_ID), "
-        "or one of their Parquet files.",
+        "or one of their Parquet files (a folder, or an object store's URI).",
         show_default=False,
     ),
 ]

@@ -33,6 +33,7 @@ from sim.cli.options import (
     SeatsOption,
     SeedOption,
     WorkersOption,
+    path_text,
 )
 from sim.cli.output import (
     ProgressView,
@@ -93,6 +94,7 @@ def run(
         Path | None,
         typer.Option(
             "--resume",
+            parser=path_text,
             help="Finish an interrupted run or experiment directory (plays only what is missing).",
             show_default=False,
         ),

@@ -25,6 +25,7 @@ from sim.cli.output import (
     err_console,
     fail,
     fmt,
+    folder,
     pct,
     print_json,
     seed_line,
@@ -233,7 +234,7 @@ def print_experiment_summary(data: ExperimentData, directory: Path, out: Console
             f"after {data.record.get('blocks', 1)} block(s)"
         )
     out.print(
-        f"results: {directory}/ (summary.parquet, seats.parquet, charts/, report.html)",
+        f"results: {folder(directory)} (summary.parquet, seats.parquet, charts/, report.html)",
         markup=False,
     )
 
@@ -307,4 +308,4 @@ def print_run_summary(data: ExperimentData, run_dir: Path, out: Console) -> None
     )
     out.print(f"outcomes: {mix}", markup=False)
     out.print(f"mean turns per hand: {row0['mean_turns']:.1f}")
-    out.print(f"results: {run_dir}/", markup=False)
+    out.print(f"results: {folder(run_dir)}", markup=False)

@@ -34,6 +34,7 @@ from sim.cli.options import (
     RuleOverrides,
     SeedOption,
     WorkersOption,
+    path_text,
     rules_of,
 )
 from sim.cli.output import (
@@ -43,6 +44,7 @@ from sim.cli.output import (
     console,
     err_console,
     fail,
+    folder,
     print_json,
     seed_line,
 )
@@ -173,6 +175,7 @@ def tune(
         Path | None,
         typer.Option(
             "--resume",
+            parser=path_text,
             help="Finish an interrupted tune directory (results/tune/ID): plays only what is "
             "missing.",
             show_default=False,
@@ -371,7 +374,7 @@ def _run(
             )
         )
         say.print(seed_line(req.seed, drawn), markup=False)
-        say.print(escape(f"directory: {directory}/"))
+        say.print(escape(f"directory: {folder(directory)}"))
 
     with ProgressView("tune") as view:
 
@@ -501,6 +504,6 @@ def print_tune(result: TuneResult, out: Any) -> None:
                 f"beyond it make sense, widen --param {name}"
             )
         )
-    out.print(escape(f"results: {result.directory}/"))
+    out.print(escape(f"results: {folder(result.directory)}"))
     for chart_path in result.chart_paths:
         out.print(escape(f"chart: {chart_path}"))

@@ -562,7 +562,7 @@ def save(
 ) -> list[Path]:
     """Write ``fig`` as ``<path_stem>.png`` and ``<path_stem>.svg`` (atomically: each to
     a temporary file in the same folder, then renamed). Returns the paths written."""
-    stem = Path(path_stem)
+    stem = store.location(path_stem)
     store.make_dir(stem.parent, "chart folder")
     written = []
     for ext in formats:

@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from sim import store
 from sim.study.analysis import ExperimentData
 from sim.study.claims import display_rows
 from sim.study.design import (
@@ -233,7 +234,7 @@ def save_charts(
     from sim.present import charts
 
     written: list[Path] = []
-    directory = Path(directory)
+    directory = store.location(directory)
     for kind, fig in chart_figures(data, kinds):
         try:
             written += charts.save(fig, directory / kind)

@@ -132,13 +132,13 @@ def _figure_html(item: FigureLike | tuple[str, FigureLike], index: int) -> str:
         caption, item = item
     alt = caption or f"chart {index}"
     if isinstance(item, (str, os.PathLike)) and not caption:
-        alt = Path(item).stem.replace("_", " ")
+        alt = store.location(item).stem.replace("_", " ")
     if isinstance(item, Figure):
         body = _img(_png_bytes(item), "image/png", alt)
     elif isinstance(item, bytes):
         body = _img(item, "image/png", alt)
     else:
-        path = Path(item)
+        path = store.location(item)
         suffix = path.suffix.lower()
         if suffix == ".svg":
             body = _inline_svg(path.read_text(encoding="utf-8"))
@@ -335,7 +335,7 @@ def write_report(
     converted), shown as pretty JSON at the end of the page.
     """
     text = render_report(title, sections, config, provenance, subtitle)
-    target = Path(path)
+    target = store.location(path)
     store.make_dir(target.parent, "report folder")
     store.write_text_atomic(target, text)
     return target

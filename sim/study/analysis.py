@@ -18,13 +18,13 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import polars as pl
 
 from kernels import layout as L
+from sim import store
 from sim.rules import PRESETS, RuleSet
 from sim.stats import Interval, Moments, best_vs_runner_up, mean_ci, needed_for_half_width, wilson
 from sim.study import rundir
@@ -585,7 +585,7 @@ def analyse(experiment: Experiment, blocks: Sequence[Sequence[Setting]]) -> Expe
 def data_from_run(run_dir: str | os.PathLike[str]) -> ExperimentData:
     """Analyse one run directory (``rummy run`` without an experiment) as a
     one-setting experiment: its seats, outcome mix and hand lengths."""
-    run_dir = Path(run_dir)
+    run_dir = store.location(run_dir)
     manifest = rundir.load_manifest(run_dir)
     cfg = manifest["config"]
     rules = RuleSet.from_dict(cfg["rules"])

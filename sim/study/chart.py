@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from sim import store
 from sim.engine import lineup_of
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
@@ -192,7 +193,7 @@ def strategy_chart(
     config = RunConfig(
         rules=r, lineup=base.lineup, count=deals, mode="chart", seed=base.seed,
         experiment=experiment, chunk_size=chunk_size, workers=workers, backend=backend,
-        address=address, labels=spec.labels(), out=Path(out),
+        address=address, labels=spec.labels(), out=store.location(out),
     )  # fmt: skip
     # The rates are the pilot's: count it once here, before the worker threads ask.
     rates_for(r, config.lineup, config.seed, deals, spec)  # type: ignore[arg-type]
@@ -245,7 +246,7 @@ def load_chart(
     spec = ChartSpec.from_labels(dict(config.labels))
     raw = load_cells(run_dir)
     cells = summarize_cells(raw, spec, config.players, min_positions=min_positions)
-    return StrategyChart(config, spec, Path(run_dir), cells, config.count)
+    return StrategyChart(config, spec, store.location(run_dir), cells, config.count)
 
 
 def _verdict(

@@ -10,7 +10,8 @@ Connecting
     that cluster and passes it no resources (Ray refuses them when attaching); without
     either it starts a private instance of ``workers`` CPUs on this machine and stops it
     afterwards. A caller that called ``ray.init`` itself keeps its connection. Chunks in
-    flight: twice ``workers``, by default twice the cluster's CPUs.
+    flight: twice ``workers``, by default twice the cluster's CPUs. The workers' output
+    stays on their nodes (Ray's log folder) unless ``RUMMY_RAY_LOGS=1``.
 
 Code
     Every task carries the driver's source digests (``provenance.code_digests``): a
@@ -41,9 +42,10 @@ Compiling
 
 Results
     The driver leaves a hidden marker in each run directory; a worker that finds it
-    sees the directory (this machine, or a file system every node mounts) and writes
-    the chunk's Parquet parts there itself, returning only their digests, and the
-    driver writes the chunk's record. A worker that does not find it returns the
+    sees the directory (this machine, a file system every node mounts, or the object
+    store of ``--out s3://...``, reached through the same URI with the worker's own
+    credentials) and writes the chunk's Parquet parts there itself, returning only their
+    digests, and the driver writes the chunk's record. A worker that does not find it returns the
     tables, which the driver writes. The bytes are the same either way.
     ``RUMMY_RAY_WORKERS_WRITE=0`` makes the driver write everything.
 
@@ -79,6 +81,7 @@ from sim.study.tables import one_line
 
 __all__ = [
     "CODE_ENV",
+    "LOGS_ENV",
     "MISSING_RAY",
     "WRITE_ENV",
     "Job",
@@ -89,6 +92,7 @@ __all__ = [
 
 CODE_ENV = "RUMMY_RAY_CODE"  # auto | ship | installed
 WRITE_ENV = "RUMMY_RAY_WORKERS_WRITE"  # 0: the driver writes every part
+LOGS_ENV = "RUMMY_RAY_LOGS"  # 1: the workers' output and logs on this terminal
 MISSING_RAY = "backend 'ray' needs Ray: pip install 'rummy-sim[ray]'"
 SHIPPED = ("sim", "kernels", "strategies")
 _IN_FLIGHT_PER_CPU = 2  # keeps every worker busy while its last result travels back
@@ -109,7 +113,7 @@ class Job(NamedTuple):
     """One run as the cluster sees it: what its chunks need and where they go."""
 
     payload: dict[str, Any]
-    run_dir: Path  # absolute: a worker's current folder is not the driver's
+    run_dir: Path | Any  # absolute (a worker's current folder is not the driver's), or a URI
     layout: Layout
 
 
@@ -119,6 +123,15 @@ def _ray() -> Any:
     except ImportError:
         raise RunError(MISSING_RAY) from None
     return ray
+
+
+def worker_logs() -> bool:
+    """``RUMMY_RAY_LOGS=1``: show what the workers print and log here (Ray's
+    ``log_to_driver``; off by default: a study's progress bar is the driver's)."""
+    value = os.environ.get(LOGS_ENV, "0") or "0"
+    if value not in ("0", "1"):
+        raise RunError(f"{LOGS_ENV}={value!r} is not allowed; choose 0 or 1")
+    return value == "1"
 
 
 def code_mode() -> str:
@@ -166,10 +179,15 @@ def _check_code(payload: dict[str, Any]) -> None:
 
 
 def _sees(marker: str | None) -> bool:
+    """Whether this worker reaches the run directory: a folder it mounts, or the object
+    store of an ``s3://`` ``--out`` (with credentials in its environment)."""
     if marker is None:
         return False
     if marker not in _seen:
-        _seen[marker] = Path(marker).exists()
+        try:
+            _seen[marker] = store.location(marker).exists()
+        except (OSError, ValueError):  # no such store here, no credentials: the driver writes
+            _seen[marker] = False
     return _seen[marker]
 
 
@@ -178,7 +196,7 @@ def _play_chunk(
     index: int,
     first: int,
     n: int,
-    run_dir: str,
+    run_dir: Path | Any,
     layout: Layout,
     marker: str | None,
 ) -> dict[str, Any]:
@@ -188,7 +206,7 @@ def _play_chunk(
     result = run_chunk(payload, index, first, n)
     if not _sees(marker):
         return result
-    parts = write_parts(Path(run_dir), layout, index, result["tables"])
+    parts = write_parts(store.location(run_dir), layout, index, result["tables"])
     return {"chunk": index, "hands": result["hands"], "parts": parts}
 
 
@@ -241,7 +259,7 @@ def connected(
     where = address or os.environ.get("RAY_ADDRESS")
     options: dict[str, Any] = {
         "include_dashboard": False,
-        "log_to_driver": False,
+        "log_to_driver": worker_logs(),
         "logging_level": "warning",
     }
     if where is None:  # a private instance: its size is ours to give
@@ -414,7 +432,7 @@ def play(
                 if i not in payloads:
                     payloads[i] = ray.put(jobs[i].payload)
                 job = jobs[i]
-                ref = task.remote(payloads[i], *chunk, str(job.run_dir), job.layout, markers[i])
+                ref = task.remote(payloads[i], *chunk, job.run_dir, job.layout, markers[i])
                 pending[ref] = (i, chunk, attempt)
 
             while True:
@@ -454,4 +472,5 @@ def play(
                     ray.cancel(ref)
             for marker in markers:
                 if marker is not None:
-                    Path(marker).unlink(missing_ok=True)
+                    with contextlib.suppress(OSError):
+                        store.location(marker).unlink(missing_ok=True)

@@ -68,6 +68,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from sim import store
 from sim.rules import RuleSet, get_rules
 from sim.stats import (
     DEFAULT_CONFIDENCE,
@@ -382,7 +383,7 @@ def compare(
     labels = _labels((ra, la, label_a), (rb, lb, label_b))
     players = ra.players
     rotations = players if duplicate else 1
-    root = Path(out) / "compare"
+    root = store.location(out) / "compare"
 
     def configs_of(side: str, rules: RuleSet, lineup: tuple[str, ...]) -> list[RunConfig]:
         return [
@@ -499,4 +500,4 @@ def compare(
 
 def load_comparison(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``comparison.json`` of a finished comparison, checked (``load_record``)."""
-    return records.load_record(Path(directory) / COMPARISON_FILE, COMPARISON_KIND)
+    return records.load_record(store.location(directory) / COMPARISON_FILE, COMPARISON_KIND)

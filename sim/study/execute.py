@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from sim import store
 from sim.study import rundir as D
 from sim.study.chunks import load_engine, payload_of, run_chunk, write_chunk, write_record
 from sim.study.runs import Chunk, RunConfig, RunError, RunResult
@@ -183,13 +184,14 @@ def _resume_hint(runs: list[_Run]) -> str:
 def check_backend(backend: str) -> None:
     """Fail before anything is written when the backend cannot run here."""
     if backend == "ray":
-        from sim.study.cluster import MISSING_RAY, code_mode
+        from sim.study.cluster import MISSING_RAY, code_mode, worker_logs
 
         try:
             import ray  # noqa: F401
         except ImportError:
             raise RunError(MISSING_RAY) from None
-        code_mode()  # a bad RUMMY_RAY_CODE is one line before anything is written
+        code_mode()  # a bad RUMMY_RAY_CODE (or RUMMY_RAY_LOGS) is one line before
+        worker_logs()  # anything is written
     elif backend != "local":
         raise RunError(f"backend={backend!r} is not allowed; choose 'local' or 'ray'")
 
@@ -359,5 +361,5 @@ def resume(
         backend=config.backend,
         address=config.address,
         progress=progress,
-        run_dirs=[Path(run_dir)],
+        run_dirs=[store.location(run_dir)],
     )[0]

@@ -122,7 +122,7 @@ def run_experiment(
     if backend == "local":  # Ray: as many as the cluster has CPUs, when it plays
         workers = workers or os.cpu_count() or 1
     command = command if command is not None else shlex.join(sys.argv)
-    out = Path(out)
+    out = store.location(out)
     directory = out / experiment.name
     options: dict[str, Any] = {
         "out": out,

@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from sim import store
 from sim.study import provenance as P
 from sim.study import records, rundir
 from sim.study import tables as T
@@ -57,7 +58,7 @@ def write_tables(data: ExperimentData, directory: Path) -> dict[str, dict[str, A
 
 def load_experiment_data(directory: str | os.PathLike[str]) -> ExperimentData:
     """Read an experiment directory's tables back (checked: ours, complete, intact)."""
-    directory = Path(directory)
+    directory = store.location(directory)
     record = records.load_record(directory / EXPERIMENT_JSON, EXPERIMENT_KIND)
     if "analysis" not in record:
         raise ExperimentError(f"{directory / EXPERIMENT_JSON}: no analysis in the record")
@@ -91,7 +92,7 @@ def load_results(path: str | os.PathLike[str]) -> ExperimentData:
     ExperimentError, sim.study.runs.RunError, sim.study.tables.ResultsError
         One line naming the problem: not ours, corrupted, incomplete.
     """
-    p = Path(path)
+    p = store.location(path)
     if not p.exists():
         raise ExperimentError(f"{p}: no such directory or file")
     if p.is_file():
@@ -127,12 +128,12 @@ def scan_hands(path: str | os.PathLike[str]) -> pl.LazyFrame:
     sim.study.records.RecordError, sim.study.runs.RunError, sim.study.tables.ResultsError
         Not a finished experiment or run; a run kept no hand rows; a damaged part.
     """
-    return _scan(Path(path), rundir.load_hands)
+    return _scan(store.location(path), rundir.load_hands)
 
 
 def scan_games(path: str | os.PathLike[str]) -> pl.LazyFrame:
     """Every game of an experiment (or of one run) of whole games, as :func:`scan_hands`."""
-    return _scan(Path(path), rundir.load_games)
+    return _scan(store.location(path), rundir.load_games)
 
 
 def _scan(path: Path, load: Any) -> pl.LazyFrame:

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from kernels import layout as L
+from sim import store
 from sim.study.tables import SCHEMA_VERSION, ResultsError, one_line
 
 __all__ = [
@@ -205,8 +206,9 @@ def _decode(raw: bytes | None, where: str) -> dict[str, Any]:
 def read_footer(path: str | os.PathLike[str]) -> tuple[dict[str, Any], int]:
     """Provenance and row count of a Parquet file, from its footer alone."""
     where = str(path)
+    source, filesystem = store.arrow_source(path)
     try:
-        footer = pq.read_metadata(where)
+        footer = pq.read_metadata(source, filesystem=filesystem)
     except FileNotFoundError:
         raise ResultsError(f"{where}: no such file") from None
     except (OSError, pa.ArrowException) as error:

@@ -89,7 +89,7 @@ def load_record(
     sim.study.tables.ResultsError
         A table the record lists is missing or no longer matches its digest.
     """
-    path = Path(path)
+    path = store.location(path)
     try:
         record = json.loads(path.read_text())
     except FileNotFoundError:

@@ -9,6 +9,9 @@ Layout of ``<out>/<experiment>/<run_id>/``::
     chunks/chunk-000000.json      a finished chunk: its parts' sizes and sha256 digests
     .lock                         held while a process works on the run
 
+``<out>`` may be a folder or an object store (``s3://bucket/prefix``: ``sim.remote``);
+every file here is read and written through ``sim.store``, the same either way.
+
 ``[0, count)`` is cut into chunks of ``chunk_size`` deal or game numbers. A chunk
 counts as done when its record exists and every part it lists still has the recorded
 size and sha256: a part that rotted, was truncated or was swapped is played again on
@@ -38,7 +41,13 @@ from sim import store
 from sim.study.provenance import provenance
 from sim.study.runs import Chunk, RunConfig, RunError, chunks_of
 from sim.study.summaries import combine_summaries
-from sim.study.tables import SCHEMA_VERSION, ResultsError, one_line, read_parquet_checked
+from sim.study.tables import (
+    SCHEMA_VERSION,
+    ResultsError,
+    one_line,
+    read_parquet_checked,
+    scan_parquet_parts,
+)
 
 __all__ = [
     "CHUNKS",
@@ -145,7 +154,26 @@ def check_chunk(run_dir: Path, layout: Layout, chunk: Chunk) -> tuple[int | None
 
 @contextlib.contextmanager
 def locked(run_dir: Path) -> Iterator[None]:
-    """Hold ``run_dir/.lock`` (released by the OS even on ``kill -9``)."""
+    """Hold ``run_dir/.lock`` (released by the OS even on ``kill -9``; in an object
+    store, a lock object: ``sim.remote.acquire``, exclusive only as far as it can be)."""
+    if store.is_remote(run_dir):
+        from sim import remote  # on use: a chunk imports TABLE_SOURCES only (provenance.py)
+
+        lock = run_dir / ".lock"
+        try:
+            mine = remote.acquire(lock)
+        except BlockingIOError as holder:
+            raise RunError(
+                f"{run_dir} is in use by another rummy process ({holder}); if none is "
+                f"playing it any more, delete {lock} and run again"
+            ) from None
+        except OSError as error:
+            raise RunError(f"cannot lock {run_dir}: {store.os_reason(error)}") from None
+        try:
+            yield
+        finally:
+            remote.release(lock, mine)
+        return
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: no lock
@@ -180,7 +208,7 @@ _MANIFEST_KEYS: dict[str, type | tuple[type, ...]] = {
 
 def load_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """The manifest of a run directory (RunError, one line, when absent or broken)."""
-    path = Path(run_dir) / MANIFEST
+    path = store.location(run_dir) / MANIFEST
     try:
         manifest = json.loads(path.read_text())
     except FileNotFoundError:
@@ -292,7 +320,7 @@ def resume_config(
     command: str | None = None,
 ) -> RunConfig:
     """The config :func:`resume` would play, checked (RunError, one line, if it cannot)."""
-    run_dir = Path(run_dir)
+    run_dir = store.location(run_dir)
     manifest = load_manifest(run_dir)
     stored = manifest["config"]
     if workers is None and (backend or stored.get("backend")) == "local":
@@ -322,6 +350,13 @@ def resume_config(
 
 def is_live(run_dir: Path) -> bool:
     """Whether another process holds the run's lock now (it is still playing)."""
+    if store.is_remote(run_dir):
+        from sim import remote
+
+        try:
+            return remote.lock_holder(run_dir / ".lock") is not None
+        except OSError:
+            return False
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: no lock
@@ -348,7 +383,7 @@ def _parts(run_dir: str | os.PathLike[str], table: str) -> tuple[list[Path], dic
     sim.study.tables.ResultsError
         A part is missing or no longer matches its digest (named, with the fix).
     """
-    run_dir = Path(run_dir)
+    run_dir = store.location(run_dir)
     manifest = load_manifest(run_dir)
     cfg = manifest["config"]
     tables = manifest.get("tables") or []
@@ -394,13 +429,13 @@ def load_hands(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
     sort step.
     """
     paths, _ = _parts(run_dir, "hands")
-    return pl.scan_parquet([str(p) for p in paths]).set_sorted("game")
+    return scan_parquet_parts(paths).set_sorted("game")
 
 
 def load_games(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
     """The ``games`` table of a finished games run, lazily (sorted by ``game``)."""
     paths, _ = _parts(run_dir, "games")
-    return pl.scan_parquet([str(p) for p in paths]).set_sorted("game")
+    return scan_parquet_parts(paths).set_sorted("game")
 
 
 def load_cells(run_dir: str | os.PathLike[str]) -> pl.DataFrame:

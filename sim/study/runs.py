@@ -48,6 +48,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from sim import store
 from sim.rules import RuleSet, get_rules
 from sim.study import provenance as P
 from sim.study import tables as T
@@ -150,8 +151,9 @@ class RunConfig:
     labels : mapping or tuple of pairs
         Constants every row of the run carries as a column (a study's setting,
         seating, grid values); part of the identity. Stored as a tuple of pairs.
-    out : Path
-        Results root (default ``results``).
+    out : Path, RemotePath or str
+        Results root (default ``results``): a folder, or an object store's URI
+        (``s3://bucket/prefix``; ``sim.store.location``).
     command : str or None
         The command line, stored as provenance; None: this process's ``sys.argv``.
     """
@@ -169,7 +171,7 @@ class RunConfig:
     address: str | None = None
     rows: Literal["hands", "none"] = "hands"
     labels: tuple[tuple[str, Any], ...] | Mapping[str, Any] = ()
-    out: Path | str = Path("results")
+    out: Path | str | Any = Path("results")
     command: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -216,7 +218,7 @@ class RunConfig:
         elif not isinstance(self.variant, str) or not self.variant:
             raise RunError(f"variant={self.variant!r} is not allowed; give a non-empty label")
         put("labels", _checked_labels(self.labels))
-        put("out", Path(self.out))
+        put("out", store.location(self.out))
         if self.command is None:
             put("command", shlex.join(sys.argv))
 
@@ -265,7 +267,7 @@ class RunConfig:
 
     @property
     def run_dir(self) -> Path:
-        return Path(self.out) / self.experiment / self.run_id
+        return self.out / self.experiment / self.run_id  # type: ignore[operator, no-any-return]
 
     @property
     def n_chunks(self) -> int:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from sim import store
 from sim.rules import RuleError, RuleSet, get_rules
 from sim.study.design import PLACEHOLDER, Experiment, Variant, fail, rule_value
 from sim.study.runs import RunConfig, RunError, new_seed
@@ -159,7 +160,7 @@ def expand(
                         address=address,
                         rows=rows or experiment.rows,
                         labels=(("setting", label), ("seating", r), *params.items()),
-                        out=Path(out),
+                        out=store.location(out),
                         command=command if command is not None else shlex.join(sys.argv),
                     )
                     for r, rotated in seated

@@ -99,6 +99,7 @@ __all__ = [
     "label_type",
     "read_parquet_checked",
     "read_verified",
+    "scan_parquet_parts",
     "to_arrow",
     "write_parquet_atomic",
 ]
@@ -361,11 +362,28 @@ def read_verified(path: str | os.PathLike[str], digest: Mapping[str, Any]) -> pl
 
 def read_parquet_checked(path: str | os.PathLike[str]) -> pl.DataFrame:
     """A whole Parquet file, every page's CRC checked (ResultsError, one line, if bad)."""
+    where, filesystem = store.arrow_source(path)
     try:
-        table = pq.read_table(str(path), page_checksum_verification=True)
+        table = pq.read_table(where, filesystem=filesystem, page_checksum_verification=True)
     except (OSError, pa.ArrowException) as error:
         raise ResultsError(f"{path}: unreadable ({one_line(error)})") from None
     return pl.from_arrow(table)  # type: ignore[return-value]
+
+
+def scan_parquet_parts(paths: Sequence[Any]) -> pl.LazyFrame:
+    """Parquet parts as one lazy frame, in the order given: local files through polars'
+    own reader, files in an object store (``sim.remote``) through pyarrow's file system
+    (its options and credentials are the URI's and the environment's, not polars')."""
+    if not any(store.is_remote(p) for p in paths):
+        return pl.scan_parquet([str(p) for p in paths])
+    import pyarrow.dataset as ds
+
+    return pl.concat(
+        [
+            pl.scan_pyarrow_dataset(ds.dataset(p.key, filesystem=p.filesystem, format="parquet"))
+            for p in paths
+        ]
+    )
 
 
 def canonical_bytes(table: pa.Table) -> bytes:

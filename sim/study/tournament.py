@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from sim import store
 from sim.rules import RuleSet, get_rules
 from sim.stats import DEFAULT_CONFIDENCE, difference_test, wilson
 from sim.store import study_folder
@@ -238,7 +239,7 @@ def tournament(
     rule_set = rules if isinstance(rules, RuleSet) else get_rules(rules)
     names = tuple(parse_strategies(strategies))
     players = rule_set.players
-    root = Path(out) / "tournament"
+    root = store.location(out) / "tournament"
     cells = [(i, j) for i in names for j in names if i != j]
     lineups = {(i, j): seatings(i, j, players) for i, j in cells}
     draft = {

@@ -78,6 +78,7 @@ from typing import Any
 
 import polars as pl
 
+from sim import store
 from sim.present import charts
 from sim.present.tune import tune_chart
 from sim.rules import RuleSet
@@ -458,7 +459,7 @@ def tune(
             confirm=confirm,
         )
     command = command if command is not None else shlex.join(sys.argv)
-    root = Path(out) / "tune"
+    root = store.location(out) / "tune"
     player = _Player(
         request,
         root=root,
@@ -566,7 +567,7 @@ def resume(directory: str | os.PathLike[str], **options: Any) -> TuneResult:
 
     ``options`` are :func:`tune`'s run options (``workers``, ``out`` is implied, ...).
     """
-    directory = Path(directory)
+    directory = store.location(directory)
     path = directory / REQUEST_FILE
     data = records.load_record(path, REQUEST_KIND)
     try:
@@ -584,4 +585,4 @@ def resume(directory: str | os.PathLike[str], **options: Any) -> TuneResult:
 
 def load_tune(directory: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``tune.json`` of a finished tune, checked (``records.load_record``)."""
-    return records.load_record(Path(directory) / TUNE_FILE, TUNE_KIND)
+    return records.load_record(store.location(directory) / TUNE_FILE, TUNE_KIND)

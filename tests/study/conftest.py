@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from sim.study.experiment import ExperimentProgress, ExperimentResult, run_experiment
 from sim.study.experiment_file import experiment_from_dict
+from tests.support.object_store import Store, s3_server
 
 # --- a tiny real experiment --------------------------------------------------------------------
 
@@ -28,3 +31,13 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> ExperimentResult:
     result = run_experiment(exp, workers=1, out=root, progress=seen.append, command="pytest")
     result.__dict__["seen"] = seen  # frozen dataclass: stash the progress reports
     return result
+
+
+# --- an S3 object store on loopback --------------------------------------------------------------
+
+
+@pytest.fixture(scope="package")
+def s3() -> Iterator[Store]:
+    """moto's S3 server for the package (``tests/support/object_store.py``)."""
+    with s3_server() as server:
+        yield server

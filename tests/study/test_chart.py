@@ -24,7 +24,7 @@ from kernels.obs import PHASE_DISCARD, PHASE_DRAW
 from sim.engine import key_of
 from sim.rules import get_rules
 from sim.stats import mean_ci
-from sim.study.chart import draw_chart, knock_chart, load_chart, summarize_cells
+from sim.study.chart import knock_chart, load_chart, summarize_cells
 from sim.study.chart_cells import ChartSpec, cell_sums, score_deals
 from sim.study.rundir import load_cells
 from sim.study.runs import RunError
@@ -155,8 +155,8 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
                     obs = S.RefObs(
                         seat=seat, players=players, hand=sum(1 << c for c in hands[seat]),
                         pile=list(pile), taken=list(taken), discarded=list(discarded),
-                        stock_n=stock_n, rebuilds=rebuilds, rebuilt=rebuilt, turn=turn, phase=PHASE_DRAW,
-                        upcard=upcard, drawn=-1, from_pile=False, dealer=players - 1,
+                        stock_n=stock_n, rebuilds=rebuilds, rebuilt=rebuilt, turn=turn,
+                        phase=PHASE_DRAW, upcard=upcard, drawn=-1, from_pile=False, dealer=players - 1,
                         rules=rule_row, scores=[0] * players,
                     )  # fmt: skip
                     key = position_key_ref(seed, number, own_turn, K.CHART_DRAW)
@@ -183,8 +183,8 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
                 obs = S.RefObs(
                     seat=seat, players=players, hand=sum(1 << c for c in hands[seat]),
                     pile=list(pile), taken=list(taken), discarded=list(discarded),
-                    stock_n=stock_n, rebuilds=rebuilds, rebuilt=rebuilt, turn=turn, phase=PHASE_DISCARD,
-                    upcard=upcard, drawn=card, from_pile=from_pile, dealer=players - 1,
+                    stock_n=stock_n, rebuilds=rebuilds, rebuilt=rebuilt, turn=turn,
+                    phase=PHASE_DISCARD, upcard=upcard, drawn=card, from_pile=from_pile, dealer=players - 1,
                     rules=rule_row, scores=[0] * players,
                 )  # fmt: skip
                 best, d = S.best_discard(obs, obs.hand, S.forbidden_discard(obs))

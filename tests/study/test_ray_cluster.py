@@ -5,9 +5,10 @@ one CPU each, each its own raylet and object store, bound to 127.0.0.1), this pr
 attached to it as a driver. Results are compared with the local backend's: the tables
 of a run byte for byte (``tests/study/test_runs.py`` does the same between worker
 counts), and the pinned studies (``tests/study/test_pinned_studies.py``, recorded on
-the local backend) played again with ``--backend ray``. Faults are real: a node removed
-mid-run (its raylet and workers killed), a driver whose code digests differ from the
-workers'. The workers import the files this process imported (``RUMMY_RAY_CODE=
+the local backend) played again with ``--backend ray``, and a run whose ``--out`` is an
+S3 store (moto's server on loopback, ``tests/support/object_store.py``: the workers
+upload the parts themselves). Faults are real: a node removed mid-run (its raylet and
+workers killed), a driver whose code digests differ from the workers'. The workers import the files this process imported (``RUMMY_RAY_CODE=
 installed``: they share its numba cache, so nothing compiles twice); the tests that ship
 the code through ``runtime_env`` compile it again under the shipped path and are
 ``slow``, as are the studies beyond a run.
@@ -66,8 +67,10 @@ def loopback() -> Any:
 
 
 @pytest.fixture(scope="module")
-def cluster(loopback: None) -> Any:
-    """A head and two nodes of one CPU each; this process is the driver."""
+def cluster(loopback: None, s3: Any) -> Any:
+    """A head and two nodes of one CPU each; this process is the driver. The S3 server's
+    fake credentials are in the environment first: the nodes' workers inherit them, as
+    a real cluster's nodes read theirs from their own environment."""
     nodes = Cluster(
         initialize_head=True,
         head_node_args={
@@ -122,6 +125,31 @@ def test_run_on_the_cluster_is_identical_to_local(cluster, tmp_path, monkeypatch
     assert_same_tables(local.run_dir, driver.run_dir)
 
 
+def test_a_run_into_s3_on_the_cluster(cluster, s3, tmp_path) -> None:
+    """``--out s3://...`` on the cluster: the workers write the parts into the store
+    themselves, the driver the records and manifest; the local tables. Then, chunks
+    forgotten, it is finished locally from the store, and the reverse."""
+    local = run(config(tmp_path / "local", count=2_400, chunk_size=600))
+    remote = run(
+        config(s3.uri(s3.bucket(), "ray"), count=2_400, chunk_size=300, backend="ray",
+               workers=None)
+    )  # fmt: skip
+    assert remote.chunks_run == 8
+    assert f"{NODES} of {NODES} node(s) write their parts themselves" in engine_note(remote)
+    assert not list(remote.run_dir.glob(".shared-*")) and not (remote.run_dir / ".lock").exists()
+    assert_same_tables(local.run_dir, remote.run_dir)
+    for record in list((remote.run_dir / "chunks").iterdir())[::3]:
+        record.unlink()  # as if interrupted: finish it on the other backend
+    done = resume(str(remote.run_dir), backend="local", workers=1)
+    assert (done.chunks_run, done.chunks_skipped) == (3, 5)
+    assert_same_tables(local.run_dir, remote.run_dir)
+    for record in list((remote.run_dir / "chunks").iterdir())[::2]:
+        record.unlink()  # chunks 0, 2, 4, 6: two of them played locally
+    done = resume(str(remote.run_dir), backend="ray")
+    assert (done.chunks_run, done.chunks_skipped) == (4, 4)
+    assert_same_tables(local.run_dir, remote.run_dir)
+
+
 def test_resume_across_backends(cluster, tmp_path) -> None:
     """Start local, finish on Ray, and the reverse: the same tables as one clean run."""
     clean = run(config(tmp_path / "clean", count=1_800, chunk_size=300))
@@ -156,6 +184,53 @@ def test_bad_code_mode_is_one_line(tmp_path, monkeypatch) -> None:
     with pytest.raises(RunError, match="RUMMY_RAY_CODE='sometimes' is not allowed"):
         run(config(tmp_path, backend="ray"))
     assert not (tmp_path / "t").exists()
+
+
+def test_bad_logs_switch_is_one_line(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(C.LOGS_ENV, "yes")
+    with pytest.raises(RunError, match="RUMMY_RAY_LOGS='yes' is not allowed; choose 0 or 1"):
+        run(config(tmp_path, backend="ray"))
+    assert not (tmp_path / "t").exists()
+
+
+WORKER_SAYS = """
+import select
+import sys
+import ray
+from sim.study.cluster import connected
+
+@ray.remote
+def speak():
+    print("a worker says hello", flush=True)
+
+with connected(workers=1):
+    ray.get(speak.remote())
+    print("driver: task done", flush=True)
+    select.select([sys.stdin], [], [], 300)  # until the test has seen the line (or gives up)
+"""
+
+
+@pytest.mark.slow
+def test_worker_output_reaches_the_driver_with_the_logs_switch(tmp_path) -> None:
+    """``RUMMY_RAY_LOGS=1``: what a worker prints shows on the driver (a private Ray
+    instance in a process of its own; Ray forwards the line after the task returns)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RUMMY_RAY", "RAY_ADDRESS"))}
+    driver = subprocess.Popen(
+        [sys.executable, "-c", WORKER_SAYS], env={**env, C.LOGS_ENV: "1"}, cwd=tmp_path,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    seen = []
+    try:
+        assert driver.stdout is not None
+        for line in driver.stdout:  # ends if the driver exits (then the assertion fails)
+            seen.append(line)
+            if "a worker says hello" in line:
+                break
+    finally:
+        driver.stdin.close()  # type: ignore[union-attr]
+        driver.wait(timeout=120)
+        driver.stdout.close()  # type: ignore[union-attr]
+    assert any("a worker says hello" in line and "pid=" in line for line in seen), seen
 
 
 # --- faults ---------------------------------------------------------------------------------

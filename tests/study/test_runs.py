@@ -16,12 +16,14 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
 
+from sim import store
 from sim.engine import play_deals, play_games
 from sim.study import provenance as P
 from sim.study import rundir, runs
@@ -50,9 +52,11 @@ def config(tmp: Path, **overrides) -> RunConfig:
     return RunConfig(**values)
 
 
-def table(run_dir: Path, name: str) -> pa.Table:
-    """A table read back with pyarrow.dataset, in (game, deal) order."""
-    data = ds.dataset(str(run_dir / name), format="parquet").to_table()
+def table(run_dir: Any, name: str) -> pa.Table:
+    """A table read back with pyarrow.dataset, in (game, deal) order (from a folder, or an
+    object store: ``tests/study/test_object_store.py``)."""
+    where, filesystem = store.arrow_source(run_dir / name)
+    data = ds.dataset(where, filesystem=filesystem, format="parquet").to_table()
     keys = [("game", "ascending")] + ([("deal", "ascending")] if name == "hands" else [])
     return data.sort_by(keys)
 
@@ -65,7 +69,7 @@ def decoded(data: pa.Table) -> pa.Table:
     ).combine_chunks()
 
 
-def assert_same_tables(a: Path, b: Path, names=("hands",)) -> None:
+def assert_same_tables(a: Any, b: Any, names=("hands",)) -> None:
     for name in names:
         ta, tb = table(a, name), table(b, name)
         assert decoded(ta).equals(decoded(tb)), name

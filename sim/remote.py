@@ -1,0 +1,345 @@
+"""Results in an object store: a path in a ``pyarrow.fs`` file system, used as a ``Path``.
+
+``--out s3://bucket/prefix`` (or any URI that ``pyarrow.fs.FileSystem.from_uri``
+understands, with its query options: ``s3://bucket/prefix?endpoint_override=HOST:PORT&
+scheme=http``) puts a study's whole folder in that store. :class:`RemotePath` offers the
+part of ``pathlib.Path`` the study code uses (``/``, ``name``, ``parent``, ``exists``,
+``iterdir``, ``glob``, ``read_bytes``, ``open``, ``unlink``, ...), so that the run
+directory, the experiment store and the readers work on either without a branch of their
+own; ``sim.store`` writes through it (:func:`sim.store.location` turns ``--out`` text into
+a ``Path`` or a ``RemotePath``).
+
+Why the writes are still atomic: an object store has no rename, but an object becomes
+visible only once its upload is complete. A write here makes the file in memory and
+uploads it as one object (one PUT below the store's part size, a multipart upload that
+appears whole on completion above it), so a reader sees the old object or the new one,
+never a torn one, and a killed writer leaves nothing.
+
+The text of a path is its URI with the query (``str(path)``): a Ray worker rebuilds the
+same path (and file system) from it, its credentials coming from its own environment as
+pyarrow reads them (``AWS_ACCESS_KEY_ID``, ``.aws/credentials`` in the home folder, an
+instance role). Credentials do not belong in the URI: the URI is printed and stored in
+every manifest.
+
+``file:///abs/path`` is an ordinary local folder (:func:`parse` returns a ``Path``): local
+files keep their temporary-file-and-rename writes and their OS lock.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import secrets
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+
+from sim import store
+
+__all__ = ["ALLOWED", "RemotePath", "parse", "reason"]
+
+ALLOWED = (
+    "a folder, file:///ABSOLUTE/PATH, or a pyarrow.fs URI such as s3://BUCKET/PREFIX "
+    "(options: ?endpoint_override=HOST:PORT&scheme=http&region=REGION)"
+)
+_LOCK = threading.Lock()
+# (scheme, netloc, query) -> (file system, whether its paths start with the URI's host:
+# a bucket, as in S3 and GCS, not HDFS)
+_FILE_SYSTEMS: dict[tuple[str, str, str], tuple[Any, bool]] = {}
+
+
+def _with_delayed_open(scheme: str, query: str) -> str:
+    """S3 starts a multipart upload when a file is opened, unless told to wait: with
+    ``allow_delayed_open`` a file smaller than a part is one PutObject (one request
+    instead of three, and no upload left behind by a killed writer)."""
+    if scheme != "s3" or "allow_delayed_open=" in query:
+        return query
+    return f"{query}&allow_delayed_open=true" if query else "allow_delayed_open=true"
+
+
+def _file_system(scheme: str, netloc: str, query: str) -> tuple[Any, bool]:
+    """The file system of a URI's scheme, host (or bucket) and options, and whether its
+    paths start with the host: made once per process (an S3 client resolves its region
+    and credentials when made; a study parses the same URI for every chunk)."""
+    key = (scheme, netloc, query)
+    with _LOCK:
+        found = _FILE_SYSTEMS.get(key)
+        if found is None:
+            uri = f"{scheme}://{netloc}/?{_with_delayed_open(scheme, query)}"
+            fs, root = pafs.FileSystem.from_uri(uri)
+            found = _FILE_SYSTEMS[key] = (fs, root.strip("/") == netloc)
+    return found
+
+
+def reason(error: BaseException) -> str:
+    """Why a store call failed, in words: pyarrow's AWS messages carry the operation, the
+    key and a request id; the sentence the store sent is what a user needs."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    bucket = re.search(r"Bucket '([^']*)' not found", text)
+    if bucket:  # pyarrow's tip (allow_bucket_creation) would make one by mistake
+        return f"no bucket {bucket.group(1)!r} there (create it first: rummy makes no buckets)"
+    found = re.search(
+        r"AWS Error (\w+)(?: \(HTTP status (\d+)\))? during \w+ operation: ?([^(]*)", text
+    )
+    if found:
+        code, status, words = found.group(1), found.group(2), found.group(3).strip()
+        if not words or words.startswith("No response body"):  # a HEAD request's answer
+            words = (
+                f"the store answered HTTP {status} with no message"
+                if status
+                else code.replace("_", " ").lower()
+            )
+        if status in ("401", "403") or "ACCESS_DENIED" in code:
+            words += " (check the credentials in this environment, e.g. AWS_ACCESS_KEY_ID)"
+        return words
+    if isinstance(error, OSError) and not isinstance(error, pa.ArrowException) and error.strerror:
+        return error.strerror
+    return text
+
+
+def parse(text: str) -> Path | RemotePath:
+    """A URI as a path: ``file:///abs`` a local ``Path``, anything else pyarrow knows a
+    :class:`RemotePath`.
+
+    Raises
+    ------
+    sim.store.StorageError
+        One line naming the value and what is allowed: a relative ``file://`` URI, a
+        scheme pyarrow does not know, options it refuses, a URI without a bucket.
+    """
+    parts = urlsplit(text)
+    scheme = parts.scheme.lower()
+    if scheme == "file":
+        if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+            raise store.StorageError(f"{text!r} is not an absolute file URI; give {ALLOWED}")
+        return Path(unquote(parts.path))
+    if not parts.netloc:
+        raise store.StorageError(f"{text!r} names no bucket or host; give {ALLOWED}")
+    try:
+        _, bucket_first = _file_system(scheme, parts.netloc, parts.query)
+    except (pa.ArrowException, ValueError, OSError) as error:
+        raise store.StorageError(
+            f"{text!r} cannot be used as a results location ({reason(error)}); give {ALLOWED}"
+        ) from None
+    path = unquote(parts.path)
+    key = f"{parts.netloc}{path}" if bucket_first else path
+    return RemotePath(scheme, parts.netloc, parts.query, key.rstrip("/"))
+
+
+class RemotePath:
+    """A file or folder in a ``pyarrow.fs`` file system, with ``pathlib.Path``'s manners.
+
+    No ``__fspath__``: handing one to ``open`` or ``os`` by mistake fails at once
+    instead of making a local folder named ``s3:``.
+    """
+
+    __slots__ = ("_key", "_netloc", "_query", "_scheme")
+
+    def __init__(self, scheme: str, netloc: str, query: str, key: str) -> None:
+        self._scheme, self._netloc, self._query, self._key = scheme, netloc, query, key
+
+    # --- names -------------------------------------------------------------------------------
+
+    @property
+    def filesystem(self) -> Any:
+        """The ``pyarrow.fs`` file system (for pyarrow readers: ``filesystem=``)."""
+        return _file_system(self._scheme, self._netloc, self._query)[0]
+
+    @property
+    def key(self) -> str:
+        """The path inside :attr:`filesystem` (``bucket/prefix/...`` for S3)."""
+        return self._key
+
+    def __str__(self) -> str:
+        # S3 and GCS paths start with the bucket (the URI's host); HDFS paths do not.
+        head = "" if self._key.split("/", 1)[0] == self._netloc else self._netloc
+        key = quote(self._key, safe="/")  # parse() reads it back (pyarrow unquotes too)
+        return f"{self._scheme}://{head}{key}" + (f"?{self._query}" if self._query else "")
+
+    def __repr__(self) -> str:
+        return f"RemotePath({str(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str, str, str]]:
+        return RemotePath, (self._scheme, self._netloc, self._query, self._key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RemotePath) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __truediv__(self, name: str | PurePosixPath) -> RemotePath:
+        return self._at(f"{self._key}/{name}")
+
+    def _at(self, key: str) -> RemotePath:
+        return RemotePath(self._scheme, self._netloc, self._query, key)
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self._key).name
+
+    @property
+    def stem(self) -> str:
+        return PurePosixPath(self._key).stem
+
+    @property
+    def suffix(self) -> str:
+        return PurePosixPath(self._key).suffix
+
+    @property
+    def parent(self) -> RemotePath:
+        return self._at(str(PurePosixPath(self._key).parent))
+
+    def with_name(self, name: str) -> RemotePath:
+        return self.parent / name
+
+    def resolve(self) -> RemotePath:
+        return self  # already absolute: every process that rebuilds it finds the same object
+
+    absolute = expanduser = resolve
+
+    # --- queries -----------------------------------------------------------------------------
+
+    def _type(self) -> Any:
+        return self.filesystem.get_file_info(self._key).type
+
+    def exists(self) -> bool:
+        return bool(self._type() != pafs.FileType.NotFound)
+
+    def is_dir(self) -> bool:
+        """True when objects lie under it (an object store has no empty folders)."""
+        return bool(self._type() == pafs.FileType.Directory)
+
+    def is_file(self) -> bool:
+        return bool(self._type() == pafs.FileType.File)
+
+    def iterdir(self) -> Iterator[RemotePath]:
+        selector = pafs.FileSelector(self._key, allow_not_found=False, recursive=False)
+        try:
+            infos = self.filesystem.get_file_info(selector)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{self}: no such folder") from None
+        for info in sorted(infos, key=lambda i: i.path):
+            yield self._at(info.path)
+
+    def glob(self, pattern: str) -> Iterator[RemotePath]:
+        """The children whose name matches ``pattern`` (one level: what the runs use)."""
+        if "/" in pattern:
+            head, rest = pattern.split("/", 1)
+            for child in self.glob(head):
+                yield from child.glob(rest)
+            return
+        selector = pafs.FileSelector(self._key, allow_not_found=True, recursive=False)
+        for info in sorted(self.filesystem.get_file_info(selector), key=lambda i: i.path):
+            if fnmatch.fnmatchcase(PurePosixPath(info.path).name, pattern):
+                yield self._at(info.path)
+
+    # --- reading and writing -----------------------------------------------------------------
+
+    def open(self, mode: str = "rb") -> Any:
+        """A stream to read (``"rb"``); writes go through :meth:`write_bytes`, whole."""
+        if mode != "rb":
+            raise ValueError(f"{self}: open it to read ('rb'); write it with write_bytes")
+        return self.filesystem.open_input_stream(self._key)
+
+    def read_bytes(self) -> bytes:
+        with self.open() as stream:
+            return bytes(stream.read())
+
+    def read_text(self, encoding: str = "utf-8") -> str:
+        return self.read_bytes().decode(encoding)
+
+    def write_bytes(self, data: bytes | memoryview | Any) -> None:
+        """Upload ``data`` as one object: it appears whole, or not at all."""
+        with self.filesystem.open_output_stream(self._key) as stream:
+            stream.write(data)
+
+    def write_text(self, text: str, encoding: str = "utf-8") -> None:
+        self.write_bytes(text.encode(encoding))
+
+    def mkdir(self, parents: bool = True, exist_ok: bool = True) -> None:
+        """Check the bucket is there and writable (an object store needs no folders; the
+        marker pyarrow leaves makes an empty run directory visible to ``is_dir``)."""
+        del parents, exist_ok  # an object store makes every parent; nothing to refuse
+        self.filesystem.create_dir(self._key, recursive=True)
+
+    def unlink(self, missing_ok: bool = False) -> None:
+        try:
+            self.filesystem.delete_file(self._key)
+        except FileNotFoundError:
+            if not missing_ok:
+                raise
+
+    def rmdir(self) -> None:
+        if any(True for _ in self.iterdir()):
+            raise OSError(f"{self}: folder not empty")
+        self.filesystem.delete_dir(self._key)
+
+
+# --- the run lock ------------------------------------------------------------------------------
+# An object store has no exclusive create and no lock that dies with its process: the lock
+# object says who holds the run (host, pid, a random token), is read back after it is
+# written (a writer that lost a race sees the other's token and stops), and is deleted
+# only by its holder. Two writers that start within one round trip of each other can both
+# win; a writer killed on another host leaves its lock until someone deletes it.
+
+
+def _holder() -> dict[str, Any]:
+    return {"host": socket.gethostname(), "pid": os.getpid(), "token": secrets.token_hex(8)}
+
+
+def lock_holder(lock: RemotePath) -> dict[str, Any] | None:
+    """Who holds ``lock`` now: None when it is absent, or its holder's process ended
+    (a process of this host that no longer exists)."""
+    try:
+        holder = json.loads(lock.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (ValueError, UnicodeDecodeError):
+        return {"host": "?", "pid": "?", "token": "?"}  # damaged: someone else's
+    if not isinstance(holder, dict):
+        return {"host": "?", "pid": "?", "token": "?"}
+    if holder.get("host") == socket.gethostname() and isinstance(holder.get("pid"), int):
+        try:
+            os.kill(holder["pid"], 0)
+        except ProcessLookupError:
+            return None  # killed (even with kill -9): the lock is stale
+        except PermissionError:
+            pass  # alive, another user's
+    return holder
+
+
+def acquire(lock: RemotePath) -> dict[str, Any]:
+    """Write this process's claim on ``lock``; the holder dict on success.
+
+    Raises
+    ------
+    BlockingIOError
+        Another live process holds it (its host and pid in the message).
+    """
+    holder = lock_holder(lock)
+    if holder is not None:
+        raise BlockingIOError(f"host {holder.get('host')} pid {holder.get('pid')}")
+    mine = _holder()
+    lock.write_bytes(json.dumps(mine).encode())
+    found = lock_holder(lock) or {}
+    if found.get("token") != mine["token"]:  # another writer's claim came after ours
+        raise BlockingIOError(f"host {found.get('host')} pid {found.get('pid')}")
+    return mine
+
+
+def release(lock: RemotePath, mine: dict[str, Any]) -> None:
+    """Delete ``lock`` if it still holds this process's claim."""
+    try:
+        if json.loads(lock.read_bytes()).get("token") == mine["token"]:
+            lock.unlink(missing_ok=True)
+    except (OSError, ValueError):
+        pass  # gone or damaged: not ours to delete
