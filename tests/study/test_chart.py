@@ -156,8 +156,8 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
                         seat=seat, players=players, hand=sum(1 << c for c in hands[seat]),
                         pile=list(pile), taken=list(taken), discarded=list(discarded),
                         stock_n=stock_n, rebuilds=rebuilds, rebuilt=rebuilt, turn=turn,
-                        phase=PHASE_DRAW, upcard=upcard, drawn=-1, from_pile=False, dealer=players - 1,
-                        rules=rule_row, scores=[0] * players,
+                        phase=PHASE_DRAW, upcard=upcard, drawn=-1, from_pile=False,
+                        dealer=players - 1, rules=rule_row, scores=[0] * players,
                     )  # fmt: skip
                     key = position_key_ref(seed, number, own_turn, K.CHART_DRAW)
                     net, won, _ = mc_ref.evaluate(
@@ -184,8 +184,8 @@ def positions_ref(rules, spec: str, seed: int, deals: int, chart: ChartSpec) -> 
                     seat=seat, players=players, hand=sum(1 << c for c in hands[seat]),
                     pile=list(pile), taken=list(taken), discarded=list(discarded),
                     stock_n=stock_n, rebuilds=rebuilds, rebuilt=rebuilt, turn=turn,
-                    phase=PHASE_DISCARD, upcard=upcard, drawn=card, from_pile=from_pile, dealer=players - 1,
-                    rules=rule_row, scores=[0] * players,
+                    phase=PHASE_DISCARD, upcard=upcard, drawn=card, from_pile=from_pile,
+                    dealer=players - 1, rules=rule_row, scores=[0] * players,
                 )  # fmt: skip
                 best, d = S.best_discard(obs, obs.hand, S.forbidden_discard(obs))
                 if not S.knock_legal(obs, d) or (d == 0 and S.big_gin_ready(obs)):
