@@ -109,7 +109,9 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
         took: Annotated[
             bool,
             typer.Option(
-                "--took/--no-took", help="Split by the pile cards the opponents took (0/1/2+)."
+                "--took/--no-took",
+                help="Split by the pile cards the opponents took (0/1/2+; "
+                "discard chart: whether the next seat took a related card).",
             ),
         ] = False,
         model: Annotated[
