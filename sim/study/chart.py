@@ -276,13 +276,7 @@ def summarize_cells(
         return pl.DataFrame(schema=dict.fromkeys(keys, pl.Int64))
     if spec.chart == "discard":
         return _summarize_discards(raw, spec, keys, min_positions)
-    columns = spec.cell_columns
-    # Python integers: exact whatever the sizes (int64 sums of squares could overflow).
-    sums: dict[tuple[int, int, int], list[int]] = {}
-    for row in raw.select([*keys, *columns]).iter_rows():
-        acc = sums.setdefault(row[:3], [0] * len(columns))
-        for i, value in enumerate(row[3:]):
-            acc[i] += int(value)
+    sums = _cell_sums(raw, spec, keys)
     scale = spec.samples * gain_units(players)
     first, second = (a.split()[0] for a in spec.actions)  # knock, play / take, draw
     out = []
@@ -322,14 +316,8 @@ def _summarize_discards(
     (Wilson), the deadwood a taken card saved its taker (95% t CI over the takes) and
     that saving per discard (t CI over the discards: the expected cost of throwing
     such a card). Cells with fewer than ``min_positions`` discards are "too few"."""
-    columns = spec.cell_columns
-    sums: dict[tuple[int, int, int], list[int]] = {}
-    for row in raw.select([*keys, *columns]).iter_rows():
-        acc = sums.setdefault(row[:3], [0] * len(columns))
-        for i, value in enumerate(row[3:]):
-            acc[i] += int(value)
     out = []
-    for (turn, rank, interest), acc in sorted(sums.items()):
+    for (turn, rank, interest), acc in sorted(_cell_sums(raw, spec, keys).items()):
         _, n, saved, saved_sq, taken, _ = acc
         rate = wilson(taken, n)
         when_taken = _moments_ci(saved, saved_sq, taken)
@@ -354,6 +342,20 @@ def _summarize_discards(
             }  # fmt: skip
         )
     return pl.DataFrame(out).with_columns(pl.col([*keys, "discards"]).cast(pl.Int64))
+
+
+def _cell_sums(
+    raw: pl.DataFrame, spec: ChartSpec, keys: list[str]
+) -> dict[tuple[int, int, int], list[int]]:
+    """The chunks' sums added per cell (``keys``), in Python integers: exact whatever
+    the sizes (int64 sums of squares could overflow)."""
+    columns = spec.cell_columns
+    sums: dict[tuple[int, int, int], list[int]] = {}
+    for row in raw.select([*keys, *columns]).iter_rows():
+        acc = sums.setdefault(row[:3], [0] * len(columns))
+        for i, value in enumerate(row[3:]):
+            acc[i] += int(value)
+    return sums
 
 
 def _moments_ci(total: Fraction | int, square: Fraction | int, count: int) -> Any:
