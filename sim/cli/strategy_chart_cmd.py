@@ -295,6 +295,7 @@ def export(
         except OSError as exc:
             fail(f"cannot write --out {out}: {exc.strerror or exc}")
     if as_json:
-        print_json({"spec": spec, "params": params._asdict(), "out": None if out is None else str(out)})
+        where = None if out is None else str(out)
+        print_json({"spec": spec, "params": params._asdict(), "out": where})
         return
     console().print(spec, markup=False, soft_wrap=True)

@@ -20,6 +20,7 @@ from sim.study.chart import load_chart
 from sim.study.chart_seat import chart_params
 from strategies import BUILTINS, format_seat, parse_seat
 from tests.cli.test_chart_cmd import one_line_error
+from tests.strategies.test_chart_strategy import hand_table
 
 cli = CliRunner()
 BASE = ["--deals", "80", "--samples", "2", "--seed", "3", "-w", "1"]
@@ -99,8 +100,11 @@ def test_a_chart_of_knocks_up_to_k_plays_greedy(runs: dict[str, str]) -> None:
     the seat plays every deal as greedy:knock_at=6."""
     chart = load_chart(runs["knock"])
     cells = pl.DataFrame(
-        [{"turn": t, "deadwood": d, "took": 0, "verdict": "knock" if d <= 6 else "play on"}
-         for t in range(1, 21) for d in range(11)]  # fmt: skip
+        [
+            {"turn": t, "deadwood": d, "took": 0, "verdict": "knock" if d <= 6 else "play on"}
+            for t in range(1, 21)
+            for d in range(11)
+        ]
     )
     params = chart_params(dataclasses.replace(chart, cells=cells))
     assert set(params[:20]) == {(1 << 7) - 1}
@@ -108,9 +112,7 @@ def test_a_chart_of_knocks_up_to_k_plays_greedy(runs: dict[str, str]) -> None:
     spec = format_seat(BUILTINS["chart"], seat)
 
     def table(lineup: str) -> list[tuple[int, ...]]:
-        cols = play_deals("gin", lineup, deals=2000, seed=5)
-        return [tuple(map(int, row)) for row in zip(cols.knocker, cols.winner, cols.turns,
-                                                    cols.points[:, 0], strict=True)]  # fmt: skip
+        return hand_table(play_deals("gin", lineup, deals=2000, seed=5))
 
     assert table(spec + "/greedy") == table("greedy:knock_at=6/greedy")
     assert table(spec + "/greedy") != table("greedy:knock_at=5/greedy")

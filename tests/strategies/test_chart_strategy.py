@@ -129,7 +129,8 @@ def greedy_masks(knock_at: int) -> str:
     return "chart:" + ",".join(f"{k}={v}" for k, v in values.items()) + ",safety=0"
 
 
-def _table(cols: Any) -> list[tuple[int, ...]]:
+def hand_table(cols: Any) -> list[tuple[int, ...]]:
+    """Each hand's knocker, winner, turns, deadwood and points, seat by seat."""
     return [
         (int(k), int(w), int(t), *map(int, d), *map(int, p))
         for k, w, t, d, p in zip(
@@ -146,8 +147,8 @@ def test_greedy_masks_play_exactly_greedy(preset: str, knock_at: int) -> None:
     not one of a strategy that ignores its parameters."""
     players = 2 if preset == "gin" else 4
     rest = "/greedy" * (players - 1)
-    deals = dict(deals=3000, seed=11)
-    chart = _table(play_deals(preset, greedy_masks(knock_at) + rest, **deals))
-    greedy = _table(play_deals(preset, f"greedy:knock_at={knock_at}" + rest, **deals))
+    deals = {"deals": 3000, "seed": 11}
+    chart = hand_table(play_deals(preset, greedy_masks(knock_at) + rest, **deals))
+    greedy = hand_table(play_deals(preset, f"greedy:knock_at={knock_at}" + rest, **deals))
     assert chart == greedy
-    assert _table(play_deals(preset, "chart" + rest, **deals)) != greedy
+    assert hand_table(play_deals(preset, "chart" + rest, **deals)) != greedy

@@ -98,7 +98,8 @@ def random_params(rng: random.Random, name: str) -> Any:
         masks |= {f"t{t}": rng.choice((0, 1, 128, rng.getrandbits(8))) for t in range(1, 21)}
         order = list(range(13))
         rng.shuffle(order)
-        safety = rng.choice((0, sum(r << (4 * i) for i, r in enumerate(order)), rng.getrandbits(52)))
+        packed = sum(r << (4 * i) for i, r in enumerate(order))
+        safety = rng.choice((0, packed, rng.getrandbits(52)))
         return strategy.params(**masks, safety=safety)
     if name == "schedule":
         return strategy.params(
