@@ -38,7 +38,7 @@ BIG_GIN = 2
 SCRATCH_SIZE = 64  # int64 words of private memory per seat and hand
 SCRATCH_RNG = 0  # scratch[0]: the seat's random counter (managed by ``strategy_below``)
 SCRATCH_FREE = 1  # first word a strategy may use for itself
-N_PARAMS = 8  # parameters per seat (float64)
+N_PARAMS = 48  # parameters per seat (float64; the chart strategy uses 41)
 
 
 class Obs(NamedTuple):

@@ -10,8 +10,8 @@ whole float; hooks read it back with ``np.int64(params[i])``).
 
 Names
 -----
-* ``BUILTINS``: the seven built-in strategies, in this order: ``random``, ``greedy``,
-  ``simple``, ``schedule``, ``defensive``, ``mc``, ``advice``.
+* ``BUILTINS``: the eight built-in strategies, in this order: ``random``, ``greedy``,
+  ``simple``, ``schedule``, ``defensive``, ``mc``, ``advice``, ``chart``.
 * Plugins: ``load_plugin("mypkg.mystrategy")`` imports a module whose ``STRATEGY``
   attribute is a :class:`Strategy`; ``discover()`` loads every entry point of the
   group ``rummy_sim.strategies`` (its value a module, or ``module:ATTR`` naming a
@@ -342,6 +342,7 @@ def format_seat(strategy: Strategy, params: NamedTuple) -> str:
 
 # The built-ins import Strategy from this module, so they come after its definition.
 from strategies import advice as _advice  # noqa: E402
+from strategies import chart as _chart  # noqa: E402
 from strategies import defensive as _defensive  # noqa: E402
 from strategies import greedy as _greedy  # noqa: E402
 from strategies import mc as _mc  # noqa: E402
@@ -359,6 +360,7 @@ BUILTINS: dict[str, Strategy] = {
         _defensive.STRATEGY,
         _mc.STRATEGY,
         _advice.STRATEGY,
+        _chart.STRATEGY,
     )
 }
 """The built-in strategies, in a fixed order."""

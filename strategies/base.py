@@ -13,7 +13,9 @@ from numba.core.dispatcher import Dispatcher
 from kernels.link import Piece
 from kernels.obs import N_PARAMS
 
-__all__ = ["PARAM_LIMIT", "Bounds", "Strategy", "StrategyError", "choose", "param_bounds"]
+__all__ = [
+    "MASK_LIMIT", "PARAM_LIMIT", "Bounds", "Strategy", "StrategyError", "choose", "param_bounds",
+]  # fmt: skip
 
 Bounds = Mapping[str, tuple[float | None, float | None]]
 
@@ -48,6 +50,9 @@ class Strategy:
     bounds : mapping, optional
         ``field -> (low, high)`` inclusive limits (None: open) checked when a seat
         is parsed; not part of equality.
+    masks : frozenset of str, optional
+        Fields that are bit masks (whole numbers whose bits the hooks test, never
+        add): their bounds may reach ``MASK_LIMIT`` instead of ``PARAM_LIMIT``.
     """
 
     name: str
@@ -58,6 +63,7 @@ class Strategy:
     knock_nb: Any
     module: str
     bounds: Bounds = field(default_factory=dict, compare=False, hash=False)
+    masks: frozenset[str] = field(default_factory=frozenset, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         where = f"strategy {self.name!r} ({self.module})"
@@ -91,7 +97,7 @@ class Strategy:
         for hook in ("take_nb", "discard_nb", "knock_nb"):
             if not isinstance(getattr(self, hook), (Dispatcher, Piece)):
                 raise StrategyError(f"{where}: {hook} must be an @njit function (or a piece)")
-        for name in self.bounds:
+        for name in [*self.bounds, *self.masks]:
             if name not in fields:
                 raise StrategyError(f"{where}: bounds name an unknown parameter {name!r}")
 
@@ -133,10 +139,17 @@ PARAM_LIMIT = 1_000_000
 hooks read int parameters back from float64 (exact far beyond this) and add them to
 deadwood and point counts, which then stay far inside int64."""
 
+MASK_LIMIT = 2**52 - 1
+"""A bit-mask field (``Strategy.masks``) lies within 0..MASK_LIMIT: 52 bits, every one
+exact in the float64 parameter vector; hooks test its bits and never add it."""
+
 
 def param_bounds(strategy: Strategy, name: str) -> tuple[float, float]:
     """The inclusive range a parameter may take: its declared bounds within the limit."""
     low, high = strategy.bounds.get(name, (None, None))
+    if name in strategy.masks:
+        low = 0 if low is None else max(low, 0)
+        return low, MASK_LIMIT if high is None else min(high, MASK_LIMIT)
     low = -PARAM_LIMIT if low is None else max(low, -PARAM_LIMIT)
     high = PARAM_LIMIT if high is None else min(high, PARAM_LIMIT)
     return low, high

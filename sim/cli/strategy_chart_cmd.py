@@ -253,3 +253,51 @@ def _print_card(chart: StrategyChart) -> None:
         f"[bold green]{first}[/] [bold blue]{second}[/] [yellow]too close[/] [dim]· too few[/]  "
         f"{chart.positions:,} positions, {spec.samples} samples each"
     )
+
+
+@app.command(
+    "export",
+    epilog="""Examples:
+
+rummy strategy-chart export results/chart/KNOCK_RUN --draw results/chart/DRAW_RUN --out gin.chart
+
+rummy run --rules gin --seats "$(cat gin.chart)/greedy" --games 4000""",
+)
+def export(
+    knock_run: Annotated[Path, typer.Argument(help="A finished knock chart's run folder.")],
+    draw: Annotated[
+        Path | None, typer.Option("--draw", help="A draw chart's run folder (take masks).")
+    ] = None,
+    discard: Annotated[
+        Path | None, typer.Option("--discard", help="A discard chart's run folder (safety).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write the seat spec to this file.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The `chart` strategy's seat spec from finished charts (knock by the knock chart,
+    take by the draw chart, discard by the least deadwood then the discard chart's
+    safety order; docs/CHARTS.md, "The chart strategy")."""
+    from sim.study.chart import load_chart
+    from sim.study.chart_seat import chart_params, chart_seat
+    from sim.study.runs import RunError
+
+    try:
+        charts = [None if p is None else load_chart(p) for p in (knock_run, draw, discard)]
+        spec = chart_seat(*charts)  # type: ignore[arg-type]
+        params = chart_params(*charts)  # type: ignore[arg-type]
+    except (RunError, OSError, ValueError) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    if out is not None:
+        tmp = out.with_name(out.name + ".tmp")
+        try:
+            tmp.write_text(spec + "\n")
+            tmp.replace(out)  # whole or not at all
+        except OSError as exc:
+            fail(f"cannot write --out {out}: {exc.strerror or exc}")
+    if as_json:
+        where = None if out is None else str(out)
+        print_json({"spec": spec, "params": params._asdict(), "out": where})
+        return
+    console().print(spec, markup=False, soft_wrap=True)

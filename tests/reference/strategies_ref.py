@@ -66,7 +66,7 @@ CONTINUE = 0
 KNOCK = 1
 BIG_GIN = 2
 SCRATCH_SIZE = 64
-N_PARAMS = 8
+N_PARAMS = 48
 
 ACE_NAMES = {ACE_LOW: "low", ACE_HIGH_OR_LOW: "high_or_low", ACE_AROUND: "around"}
 DEFAULT_KNOCK_AT = 10  # greedy family: the threshold where the rules set no limit
@@ -574,6 +574,59 @@ class AdviceRef:
         return memo_knock_decision(obs, discard, threshold, scratch)
 
 
+class ChartRef:
+    """``strategies/chart.py``: knock and take masks per own turn, a safety order."""
+
+    TURNS, KNOCK_TOP, OWN_TURNS = 20, 30, 7
+    FIELDS = (
+        *((f"k{t}", int) for t in range(1, 21)),
+        *((f"t{t}", int) for t in range(1, 21)),
+        ("safety", int),
+    )
+
+    def row(self, turns: int) -> int:
+        return min(max(turns, 1), self.TURNS)
+
+    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
+        from tests.reference.draw_class_ref import draw_class_ref  # it imports this module
+
+        p = read_params(params, self.FIELDS)
+        pile = pile_of(obs)
+        if not pile:
+            return False
+        mask = p[f"t{self.row(scratch[self.OWN_TURNS] + 1)}"]
+        if mask >> 7 & 1 and memo_take(obs, 1, scratch):
+            return True
+        return bool(mask >> draw_class_ref(obs, int(obs.hand), pile[-1]) & 1)
+
+    def place(self, safety: int, card: int) -> int:
+        if card >= 52:
+            return 14
+        order = [(safety >> (4 * i)) & 15 for i in range(13)]
+        return order.index(card % 13) if card % 13 in order else 13
+
+    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
+        safety = read_params(params, self.FIELDS)["safety"]
+        scratch[self.OWN_TURNS] += 1
+        forbidden = forbidden_discard(obs)
+        hand = cards_of(obs.hand)
+        left = {card: min_deadwood(without(obs.hand, card), obs) for card in hand}
+        least = min(left.values())
+        legal = [card for card in hand if left[card] == least and card != forbidden]
+        if safety == 0 or not legal:
+            return memo_discard(obs, scratch)
+        card = min(legal, key=lambda c: (self.place(safety, c), -value_of(c, obs), -c))
+        learn_min_deadwood(scratch, without(obs.hand, card), least)
+        return card
+
+    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
+        p = read_params(params, self.FIELDS)
+        deadwood = memo_min_deadwood(obs, scratch, without(obs.hand, discard))
+        mask = p[f"k{self.row(scratch[self.OWN_TURNS])}"]
+        wanted = mask >> min(deadwood, self.KNOCK_TOP) & 1
+        return memo_knock_decision(obs, discard, deadwood if wanted else -1, scratch)
+
+
 class _McRef:
     """``mc``'s twin lives in ``mc_ref`` (it needs the showdown oracle, which imports
     this module); it is imported on first use."""
@@ -592,4 +645,5 @@ REF_STRATEGIES: dict[str, Any] = {
     "defensive": DefensiveRef(),
     "mc": _McRef(),
     "advice": AdviceRef(),
+    "chart": ChartRef(),
 }

@@ -4,6 +4,7 @@ point, their errors, and their sources in a run's identity)."""
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ def test_builtins_in_order_and_well_formed() -> None:
         "defensive",
         "mc",
         "advice",
+        "chart",
     ]
     for name, strategy in S.BUILTINS.items():
         assert strategy.name == name
@@ -133,16 +135,7 @@ def test_strategy_checks_its_definition() -> None:
         "knock_nb": greedy.knock_nb,
     }
 
-    class Many(NamedTuple):
-        a: int = 0
-        b: int = 0
-        c: int = 0
-        d: int = 0
-        e: int = 0
-        f: int = 0
-        g: int = 0
-        h: int = 0
-        i: int = 0
+    Many = namedtuple("Many", [f"p{i}" for i in range(N_PARAMS + 1)], defaults=[0] * (N_PARAMS + 1))
 
     class Flag(NamedTuple):
         on: bool = True
@@ -259,3 +252,21 @@ def test_run_identity_follows_every_plugin_source(plugin_dir: Any, tmp_path: Any
     helper.write_text("LIMIT = 2\n")
     with pytest.raises(RunError, match="sources of a plugin strategy's package changed"):
         rundir.resume_config(config.run_dir)
+
+
+def test_mask_parameters_reach_52_bits_and_no_further() -> None:
+    """A mask field (``Strategy.masks``) may exceed PARAM_LIMIT up to MASK_LIMIT, exact
+    in the float64 vector; a field that is not a mask stays within PARAM_LIMIT; a mask
+    naming no parameter is refused."""
+    from strategies.base import MASK_LIMIT, PARAM_LIMIT, Strategy, param_bounds
+
+    chart = S.BUILTINS["chart"]
+    assert param_bounds(chart, "safety") == (0, MASK_LIMIT) and MASK_LIMIT > PARAM_LIMIT
+    _, params = parse_seat(f"chart:safety={MASK_LIMIT}")
+    assert int(params_vector(params)[40]) == MASK_LIMIT
+    assert param_bounds(S.BUILTINS["greedy"], "knock_at") == (-1, PARAM_LIMIT)
+    greedy = S.BUILTINS["greedy"]
+    with pytest.raises(StrategyError, match="unknown parameter 'nope'"):
+        Strategy(name="x", description="x", params=greedy.params, take_nb=greedy.take_nb,
+                 discard_nb=greedy.discard_nb, knock_nb=greedy.knock_nb, module="x",
+                 masks=frozenset({"nope"}))  # fmt: skip

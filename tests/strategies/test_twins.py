@@ -93,6 +93,14 @@ def random_params(rng: random.Random, name: str) -> Any:
             keep_partials=rng.choice((0, 0, 1, 3, 8)),
             late_turn=rng.choice((0, 0, 10, 20, 40)),
         )
+    if name == "chart":  # masks of every shape, an order or none (greedy's discard)
+        masks = {f"k{t}": rng.choice((0, 1, 2047, rng.getrandbits(31))) for t in range(1, 21)}
+        masks |= {f"t{t}": rng.choice((0, 1, 128, rng.getrandbits(8))) for t in range(1, 21)}
+        order = list(range(13))
+        rng.shuffle(order)
+        packed = sum(r << (4 * i) for i, r in enumerate(order))
+        safety = rng.choice((0, packed, rng.getrandbits(52)))
+        return strategy.params(**masks, safety=safety)
     if name == "schedule":
         return strategy.params(
             a=rng.uniform(0, 20),
@@ -168,6 +176,8 @@ def random_observations(rng: random.Random, rules: np.ndarray) -> tuple[Pair, Pa
 def random_scratch(rng: random.Random, name: str, hand: int, drawn: int) -> np.ndarray:
     sc = scratch()
     sc[0] = rng.randrange(0, 1000)
+    if name == "chart":  # its own turns so far: every mask row, and past the last
+        sc[7] = rng.randrange(0, 25)
     if name == "simple":
         roll = rng.random()
         if roll < 0.3:

@@ -1,0 +1,168 @@
+"""Chart: play from strategy charts (knock, draw, discard) carried as parameters.
+
+In plain words (``docs/CHARTS.md``, "The chart strategy"; ``rummy strategy-chart
+export`` writes the parameters from finished charts):
+
+* Own turn: the seat's draws this hand, the one in progress included (1 = its first
+  draw; the Gin upcard option counts as turn 1); turns past 20 read the turn-20 row.
+* Draw: ``t1`` .. ``t20``, one take mask per own turn. Bit c (0-6) set: take the
+  pile's top card when it is of draw class c (``kernels.chart.draw_class``: 0 meld,
+  1 pair, 2 near run, 3 lowers the least deadwood by 1-3, 4 by 4-6, 5 by 7 or more,
+  6 nothing), as the draw chart's columns. Bit 7 set: also take it when it lowers the
+  least deadwood at all (greedy's test). Otherwise draw from the stock (pass the
+  upcard). Default: 1, take a card only for a meld.
+* Discard: among the legal cards whose discard leaves the least deadwood, the one
+  whose rank is safest by ``safety``; cards of one rank (or none legal: greedy's best
+  allowed card) as greedy breaks ties: highest value, then highest index. ``safety``
+  packs an order of the 13 ranks, 4 bits each from the lowest: the first nibble is
+  the safest rank (0 = ace .. 12 = king). A rank listed twice counts at its first
+  place; ranks not listed, and jokers, come after all listed ones. Default: K Q J 10
+  9 .. 2 A (high cards first, as greedy mostly throws). ``safety = 0``: no order,
+  exactly greedy's discard.
+* Knock: ``k1`` .. ``k20``, one knock mask per own turn: knock when the knock is legal
+  and bit d of the turn's mask is set, d the deadwood the discard leaves (bit 30: 30
+  or more). Default: 2047 (bits 0-10), greedy's knock at the rule's limit (10 where
+  the rules set none).
+* Big gin: when the rules allow it and every card is melded.
+
+So ``t = 128``, ``safety = 0`` and ``k = 2^(k+1) - 1`` on every turn play exactly as
+``greedy:knock_at=k`` (``tests/strategies/test_chart_strategy.py`` checks it).
+
+Memory: greedy's solver memo (scratch words 1-6) and word 7, this seat's turns so far
+(counted by the discard, which every turn asks once), as ``advice`` keeps it.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from kernels.bits import lowest_bit
+from kernels.chart import N_DRAW_CLASSES, draw_class
+from kernels.deadwood import discard_order_key, least_removals
+from kernels.melds import melds_with
+from kernels.obs import SCRATCH_FREE, forbidden_discard
+from kernels.tables import CARD_VALUE
+from strategies.base import Strategy
+from strategies.greedy import (
+    decide_knock,
+    learn_min_deadwood,
+    memo_discard,
+    memo_min_deadwood,
+    memo_take,
+)
+
+TURNS = 20  # rows of masks: own turns 1 .. 20 (20: 20 or later)
+KNOCK_TOP = 30  # the knock mask's last bit: deadwood 30 or more
+TAKE_LOWERS = 1 << N_DRAW_CLASSES  # take bit 7: the card lowers the least deadwood
+TAKE_CLASSES = TAKE_LOWERS - 1  # bits 0-6: the draw chart's columns
+RANKS = 13
+UNLISTED = RANKS  # the place of a rank not in the order (jokers: one after)
+OWN_TURNS = SCRATCH_FREE + 6  # scratch word: this seat's turns so far this hand
+K0, T0 = 0, TURNS  # parameter index of k1 and of t1
+SAFETY = 2 * TURNS
+
+DEFAULT_KNOCK = (1 << 11) - 1  # deadwood 0-10: greedy at the rule's limit
+DEFAULT_TAKE = 1 << 0  # meld only
+HIGH_FIRST = sum((RANKS - 1 - i) << (4 * i) for i in range(RANKS))  # K Q J .. A
+
+
+def safety_of(ranks: list[int]) -> int:
+    """The ``safety`` number of an order of ranks (0 = ace .. 12 = king), safest first."""
+    return sum(rank << (4 * i) for i, rank in enumerate(ranks))
+
+
+FIELDS = (
+    [(f"k{t}", DEFAULT_KNOCK) for t in range(1, TURNS + 1)]
+    + [(f"t{t}", DEFAULT_TAKE) for t in range(1, TURNS + 1)]
+    + [("safety", HIGH_FIRST)]
+)
+Params = namedtuple("Params", [name for name, _ in FIELDS], defaults=[v for _, v in FIELDS])
+Params.__doc__ = "Chart's parameters: knock masks k1-k20, take masks t1-t20, safety."
+
+
+@njit(cache=True, inline="always")
+def own_turn(turns):
+    """The mask row of own turn ``turns`` (1 .. TURNS; earlier reads row 1)."""
+    return min(max(turns, np.int64(1)), np.int64(TURNS)) - 1
+
+
+@njit(cache=True)
+def take_nb(obs, params, scratch):
+    """Take the pile top when the take mask of this own turn has its class's bit."""
+    if obs.pile_n <= 0:
+        return False
+    mask = np.int64(params[T0 + own_turn(scratch[OWN_TURNS] + 1)])
+    if mask & TAKE_LOWERS and memo_take(obs, np.int64(1), scratch):
+        return True
+    if mask & TAKE_CLASSES == 0:
+        return False
+    top = obs.pile[obs.pile_n - 1]
+    if mask & TAKE_CLASSES == 1:  # meld only: the class test's first, cheapest question
+        return melds_with(obs.hand, top, obs.tab)
+    return (mask >> draw_class(obs.rules, obs.tab, obs.hand, top)) & 1 == 1
+
+
+@njit(cache=True, inline="always")
+def rank_place(safety, card):
+    """Where ``card``'s rank stands in the ``safety`` order (0 safest)."""
+    if card >= 52:
+        return np.int64(UNLISTED + 1)
+    rank = card % RANKS
+    for i in range(RANKS):
+        if (safety >> (4 * i)) & 15 == rank:
+            return np.int64(i)
+    return np.int64(UNLISTED)
+
+
+@njit(cache=True)
+def discard_nb(obs, params, scratch):
+    """The safest least-deadwood legal card (greedy's discard for ``safety = 0``)."""
+    scratch[OWN_TURNS] += 1
+    safety = np.int64(params[SAFETY])
+    if safety == 0:
+        return memo_discard(obs, scratch)
+    least, cards = least_removals(obs.hand, obs.tab)
+    forbidden = forbidden_discard(obs)
+    if forbidden >= 0:
+        cards &= ~(np.int64(1) << forbidden)
+    if cards == 0:  # only the forbidden card leaves the least: greedy's best allowed
+        return memo_discard(obs, scratch)
+    best = np.int64(1) << 62
+    while cards:
+        card = lowest_bit(cards)
+        cards &= cards - 1
+        value = np.int64(obs.tab[CARD_VALUE + card])
+        key = discard_order_key(rank_place(safety, card), value, card)
+        best = min(best, key)
+    choice = 63 - (best & 0xFF)
+    learn_min_deadwood(obs.hand & ~(np.int64(1) << choice), least, scratch)
+    return choice
+
+
+@njit(cache=True)
+def knock_nb(obs, params, scratch, discard):
+    """Big gin when ready, else knock when legal and this turn's mask has the bit."""
+    deadwood = memo_min_deadwood(obs.hand & ~(np.int64(1) << discard), scratch, obs.tab)
+    mask = np.int64(params[K0 + own_turn(scratch[OWN_TURNS])])
+    wanted = (mask >> min(deadwood, np.int64(KNOCK_TOP))) & 1 == 1
+    return decide_knock(obs, deadwood, deadwood if wanted else np.int64(-1))
+
+
+STRATEGY: Strategy = Strategy(
+    name="chart",
+    description=__doc__,
+    params=Params,
+    take_nb=take_nb,
+    discard_nb=discard_nb,
+    knock_nb=knock_nb,
+    module=__name__,
+    bounds={
+        **{f"k{t}": (0, (1 << (KNOCK_TOP + 1)) - 1) for t in range(1, TURNS + 1)},
+        **{f"t{t}": (0, (1 << (N_DRAW_CLASSES + 1)) - 1) for t in range(1, TURNS + 1)},
+        "safety": (0, (1 << (4 * RANKS)) - 1),
+    },
+    masks=frozenset(name for name, _ in FIELDS),
+)

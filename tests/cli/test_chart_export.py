@@ -1,0 +1,135 @@
+"""``rummy strategy-chart export``: tiny finished charts become a ``chart`` seat whose
+masks and safety order say what the cells say; a chart of all "knock" up to k plays
+greedy:knock_at=k; one-line errors for charts that do not fit."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from kernels.chart import DRAW_MELD
+from sim.cli import app
+from sim.engine import play_deals
+from sim.study.chart import load_chart
+from sim.study.chart_seat import chart_params
+from strategies import BUILTINS, format_seat, parse_seat
+from tests.cli.test_chart_cmd import one_line_error
+from tests.strategies.test_chart_strategy import hand_table
+
+cli = CliRunner()
+BASE = ["--deals", "80", "--samples", "2", "--seed", "3", "-w", "1"]
+
+
+def make(out: Path, kind: str, *args: str) -> str:
+    result = cli.invoke(app, ["strategy-chart", kind, *args, *BASE, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["run_dir"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    out = tmp_path_factory.mktemp("charts")
+    gin = ["--rules", "gin"]
+    return {
+        "knock": make(out, "knock", *gin, "--seats", "greedy:knock_at=0"),
+        "draw": make(out, "draw", *gin, "--seats", "greedy"),
+        "discard": make(out, "discard", *gin, "--seats", "greedy"),
+        "took": make(out, "discard", *gin, "--seats", "greedy", "--took"),
+        "rummy_draw": make(out, "draw", "--rules", "knock-rummy", "--players", "3"),
+    }
+
+
+def export(*args: str) -> Any:
+    return cli.invoke(app, ["strategy-chart", "export", *args])
+
+
+def test_export_round_trips(runs: dict[str, str], tmp_path: Path) -> None:
+    target = tmp_path / "gin.chart"
+    result = export(runs["knock"], "--draw", runs["draw"], "--discard", runs["discard"],
+                    "--out", str(target), "--json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    strategy, params = parse_seat(target.read_text().strip())
+    assert strategy is BUILTINS["chart"] and data["spec"] == target.read_text().strip()
+    assert params._asdict() == data["params"]
+
+    knock = load_chart(runs["knock"])
+    met = 0
+    for cell in knock.cells.iter_rows(named=True):
+        bit = params[cell["turn"] - 1] >> cell["deadwood"] & 1
+        if cell["verdict"] in ("knock", "play on"):
+            met += 1
+            assert bit == (cell["verdict"] == "knock"), cell
+        else:  # the policy (greedy:knock_at=0) knocks only with gin
+            assert bit == (cell["deadwood"] == 0), cell
+    draw = load_chart(runs["draw"])
+    for cell in draw.cells.iter_rows(named=True):
+        bit = params[20 + cell["turn"] - 1] >> cell["card"] & 1
+        if cell["verdict"] in ("take", "draw"):
+            met += 1
+            assert bit == (cell["verdict"] == "take"), cell
+        else:
+            assert bit == (cell["card"] == DRAW_MELD), cell
+    assert met > 0  # some cells had a verdict, so the comparison means something
+
+    order = [params.safety >> (4 * i) & 15 for i in range(13)]
+    assert sorted(order) == list(range(13))
+    cells = load_chart(runs["discard"]).cells.filter(pl.col("rank") < 13)
+    pooled = cells.group_by("rank").agg(
+        pl.col("discards").sum(), (pl.col("taken_rate") * pl.col("discards")).sum().alias("t")
+    )
+    rate = {r["rank"]: r["t"] / r["discards"] for r in pooled.iter_rows(named=True)}
+    listed = [rate[r] for r in order if r in rate]
+    assert listed == sorted(listed) and len(set(listed)) > 1
+
+    plain = export(runs["knock"])  # no draw or discard chart: meld-only takes, high first
+    _, alone = parse_seat(plain.stdout.strip())
+    defaults = BUILTINS["chart"].defaults()
+    assert alone[20:] == defaults[20:] and alone[:20] == params[:20]
+
+
+def test_a_chart_of_knocks_up_to_k_plays_greedy(runs: dict[str, str]) -> None:
+    """Every cell "knock" at deadwood <= 6 and "play on" above: the knock masks are
+    bits 0-6 on every turn, and with greedy's take and discard (t = 128, safety = 0)
+    the seat plays every deal as greedy:knock_at=6."""
+    chart = load_chart(runs["knock"])
+    cells = pl.DataFrame(
+        [
+            {"turn": t, "deadwood": d, "took": 0, "verdict": "knock" if d <= 6 else "play on"}
+            for t in range(1, 21)
+            for d in range(11)
+        ]
+    )
+    params = chart_params(dataclasses.replace(chart, cells=cells))
+    assert set(params[:20]) == {(1 << 7) - 1}
+    seat = params._replace(**{f"t{t}": 128 for t in range(1, 21)}, safety=0)
+    spec = format_seat(BUILTINS["chart"], seat)
+
+    def table(lineup: str) -> list[tuple[int, ...]]:
+        return hand_table(play_deals("gin", lineup, deals=2000, seed=5))
+
+    assert table(spec + "/greedy") == table("greedy:knock_at=6/greedy")
+    assert table(spec + "/greedy") != table("greedy:knock_at=5/greedy")
+
+
+def test_charts_that_do_not_fit_are_refused_in_one_line(
+    runs: dict[str, str], tmp_path: Path
+) -> None:
+    target = tmp_path / "x.chart"
+    for args, expected in (
+        ([runs["draw"]], "is a draw chart, not a knock chart"),
+        ([runs["knock"], "--draw", runs["discard"]], "not a draw chart"),
+        ([runs["knock"], "--discard", runs["took"]], "export reads charts made without --took"),
+        ([runs["knock"], "--draw", runs["rummy_draw"]], "other rules"),
+        ([str(tmp_path / "nothing")], "not a run directory"),
+    ):
+        one_line_error(export(*args, "--out", str(target)), expected)
+        assert not target.exists()
+    one_line_error(export(runs["knock"], "--out", str(tmp_path / "no" / "x.chart")), "--out")
+    assert not (tmp_path / "no").exists()
