@@ -15,6 +15,7 @@ from sim.cli import app
 cli = CliRunner()
 
 
+@pytest.mark.slow  # heavy; the default suite covers this path more cheaply
 def test_bench_run_json_structure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the runs go
     result = cli.invoke(

@@ -94,6 +94,7 @@ def test_export_round_trips(runs: dict[str, str], tmp_path: Path) -> None:
     assert alone[20:] == defaults[20:] and alone[:20] == params[:20]
 
 
+@pytest.mark.slow  # heavy; the default suite covers this path more cheaply
 def test_a_chart_of_knocks_up_to_k_plays_greedy(runs: dict[str, str]) -> None:
     """Every cell "knock" at deadwood <= 6 and "play on" above: the knock masks are
     bits 0-6 on every turn, and with greedy's take and discard (t = 128, safety = 0)

@@ -225,6 +225,7 @@ def _into_store(cli_: Any, uri: str) -> Any:
     return call
 
 
+@pytest.mark.slow  # heavy; the default suite covers this path more cheaply
 def test_a_sweep_into_s3_gives_the_pinned_output(s3, tmp_path, monkeypatch) -> None:
     """A sweep (an experiment: its runs, tables and record in the store): its ``--json``
     output is the pinned one, recorded with local folders; its tables read back."""
