@@ -47,10 +47,11 @@ from numba import njit
 from kernels.bits import lowest_bit
 from kernels.deadwood import discard_order_key, min_deadwood_one
 from kernels.melds import RANK_ACROSS_SUITS
-from kernels.obs import SCRATCH_FREE, forbidden_discard
+from kernels.obs import forbidden_discard
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy
 from strategies.greedy import (
+    OWN_TURNS,
     knock_threshold,
     learn_min_deadwood,
     memo_discard,
@@ -59,7 +60,6 @@ from strategies.greedy import (
 )
 from strategies.simple import take_nb as meld_take  # simple's draw: only for a meld
 
-OWN_TURNS = SCRATCH_FREE + 6  # scratch word: this seat's turns so far this hand
 MIDDLE_LOW, MIDDLE_HIGH = 4, 8  # rank indices of the middle cards: 5 through 9
 MATCHED = 1000  # throw_low: a melded card scores this plus the deadwood it leaves
 TAKE_DEADWOOD, TAKE_MELD, TAKE_PARTIAL = 0, 1, 2

@@ -43,10 +43,11 @@ from kernels.bits import lowest_bit
 from kernels.chart import N_DRAW_CLASSES, draw_class
 from kernels.deadwood import discard_order_key, least_removals
 from kernels.melds import melds_with
-from kernels.obs import SCRATCH_FREE, forbidden_discard
+from kernels.obs import forbidden_discard
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy
 from strategies.greedy import (
+    OWN_TURNS,
     decide_knock,
     learn_min_deadwood,
     memo_discard,
@@ -60,7 +61,6 @@ TAKE_LOWERS = 1 << N_DRAW_CLASSES  # take bit 7: the card lowers the least deadw
 TAKE_CLASSES = TAKE_LOWERS - 1  # bits 0-6: the draw chart's columns
 RANKS = 13
 UNLISTED = RANKS  # the place of a rank not in the order (jokers: one after)
-OWN_TURNS = SCRATCH_FREE + 6  # scratch word: this seat's turns so far this hand
 K0, T0 = 0, TURNS  # parameter index of k1 and of t1
 SAFETY = 2 * TURNS
 

@@ -59,6 +59,9 @@ BEST_CARD = SCRATCH_FREE + 2
 BEST_DEADWOOD = SCRATCH_FREE + 3
 LEAST_HAND = SCRATCH_FREE + 4  # hand mask of the memoised least deadwood
 LEAST_DEADWOOD = SCRATCH_FREE + 5
+# The next word, free in greedy, is where the family's strategies that need it (advice,
+# chart) count this seat's turns of the hand: its discard adds one each turn.
+OWN_TURNS = SCRATCH_FREE + 6
 
 
 class Params(NamedTuple):

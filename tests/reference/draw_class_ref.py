@@ -5,19 +5,9 @@ used by the chart twin (``tests/study/test_chart.py``) and the chart strategy's 
 from __future__ import annotations
 
 from kernels import chart as K
-from kernels.layout import ACE_AROUND, ACE_HIGH_OR_LOW, R_ACE, R_DISCARD_TAKEN_CARD
+from kernels.layout import R_DISCARD_TAKEN_CARD
 from tests.reference import mc_ref
 from tests.reference import strategies_ref as S
-
-
-def run_windows(ace: int) -> list[set[int]]:
-    """The 3-card run shapes of an ace mode, as sets of ranks (ace = 0)."""
-    windows = [{r, r + 1, r + 2} for r in range(11)]
-    if ace == ACE_HIGH_OR_LOW:
-        windows.append({11, 12, 0})
-    if ace == ACE_AROUND:
-        windows += [{11, 12, 0}, {12, 0, 1}]
-    return windows
 
 
 def draw_class_ref(obs, hand: int, top: int) -> int:
@@ -31,7 +21,7 @@ def draw_class_ref(obs, hand: int, top: int) -> int:
         rank, suit = top % 13, top // 13
         if any(c % 13 == rank for c in held):
             return K.DRAW_PAIR
-        near = set().union(*(w for w in run_windows(obs.rules[R_ACE]) if rank in w)) - {rank}
+        near = S.near_ranks(obs.rules, rank)
         if any(c // 13 == suit and c % 13 in near for c in held):
             return K.DRAW_NEAR_RUN
     forbidden = top if obs.rules[R_DISCARD_TAKEN_CARD] == 0 else None

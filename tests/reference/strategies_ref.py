@@ -107,6 +107,13 @@ class RefObs:
 # --- cards, rules and the solver -----------------------------------------------------
 
 
+def near_ranks(rules: Any, rank: int) -> set[int]:
+    """The ranks sharing a 3-card run shape with ``rank`` under the rules' ace mode
+    (twin of ``kernels.melds.run_near``)."""
+    ace = rules_namespace(rules).ace
+    return set().union(*(w for w in deadwood_ref.run_windows(3, ace) if rank in w)) - {rank}
+
+
 def cards_of(mask: int) -> list[int]:
     """Ascending card indices of a mask (bits 0..53), lowest set bit first."""
     rest = int(mask) & ((1 << 54) - 1)
@@ -448,23 +455,18 @@ class DefensiveRef:
         if card >= 52:
             return 3 * len(opponents)
         rank, suit = card % 13, card // 13
-        ace = rules_namespace(obs.rules).ace
-        near_ranks = set()
-        for window in deadwood_ref.run_windows(3, ace):
-            if rank in window:
-                near_ranks |= window
-        near_ranks.discard(rank)
+        near = near_ranks(obs.rules, rank)
         score = 0
         for o in opponents:
             taken = cards_of(obs.taken[o])
             thrown = cards_of(obs.discarded[o])
             if any(c < 52 and c % 13 == rank for c in taken):
                 score += 3
-            if any(c < 52 and c // 13 == suit and c % 13 in near_ranks for c in taken):
+            if any(c < 52 and c // 13 == suit and c % 13 in near for c in taken):
                 score += 3
             if any(c < 52 and c % 13 == rank for c in thrown):
                 score -= 2
-            if any(c < 52 and c // 13 == suit and c % 13 in near_ranks for c in thrown):
+            if any(c < 52 and c // 13 == suit and c % 13 in near for c in thrown):
                 score -= 1
         return score
 

@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 from kernels import chart as K
-from kernels.layout import POINT_SCALE, R_ACE, R_DISCARD_TAKEN_CARD
+from kernels.layout import POINT_SCALE, R_DISCARD_TAKEN_CARD
 from kernels.obs import PHASE_DISCARD, PHASE_DRAW
 from sim.engine import key_of
 from sim.rules import get_rules
@@ -30,7 +30,7 @@ from sim.study.rundir import load_cells
 from sim.study.runs import RunError
 from tests.reference import mc_ref, rng_ref
 from tests.reference import strategies_ref as S
-from tests.reference.draw_class_ref import draw_class_ref, run_windows
+from tests.reference.draw_class_ref import draw_class_ref
 from tests.reference.engine_ref import play_hand_ref
 from tests.support.twins import ref_lineup
 
@@ -52,7 +52,7 @@ def interested_ref(rule_row, taken: int, card: int) -> bool:
     if card >= 52:
         return bool(held)
     rank, suit = card % 13, card // 13
-    near = set().union(*(w for w in run_windows(rule_row[R_ACE]) if rank in w)) - {rank}
+    near = S.near_ranks(rule_row, rank)
     return any(c < 52 and (c % 13 == rank or (c // 13 == suit and c % 13 in near)) for c in held)
 
 
