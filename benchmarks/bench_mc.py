@@ -1,6 +1,7 @@
 """Speed of the ``mc`` strategy's decisions (``kernels/mc.py``), one thread.
 
     python benchmarks/bench_mc.py [--rules gin] [--samples 200] [--candidates 3] [--positions 200]
+        [--knock-at -1]
 
 Positions: seat 0 of random mid-hand deals (pile of 3 to 15 cards, cards split at
 random between the players' discards, up to two pile cards held by each opponent).
@@ -53,6 +54,8 @@ def position(rng: random.Random, rules, phase: int, key: int):  # type: ignore[n
         taken,
         discarded,
         len(rest) - len(pile),
+        0,
+        0,
         len(pile),
         phase,
         pile[0],
@@ -66,13 +69,15 @@ def position(rng: random.Random, rules, phase: int, key: int):  # type: ignore[n
     )
 
 
-def time_decision(obs, kinds, cards, samples: int, model: int) -> float:  # type: ignore[no-untyped-def]
+def time_decision(  # type: ignore[no-untyped-def]
+    obs, kinds, cards, samples: int, model: int, knock_at: int
+) -> float:
     n = kinds.shape[0]
     net = np.empty((n, samples))
     won = np.empty((n, samples), np.int8)
     ends = np.empty((n, samples), np.int8)
     start = time.perf_counter()
-    K.evaluate(obs, kinds, cards, np.uint64(7), 0, model, -1, 1, net, won, ends)
+    K.evaluate(obs, kinds, cards, np.uint64(7), 0, model, knock_at, 1, net, won, ends)
     return time.perf_counter() - start
 
 
@@ -83,18 +88,23 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--candidates", type=int, default=3)
     parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument(
+        "--knock-at", type=int, default=-1, help="mc's knock_at (-1: its default for the rules)"
+    )
     args = parser.parse_args()
     rules = get_rules(args.rules, **({"players": args.players} if args.players else {}))
+    knock_at = int(K.rollout_knock_at(rules.compile(), args.knock_at))
     rng = random.Random(1)
     draw_kinds = np.array([K.ACT_TAKE, K.ACT_DRAW], np.int64)
     draw_cards = np.full(2, -1, np.int64)
     warm = position(rng, rules, PHASE_DISCARD, 1)
     for model in (K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED):  # compile
         kinds, cards = K.discard_actions(warm, -1, args.candidates)
-        time_decision(warm, kinds, cards, 2, model)
+        time_decision(warm, kinds, cards, 2, model, knock_at)
     print(
         f"{rules.name}, {rules.players} players, {args.samples} samples, "
-        f"{args.candidates} candidate discards, {args.positions} positions, 1 thread"
+        f"{args.candidates} candidate discards, rollouts knock at {knock_at} (-1: the rule's "
+        f"limit), {args.positions} positions, 1 thread"
     )
     for name, model in (
         ("uniform", K.MODEL_UNIFORM),
@@ -105,11 +115,11 @@ def main() -> None:
         draw_t, discard_t, rollouts, total = [], [], 0, 0.0
         for i in range(args.positions):
             obs = position(rng, rules, PHASE_DRAW, i)
-            t = time_decision(obs, draw_kinds, draw_cards, args.samples, model)
+            t = time_decision(obs, draw_kinds, draw_cards, args.samples, model, knock_at)
             draw_t.append(t)
             obs = position(rng, rules, PHASE_DISCARD, i)
             kinds, cards = K.discard_actions(obs, -1, args.candidates)
-            u = time_decision(obs, kinds, cards, args.samples, model)
+            u = time_decision(obs, kinds, cards, args.samples, model, knock_at)
             discard_t.append(u)
             rollouts += (2 + kinds.shape[0]) * args.samples
             total += t + u

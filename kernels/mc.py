@@ -359,15 +359,75 @@ def rollout_threshold(rules, upcard, knock_at):
     return np.int64(DEFAULT_KNOCK_AT) if limit < 0 else np.int64(limit)
 
 
+# Greedy's best knock threshold against greedy in Knock Rummy (any deadwood may knock),
+# by player count (index): `rummy tune greedy --param knock_at=0..40 --against greedy
+# --rules knock-rummy -r players=N --deals 20000 --duplicate --seed 9` (4 players: the
+# tune_knock_rummy_greedy experiment). Indices 0 and 1 are never read.
+TUNED_KNOCK_RUMMY_AT = (33, 33, 33, 27, 26, 26, 27)
+
+
+# Gin rules under which playing for gin (rollouts knocking at 0) was greedy's tuned
+# threshold against simple: both bonuses at least this, and not Hollywood scoring.
+GIN_FIRST_BONUS = 25
+
+
 @njit(cache=True)
-def greedy_takes(rules, tab, hand, current, top, min_gain):
+def rollout_knock_at(rules, knock_at):
+    """The seat's rollout threshold that ``mc`` and ``rummy advise`` pass to
+    ``evaluate``: ``knock_at`` when set (>= 0), else chosen from the rules as greedy's
+    tuned threshold there (docs/MC.md, where ``mc`` measured the same way): 0 (play for
+    gin) under Gin scoring with gin and undercut bonuses of 25 or more, except in
+    Hollywood games (the `gin`, `eaai` and `oklahoma-gin` presets); the tuned threshold
+    for the player count (``TUNED_KNOCK_RUMMY_AT``) where any deadwood may knock;
+    elsewhere -1, the rule's limit (`gin-classic`, `hollywood-gin`,
+    `round-the-corner-gin`)."""
+    if knock_at >= 0:
+        return knock_at
+    if (
+        rules[L.R_SCORING] == L.SCORING_GIN
+        and rules[L.R_GIN_BONUS] >= GIN_FIRST_BONUS
+        and rules[L.R_UNDERCUT_BONUS] >= GIN_FIRST_BONUS
+        and rules[L.R_GAME] != L.GAME_HOLLYWOOD
+    ):
+        return np.int64(0)
+    if rules[L.R_KNOCK_LIMIT] == L.KNOCK_ANY:
+        return np.int64(TUNED_KNOCK_RUMMY_AT[rules[L.R_PLAYERS]])
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def greedy_take_test(rules, tab, hand, current, top, min_gain):
     """Greedy's pile test: taking ``top`` lowers the least deadwood (``current``, or
-    -1: not known yet) by at least ``min_gain``."""
+    -1: not known yet) by at least ``min_gain``. Returns (take, the best discard after
+    taking, the deadwood it leaves), so that a rollout that takes need not solve the
+    same hand again; (False, -1, -1) when the answer needs no solve.
+
+    The shortcut, exact: when ``top`` melds with no cards of the hand it is deadwood
+    in every arrangement after taking it, and throwing card x then leaves at least
+    ``current - value(x) + value(top)`` (x was at best deadwood). So if no card is
+    worth ``min_gain`` more than ``top`` (and ``top`` may not go back, or keeping the
+    same deadwood is no gain), the pile card cannot pass. In rollouts most pile cards
+    are high cards just thrown, which this answers without solving the hand."""
+    forbidden = top if rules[L.R_DISCARD_TAKEN_CARD] == 0 else -1
+    if (forbidden >= 0 or min_gain > 0) and not melds_with(hand, top, tab):
+        most = np.int64(0)
+        rest = hand
+        while rest:
+            most = max(most, np.int64(tab[CARD_VALUE + lowest_bit(rest)]))
+            rest &= rest - 1
+        if most - np.int64(tab[CARD_VALUE + top]) < min_gain:
+            return False, np.int64(-1), np.int64(-1)
     if current < 0:
         current = min_deadwood_one(hand, tab)
-    forbidden = top if rules[L.R_DISCARD_TAKEN_CARD] == 0 else -1
-    _, after = best_discard_one(hand | (np.int64(1) << top), forbidden, tab)
-    return current - after >= min_gain
+    discard, after = best_discard_one(hand | (np.int64(1) << top), forbidden, tab)
+    return current - after >= min_gain, discard, after
+
+
+@njit(cache=True)
+def greedy_takes(rules, tab, hand, current, top, min_gain):
+    """``greedy_take_test``'s answer alone."""
+    take, _, _ = greedy_take_test(rules, tab, hand, current, top, min_gain)
+    return take
 
 
 @njit(cache=True)
@@ -411,14 +471,17 @@ def play_out(
     stock_top = 0
     for _ in range(MAX_ROLLOUT_DRAWS):
         hand = work.hands[seat]
+        solved = False  # the discard after the draw is known already
+        discard, d = np.int64(-1), np.int64(0)
         if first == 1:
             from_pile = True
         elif first == 2 or pile_n == 0:
             from_pile = False
         else:
-            from_pile = greedy_takes(
+            from_pile, discard, d = greedy_take_test(
                 rules, tab, hand, work.dw[seat], work.pile[pile_n - 1], min_gain
             )
+            solved = from_pile
         first = 0
         forbidden = -1
         if from_pile:
@@ -444,7 +507,8 @@ def play_out(
             card = stock[stock_top]
             stock_top += 1
         hand |= np.int64(1) << card
-        discard, d = best_discard_one(hand, forbidden, tab)
+        if not solved:
+            discard, d = best_discard_one(hand, forbidden, tab)
         if d == 0 and big_gin_ok and min_deadwood_one(hand, tab) == 0:
             work.hands[seat] = hand
             return _score(rules, tab, work, seat, upcard, dealer, me)

@@ -415,7 +415,7 @@ def advise(
             key,
             done,
             MODELS[model],
-            knock_at,
+            K.rollout_knock_at(obs.rules, np.int64(knock_at)),
             min_gain,
             part_net,
             part_won,

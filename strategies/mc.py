@@ -21,10 +21,15 @@ In plain words:
   takes it to the target first counts ``game_weight`` points more, one that
   takes an opponent there ``game_weight`` points less.
 * The rollout policy is greedy with ``min_gain`` (see ``greedy``); this seat
-  knocks in rollouts at ``knock_at`` or less (-1: the rule's limit, or 10;
-  0, playing for gin, is the strongest setting measured in Gin), the others
-  at the rule's limit. ``budget`` caps the rollouts of one decision (0: no
-  cap; else ``samples`` is cut so that actions x samples <= budget).
+  knocks in rollouts at ``knock_at`` or less, the others at the rule's limit
+  (or 10). The default, -1, is chosen from the rules (``rollout_knock_at``) as
+  greedy's tuned threshold there: play for gin (0) under Gin scoring with gin
+  and undercut bonuses of 25 or more outside Hollywood games (gin, eaai,
+  oklahoma-gin); greedy's tuned threshold for the player count where any
+  deadwood may knock (Knock Rummy: 26 with 4 players); elsewhere the rule's
+  limit (gin-classic, hollywood-gin, round-the-corner-gin). ``budget`` caps
+  the rollouts of one decision (0: no cap; else ``samples`` is cut so that
+  actions x samples <= budget).
 * Every sample comes from this seat's seeded strategy stream, so runs are
   reproducible; it sees only its own observation. Details and measured
   strength: docs/MC.md.
@@ -45,6 +50,7 @@ from kernels.mc import (
     ACT_TAKE,
     discard_actions,
     evaluate,
+    rollout_knock_at,
 )
 from kernels.obs import (
     BIG_GIN,
@@ -71,7 +77,7 @@ class Params(NamedTuple):
     candidates: int = 3  # discards tried per decision (0: every card)
     knock_at: int = (
         -1
-    )  # rollout policy of this seat: knock at this deadwood or less (-1: rule's limit, or 10)
+    )  # rollout policy of this seat: knock at this deadwood or less (-1: from the rules)
     min_gain: int = 1  # rollout policy: take the pile card when it saves this much deadwood
     budget: int = 0  # most rollouts per decision (0: no cap)
     model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept, 2 inferred (docs/MC.md)
@@ -110,7 +116,7 @@ def best_action(obs, params, scratch, kinds, cards):
         _decision_key(obs, scratch),
         0,
         np.int64(params[5]),
-        np.int64(params[2]),
+        rollout_knock_at(obs.rules, np.int64(params[2])),
         np.int64(params[3]),
         net,
         won,

@@ -118,7 +118,8 @@ def advise(
     knock_at: Annotated[
         int,
         typer.Option(
-            "--knock-at", help="Rollout policy: your knock threshold (-1: the rule's limit, or 10)."
+            "--knock-at",
+            help="Rollout policy: your knock threshold (-1: as mc, chosen from the rules).",
         ),
     ] = -1,
     as_json: JsonOption = False,

@@ -206,13 +206,26 @@ _MANIFEST_KEYS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+def _runs_inside(folder: str | os.PathLike[str]) -> str:
+    """``; runs inside it: ...`` when run folders sit one level below ``folder`` (the
+    ``--out``/``--name`` folder a command printed its run under), else nothing."""
+    try:
+        runs = sorted(str(p.parent) for p in store.location(folder).glob(f"*/{MANIFEST}"))
+    except (OSError, ValueError):
+        return ""
+    if not runs:
+        return ""
+    return "; runs inside it: " + ", ".join(runs[:3]) + (" ..." if len(runs) > 3 else "")
+
+
 def load_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """The manifest of a run directory (RunError, one line, when absent or broken)."""
     path = store.location(run_dir) / MANIFEST
     try:
         manifest = json.loads(path.read_text())
     except FileNotFoundError:
-        raise RunError(f"{run_dir} is not a run directory (no {MANIFEST})") from None
+        hint = _runs_inside(run_dir)
+        raise RunError(f"{run_dir} is not a run directory (no {MANIFEST}){hint}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise RunError(f"{path}: unreadable manifest ({one_line(error)})") from None
     ok = (

@@ -112,7 +112,7 @@ def test_advise_agrees_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None
         dealer=1,
         rules=[int(v) for v in pos.rules.compile()],
     )
-    exact = R.exact_values(ref_obs, actions, -1, 1)
+    exact = R.exact_values(ref_obs, actions, R.rollout_knock_at(ref_obs, -1), 1)
     result = advise(pos, samples=4000, seed=0, model="uniform")
     by_label = {a.label: a for a in result.actions}
     for (kind, card), value in zip(actions, exact, strict=True):
@@ -208,7 +208,7 @@ def test_mc_hook_decision_matches_advise_best() -> None:
         random64(np.uint64(obs.rng_key), 0),
         0,
         1,
-        -1,
+        K.rollout_knock_at(obs.rules, -1),  # mc's default: chosen from the rules
         1,
         net,
         won,

@@ -23,7 +23,7 @@ from kernels.layout import R_GAME_TARGET
 from kernels.obs import PHASE_DISCARD, PHASE_DRAW
 from sim.advise import make_obs
 from sim.engine import play_deals
-from sim.rules import get_rules
+from sim.rules import PRESETS, get_rules
 from sim.solver import tables_for
 from tests.reference import mc_ref as R
 from tests.reference import strategies_ref as S
@@ -392,3 +392,77 @@ def test_mc_plays_whole_hands_reproducibly(preset: str, players: int) -> None:
     assert not np.array_equal(one.points, other.points) or not np.array_equal(
         one.turns, other.turns
     )
+
+
+# mc's default rollout threshold (knock_at=-1) by rule set, greedy's tuned threshold
+# there (docs/MC.md): 0 where it plays for gin; the tuned value where any deadwood may
+# knock (4 players unless set); -1 (the rule's limit) elsewhere.
+DEFAULT_ROLLOUT_AT = {
+    ("gin", ()): 0, ("gin-classic", ()): -1, ("eaai", ()): 0, ("oklahoma-gin", ()): 0,
+    ("straight-gin", ()): 0, ("hollywood-gin", ()): -1, ("round-the-corner-gin", ()): -1,
+    ("knock-rummy", ()): 26, ("knock-rummy-turnover", ()): 26, ("joker-knock", ()): 26,
+    ("threshold-knock", ()): -1, ("no-knock", ()): -1,
+    ("gin", (("undercut_bonus", 20),)): -1, ("gin", (("gin_bonus", 20),)): -1,
+    ("gin-classic", (("gin_bonus", 25), ("undercut_bonus", 25))): 0,
+    ("knock-rummy", (("players", 2),)): 33, ("knock-rummy", (("players", 3),)): 27,
+    ("knock-rummy", (("players", 5),)): 26, ("knock-rummy", (("players", 6),)): 27,
+}  # fmt: skip
+
+
+def test_every_preset_has_a_default_rollout_threshold_listed() -> None:
+    assert {preset for preset, extra in DEFAULT_ROLLOUT_AT if not extra} == set(PRESETS)
+
+
+@pytest.mark.parametrize(("preset", "overrides"), sorted(DEFAULT_ROLLOUT_AT))
+def test_mc_default_rollout_threshold_is_chosen_from_the_rules(
+    preset: str, overrides: tuple[tuple[str, int], ...]
+) -> None:
+    """-1 is chosen from the rules (``DEFAULT_ROLLOUT_AT``); a set ``knock_at`` is used
+    as given. Kernel and twin agree."""
+    from types import SimpleNamespace
+
+    rules = get_rules(preset, **dict(overrides)).compile()
+    expected = DEFAULT_ROLLOUT_AT[(preset, overrides)]
+    assert K.rollout_knock_at(rules, -1) == expected
+    assert R.rollout_knock_at(SimpleNamespace(rules=rules), -1) == expected
+    for knock_at in (0, 7, 12):
+        assert K.rollout_knock_at(rules, knock_at) == knock_at
+        assert R.rollout_knock_at(SimpleNamespace(rules=rules), knock_at) == knock_at
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides"),
+    [("gin", {}), ("gin", {"discard_taken_card": True}), ("round-the-corner-gin", {}),
+     ("joker-knock", {}), ("knock-rummy", {"ace": "high_or_low"})],
+)  # fmt: skip
+def test_rollout_take_test_equals_solving_the_hand(preset: str, overrides: dict[str, Any]) -> None:
+    """The rollouts' pile test answers as greedy's full test (solve the hand with the
+    card, throw the best discard) on random hands, including the hands its no-solve
+    shortcut answers (the card melds with nothing), and hands it takes with give the
+    same discard and deadwood."""
+    from kernels.deadwood import best_discard_one, min_deadwood_one
+    from kernels.melds import melds_with
+
+    rules = get_rules(preset, **overrides)
+    vector, tab = rules.compile(), tables_for(rules)
+    forbid = not rules.discard_taken_card
+    rng = random.Random(preset + str(overrides))
+    deck = list(range(52 + rules.jokers))
+    shortcut = takes = 0
+    for _ in range(3000):
+        cards = rng.sample(deck, rules.cards_per_hand + 1)
+        hand = sum(1 << c for c in cards[1:])
+        top = cards[0]
+        min_gain = rng.randint(-2, 5)
+        current = min_deadwood_one(hand, tab)
+        discard, after = best_discard_one(hand | (1 << top), top if forbid else -1, tab)
+        take, got_discard, got_after = K.greedy_take_test(
+            vector, tab, hand, rng.choice((-1, current)), top, min_gain
+        )
+        assert take == (current - after >= min_gain), (hand, top, min_gain)
+        if take:
+            takes += 1
+            assert (got_discard, got_after) == (discard, after)
+        shortcut += got_discard == -1
+        assert not melds_with(hand, top, tab) or got_discard != -1
+    assert shortcut > 300 and takes > 300  # both paths are exercised

@@ -391,6 +391,25 @@ def exact_values(obs, actions, knock_at, min_gain) -> list[Fraction]:
 # --- the strategy's hooks ------------------------------------------------------------
 
 
+# Twin of kernels.mc.TUNED_KNOCK_RUMMY_AT, written out: player count -> threshold.
+TUNED_KNOCK_RUMMY_AT = {2: 33, 3: 27, 4: 26, 5: 26, 6: 27}
+
+
+def rollout_knock_at(obs: Any, knock_at: int) -> int:
+    """Twin of ``kernels.mc.rollout_knock_at``: -1 means 0 under Gin scoring with gin
+    and undercut bonuses of 25 or more outside Hollywood games, the tuned threshold
+    where any deadwood may knock, else -1 (the rule's limit)."""
+    v = [int(x) for x in obs.rules]
+    if knock_at >= 0:
+        return knock_at
+    gin_first = v[L.R_GIN_BONUS] >= 25 and v[L.R_UNDERCUT_BONUS] >= 25
+    if v[L.R_SCORING] == L.SCORING_GIN and gin_first and v[L.R_GAME] != L.GAME_HOLLYWOOD:
+        return 0
+    if v[L.R_KNOCK_LIMIT] == L.KNOCK_ANY:
+        return TUNED_KNOCK_RUMMY_AT[v[L.R_PLAYERS]]
+    return -1
+
+
 class McRef:
     """Twin of ``strategies/mc.py``: the same actions, samples and choice."""
 
@@ -406,7 +425,8 @@ class McRef:
         samples = max(1, p["samples"])
         if p["budget"] > 0:
             samples = max(1, min(samples, p["budget"] // len(actions)))
-        net, _, ends = evaluate(obs, actions, key, 0, samples, p["model"], p["knock_at"], p["min_gain"])
+        knock_at = rollout_knock_at(obs, p["knock_at"])
+        net, _, ends = evaluate(obs, actions, key, 0, samples, p["model"], knock_at, p["min_gain"])
         # The kernel's float arithmetic, so that near-ties break the same way.
         values = [
             np.mean(np.array([float(v) for v in net[a]])) + p["game_weight"] * np.mean(np.array(ends[a], float))

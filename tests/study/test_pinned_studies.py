@@ -18,6 +18,10 @@ The knock chart was pinned later (December 2026), after its rollouts learnt to r
 the stock (3-player Knock Rummy: rebuilds happen), and recorded again when the samples
 learnt which cards a real rebuild put into the stock (``Obs.rebuilt``).
 
+``advise`` was recorded again when its default rollout threshold (``--knock-at -1``)
+became ``mc``'s choice from the rules (0 in Gin); with ``--knock-at 10`` it still gave
+the old digest.
+
 When a change is meant to change results, record the digests again (all, or the cases
 named) and say why in the commit::
 

@@ -403,8 +403,13 @@ def test_busy_run_directory_is_refused(tmp_path) -> None:
 
 
 def test_not_a_run_directory(tmp_path) -> None:
-    with pytest.raises(RunError, match="not a run directory"):
+    with pytest.raises(RunError, match=r"not a run directory \(no manifest.json\)$"):
         resume(tmp_path, workers=1)
+    # A --name folder: the error names the run folders inside it.
+    (tmp_path / "abc123").mkdir()
+    (tmp_path / "abc123" / "manifest.json").write_text("{}")
+    with pytest.raises(RunError, match=f"runs inside it: {tmp_path / 'abc123'}$"):
+        rundir.load_manifest(tmp_path)
     (tmp_path / "manifest.json").write_text("{broken")
     with pytest.raises(RunError, match="unreadable manifest"):
         load_hands(tmp_path)
