@@ -327,6 +327,7 @@ class Advice:
     seed: int
     model: str
     deadwood: int
+    rollout_knock_at: int  # your rollouts knock at this deadwood or less
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -335,6 +336,7 @@ class Advice:
             "seed": self.seed,
             "model": self.model,
             "deadwood": self.deadwood,
+            "rollout_knock_at": self.rollout_knock_at,
             "actions": [
                 {
                     "action": a.label,
@@ -398,6 +400,7 @@ def advise(
     key = key_of(seed)
     obs = pos.obs(key)
     kinds, cards = actions_of(pos, key)
+    rollout_at = K.rollout_knock_at(obs.rules, np.int64(knock_at))
     n = kinds.shape[0]
     net = np.zeros((n, samples))
     won = np.zeros((n, samples), np.int8)
@@ -415,7 +418,7 @@ def advise(
             key,
             done,
             MODELS[model],
-            K.rollout_knock_at(obs.rules, np.int64(knock_at)),
+            rollout_at,
             min_gain,
             part_net,
             part_won,
@@ -448,7 +451,8 @@ def advise(
     order = sorted(range(n), key=lambda a: (-means[a], a))
     hand = pos.hand
     deadwood = int(min_deadwood(np.array([hand], np.uint64), pos.rules)[0])
-    return Advice([out[a] for a in order], done, seconds, seed, model, deadwood)
+    threshold = int(K.rollout_threshold(obs.rules, obs.upcard, rollout_at))
+    return Advice([out[a] for a in order], done, seconds, seed, model, deadwood, threshold)
 
 
 __all__ = ["ActionAdvice", "Advice", "AdviseError", "Position", "advise"]

@@ -181,7 +181,9 @@ def advise(
     Console().print(table)
     typer.echo(
         "net points: your points minus the mean of the others' for this hand (95% t interval), "
-        "play continued by greedy rollouts in every seat; knock CARD: lay CARD away and knock; "
+        "play continued by greedy rollouts in every seat (yours knock at "
+        f"{result.rollout_knock_at} or less, the others at the rule's limit); "
+        "knock CARD: lay CARD away and knock; "
         "win %: 95% Wilson interval; "
         "vs best: paired difference on the same samples (95% t interval) and its p-value"
     )

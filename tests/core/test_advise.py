@@ -227,3 +227,18 @@ def test_a_joker_in_the_hand_and_one_in_the_pile() -> None:
     assert pos.hand >> 52 & 1 and pos.pile[-1] == 53
     with pytest.raises(ValueError, match="'JK' given 3 times in this position"):
         Position.parse(rules, hand="AC 2C JK 4D 5D 6D 9H 9S 9C 2S", pile="JK KC JK")
+
+
+@pytest.mark.parametrize(
+    ("preset", "knock_at", "expected"),
+    [("eaai", -1, 0), ("gin-classic", -1, 10), ("knock-rummy", -1, 26), ("eaai", 7, 7)],
+)
+def test_advice_reports_the_rollout_threshold_it_used(
+    preset: str, knock_at: int, expected: int
+) -> None:
+    """--knock-at -1 is mc's choice from the rules, resolved to a number in the result."""
+    hand = "9C 9D 9H JS QS KS AD 4D" if preset == "knock-rummy" else HAND + " JC"
+    pos = Position.parse(preset, hand=hand, pile="5S KC 7D 8H 2C")
+    result = advise(pos, samples=2, knock_at=knock_at)
+    assert result.rollout_knock_at == expected
+    assert result.as_dict()["rollout_knock_at"] == expected

@@ -20,7 +20,8 @@ learnt which cards a real rebuild put into the stock (``Obs.rebuilt``).
 
 ``advise`` was recorded again when its default rollout threshold (``--knock-at -1``)
 became ``mc``'s choice from the rules (0 in Gin); with ``--knock-at 10`` it still gave
-the old digest.
+the old digest; and once more when it gained the key ``rollout_knock_at`` (without it,
+the digest of the run before).
 
 When a change is meant to change results, record the digests again (all, or the cases
 named) and say why in the commit::
