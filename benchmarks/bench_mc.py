@@ -1,14 +1,20 @@
-"""Speed of the ``mc`` strategy's decisions (``kernels/mc.py``), one thread.
+"""Speed of the ``mc`` strategy's decisions, one thread: its hooks timed as the
+engine calls them (``strategies/mc.py``: the actions, the screening round, the
+rollouts of ``kernels/mc.py``).
 
-    python benchmarks/bench_mc.py [--rules gin] [--samples 200] [--candidates 3] [--positions 200]
-        [--knock-at -1]
+    python benchmarks/bench_mc.py [--rules eaai] [--positions 200] [--mc SETTINGS]
+        [--vs SETTINGS]
+
+``--mc`` (default: mc's defaults) and ``--vs`` are mc parameter settings
+(``candidates=3,knock_at=10``). With ``--vs`` both are timed on the same positions,
+alternating which goes first, in one process: the ratio is what to quote on a noisy
+machine, where identical runs vary by a quarter from one process to the next.
 
 Positions: seat 0 of random mid-hand deals (pile of 3 to 15 cards, cards split at
 random between the players' discards, up to two pile cards held by each opponent).
-For each, one draw decision (take or draw: 2 actions) and one discard decision (the
-``candidates`` best discards and their legal knocks) are timed exactly as the
-strategy makes them. Prints the median time per decision, decisions per second and
-rollouts (actions x samples) per second, for each opponent model.
+For each, one draw decision (take or draw) and one discard decision (discard and
+knock). Prints, per setting, the median time of each kind and decisions per second
+(CPU time of this process, so other jobs on the machine count less).
 """
 
 from __future__ import annotations
@@ -20,11 +26,12 @@ import time
 
 import numpy as np
 
-from kernels import mc as K
-from kernels.obs import PHASE_DISCARD, PHASE_DRAW
+from kernels.obs import PHASE_DISCARD, PHASE_DRAW, SCRATCH_SIZE
 from sim.advise import make_obs
 from sim.rules import get_rules
 from sim.solver import tables_for
+from strategies import params_vector, parse_seat
+from strategies import mc as M
 
 
 def position(rng: random.Random, rules, phase: int, key: int):  # type: ignore[no-untyped-def]
@@ -46,89 +53,64 @@ def position(rng: random.Random, rules, phase: int, key: int):  # type: ignore[n
     pile_arr = np.zeros(128, np.int64)
     pile_arr[: len(pile)] = pile
     return make_obs(
-        0,
-        players,
-        hand,
-        pile_arr,
-        len(pile),
-        taken,
-        discarded,
-        len(rest) - len(pile),
-        0,
-        0,
-        len(pile),
-        phase,
-        pile[0],
-        -1,
-        False,
-        players - 1,
-        rules.compile(),
-        np.zeros(players, np.int64),
-        tables_for(rules),
-        key,
-    )
+        0, players, hand, pile_arr, len(pile), taken, discarded, len(rest) - len(pile), 0, 0,
+        len(pile), phase, pile[0], -1, False, players - 1, rules.compile(),
+        np.zeros(players, np.int64), tables_for(rules), key,
+    )  # fmt: skip
 
 
-def time_decision(  # type: ignore[no-untyped-def]
-    obs, kinds, cards, samples: int, model: int, knock_at: int
-) -> float:
-    n = kinds.shape[0]
-    net = np.empty((n, samples))
-    won = np.empty((n, samples), np.int8)
-    ends = np.empty((n, samples), np.int8)
-    start = time.perf_counter()
-    K.evaluate(obs, kinds, cards, np.uint64(7), 0, model, knock_at, 1, net, won, ends)
-    return time.perf_counter() - start
+def settings(text: str) -> np.ndarray:
+    """mc's parameter vector for ``k=v,...`` (empty: the defaults)."""
+    _, params = parse_seat("mc" + (":" + text if text else ""))
+    return params_vector(params)
+
+
+def timed(hook, obs, params) -> float:  # type: ignore[no-untyped-def]
+    scratch = np.zeros(SCRATCH_SIZE, np.int64)
+    start = time.process_time()
+    hook(obs, params, scratch)
+    return time.process_time() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rules", default="gin")
+    parser.add_argument("--rules", default="eaai")
     parser.add_argument("--players", type=int, default=None)
-    parser.add_argument("--samples", type=int, default=200)
-    parser.add_argument("--candidates", type=int, default=3)
     parser.add_argument("--positions", type=int, default=200)
-    parser.add_argument(
-        "--knock-at", type=int, default=-1, help="mc's knock_at (-1: its default for the rules)"
-    )
+    parser.add_argument("--mc", default="", help="mc settings, k=v,... (default: its defaults)")
+    parser.add_argument("--vs", default=None, help="a second setting timed alongside")
     args = parser.parse_args()
     rules = get_rules(args.rules, **({"players": args.players} if args.players else {}))
-    knock_at = int(K.rollout_knock_at(rules.compile(), args.knock_at))
-    rng = random.Random(1)
-    draw_kinds = np.array([K.ACT_TAKE, K.ACT_DRAW], np.int64)
-    draw_cards = np.full(2, -1, np.int64)
-    warm = position(rng, rules, PHASE_DISCARD, 1)
-    for model in (K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED):  # compile
-        kinds, cards = K.discard_actions(warm, -1, args.candidates)
-        time_decision(warm, kinds, cards, 2, model, knock_at)
-    print(
-        f"{rules.name}, {rules.players} players, {args.samples} samples, "
-        f"{args.candidates} candidate discards, rollouts knock at {knock_at} (-1: the rule's "
-        f"limit), {args.positions} positions, 1 thread"
-    )
-    for name, model in (
-        ("uniform", K.MODEL_UNIFORM),
-        ("kept", K.MODEL_KEPT),
-        ("inferred", K.MODEL_INFERRED),
-    ):
-        rng = random.Random(2)
-        draw_t, discard_t, rollouts, total = [], [], 0, 0.0
-        for i in range(args.positions):
-            obs = position(rng, rules, PHASE_DRAW, i)
-            t = time_decision(obs, draw_kinds, draw_cards, args.samples, model, knock_at)
-            draw_t.append(t)
-            obs = position(rng, rules, PHASE_DISCARD, i)
-            kinds, cards = K.discard_actions(obs, -1, args.candidates)
-            u = time_decision(obs, kinds, cards, args.samples, model, knock_at)
-            discard_t.append(u)
-            rollouts += (2 + kinds.shape[0]) * args.samples
-            total += t + u
+    runs = {args.mc or "defaults": settings(args.mc)}
+    if args.vs is not None:
+        runs[args.vs or "defaults"] = settings(args.vs)
+    warm = position(random.Random(0), rules, PHASE_DISCARD, 1)
+    for params in runs.values():  # compile
+        timed(M.take_nb, warm, params)
+        timed(M.discard_nb, warm, params)
+    print(f"{rules.name}, {rules.players} players, {args.positions} positions, 1 thread")
+    draw: dict[str, list[float]] = {name: [] for name in runs}
+    discard: dict[str, list[float]] = {name: [] for name in runs}
+    rng = random.Random(2)
+    for i in range(args.positions):
+        before = position(rng, rules, PHASE_DRAW, i)
+        after = position(rng, rules, PHASE_DISCARD, i)
+        order = list(runs) if i % 2 == 0 else list(reversed(runs))
+        for name in order:
+            draw[name].append(timed(M.take_nb, before, runs[name]))
+            discard[name].append(timed(M.discard_nb, after, runs[name]))
+    rates = {}
+    for name in runs:
+        total = sum(draw[name]) + sum(discard[name])
+        rates[name] = 2 * args.positions / total
         print(
-            f"  {name:9s} draw decision {1e3 * statistics.median(draw_t):7.2f} ms, "
-            f"discard decision {1e3 * statistics.median(discard_t):7.2f} ms (medians); "
-            f"{2 * args.positions / total:7.0f} decisions/s, "
-            f"{rollouts / total / 1e3:6.0f}k rollouts/s"
+            f"  mc:{name}: draw decision {1e3 * statistics.median(draw[name]):.2f} ms, "
+            f"discard decision {1e3 * statistics.median(discard[name]):.2f} ms (medians); "
+            f"{rates[name]:.0f} decisions/s"
         )
+    if len(runs) == 2:
+        first, second = rates.values()
+        print(f"  ratio {first / second:.3f} (first / second)")
 
 
 if __name__ == "__main__":

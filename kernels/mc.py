@@ -37,7 +37,12 @@ from numba import njit, types
 from kernels import layout as L
 from kernels.bits import lowest_bit, popcount
 from kernels.borrow import BorrowedArray
-from kernels.deadwood import best_discard_one, discard_order_key, min_deadwood_one
+from kernels.deadwood import (
+    RANK_ACROSS_SUITS,
+    best_discard_one,
+    discard_order_key,
+    min_deadwood_one,
+)
 from kernels.engine import _hand_winner
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
@@ -349,12 +354,20 @@ def _score(rules, tab, work, knocker, upcard, dealer, me):
     return net, won, _game_end(rules, work, me)
 
 
+# ``evaluate``'s knock_at for "play for gin and throw for gin": the seat knocks only
+# with gin, and its rollout discards are ``gin_drop``'s, not the least deadwood's.
+ROLLOUT_GIN_DROPS = -2
+
+
 @njit(cache=True)
 def rollout_threshold(rules, upcard, knock_at):
-    """The rollout's knock threshold: ``knock_at`` if >= 0, else the rule's limit, or
-    ``DEFAULT_KNOCK_AT`` where the rules set none."""
+    """The rollout's knock threshold: ``knock_at`` if >= 0 (0 for
+    ``ROLLOUT_GIN_DROPS``), else the rule's limit, or ``DEFAULT_KNOCK_AT`` where the
+    rules set none."""
     if knock_at >= 0:
         return np.int64(knock_at)
+    if knock_at == ROLLOUT_GIN_DROPS:
+        return np.int64(0)
     limit = knock_limit_of(rules, upcard)
     return np.int64(DEFAULT_KNOCK_AT) if limit < 0 else np.int64(limit)
 
@@ -393,6 +406,45 @@ def rollout_knock_at(rules, knock_at):
     if rules[L.R_KNOCK_LIMIT] == L.KNOCK_ANY:
         return np.int64(TUNED_KNOCK_RUMMY_AT[rules[L.R_PLAYERS]])
     return np.int64(-1)
+
+
+@njit(cache=True)
+def rollout_policy(rules, knock_at, throw_for_gin):
+    """``evaluate``'s knock_at for ``mc``'s ``knock_at`` and ``gin_drop`` parameters:
+    ``rollout_knock_at``'s threshold, or ``ROLLOUT_GIN_DROPS`` when that is 0 (the
+    seat plays for gin) and ``throw_for_gin`` is set."""
+    threshold = rollout_knock_at(rules, knock_at)
+    if threshold == 0 and throw_for_gin != 0:
+        return np.int64(ROLLOUT_GIN_DROPS)
+    return threshold
+
+
+@njit(cache=True)
+def gin_drop(hand, forbidden, tab):
+    """The discard of a seat that plays for gin: the natural card with the fewest meld
+    partners in the hand (other cards of its rank, cards of its suit within two ranks),
+    ties to the highest deadwood value, then the lowest index. A heuristic, not a
+    solve: it keeps the pairs and near runs that the least-deadwood discard throws for
+    being high, which is what a race to gin needs. Jokers are never thrown."""
+    best = np.int64(-1)
+    best_key = np.int64(1) << 40
+    rest = hand & L.NATURAL_BITS
+    while rest:
+        c = lowest_bit(rest)
+        rest &= rest - 1
+        if c == forbidden:
+            continue
+        rank = c % 13
+        suit = c // 13
+        partners = popcount(hand & (np.int64(RANK_ACROSS_SUITS) << rank)) - 1
+        for dr in (-2, -1, 1, 2):
+            if 0 <= rank + dr < 13 and (hand >> (suit * 13 + rank + dr)) & 1:
+                partners += 1
+        key = partners * 64 - np.int64(tab[CARD_VALUE + c])
+        if key < best_key:
+            best_key = key
+            best = c
+    return best
 
 
 @njit(cache=True)
@@ -449,7 +501,8 @@ def play_out(
 ):
     """Play the hand in ``work`` to its end with greedy play in every seat: ``me``
     knocks at ``knock_at`` or less, the others at the rule's threshold
-    (``rollout_threshold``).
+    (``rollout_threshold``); with ``ROLLOUT_GIN_DROPS`` ``me`` knocks only with gin and
+    throws ``gin_drop``'s card instead of the least-deadwood one.
 
     The stock is ``work.stock[:stock_end]``, top first; ``rebuilds`` is the number of
     rebuilds the hand has had, ``skey`` the sample's key (for reshuffles). ``seat``
@@ -460,6 +513,7 @@ def play_out(
     players = work.hands.shape[0]
     limit = knock_limit_of(rules, upcard)
     mine = rollout_threshold(rules, upcard, knock_at)
+    gin_drops = knock_at == ROLLOUT_GIN_DROPS
     theirs = rollout_threshold(rules, upcard, -1)
     forbid_taken = rules[L.R_DISCARD_TAKEN_CARD] == 0
     dead_mode = rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND
@@ -509,6 +563,10 @@ def play_out(
         hand |= np.int64(1) << card
         if not solved:
             discard, d = best_discard_one(hand, forbidden, tab)
+        known = True  # d is the deadwood the discard leaves (else a lower bound)
+        if gin_drops and seat == me and d > 0:  # not gin yet: keep what could make it
+            discard = gin_drop(hand, forbidden, tab)
+            known = False  # at least d, so no knock below; the pile test solves it if needed
         if d == 0 and big_gin_ok and min_deadwood_one(hand, tab) == 0:
             work.hands[seat] = hand
             return _score(rules, tab, work, seat, upcard, dealer, me)
@@ -517,7 +575,7 @@ def play_out(
         threshold = mine if seat == me else theirs
         if d <= threshold and (limit < 0 or d <= limit):
             return _score(rules, tab, work, seat, upcard, dealer, me)
-        work.dw[seat] = d
+        work.dw[seat] = d if known else -1
         work.pile[pile_n] = discard
         pile_n += 1
         if dead_mode and stock_end - stock_top <= wall:

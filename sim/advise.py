@@ -400,7 +400,7 @@ def advise(
     key = key_of(seed)
     obs = pos.obs(key)
     kinds, cards = actions_of(pos, key)
-    rollout_at = K.rollout_knock_at(obs.rules, np.int64(knock_at))
+    rollout_at = K.rollout_policy(obs.rules, np.int64(knock_at), 0)  # as mc's defaults
     n = kinds.shape[0]
     net = np.zeros((n, samples))
     won = np.zeros((n, samples), np.int8)

@@ -15,8 +15,10 @@ In plain words:
   has thrown D cards holds a hand improved by D greedy turns; 2 "inferred",
   kept and never melding with a card it threw or passed; 0 uniform.
 * A discard decision tries the ``candidates`` best discards by the deadwood
-  they leave (all cards when 0), each followed by playing on and, when the
+  they leave (every card when 0), each followed by playing on and, when the
   knock is legal, by knocking. Big gin is taken whenever the rules allow it.
+  With ``screen`` > 0 and more than ``finalists`` actions, a first round of
+  ``screen`` samples each keeps the ``finalists`` best for the other samples.
 * In whole games with a target (``gin:T``, ``match:T``) a sampled hand that
   takes it to the target first counts ``game_weight`` points more, one that
   takes an opponent there ``game_weight`` points less.
@@ -27,7 +29,11 @@ In plain words:
   and undercut bonuses of 25 or more outside Hollywood games (gin, eaai,
   oklahoma-gin); greedy's tuned threshold for the player count where any
   deadwood may knock (Knock Rummy: 26 with 4 players); elsewhere the rule's
-  limit (gin-classic, hollywood-gin, round-the-corner-gin). ``budget`` caps
+  limit (gin-classic, hollywood-gin, round-the-corner-gin). With ``gin_drop=1``
+  rollouts that play for gin also throw for gin: the card with the fewest meld
+  partners in the hand, not the least-deadwood one, which throws high pairs and
+  near runs (stronger against a player who waits for gin, weaker against one
+  who knocks early: docs/MC.md). ``budget`` caps
   the rollouts of one decision (0: no cap; else ``samples`` is cut so that
   actions x samples <= budget).
 * Every sample comes from this seat's seeded strategy stream, so runs are
@@ -50,7 +56,7 @@ from kernels.mc import (
     ACT_TAKE,
     discard_actions,
     evaluate,
-    rollout_knock_at,
+    rollout_policy,
 )
 from kernels.obs import (
     BIG_GIN,
@@ -82,6 +88,9 @@ class Params(NamedTuple):
     budget: int = 0  # most rollouts per decision (0: no cap)
     model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept, 2 inferred (docs/MC.md)
     game_weight: float = 30.0  # points added (taken) when a hand ends the game won (lost)
+    gin_drop: int = 0  # 1: rollouts that play for gin throw for gin (kernels.mc.gin_drop)
+    screen: int = 0  # first round: samples per action when there are more than finalists
+    finalists: int = 3  # actions the first round keeps for the remaining samples
 
 
 @njit(cache=True)
@@ -102,35 +111,74 @@ def _samples(params, n_actions):
 
 
 @njit(cache=True)
-def best_action(obs, params, scratch, kinds, cards):
-    """Index of the action with the highest mean net points (first on ties)."""
-    n = kinds.shape[0]
-    samples = _samples(params, n)
-    net = np.empty((n, samples), np.float64)
-    won = np.empty((n, samples), np.int8)
-    ends = np.empty((n, samples), np.int8)
+def _play(obs, params, kinds, cards, key, first, net, ends):
+    """Samples ``first``.. of every action into ``net`` and ``ends``."""
+    won = np.empty(net.shape, np.int8)
     evaluate(
         obs,
         kinds,
         cards,
-        _decision_key(obs, scratch),
-        0,
+        key,
+        first,
         np.int64(params[5]),
-        rollout_knock_at(obs.rules, np.int64(params[2])),
+        rollout_policy(obs.rules, np.int64(params[2]), np.int64(params[7])),
         np.int64(params[3]),
         net,
         won,
         ends,
     )
-    game_weight = params[6]
+
+
+@njit(cache=True)
+def _best_of(net, ends, game_weight):
+    """Row with the highest mean utility (first on ties), and the means."""
+    n = net.shape[0]
+    means = np.empty(n)
     best = 0
-    best_mean = -np.inf
     for a in range(n):
-        mean = net[a].mean() + game_weight * ends[a].mean()
-        if mean > best_mean:
+        means[a] = net[a].mean() + game_weight * ends[a].mean()
+        if means[a] > means[best]:
             best = a
-            best_mean = mean
-    return best
+    return best, means
+
+
+@njit(cache=True)
+def best_action(obs, params, scratch, kinds, cards):
+    """Index of the action with the highest mean utility (first on ties).
+
+    With more than ``finalists`` actions, a first round plays ``screen`` samples of
+    each, and only the ``finalists`` best (first on ties) play the remaining samples:
+    the same samples (by index) a single round would play, so the finalists are
+    compared on all of them, at a fraction of the rollouts for the others."""
+    n = kinds.shape[0]
+    samples = _samples(params, n)
+    screen = np.int64(params[8])
+    finalists = np.int64(params[9])
+    key = _decision_key(obs, scratch)
+    game_weight = params[6]
+    if screen <= 0 or finalists <= 0 or n <= finalists or screen >= samples:
+        net = np.empty((n, samples), np.float64)
+        ends = np.empty((n, samples), np.int8)
+        _play(obs, params, kinds, cards, key, 0, net, ends)
+        return _best_of(net, ends, game_weight)[0]
+    net = np.empty((n, screen), np.float64)
+    ends = np.empty((n, screen), np.int8)
+    _play(obs, params, kinds, cards, key, 0, net, ends)
+    _, means = _best_of(net, ends, game_weight)
+    chosen = np.zeros(n, np.bool_)
+    for _ in range(finalists):  # the best remaining, first on ties
+        pick = -1
+        for a in range(n):
+            if not chosen[a] and (pick < 0 or means[a] > means[pick]):
+                pick = a
+        chosen[pick] = True
+    keep = np.nonzero(chosen)[0]
+    rest_net = np.empty((finalists, samples - screen), np.float64)
+    rest_ends = np.empty((finalists, samples - screen), np.int8)
+    _play(obs, params, kinds[keep], cards[keep], key, screen, rest_net, rest_ends)
+    all_net = np.concatenate((net[keep], rest_net), axis=1)
+    all_ends = np.concatenate((ends[keep], rest_ends), axis=1)
+    return keep[_best_of(all_net, all_ends, game_weight)[0]]
 
 
 @njit(cache=True)
@@ -197,5 +245,8 @@ STRATEGY: Strategy = Strategy(
         "budget": (0, None),
         "model": (0, 2),
         "game_weight": (0, None),
+        "gin_drop": (0, 1),
+        "screen": (0, 100_000),
+        "finalists": (0, 64),
     },
 )

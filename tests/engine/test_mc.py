@@ -22,6 +22,7 @@ from kernels import mc as K
 from kernels.layout import R_GAME_TARGET
 from kernels.obs import PHASE_DISCARD, PHASE_DRAW
 from sim.advise import make_obs
+from sim.cards import card_name, parse_cards
 from sim.engine import play_deals
 from sim.rules import PRESETS, get_rules
 from sim.solver import tables_for
@@ -178,8 +179,10 @@ def test_kernel_equals_twin_sample_by_sample(
         else:
             actions = [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]
         key = rng.getrandbits(64)
-        net, won, ends = kernel_values(obs, actions, key, 3, model, first=5)
-        ref_net, ref_won, ref_ends = R.evaluate(ref, actions, key, 5, 3, model, -1, 1)
+        # The rule's limit, playing for gin, and playing and throwing for gin.
+        knock_at = (-1, 0, K.ROLLOUT_GIN_DROPS)[i % 3]
+        net, won, ends = kernel_values(obs, actions, key, 3, model, first=5, knock_at=knock_at)
+        ref_net, ref_won, ref_ends = R.evaluate(ref, actions, key, 5, 3, model, knock_at, 1)
         assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), (preset, i)
         assert won.tolist() == ref_won
         assert ends.tolist() == ref_ends
@@ -466,3 +469,35 @@ def test_rollout_take_test_equals_solving_the_hand(preset: str, overrides: dict[
         shortcut += got_discard == -1
         assert not melds_with(hand, top, tab) or got_discard != -1
     assert shortcut > 300 and takes > 300  # both paths are exercised
+
+
+@pytest.mark.parametrize("preset", ["gin", "joker-knock", "round-the-corner-gin"])
+def test_gin_drop_equals_twin(preset: str) -> None:
+    """The discard of rollouts that throw for gin, kernel and twin, on random hands
+    (jokers held, the card just taken forbidden)."""
+    from types import SimpleNamespace
+
+    rules = get_rules(preset)
+    vector, tab = rules.compile(), tables_for(rules)
+    ref = SimpleNamespace(rules=[int(v) for v in vector])
+    rng = random.Random(preset)
+    deck = list(range(52 + rules.jokers))
+    for _ in range(2000):
+        cards = rng.sample(deck, rules.cards_per_hand + 1)
+        hand = sum(1 << c for c in cards)
+        forbidden = rng.choice([c for c in cards if c < 52] + [-1])
+        got = K.gin_drop(hand, forbidden, tab)
+        assert got == R.gin_drop(ref, hand, None if forbidden < 0 else forbidden)
+        assert got != forbidden and got < 52 and (hand >> got) & 1
+
+
+def test_gin_drop_keeps_pairs_and_near_runs() -> None:
+    """AS 2S 3S | 9H 9D | JC QC QH | 2H | 4D 6C: the least-deadwood discard throws a
+    10-point J or Q, each with a partner; throwing for gin throws a card with none, 4D
+    or 6C, the higher: 6C."""
+    from kernels.deadwood import best_discard_one
+
+    tab = tables_for(get_rules("gin"))
+    hand = parse_cards("AS 2S 3S 9H 9D JC QC QH 2H 4D 6C")
+    assert card_name(K.gin_drop(hand, -1, tab)) == "6C"
+    assert card_name(best_discard_one(hand, -1, tab)[0]) in {"JC", "QC", "QH"}

@@ -37,9 +37,10 @@ DEALS = {
     "round-the-corner-gin greedy/defensive": (
         "round-the-corner-gin", {}, "greedy/defensive", 2000, 8,
     ),
-    # knock_at=10: mc's default before its rollout threshold was chosen from the rules
-    "gin mc:samples=20,knock_at=10/greedy": (
-        "gin", {}, "mc:samples=20,knock_at=10/greedy", 300, 9,
+    # mc's defaults before December 2026, spelt out (knock_at=-1 then meant the rule's
+    # limit; it is chosen from the rules now)
+    "gin mc (old defaults)/greedy": (
+        "gin", {}, "mc:samples=20,knock_at=10,candidates=3,screen=0/greedy", 300, 9,
     ),
 }  # fmt: skip
 # (rules, line-up, games, seed): whole games, game rows and hand rows.
@@ -93,7 +94,7 @@ EXPECTED: dict[str, str] = {
     "deals: round-the-corner-gin greedy/defensive": (
         "4499130290cdfc1fa1f91aaaca8de1bed77dbb6be386bae090e056280d7308d2"
     ),
-    "deals: gin mc:samples=20,knock_at=10/greedy": (
+    "deals: gin mc (old defaults)/greedy": (
         "19ef894027132f38fac5108c3b29f90a7bf00f152e0872bd6e1b12d8488b113a"
     ),
     "games: hollywood-gin greedy/simple": (

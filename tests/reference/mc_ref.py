@@ -228,8 +228,34 @@ def scoring_namespace(rules: Any) -> Any:
     )
 
 
+ROLLOUT_GIN_DROPS = -2  # play for gin, throwing gin_drop's card (kernels.mc)
+
+
 def _threshold(obs: Any, knock_at: int) -> int:
+    if knock_at == ROLLOUT_GIN_DROPS:
+        return 0
     return knock_at if knock_at >= 0 else S.rule_threshold(obs)
+
+
+def gin_drop(obs: Any, hand: int, forbidden: int | None) -> int:
+    """Twin of ``kernels.mc.gin_drop``: the natural card with the fewest partners (other
+    cards of its rank, cards of its suit within two ranks), ties to the highest value,
+    then the lowest index."""
+    best = None
+    for c in range(52):
+        if not (hand >> c) & 1 or c == forbidden:
+            continue
+        rank, suit = c % 13, c // 13
+        partners = sum(1 for s in range(4) if s != suit and (hand >> (13 * s + rank)) & 1)
+        partners += sum(
+            1 for r in (rank - 2, rank - 1, rank + 1, rank + 2)
+            if 0 <= r < 13 and (hand >> (13 * suit + r)) & 1
+        )  # fmt: skip
+        key = (partners, -S.value_of(c, obs), c)
+        if best is None or key < best[0]:
+            best = (key, c)
+    assert best is not None
+    return best[1]
 
 
 def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
@@ -279,6 +305,9 @@ def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
         if d == 0 and int(rules[R_BIG_GIN_BONUS]) > 0 and S.min_deadwood(hand, obs) == 0:
             hands[seat] = hand
             return _score(obs, hands, seat)
+        if knock_at == ROLLOUT_GIN_DROPS and seat == obs.seat and d > 0:
+            discard = gin_drop(obs, hand, forbidden)
+            d = S.min_deadwood(S.without(hand, discard), obs)
         hands[seat] = S.without(hand, discard)
         threshold = _threshold(obs, knock_at) if seat == obs.seat else _threshold(obs, -1)
         if d <= threshold and (limit < 0 or d <= limit):
@@ -410,12 +439,19 @@ def rollout_knock_at(obs: Any, knock_at: int) -> int:
     return -1
 
 
+def rollout_policy(obs: Any, knock_at: int, throw_for_gin: int) -> int:
+    """Twin of ``kernels.mc.rollout_policy``."""
+    threshold = rollout_knock_at(obs, knock_at)
+    return ROLLOUT_GIN_DROPS if threshold == 0 and throw_for_gin else threshold
+
+
 class McRef:
     """Twin of ``strategies/mc.py``: the same actions, samples and choice."""
 
     FIELDS = (
         ("samples", int), ("candidates", int), ("knock_at", int), ("min_gain", int),
-        ("budget", int), ("model", int), ("game_weight", float),
+        ("budget", int), ("model", int), ("game_weight", float), ("gin_drop", int),
+        ("screen", int), ("finalists", int),
     )  # fmt: skip
     CHOSEN_KIND, CHOSEN_CARD = 1, 2  # scratch words
 
@@ -425,18 +461,30 @@ class McRef:
         samples = max(1, p["samples"])
         if p["budget"] > 0:
             samples = max(1, min(samples, p["budget"] // len(actions)))
-        knock_at = rollout_knock_at(obs, p["knock_at"])
-        net, _, ends = evaluate(obs, actions, key, 0, samples, p["model"], knock_at, p["min_gain"])
-        # The kernel's float arithmetic, so that near-ties break the same way.
-        values = [
-            np.mean(np.array([float(v) for v in net[a]])) + p["game_weight"] * np.mean(np.array(ends[a], float))
-            for a in range(len(actions))
-        ]
-        best = 0
-        for a in range(1, len(actions)):
-            if values[a] > values[best]:
-                best = a
-        return best
+        knock_at = rollout_policy(obs, p["knock_at"], p["gin_drop"])
+
+        def play(acts: list, first: int, count: int) -> tuple[list, list]:
+            net, _, ends = evaluate(obs, acts, key, first, count, p["model"], knock_at, p["min_gain"])
+            return net, ends
+
+        def best_of(net: list, ends: list) -> tuple[int, list[float]]:
+            # The kernel's float arithmetic, so that near-ties break the same way.
+            values = [
+                np.mean(np.array([float(v) for v in n])) + p["game_weight"] * np.mean(np.array(e, float))
+                for n, e in zip(net, ends, strict=True)
+            ]
+            return max(range(len(values)), key=lambda a: (values[a], -a)), values
+
+        n, screen, finalists = len(actions), p["screen"], p["finalists"]
+        if screen <= 0 or finalists <= 0 or n <= finalists or screen >= samples:
+            return best_of(*play(actions, 0, samples))[0]
+        net, ends = play(actions, 0, screen)  # the first round, every action
+        _, values = best_of(net, ends)
+        keep = sorted(sorted(range(n), key=lambda a: (-values[a], a))[:finalists])
+        rest_net, rest_ends = play([actions[a] for a in keep], screen, samples - screen)
+        both_net = [net[a] + rest_net[i] for i, a in enumerate(keep)]
+        both_ends = [ends[a] + rest_ends[i] for i, a in enumerate(keep)]
+        return keep[best_of(both_net, both_ends)[0]]
 
     def take(self, obs: Any, params: Any, scratch: list[int]) -> bool:
         if not S.pile_of(obs):

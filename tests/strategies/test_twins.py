@@ -81,6 +81,9 @@ def random_params(rng: random.Random, name: str) -> Any:
             budget=rng.choice((0, 0, 4)),
             model=rng.randint(0, 2),
             game_weight=rng.choice((0.0, 20.0)),
+            gin_drop=rng.randint(0, 1),
+            screen=rng.randint(0, 2),  # below samples: a first round, then the finalists
+            finalists=rng.randint(0, 3),
         )
     if name == "advice":
         return strategy.params(
