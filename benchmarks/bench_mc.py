@@ -80,10 +80,13 @@ def main() -> None:
     parser.add_argument("--mc", default="", help="mc settings, k=v,... (default: its defaults)")
     parser.add_argument("--vs", default=None, help="a second setting timed alongside")
     args = parser.parse_args()
-    rules = get_rules(args.rules, **({"players": args.players} if args.players else {}))
-    runs = {args.mc or "defaults": settings(args.mc)}
-    if args.vs is not None:
-        runs[args.vs or "defaults"] = settings(args.vs)
+    try:
+        rules = get_rules(args.rules, **({"players": args.players} if args.players else {}))
+        runs = {args.mc or "defaults": settings(args.mc)}
+        if args.vs is not None:
+            runs[args.vs or "defaults"] = settings(args.vs)
+    except ValueError as error:  # a bad preset or setting: one line, no traceback
+        parser.error(str(error))
     warm = position(random.Random(0), rules, PHASE_DISCARD, 1)
     for params in runs.values():  # compile
         timed(M.take_nb, warm, params)
