@@ -43,6 +43,9 @@ from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
 from sim.study.runs import MAX_SEED
+from strategies.mc import Params as McParams
+
+MC_DEFAULTS = McParams()  # advise rolls out as mc does with its defaults
 
 ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
@@ -400,7 +403,7 @@ def advise(
     key = key_of(seed)
     obs = pos.obs(key)
     kinds, cards = actions_of(pos, key)
-    rollout_at = K.rollout_policy(obs.rules, np.int64(knock_at), 0)  # as mc's defaults
+    rollout_at = K.rollout_policy(obs.rules, np.int64(knock_at), MC_DEFAULTS.gin_drop)
     n = kinds.shape[0]
     net = np.zeros((n, samples))
     won = np.zeros((n, samples), np.int8)

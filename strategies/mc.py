@@ -33,9 +33,8 @@ In plain words:
   rollouts that play for gin also throw for gin: the card with the fewest meld
   partners in the hand, not the least-deadwood one, which throws high pairs and
   near runs (stronger against a player who waits for gin, weaker against one
-  who knocks early: docs/MC.md). ``budget`` caps
-  the rollouts of one decision (0: no cap; else ``samples`` is cut so that
-  actions x samples <= budget).
+  who knocks early: docs/MC.md). ``budget`` caps the rollouts of one decision
+  (0: no cap; else ``samples`` is cut so that actions x samples <= budget).
 * Every sample comes from this seat's seeded strategy stream, so runs are
   reproducible; it sees only its own observation. Details and measured
   strength: docs/MC.md.
@@ -146,10 +145,11 @@ def _best_of(net, ends, game_weight):
 def best_action(obs, params, scratch, kinds, cards):
     """Index of the action with the highest mean utility (first on ties).
 
-    With more than ``finalists`` actions, a first round plays ``screen`` samples of
-    each, and only the ``finalists`` best (first on ties) play the remaining samples:
-    the same samples (by index) a single round would play, so the finalists are
-    compared on all of them, at a fraction of the rollouts for the others."""
+    With ``screen`` > 0 and more than ``finalists`` actions, a first round plays
+    ``screen`` samples of each (fewer than ``samples``), and only the ``finalists``
+    best (first on ties) play the remaining samples: the same samples (by index) a
+    single round would play, so the finalists are compared on all of them, at a
+    fraction of the rollouts for the others."""
     n = kinds.shape[0]
     samples = _samples(params, n)
     screen = np.int64(params[8])
