@@ -56,10 +56,14 @@ from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
 from kernels.obs import (
     BIG_GIN,
     CONTINUE,
+    GAME_HANDS,
+    GAME_OPP_GINS,
+    GAME_OPP_KNOCKS,
     KNOCK,
     PHASE_DISCARD,
     PHASE_DRAW,
     PHASE_UPCARD_OPTION,
+    SCRATCH_HAND,
     SCRATCH_SIZE,
     Obs,
     forbidden_discard,
@@ -477,8 +481,9 @@ def play_hands(
             state.discarded[seat] = 0
             seat_stream = make_stream(PURPOSE_STRATEGY, hand_index, seat)
             state.seat_keys[seat] = stream_key(key, number, seat_stream)
+            # The hand's memory; the game's too at a game's first hand (or a single deal).
             scratch = borrow_row(state.scratch, seat)  # a unit-stride row: one memset
-            for k in range(SCRATCH_SIZE):
+            for k in range(SCRATCH_SIZE if hand_index == 0 else SCRATCH_HAND):
                 scratch[k] = 0
         seat = _left_of(dealer, players)
         for k in range(dealt):
@@ -622,6 +627,13 @@ def play_hands(
         if not _cards_conserved(state.hands, state.pile, state.stock, c, laid_away):
             return _fail(state, ERR_CARDS_LOST, max(knocker, 0), number, hand_index, outcome)
         _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome, laid_away)
+        # The game's memory: how the hand ended, as every seat saw it (kernels/obs.py).
+        went_out = outcome == L.GIN or outcome == L.BIG_GIN or outcome == L.RUMMY
+        for seat in range(players):
+            scratch = borrow_row(state.scratch, seat)
+            scratch[GAME_HANDS] += 1
+            if knocker >= 0 and knocker != seat:
+                scratch[GAME_OPP_GINS if went_out else GAME_OPP_KNOCKS] += 1
     return ERR_NONE
 
 
@@ -743,6 +755,7 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
     k_scores = np.zeros(players, np.int64)
     k_sids = np.zeros(players, np.int64)
     k_params = np.zeros(params.shape, params.dtype)
+    memory = np.zeros((players, SCRATCH_SIZE - SCRATCH_HAND), np.int64)  # by game seat
     # Counters start typed, not as literals (see "Compile time" above).
     hand_index = np.int64(0)
     scored = 0
@@ -762,10 +775,16 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
         for i in range(k):
             if seats[i] == dealer:
                 dealt_dealer = i
+        for i in range(k):  # each seat's game memory (a pool's seats move up as others go)
+            for w in range(SCRATCH_HAND, SCRATCH_SIZE):
+                state.scratch[i, w] = memory[seats[i], w - SCRATCH_HAND]
         err = play_hands(
             rules_by_k[k], tab, key, number, hand_index, dealt_dealer, k_sids[:k], k_params[:k],
             k_scores[:k], _state_for(state, k), one, np.int64(0), np.int64(1), None,
         )
+        for i in range(k):
+            for w in range(SCRATCH_HAND, SCRATCH_SIZE):
+                memory[seats[i], w - SCRATCH_HAND] = state.scratch[i, w]
         if err != ERR_NONE:
             return row - start, err
         if row >= hands_out.number.shape[0]:

@@ -420,12 +420,26 @@ def rollout_policy(rules, knock_at, throw_for_gin):
 
 
 @njit(cache=True)
+def gin_key(hand, card, tab):
+    """``gin_drop``'s order, lowest thrown first: the card's meld partners in the hand
+    (other cards of its rank, cards of its suit within two ranks), then the highest
+    deadwood value."""
+    rank = card % 13
+    suit = card // 13
+    partners = popcount(hand & (np.int64(RANK_ACROSS_SUITS) << rank)) - 1
+    for dr in (-2, -1, 1, 2):
+        if 0 <= rank + dr < 13 and (hand >> (suit * 13 + rank + dr)) & 1:
+            partners += 1
+    return partners * 64 - np.int64(tab[CARD_VALUE + card])
+
+
+@njit(cache=True)
 def gin_drop(hand, forbidden, tab):
     """The discard of a seat that plays for gin: the natural card with the fewest meld
-    partners in the hand (other cards of its rank, cards of its suit within two ranks),
-    ties to the highest deadwood value, then the lowest index. A heuristic, not a
-    solve: it keeps the pairs and near runs that the least-deadwood discard throws for
-    being high, which is what a race to gin needs. Jokers are never thrown."""
+    partners in the hand (``gin_key``), ties to the highest deadwood value, then the
+    lowest index. A heuristic, not a solve: it keeps the pairs and near runs that the
+    least-deadwood discard throws for being high, which is what a race to gin needs.
+    Jokers are never thrown."""
     best = np.int64(-1)
     best_key = np.int64(1) << 40
     rest = hand & L.NATURAL_BITS
@@ -434,13 +448,7 @@ def gin_drop(hand, forbidden, tab):
         rest &= rest - 1
         if c == forbidden:
             continue
-        rank = c % 13
-        suit = c // 13
-        partners = popcount(hand & (np.int64(RANK_ACROSS_SUITS) << rank)) - 1
-        for dr in (-2, -1, 1, 2):
-            if 0 <= rank + dr < 13 and (hand >> (suit * 13 + rank + dr)) & 1:
-                partners += 1
-        key = partners * 64 - np.int64(tab[CARD_VALUE + c])
+        key = gin_key(hand, c, tab)
         if key < best_key:
             best_key = key
             best = c
@@ -663,13 +671,17 @@ def evaluate(
 
 
 @njit(cache=True)
-def discard_candidates(obs, forbidden, limit_count):
+def discard_candidates(obs, forbidden, limit_count, gin_count):
     """Cards the seat may discard, best first by the best-discard order (least
-    deadwood left, then highest value, then highest index), at most ``limit_count``
-    of them (all when 0). Returns ``(cards, deadwood left)``."""
+    deadwood left, then highest value, then highest index): the first
+    ``limit_count`` (all when 0) and the ``gin_count`` natural cards first in
+    ``gin_drop``'s order (ties to the lowest index). Returns ``(cards, deadwood
+    left)``."""
     n = popcount(obs.hand)
     keys = np.empty(n, np.int64)
+    gin_keys = np.empty(n, np.int64)
     m = 0
+    g = 0
     rest = obs.hand
     while rest:
         card = lowest_bit(rest)
@@ -680,9 +692,19 @@ def discard_candidates(obs, forbidden, limit_count):
         value = np.int64(obs.tab[CARD_VALUE + card])
         keys[m] = discard_order_key(d, value, card)
         m += 1
+        if (L.NATURAL_BITS >> card) & 1:
+            gin_keys[g] = gin_key(obs.hand, card, obs.tab) * 64 + card
+            g += 1
     keys = np.sort(keys[:m])
+    gin_keys = np.sort(gin_keys[:g])
     if 0 < limit_count < m:
-        m = limit_count
+        take = np.arange(m) < limit_count
+        for i in range(min(gin_count, g)):
+            for j in range(m):
+                if 63 - (keys[j] & 0xFF) == gin_keys[i] & 63:
+                    take[j] = True
+        keys = keys[take]
+        m = keys.shape[0]
     out_cards = np.empty(m, np.int64)
     out_dw = np.empty(m, np.int64)
     for i in range(m):
@@ -692,11 +714,11 @@ def discard_candidates(obs, forbidden, limit_count):
 
 
 @njit(cache=True)
-def discard_actions(obs, forbidden, limit_count):
+def discard_actions(obs, forbidden, limit_count, gin_count):
     """The actions of a discard decision: big gin when allowed and ready; else for
-    each candidate discard, discarding it and (when the knock would be legal)
-    knocking with it. Returns ``(kinds, cards)``."""
-    cands, dws = discard_candidates(obs, forbidden, limit_count)
+    each candidate discard (``discard_candidates``), discarding it and (when the knock
+    would be legal) knocking with it. Returns ``(kinds, cards)``."""
+    cands, dws = discard_candidates(obs, forbidden, limit_count, gin_count)
     rules = obs.rules
     limit = knock_limit_of(rules, obs.upcard)
     if rules[L.R_BIG_GIN_BONUS] > 0 and min_deadwood_one(obs.hand, obs.tab) == 0:

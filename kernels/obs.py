@@ -5,7 +5,9 @@ hand and the public record only. The array of every hand is never part of it, so
 hook can read another player's hidden cards through this API.
 
 Hook signatures (all ``@njit``; ``params`` float64[N_PARAMS] is the seat's parameter
-vector, ``scratch`` int64[SCRATCH_SIZE] its private memory, zeroed at each deal):
+vector, ``scratch`` int64[SCRATCH_SIZE] its private memory: words below
+``SCRATCH_HAND`` are zeroed at each deal, the rest (the game's memory) when a game or
+a single deal starts, and kept across the hands of a game):
 
 * ``take(obs, params, scratch) -> bool``: take the top card of the discard pile
   (True) or not. In ``PHASE_UPCARD_OPTION`` not taking is a pass (no draw); in
@@ -35,9 +37,17 @@ CONTINUE = 0
 KNOCK = 1
 BIG_GIN = 2
 
-SCRATCH_SIZE = 64  # int64 words of private memory per seat and hand
+SCRATCH_SIZE = 80  # int64 words of private memory per seat
+SCRATCH_HAND = 64  # words [0, SCRATCH_HAND): the hand's memory, zeroed at each deal
 SCRATCH_RNG = 0  # scratch[0]: the seat's random counter (managed by ``strategy_below``)
 SCRATCH_FREE = 1  # first word a strategy may use for itself
+# Words [SCRATCH_HAND, SCRATCH_SIZE): the game's memory, zeroed when a game (or a single
+# deal) starts and kept across its hands. The engine counts in the first three, at the
+# end of every hand, what the whole table saw of it (docs/ENGINE.md "Game memory"):
+GAME_HANDS = SCRATCH_HAND  # hands of this game the seat was dealt in, dead hands too
+GAME_OPP_KNOCKS = SCRATCH_HAND + 1  # ... in which another seat knocked with deadwood
+GAME_OPP_GINS = SCRATCH_HAND + 2  # ... in which another seat went out with none
+GAME_FREE = SCRATCH_HAND + 3  # first game word a strategy may use for itself
 N_PARAMS = 48  # parameters per seat (float64; the chart strategy uses 41)
 
 

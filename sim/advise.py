@@ -43,9 +43,6 @@ from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
 from sim.study.runs import MAX_SEED
-from strategies.mc import Params as McParams
-
-MC_DEFAULTS = McParams()  # advise rolls out as mc does with its defaults
 
 ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
@@ -331,6 +328,7 @@ class Advice:
     model: str
     deadwood: int
     rollout_knock_at: int  # your rollouts knock at this deadwood or less
+    rollout_throws_for_gin: bool  # ... and throw the card with the fewest meld partners
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -340,6 +338,7 @@ class Advice:
             "model": self.model,
             "deadwood": self.deadwood,
             "rollout_knock_at": self.rollout_knock_at,
+            "rollout_throws_for_gin": self.rollout_throws_for_gin,
             "actions": [
                 {
                     "action": a.label,
@@ -358,7 +357,7 @@ class Advice:
 def actions_of(pos: Position, key: np.uint64) -> tuple[np.ndarray, np.ndarray]:
     """Every legal action of the position (kinds and cards)."""
     if pos.phase == PHASE_DISCARD:
-        return K.discard_actions(pos.obs(key), pos.just_took, 0)
+        return K.discard_actions(pos.obs(key), pos.just_took, 0, 0)
     return np.array([K.ACT_TAKE, K.ACT_DRAW], np.int64), np.full(2, -1, np.int64)
 
 
@@ -385,9 +384,13 @@ def advise(
     model: str = "kept",
     knock_at: int = -1,
     min_gain: int = 1,
+    throw_for_gin: bool = True,
 ) -> Advice:
     """Score every legal action of ``pos`` on ``samples`` sampled deals (in rounds of
-    ``ROUND``; with ``time_limit`` seconds, stop after the round that reaches it)."""
+    ``ROUND``; with ``time_limit`` seconds, stop after the round that reaches it).
+    Your rollouts play as ``mc``'s with its defaults where no opponent has knocked with
+    deadwood yet in the game: they throw for gin where they play for gin
+    (``kernels.mc.rollout_policy``), unless ``throw_for_gin`` is False."""
     if not 2 <= samples <= MAX_SAMPLES:
         raise AdviseError(f"samples must be 2..{MAX_SAMPLES:,}, got {samples}")
     if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
@@ -403,7 +406,7 @@ def advise(
     key = key_of(seed)
     obs = pos.obs(key)
     kinds, cards = actions_of(pos, key)
-    rollout_at = K.rollout_policy(obs.rules, np.int64(knock_at), MC_DEFAULTS.gin_drop)
+    rollout_at = K.rollout_policy(obs.rules, np.int64(knock_at), np.int64(throw_for_gin))
     n = kinds.shape[0]
     net = np.zeros((n, samples))
     won = np.zeros((n, samples), np.int8)
@@ -455,7 +458,8 @@ def advise(
     hand = pos.hand
     deadwood = int(min_deadwood(np.array([hand], np.uint64), pos.rules)[0])
     threshold = int(K.rollout_threshold(obs.rules, obs.upcard, rollout_at))
-    return Advice([out[a] for a in order], done, seconds, seed, model, deadwood, threshold)
+    throws = bool(rollout_at == K.ROLLOUT_GIN_DROPS)
+    return Advice([out[a] for a in order], done, seconds, seed, model, deadwood, threshold, throws)
 
 
 __all__ = ["ActionAdvice", "Advice", "AdviseError", "Position", "advise"]

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kernels import layout as L
+from kernels.obs import SCRATCH_HAND, SCRATCH_SIZE
 from sim.engine_build import engine_for
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
@@ -259,15 +260,22 @@ class Replay:
 def _replay(
     engine: ModuleType, ids: dict[str, int], rules: RuleSet, lineup: Lineup, seed: int,
     number: int, hand_index: int, dealer: int, scores: npt.NDArray[np.int64],
+    memory: npt.NDArray[np.int64] | None = None,
 ) -> Replay:  # fmt: skip
-    """Play hand ``hand_index`` of deal or game ``number`` with the event log on."""
+    """Play hand ``hand_index`` of deal or game ``number`` with the event log on.
+    ``memory`` (a game's later hands): each seat's game words of its scratch before
+    the hand (``kernels/obs.py``), updated in place to what they are after it."""
     cols = engine.new_columns(1, rules.players)
     state = engine.new_state(rules.players)
+    if memory is not None:
+        state.scratch[:, SCRATCH_HAND:] = memory
     err = _play_logged(
         engine, ids, rules, lineup, seed, number, hand_index, dealer, scores, state, cols
     )
     if err:
         _raise_decision_error(state.error, engine, lineup, seed)
+    if memory is not None:
+        memory[:] = state.scratch[:, SCRATCH_HAND:]
     n = int(state.counters[L.C_EVENTS])
     record = {field: getattr(cols, field)[0].tolist() for field in cols._fields}
     record["outcome_label"] = L.OUTCOME_LABELS[record["outcome"]]
@@ -348,8 +356,9 @@ def replay_game(
     """Game ``game`` as ``play_games`` plays it, every hand with the event log on.
 
     The game is played first; then each of its hands is played again on its own from
-    all it depends on (the seats dealt in, the dealer, the scores before it, the game
-    and hand numbers) with the log on, and must give the game's row again.
+    all it depends on (the seats dealt in, the dealer, the scores before it, the seats'
+    game memory, the game and hand numbers) with the log on, and must give the game's
+    row again.
     """
     r = resolve_rules(rules)
     seats = lineup_of(lineup, r.players)
@@ -357,15 +366,19 @@ def replay_game(
     games, hands = play_games(r, seats, games=1, seed=seed, first=game, threads=1)
     engine, ids = _engine(seats)
     scores = np.zeros(r.players, np.int64)
+    memory = np.zeros((r.players, SCRATCH_SIZE - SCRATCH_HAND), np.int64)  # by game seat
     replayed = []
     for row in range(hands.number.shape[0]):
         dealt_in = [s for s in range(r.players) if hands.deadwood[row, s] >= 0]
         k = len(dealt_in)
         hand_rules = r if k == r.players else dataclasses.replace(r, players=k)
+        seat_memory = memory[dealt_in]  # a copy, updated by the hand
         replay = _replay(
             engine, ids, hand_rules, Lineup(tuple(seats.seats[s] for s in dealt_in)), seed, game,
             int(hands.hand_index[row]), dealt_in.index(int(hands.dealer[row])), scores[dealt_in],
+            seat_memory,
         )  # fmt: skip
+        memory[dealt_in] = seat_memory
         same = (
             replay.record["points"] == hands.points[row, dealt_in].tolist()
             and replay.record["outcome"] == int(hands.outcome[row])

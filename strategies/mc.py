@@ -15,10 +15,13 @@ In plain words:
   has thrown D cards holds a hand improved by D greedy turns; 2 "inferred",
   kept and never melding with a card it threw or passed; 0 uniform.
 * A discard decision tries the ``candidates`` best discards by the deadwood
-  they leave (every card when 0), each followed by playing on and, when the
-  knock is legal, by knocking. Big gin is taken whenever the rules allow it.
-  With ``screen`` > 0 and more than ``finalists`` actions, a first round of
-  ``screen`` samples each keeps the ``finalists`` best for the other samples.
+  they leave (every card when 0), and where the rollouts throw for gin (below)
+  also the ``gin_candidates`` first natural cards in ``gin_drop``'s order (fewest
+  meld partners); each is followed by playing on and, when the knock is legal,
+  by knocking. Big gin is taken whenever the rules allow it. With ``screen`` > 0
+  and more than ``finalists`` actions, a first round of ``screen`` samples each
+  keeps the ``finalists`` best for the other samples (-1, the default: 50 where
+  the rollouts throw for gin, which pays for the gin candidates; else none).
 * In whole games with a target (``gin:T``, ``match:T``) a sampled hand that
   takes it to the target first counts ``game_weight`` points more, one that
   takes an opponent there ``game_weight`` points less.
@@ -29,12 +32,15 @@ In plain words:
   and undercut bonuses of 25 or more outside Hollywood games (gin, eaai,
   oklahoma-gin); greedy's tuned threshold for the player count where any
   deadwood may knock (Knock Rummy: 26 with 4 players); elsewhere the rule's
-  limit (gin-classic, hollywood-gin, round-the-corner-gin). With ``gin_drop=1``
-  rollouts that play for gin also throw for gin: the card with the fewest meld
+  limit (gin-classic, hollywood-gin, round-the-corner-gin). Rollouts that play
+  for gin also throw for gin (``gin_drop``): the card with the fewest meld
   partners in the hand, not the least-deadwood one, which throws high pairs and
-  near runs (stronger against a player who waits for gin, weaker against one
-  who knocks early: docs/MC.md). ``budget`` caps the rollouts of one decision
-  (0: no cap; else ``samples`` is cut so that actions x samples <= budget).
+  near runs. That is stronger against a player who waits for gin and weaker
+  against one who knocks early (docs/MC.md), so by default (-1) they do it
+  until an opponent has knocked with deadwood in this game (the engine's count
+  in the seat's game memory), and never after; 1 always, 0 never. ``budget``
+  caps the rollouts of one decision (0: no cap; else ``samples`` is cut so that
+  actions x samples <= budget).
 * Every sample comes from this seat's seeded strategy stream, so runs are
   reproducible; it sees only its own observation. Details and measured
   strength: docs/MC.md.
@@ -53,6 +59,7 @@ from kernels.mc import (
     ACT_DRAW,
     ACT_KNOCK,
     ACT_TAKE,
+    ROLLOUT_GIN_DROPS,
     discard_actions,
     evaluate,
     rollout_policy,
@@ -61,6 +68,7 @@ from kernels.obs import (
     BIG_GIN,
     CONTINUE,
     DISCARD_HOOK,
+    GAME_OPP_KNOCKS,
     KNOCK,
     KNOCK_HOOK,
     SCRATCH_FREE,
@@ -73,6 +81,9 @@ from strategies.base import Strategy
 
 CHOSEN_KIND = SCRATCH_FREE  # scratch: the action chosen at the discard decision
 CHOSEN_CARD = SCRATCH_FREE + 1
+# screen=-1: the first round's samples per action where the rollouts throw for gin (and
+# the gin candidates add discards to try); elsewhere no first round.
+GIN_SCREEN = 50
 
 
 class Params(NamedTuple):
@@ -87,9 +98,10 @@ class Params(NamedTuple):
     budget: int = 0  # most rollouts per decision (0: no cap)
     model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept, 2 inferred (docs/MC.md)
     game_weight: float = 30.0  # points added (taken) when a hand ends the game won (lost)
-    gin_drop: int = 0  # 1: rollouts that play for gin throw for gin (kernels.mc.gin_drop)
-    screen: int = 0  # first round: samples per action when there are more than finalists
+    gin_drop: int = -1  # rollouts that play for gin throw for gin: 1, 0, -1 until a knock
+    screen: int = -1  # first round's samples per action (-1: GIN_SCREEN when throwing for gin)
     finalists: int = 3  # actions the first round keeps for the remaining samples
+    gin_candidates: int = 4  # where rollouts throw for gin, discards also tried (gin_drop)
 
 
 @njit(cache=True)
@@ -110,7 +122,19 @@ def _samples(params, n_actions):
 
 
 @njit(cache=True)
-def _play(obs, params, kinds, cards, key, first, net, ends):
+def _policy(obs, params, scratch):
+    """The rollouts' policy for ``evaluate`` (``rollout_policy``). With ``gin_drop``
+    -1 they throw for gin until an opponent has knocked with deadwood in this game
+    (the engine's count in the seat's game memory): from then on the opponents are
+    known to knock early, and the least-deadwood discards play better."""
+    throw_for_gin = np.int64(params[7])
+    if throw_for_gin < 0:
+        throw_for_gin = np.int64(scratch[GAME_OPP_KNOCKS] == 0)
+    return rollout_policy(obs.rules, np.int64(params[2]), throw_for_gin)
+
+
+@njit(cache=True)
+def _play(obs, params, policy, kinds, cards, key, first, net, ends):
     """Samples ``first``.. of every action into ``net`` and ``ends``."""
     won = np.empty(net.shape, np.int8)
     evaluate(
@@ -120,7 +144,7 @@ def _play(obs, params, kinds, cards, key, first, net, ends):
         key,
         first,
         np.int64(params[5]),
-        rollout_policy(obs.rules, np.int64(params[2]), np.int64(params[7])),
+        policy,
         np.int64(params[3]),
         net,
         won,
@@ -145,25 +169,29 @@ def _best_of(net, ends, game_weight):
 def best_action(obs, params, scratch, kinds, cards):
     """Index of the action with the highest mean utility (first on ties).
 
-    With ``screen`` > 0 and more than ``finalists`` actions, a first round plays
-    ``screen`` samples of each (fewer than ``samples``), and only the ``finalists``
-    best (first on ties) play the remaining samples: the same samples (by index) a
-    single round would play, so the finalists are compared on all of them, at a
-    fraction of the rollouts for the others."""
+    With ``screen`` > 0 (-1: ``GIN_SCREEN`` where the rollouts throw for gin, else 0)
+    and more than ``finalists`` actions, a first round plays ``screen`` samples of
+    each (fewer than ``samples``), and only the ``finalists`` best (first on ties)
+    play the remaining samples: the same samples (by index) a single round would
+    play, so the finalists are compared on all of them, at a fraction of the
+    rollouts for the others."""
     n = kinds.shape[0]
     samples = _samples(params, n)
+    policy = _policy(obs, params, scratch)
     screen = np.int64(params[8])
+    if screen < 0:  # screened where the gin candidates add actions
+        screen = np.int64(GIN_SCREEN) if policy == ROLLOUT_GIN_DROPS else np.int64(0)
     finalists = np.int64(params[9])
     key = _decision_key(obs, scratch)
     game_weight = params[6]
     if screen <= 0 or finalists <= 0 or n <= finalists or screen >= samples:
         net = np.empty((n, samples), np.float64)
         ends = np.empty((n, samples), np.int8)
-        _play(obs, params, kinds, cards, key, 0, net, ends)
+        _play(obs, params, policy, kinds, cards, key, 0, net, ends)
         return _best_of(net, ends, game_weight)[0]
     net = np.empty((n, screen), np.float64)
     ends = np.empty((n, screen), np.int8)
-    _play(obs, params, kinds, cards, key, 0, net, ends)
+    _play(obs, params, policy, kinds, cards, key, 0, net, ends)
     _, means = _best_of(net, ends, game_weight)
     chosen = np.zeros(n, np.bool_)
     for _ in range(finalists):  # the best remaining, first on ties
@@ -175,7 +203,7 @@ def best_action(obs, params, scratch, kinds, cards):
     keep = np.nonzero(chosen)[0]
     rest_net = np.empty((finalists, samples - screen), np.float64)
     rest_ends = np.empty((finalists, samples - screen), np.int8)
-    _play(obs, params, kinds[keep], cards[keep], key, screen, rest_net, rest_ends)
+    _play(obs, params, policy, kinds[keep], cards[keep], key, screen, rest_net, rest_ends)
     all_net = np.concatenate((net[keep], rest_net), axis=1)
     all_ends = np.concatenate((ends[keep], rest_ends), axis=1)
     return keep[_best_of(all_net, all_ends, game_weight)[0]]
@@ -192,7 +220,10 @@ def mc_take(obs, params, scratch):
 
 @njit(cache=True)
 def mc_discard(obs, params, scratch):
-    kinds, cards = discard_actions(obs, forbidden_discard(obs), np.int64(params[1]))
+    gin_count = np.int64(0)  # the gin candidates: only where the rollouts throw for gin
+    if _policy(obs, params, scratch) == ROLLOUT_GIN_DROPS:
+        gin_count = np.int64(params[10])
+    kinds, cards = discard_actions(obs, forbidden_discard(obs), np.int64(params[1]), gin_count)
     a = 0
     if kinds.shape[0] > 1:
         a = best_action(obs, params, scratch, kinds, cards)
@@ -245,8 +276,9 @@ STRATEGY: Strategy = Strategy(
         "budget": (0, None),
         "model": (0, 2),
         "game_weight": (0, None),
-        "gin_drop": (0, 1),
-        "screen": (0, 100_000),
+        "gin_drop": (-1, 1),
+        "screen": (-1, 100_000),
         "finalists": (0, 64),
+        "gin_candidates": (0, 12),
     },
 )

@@ -122,6 +122,15 @@ def advise(
             help="Rollout policy: your knock threshold (-1: as mc, chosen from the rules).",
         ),
     ] = -1,
+    throw_for_gin: Annotated[
+        bool,
+        typer.Option(
+            "--throw-for-gin/--no-throw-for-gin",
+            help="Rollout policy where yours play for gin: throw the card with the fewest "
+            "meld partners (as mc before an opponent has knocked with deadwood), or the "
+            "least-deadwood card.",
+        ),
+    ] = True,
     as_json: JsonOption = False,
 ) -> None:
     """Score every legal action of a position (knock, each discard, or take vs draw) by
@@ -154,8 +163,9 @@ def advise(
             rebuilds=rebuilds,
         )
         result = run_advise(
-            pos, samples=samples, seed=seed, time_limit=time_limit, model=model, knock_at=knock_at
-        )
+            pos, samples=samples, seed=seed, time_limit=time_limit, model=model,
+            knock_at=knock_at, throw_for_gin=throw_for_gin,
+        )  # fmt: skip
     except (AdviseError, CardError) as error:
         fail(str(error))
     except ValueError as error:
@@ -182,7 +192,9 @@ def advise(
     typer.echo(
         "net points: your points minus the mean of the others' for this hand (95% t interval), "
         "play continued by greedy rollouts in every seat (yours knock at "
-        f"{result.rollout_knock_at} or less, the others at the rule's limit); "
+        f"{result.rollout_knock_at} or less"
+        f"{', throwing for gin' if result.rollout_throws_for_gin else ''}, "
+        "the others at the rule's limit); "
         "knock CARD: lay CARD away and knock; "
         "win %: 95% Wilson interval; "
         "vs best: paired difference on the same samples (95% t interval) and its p-value"

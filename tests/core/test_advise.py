@@ -10,10 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 from kernels import mc as K
+from kernels.obs import SCRATCH_SIZE
 from sim.advise import AdviseError, Position, actions_of, advise
 from sim.cards import card_name, cards_of
 from sim.cli import app
 from sim.engine import key_of
+from strategies import params_vector
 from tests.reference import mc_ref as R
 from tests.reference import strategies_ref as S
 from tests.support.twins import fast_solver
@@ -112,7 +114,7 @@ def test_advise_agrees_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None
         dealer=1,
         rules=[int(v) for v in pos.rules.compile()],
     )
-    exact = R.exact_values(ref_obs, actions, R.rollout_knock_at(ref_obs, -1), 1)
+    exact = R.exact_values(ref_obs, actions, R.rollout_policy(ref_obs, -1, 1), 1)
     result = advise(pos, samples=4000, seed=0, model="uniform")
     by_label = {a.label: a for a in result.actions}
     for (kind, card), value in zip(actions, exact, strict=True):
@@ -193,8 +195,8 @@ def test_mc_hook_decision_matches_advise_best() -> None:
     pos = Position.parse("gin", hand=HAND + " JC", pile="5S KC 7D 8H 2C")
     key = key_of(3)
     obs = pos.obs(key)
-    scratch = np.zeros(64, np.int64)
-    params = np.array([300, 0, -1, 1, 0, 1, 0.0, 0], np.float64)
+    scratch = np.zeros(SCRATCH_SIZE, np.int64)
+    params = params_vector(M.Params(samples=300, candidates=0, game_weight=0.0, screen=0))
     card = M.mc_discard(obs, params, scratch)
     kinds, cards = actions_of(pos, key)
     net = np.zeros((len(kinds), 300))
@@ -208,7 +210,7 @@ def test_mc_hook_decision_matches_advise_best() -> None:
         random64(np.uint64(obs.rng_key), 0),
         0,
         1,
-        K.rollout_knock_at(obs.rules, -1),  # mc's default: chosen from the rules
+        K.rollout_policy(obs.rules, -1, 1),  # mc's default in a game's first hand
         1,
         net,
         won,
@@ -230,15 +232,23 @@ def test_a_joker_in_the_hand_and_one_in_the_pile() -> None:
 
 
 @pytest.mark.parametrize(
-    ("preset", "knock_at", "expected"),
-    [("eaai", -1, 0), ("gin-classic", -1, 10), ("knock-rummy", -1, 26), ("eaai", 7, 7)],
+    ("preset", "knock_at", "throw", "expected", "throws"),
+    [
+        ("eaai", -1, True, 0, True),
+        ("eaai", -1, False, 0, False),
+        ("gin-classic", -1, True, 10, False),
+        ("knock-rummy", -1, True, 26, False),
+        ("eaai", 7, True, 7, False),
+    ],
 )
-def test_advice_reports_the_rollout_threshold_it_used(
-    preset: str, knock_at: int, expected: int
+def test_advice_reports_the_rollout_policy_it_used(
+    preset: str, knock_at: int, throw: bool, expected: int, throws: bool
 ) -> None:
-    """--knock-at -1 is mc's choice from the rules, resolved to a number in the result."""
+    """--knock-at -1 is mc's choice from the rules, resolved to a number in the result;
+    the rollouts throw for gin only where they play for gin (threshold 0)."""
     hand = "9C 9D 9H JS QS KS AD 4D" if preset == "knock-rummy" else HAND + " JC"
     pos = Position.parse(preset, hand=hand, pile="5S KC 7D 8H 2C")
-    result = advise(pos, samples=2, knock_at=knock_at)
-    assert result.rollout_knock_at == expected
+    result = advise(pos, samples=2, knock_at=knock_at, throw_for_gin=throw)
+    assert (result.rollout_knock_at, result.rollout_throws_for_gin) == (expected, throws)
     assert result.as_dict()["rollout_knock_at"] == expected
+    assert result.as_dict()["rollout_throws_for_gin"] == throws

@@ -317,6 +317,50 @@ def test_ruleset_replace_keeps_players_consistent():
     assert rules.cards_per_hand == 7
 
 
+MEMORY_GAMES = [
+    ("gin", {}, "game_memory/greedy"),
+    ("eaai", {}, "simple/game_memory"),
+    ("knock-rummy", {"players": 3, "game": "pool:30"}, "game_memory/greedy/game_memory"),
+    ("hollywood-gin", {"game": "hollywood:40"}, "game_memory/game_memory"),
+]
+
+
+@pytest.mark.parametrize("preset, overrides, spec", MEMORY_GAMES, ids=lambda v: str(v))
+def test_game_memory_is_kept_across_hands(monkeypatch, preset, overrides, spec):
+    """A seat whose knocks depend on its game memory (the engine's counts of how the
+    game's hands ended, and a word of its own): the engine plays the same games as its
+    twin, and a replay of each game plays every hand alone from the memory it had. In a
+    pool the seats that stay in keep their memory when others go out."""
+    import sim.engine as api
+    import strategies
+    from sim.engine import replay_game
+    from strategies import BUILTINS, get_strategy, params_vector
+    from tests.plugins.game_memory import MemoryRef
+    from tests.reference.strategies_ref import REF_STRATEGIES
+
+    monkeypatch.setattr(strategies, "_PLUGINS", dict(strategies._PLUGINS))  # undone after
+    probe = get_strategy("tests.plugins.game_memory")
+    known = {"game_memory": probe, "greedy": BUILTINS["greedy"], "simple": BUILTINS["simple"]}
+    monkeypatch.setattr(api, "registry", lambda: known)
+    rules = get_rules(preset, **overrides)
+    seats = spec.split("/")
+    twins = [MemoryRef() if s == "game_memory" else REF_STRATEGIES[s] for s in seats]
+    params = [list(params_vector(known[s].params())) for s in seats]
+    games, hands = play_games(rules, spec, games=4, seed=9)
+    key = int(key_of(9))
+    row = later_hands = 0
+    for g in range(4):
+        ref = play_game_ref(rules, key, g, twins, params)
+        assert games.scores[g].tolist() == ref.get("totals", ref["scores"])
+        for record in ref["records"]:
+            got = [int(hands.points[row, s]) for s in record["seats"]]
+            assert (int(hands.turns[row]), got) == (record["turns"], record["points"])
+            later_hands += record["hand_index"] > 0
+            row += 1
+        replay_game(rules, spec, seed=9, game=g)  # raises if a hand played alone differs
+    assert row == len(hands.number) and later_hands >= 8
+
+
 @pytest.mark.parametrize(
     ("how", "what"),
     [

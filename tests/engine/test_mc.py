@@ -174,7 +174,7 @@ def test_kernel_equals_twin_sample_by_sample(
         obs, ref = pos["obs"], pos["ref"]
         if phase == PHASE_DISCARD:
             actions = R.discard_actions(ref, None, 0)
-            kinds, cards = K.discard_actions(obs, -1, 0)
+            kinds, cards = K.discard_actions(obs, -1, 0, 0)
             assert list(zip(kinds.tolist(), cards.tolist(), strict=True)) == actions
         else:
             actions = [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]
@@ -489,6 +489,29 @@ def test_gin_drop_equals_twin(preset: str) -> None:
         got = K.gin_drop(hand, forbidden, tab)
         assert got == R.gin_drop(ref, hand, None if forbidden < 0 else forbidden)
         assert got != forbidden and got < 52 and (hand >> got) & 1
+
+
+@pytest.mark.parametrize("preset", ["gin", "joker-knock", "knock-rummy"])
+def test_discard_actions_equal_twin_with_gin_candidates(preset: str) -> None:
+    """The discard decision's actions, kernel and twin, for every pair of counts
+    (least-deadwood candidates, gin candidates) on random positions; the gin
+    candidates add exactly the cards first in gin_drop's order."""
+    rng = random.Random(preset)
+    added = 0
+    for _ in range(40):
+        pos = random_position(rng, preset, PHASE_DISCARD)
+        obs, ref = pos["obs"], pos["ref"]
+        for limit in (0, 1, 3):
+            for gin in (0, 1, 2, 11):
+                kinds, cards = K.discard_actions(obs, -1, limit, gin)
+                got = list(zip(kinds.tolist(), cards.tolist(), strict=True))
+                assert got == R.discard_actions(ref, None, limit, gin)
+                plain = set(K.discard_actions(obs, -1, limit, 0)[1].tolist())
+                if limit and kinds[0] != K.ACT_BIG_GIN:
+                    first = K.gin_drop(int(obs.hand), -1, obs.tab)
+                    assert gin == 0 or first in set(cards.tolist())
+                    added += len(set(cards.tolist()) - plain)
+    assert added > 50  # the gin candidates do add discards
 
 
 def test_gin_drop_keeps_pairs_and_near_runs() -> None:

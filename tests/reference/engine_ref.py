@@ -15,8 +15,11 @@ API
 - Strategies are objects with ``take(obs, params, scratch) -> bool``,
   ``discard(obs, params, scratch) -> int`` and ``knock(obs, params, scratch, discard)
   -> int`` (``CONTINUE``/``KNOCK``/``BIG_GIN`` of ``kernels.obs``). ``scratch`` is a list
-  of ``SCRATCH_SIZE`` (64) ints zeroed at each deal; ``scratch[0]`` is the seat's random
-  counter (:func:`strategy_below_ref` draws from ``obs.rng_key`` with it).
+  of ``SCRATCH_SIZE`` ints: the first ``SCRATCH_HAND`` zeroed at each deal, the rest (the
+  game's memory) at a game's first hand and kept across its hands, with the hand counts
+  ``GAME_HANDS``, ``GAME_OPP_KNOCKS`` and ``GAME_OPP_GINS`` added at each hand's end;
+  ``scratch[0]`` is the seat's random counter (:func:`strategy_below_ref` draws from
+  ``obs.rng_key`` with it).
 - :func:`play_hand_ref` plays one hand and returns its record; :func:`play_game_ref`
   plays one game. An illegal answer raises :class:`IllegalDecision` (a ``ValueError``).
 
@@ -153,10 +156,14 @@ from kernels.layout import OUTCOME_LABELS, POINT_SCALE
 from kernels.obs import (
     BIG_GIN,
     CONTINUE,
+    GAME_HANDS,
+    GAME_OPP_GINS,
+    GAME_OPP_KNOCKS,
     KNOCK,
     PHASE_DISCARD,
     PHASE_DRAW,
     PHASE_UPCARD_OPTION,
+    SCRATCH_HAND,
     SCRATCH_RNG,
     SCRATCH_SIZE,
 )
@@ -293,6 +300,7 @@ class _Hand:
         dealer: int,
         scores: list[int],
         log: bool,
+        memory: list[list[int]] | None,
     ) -> None:
         self.rules = rules
         self.ns = scoring_rules(rules)
@@ -312,7 +320,13 @@ class _Hand:
         self.dealer = dealer
         self.scores = list(scores)
         self.events: list[tuple[Any, ...]] | None = [] if log else None
-        self.scratch = [[0] * SCRATCH_SIZE for _ in range(self.players)]
+        if memory is None:
+            memory = [[0] * (SCRATCH_SIZE - SCRATCH_HAND) for _ in range(self.players)]
+        if hand_index == 0:  # a game's first hand, or a single deal: a fresh memory
+            for words in memory:
+                words[:] = [0] * len(words)
+        self.memory = memory  # each seat's game memory, written back at the hand's end
+        self.scratch = [[0] * SCRATCH_HAND + list(memory[seat]) for seat in range(self.players)]
         self.rng_keys = [
             rng_ref.stream_key(
                 self.key,
@@ -571,6 +585,13 @@ class _Hand:
 
     def _set_record(self, knocker: int, result: dict[str, Any], winner: int) -> None:
         assert result["outcome"] in OUTCOME_LABELS
+        went_out = result["outcome"] in ("gin", "big_gin", "rummy")
+        for seat in range(self.players):
+            scratch = self.scratch[seat]
+            scratch[GAME_HANDS] += 1
+            if knocker >= 0 and knocker != seat:
+                scratch[GAME_OPP_GINS if went_out else GAME_OPP_KNOCKS] += 1
+            self.memory[seat][:] = scratch[SCRATCH_HAND:]
         self.record = {
             "number": self.number,
             "hand_index": self.hand_index,
@@ -609,12 +630,14 @@ def play_hand_ref(
     dealer: int | None = None,
     scores: list[int] | None = None,
     log: Any = None,
+    memory: list[list[int]] | None = None,
 ) -> dict[str, Any]:
     """Play one hand per ENGINE.md and return its record (see the module docstring).
 
     ``dealer`` defaults to the last seat (a single hand played alone); ``scores`` (what
-    ``RefObs.scores`` shows) to zeros. Raises :class:`IllegalDecision` on an illegal
-    strategy answer.
+    ``RefObs.scores`` shows) to zeros; ``memory`` (per seat, the game words of its
+    scratch; zeros at hand 0) is updated in place at the hand's end. Raises
+    :class:`IllegalDecision` on an illegal strategy answer.
     """
     if dealer is None:
         dealer = rules.players - 1
@@ -623,8 +646,9 @@ def play_hand_ref(
     if len(scores) != rules.players:
         raise ValueError(f"need {rules.players} scores, got {len(scores)}")
     hand = _Hand(
-        rules, key, number, list(strategies), list(params), hand_index, dealer, scores, bool(log)
-    )
+        rules, key, number, list(strategies), list(params), hand_index, dealer, scores,
+        bool(log), memory,
+    )  # fmt: skip
     return hand.play()
 
 
@@ -731,6 +755,7 @@ def play_game_ref(
     wins = [0] * players
     hollywood = HollywoodRef(rules, target) if mode == "hollywood" else None
     records: list[dict[str, Any]] = []
+    memory = [[0] * (SCRATCH_SIZE - SCRATCH_HAND) for _ in range(players)]  # by game seat
     hand_index = 0
     scored = 0
     winner = -1
@@ -753,6 +778,7 @@ def play_game_ref(
             dealer=seats.index(dealer),
             scores=[scores[s] for s in seats],
             log=log,
+            memory=[memory[s] for s in seats],
         )
         record["seats"] = seats
         records.append(record)

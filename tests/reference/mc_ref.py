@@ -34,6 +34,7 @@ from kernels.layout import (
     R_STOCK_EXHAUSTION,
     R_WALL,
 )
+from kernels.obs import GAME_OPP_KNOCKS
 from tests.reference import deadwood_ref, rng_ref
 from tests.reference import strategies_ref as S
 from tests.reference.engine_ref import mask_of
@@ -229,6 +230,7 @@ def scoring_namespace(rules: Any) -> Any:
 
 
 ROLLOUT_GIN_DROPS = -2  # play for gin, throwing gin_drop's card (kernels.mc)
+GIN_SCREEN = 50  # mc's screen=-1 where the rollouts throw for gin (strategies/mc.py)
 
 
 def _threshold(obs: Any, knock_at: int) -> int:
@@ -237,25 +239,24 @@ def _threshold(obs: Any, knock_at: int) -> int:
     return knock_at if knock_at >= 0 else S.rule_threshold(obs)
 
 
+def gin_key(obs: Any, hand: int, card: int) -> tuple[int, int]:
+    """Twin of ``kernels.mc.gin_key``: the card's partners (other cards of its rank,
+    cards of its suit within two ranks), then the highest value."""
+    rank, suit = card % 13, card // 13
+    partners = sum(1 for s in range(4) if s != suit and (hand >> (13 * s + rank)) & 1)
+    partners += sum(
+        1 for r in (rank - 2, rank - 1, rank + 1, rank + 2)
+        if 0 <= r < 13 and (hand >> (13 * suit + r)) & 1
+    )  # fmt: skip
+    return partners, -S.value_of(card, obs)
+
+
 def gin_drop(obs: Any, hand: int, forbidden: int | None) -> int:
-    """Twin of ``kernels.mc.gin_drop``: the natural card with the fewest partners (other
-    cards of its rank, cards of its suit within two ranks), ties to the highest value,
-    then the lowest index."""
-    best = None
-    for c in range(52):
-        if not (hand >> c) & 1 or c == forbidden:
-            continue
-        rank, suit = c % 13, c // 13
-        partners = sum(1 for s in range(4) if s != suit and (hand >> (13 * s + rank)) & 1)
-        partners += sum(
-            1 for r in (rank - 2, rank - 1, rank + 1, rank + 2)
-            if 0 <= r < 13 and (hand >> (13 * suit + r)) & 1
-        )  # fmt: skip
-        key = (partners, -S.value_of(c, obs), c)
-        if best is None or key < best[0]:
-            best = (key, c)
-    assert best is not None
-    return best[1]
+    """Twin of ``kernels.mc.gin_drop``: the natural card first by ``gin_key``, then
+    the lowest index."""
+    return min(
+        (gin_key(obs, hand, c), c) for c in range(52) if (hand >> c) & 1 and c != forbidden
+    )[1]
 
 
 def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
@@ -374,14 +375,19 @@ def evaluate(obs, actions, decision_key, first_sample, samples, model, knock_at,
     return net, won, ends
 
 
-def discard_actions(obs: Any, forbidden: int | None, limit_count: int) -> list[tuple[int, int]]:
+def discard_actions(
+    obs: Any, forbidden: int | None, limit_count: int, gin_count: int = 0
+) -> list[tuple[int, int]]:
     """Twin of ``discard_actions``: big gin when ready, else the best ``limit_count``
-    discards, each followed by its knock when legal."""
+    discards and the first ``gin_count`` natural cards by ``gin_key`` (in the
+    best-discard order), each followed by its knock when legal."""
     order = sorted(
         (S.discard_order(obs, card), card) for card in S.cards_of(obs.hand) if card != forbidden
     )
     if 0 < limit_count < len(order):
-        order = order[:limit_count]
+        by_gin = sorted((gin_key(obs, obs.hand, c), c) for _, c in order if c < 52)
+        gin_cards = {c for _, c in by_gin[:gin_count]}
+        order = [o for i, o in enumerate(order) if i < limit_count or o[1] in gin_cards]
     if int(obs.rules[R_BIG_GIN_BONUS]) > 0 and S.min_deadwood(obs.hand, obs) == 0:
         return [(ACT_BIG_GIN, order[0][1])]
     actions = []
@@ -451,9 +457,17 @@ class McRef:
     FIELDS = (
         ("samples", int), ("candidates", int), ("knock_at", int), ("min_gain", int),
         ("budget", int), ("model", int), ("game_weight", float), ("gin_drop", int),
-        ("screen", int), ("finalists", int),
+        ("screen", int), ("finalists", int), ("gin_candidates", int),
     )  # fmt: skip
     CHOSEN_KIND, CHOSEN_CARD = 1, 2  # scratch words
+
+    def policy(self, obs: Any, p: dict[str, Any], scratch: list[int]) -> int:
+        """The rollouts' policy: ``gin_drop`` -1 throws for gin while the game memory
+        counts no opponent's knock with deadwood."""
+        throw_for_gin = p["gin_drop"]
+        if throw_for_gin < 0:
+            throw_for_gin = int(scratch[GAME_OPP_KNOCKS] == 0)
+        return rollout_policy(obs, p["knock_at"], throw_for_gin)
 
     def _best(self, obs: Any, p: dict[str, Any], scratch: list[int], actions: list) -> int:
         key = rng_ref.random64(int(obs.rng_key), scratch[0])
@@ -461,7 +475,7 @@ class McRef:
         samples = max(1, p["samples"])
         if p["budget"] > 0:
             samples = max(1, min(samples, p["budget"] // len(actions)))
-        knock_at = rollout_policy(obs, p["knock_at"], p["gin_drop"])
+        knock_at = self.policy(obs, p, scratch)
 
         def play(acts: list, first: int, count: int) -> tuple[list, list]:
             net, _, ends = evaluate(obs, acts, key, first, count, p["model"], knock_at, p["min_gain"])
@@ -476,6 +490,8 @@ class McRef:
             return max(range(len(values)), key=lambda a: (values[a], -a)), values
 
         n, screen, finalists = len(actions), p["screen"], p["finalists"]
+        if screen < 0:
+            screen = GIN_SCREEN if knock_at == ROLLOUT_GIN_DROPS else 0
         if screen <= 0 or finalists <= 0 or n <= finalists or screen >= samples:
             return best_of(*play(actions, 0, samples))[0]
         net, ends = play(actions, 0, screen)  # the first round, every action
@@ -494,7 +510,9 @@ class McRef:
 
     def discard(self, obs: Any, params: Any, scratch: list[int]) -> int:
         p = S.read_params(params, self.FIELDS)
-        actions = discard_actions(obs, S.forbidden_discard(obs), p["candidates"])
+        throws_for_gin = self.policy(obs, p, scratch) == ROLLOUT_GIN_DROPS
+        gin_count = p["gin_candidates"] if throws_for_gin else 0
+        actions = discard_actions(obs, S.forbidden_discard(obs), p["candidates"], gin_count)
         a = self._best(obs, p, scratch, actions) if len(actions) > 1 else 0
         scratch[self.CHOSEN_KIND], scratch[self.CHOSEN_CARD] = actions[a]
         return actions[a][1]

@@ -28,6 +28,7 @@ from kernels.layout import (
 from kernels.obs import (
     BIG_GIN,
     CONTINUE,
+    GAME_OPP_KNOCKS,
     KNOCK,
     PHASE_DISCARD,
     PHASE_DRAW,
@@ -81,9 +82,10 @@ def random_params(rng: random.Random, name: str) -> Any:
             budget=rng.choice((0, 0, 4)),
             model=rng.randint(0, 2),
             game_weight=rng.choice((0.0, 20.0)),
-            gin_drop=rng.randint(0, 1),
-            screen=rng.randint(0, 2),  # below samples: a first round, then the finalists
+            gin_drop=rng.randint(-1, 1),
+            screen=rng.randint(-1, 2),  # below samples: a first round, then the finalists
             finalists=rng.randint(0, 3),
+            gin_candidates=rng.choice((0, 0, 1, 2, 11)),
         )
     if name == "advice":
         return strategy.params(
@@ -181,6 +183,8 @@ def random_scratch(rng: random.Random, name: str, hand: int, drawn: int) -> np.n
     sc[0] = rng.randrange(0, 1000)
     if name == "chart":  # its own turns so far: every mask row, and past the last
         sc[7] = rng.randrange(0, 25)
+    if name == "mc":  # the game memory: an opponent knocked earlier in the game, or not
+        sc[GAME_OPP_KNOCKS] = rng.choice((0, 0, 1, 3))
     if name == "simple":
         roll = rng.random()
         if roll < 0.3:

@@ -21,7 +21,10 @@ learnt which cards a real rebuild put into the stock (``Obs.rebuilt``).
 ``advise`` was recorded again when its default rollout threshold (``--knock-at -1``)
 became ``mc``'s choice from the rules (0 in Gin); with ``--knock-at 10`` it still gave
 the old digest; and once more when it gained the key ``rollout_knock_at`` (without it,
-the digest of the run before).
+the digest of the run before). Again when its rollouts learnt to throw for gin where
+they play for gin (as ``mc`` in a game's first hand) and the key
+``rollout_throws_for_gin`` was added: with ``--no-throw-for-gin`` and without that key,
+the digest of the run before.
 
 When a change is meant to change results, record the digests again (all, or the cases
 named) and say why in the commit::
