@@ -319,7 +319,7 @@ def test_ruleset_replace_keeps_players_consistent():
 
 MEMORY_GAMES = [
     ("gin", {}, "game_memory/greedy"),
-    ("eaai", {}, "simple/game_memory"),
+    ("eaai", {}, "greedy/game_memory"),
     ("knock-rummy", {"players": 3, "game": "pool:30"}, "game_memory/greedy/game_memory"),
     ("hollywood-gin", {"game": "hollywood:40"}, "game_memory/game_memory"),
 ]
@@ -340,7 +340,7 @@ def test_game_memory_is_kept_across_hands(monkeypatch, preset, overrides, spec):
 
     monkeypatch.setattr(strategies, "_PLUGINS", dict(strategies._PLUGINS))  # undone after
     probe = get_strategy("tests.plugins.game_memory")
-    known = {"game_memory": probe, "greedy": BUILTINS["greedy"], "simple": BUILTINS["simple"]}
+    known = {"game_memory": probe, "greedy": BUILTINS["greedy"]}  # a small engine to compile
     monkeypatch.setattr(api, "registry", lambda: known)
     rules = get_rules(preset, **overrides)
     seats = spec.split("/")
