@@ -197,7 +197,7 @@ def test_mc_hook_decision_matches_advise_best() -> None:
     obs = pos.obs(key)
     scratch = np.zeros(SCRATCH_SIZE, np.int64)
     params = params_vector(M.Params(samples=300, candidates=0, game_weight=0.0, screen=0))
-    card = M.mc_discard(obs, params, scratch)
+    card = M.discard_nb(obs, params, scratch)  # the hook as the engine calls it
     kinds, cards = actions_of(pos, key)
     net = np.zeros((len(kinds), 300))
     won = np.zeros((len(kinds), 300), np.int8)
