@@ -6,7 +6,10 @@ A strategy is three ``@njit`` hooks with the signatures of ``kernels/obs.py``
 (its defaults; at most ``kernels.obs.N_PARAMS`` fields) and a plain-words description.
 The hooks never see the NamedTuple: the engine hands them ``params_vector(params)``,
 a float64 vector holding the fields in declaration order (an int field arrives as a
-whole float; hooks read it back with ``np.int64(params[i])``).
+whole float; hooks read it back with ``np.int64(params[i])``). ``scratch`` is the
+seat's memory: a hand's words, zeroed each deal, and a game's, kept across the hands
+of a game with the engine's count of how they ended (``kernels/obs.py``,
+docs/ENGINE.md "Game memory").
 
 Names
 -----
