@@ -776,15 +776,13 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
             if seats[i] == dealer:
                 dealt_dealer = i
         for i in range(k):  # each seat's game memory (a pool's seats move up as others go)
-            for w in range(SCRATCH_HAND, SCRATCH_SIZE):
-                state.scratch[i, w] = memory[seats[i], w - SCRATCH_HAND]
+            state.scratch[i, SCRATCH_HAND:] = memory[seats[i]]
         err = play_hands(
             rules_by_k[k], tab, key, number, hand_index, dealt_dealer, k_sids[:k], k_params[:k],
             k_scores[:k], _state_for(state, k), one, np.int64(0), np.int64(1), None,
         )
         for i in range(k):
-            for w in range(SCRATCH_HAND, SCRATCH_SIZE):
-                memory[seats[i], w - SCRATCH_HAND] = state.scratch[i, w]
+            memory[seats[i]] = state.scratch[i, SCRATCH_HAND:]
         if err != ERR_NONE:
             return row - start, err
         if row >= hands_out.number.shape[0]:

@@ -484,13 +484,6 @@ def greedy_take_test(rules, tab, hand, current, top, min_gain):
 
 
 @njit(cache=True)
-def greedy_takes(rules, tab, hand, current, top, min_gain):
-    """``greedy_take_test``'s answer alone."""
-    take, _, _ = greedy_take_test(rules, tab, hand, current, top, min_gain)
-    return take
-
-
-@njit(cache=True)
 def play_out(
     rules,
     tab,
@@ -625,7 +618,10 @@ def play_action(obs, kind, card, stock_n, skey, work, knock_at, min_gain):
         # non-dealer did: the non-dealer draws from the stock.
         if me != obs.dealer:
             dealer = obs.dealer
-            if greedy_takes(rules, obs.tab, work.hands[dealer], -1, obs.upcard, min_gain):
+            takes, _, _ = greedy_take_test(
+                rules, obs.tab, work.hands[dealer], -1, obs.upcard, min_gain
+            )
+            if takes:
                 mover, first = dealer, 1
         else:
             mover = (obs.dealer + 1) % players
@@ -692,7 +688,7 @@ def discard_candidates(obs, forbidden, limit_count, gin_count):
         value = np.int64(obs.tab[CARD_VALUE + card])
         keys[m] = discard_order_key(d, value, card)
         m += 1
-        if (L.NATURAL_BITS >> card) & 1:
+        if gin_count > 0 and (L.NATURAL_BITS >> card) & 1:
             gin_keys[g] = gin_key(obs.hand, card, obs.tab) * 64 + card
             g += 1
     keys = np.sort(keys[:m])

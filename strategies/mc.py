@@ -166,8 +166,9 @@ def _best_of(net, ends, game_weight):
 
 
 @njit(cache=True)
-def best_action(obs, params, scratch, kinds, cards):
-    """Index of the action with the highest mean utility (first on ties).
+def best_action(obs, params, scratch, policy, kinds, cards):
+    """Index of the action with the highest mean utility (first on ties), the actions
+    played out with ``policy`` (``_policy``'s).
 
     With ``screen`` > 0 (-1: ``GIN_SCREEN`` where the rollouts throw for gin, else 0)
     and more than ``finalists`` actions, a first round plays ``screen`` samples of
@@ -177,7 +178,6 @@ def best_action(obs, params, scratch, kinds, cards):
     rollouts for the others."""
     n = kinds.shape[0]
     samples = _samples(params, n)
-    policy = _policy(obs, params, scratch)
     screen = np.int64(params[8])
     if screen < 0:  # screened where the gin candidates add actions
         screen = np.int64(GIN_SCREEN) if policy == ROLLOUT_GIN_DROPS else np.int64(0)
@@ -215,18 +215,19 @@ def mc_take(obs, params, scratch):
         return False
     kinds = np.array([ACT_TAKE, ACT_DRAW], np.int64)
     cards = np.full(2, -1, np.int64)
-    return best_action(obs, params, scratch, kinds, cards) == 0
+    return best_action(obs, params, scratch, _policy(obs, params, scratch), kinds, cards) == 0
 
 
 @njit(cache=True)
 def mc_discard(obs, params, scratch):
+    policy = _policy(obs, params, scratch)
     gin_count = np.int64(0)  # the gin candidates: only where the rollouts throw for gin
-    if _policy(obs, params, scratch) == ROLLOUT_GIN_DROPS:
+    if policy == ROLLOUT_GIN_DROPS:
         gin_count = np.int64(params[10])
     kinds, cards = discard_actions(obs, forbidden_discard(obs), np.int64(params[1]), gin_count)
     a = 0
     if kinds.shape[0] > 1:
-        a = best_action(obs, params, scratch, kinds, cards)
+        a = best_action(obs, params, scratch, policy, kinds, cards)
     scratch[CHOSEN_KIND] = kinds[a]
     scratch[CHOSEN_CARD] = cards[a]
     return cards[a]
