@@ -693,20 +693,19 @@ def discard_candidates(obs, forbidden, limit_count, gin_count):
             g += 1
     keys = np.sort(keys[:m])
     gin_keys = np.sort(gin_keys[:g])
-    if 0 < limit_count < m:
-        take = np.arange(m) < limit_count
-        for i in range(min(gin_count, g)):
-            for j in range(m):
-                if 63 - (keys[j] & 0xFF) == gin_keys[i] & 63:
-                    take[j] = True
-        keys = keys[take]
-        m = keys.shape[0]
+    wanted = np.int64(0)  # the gin candidates' cards
+    for i in range(min(gin_count, g)):
+        wanted |= np.int64(1) << (gin_keys[i] & 63)
     out_cards = np.empty(m, np.int64)
     out_dw = np.empty(m, np.int64)
+    kept = 0
     for i in range(m):
-        out_cards[i] = 63 - (keys[i] & 0xFF)
-        out_dw[i] = keys[i] >> 16
-    return out_cards, out_dw
+        card = 63 - (keys[i] & 0xFF)
+        if limit_count <= 0 or i < limit_count or (wanted >> card) & 1:
+            out_cards[kept] = card
+            out_dw[kept] = keys[i] >> 16
+            kept += 1
+    return out_cards[:kept], out_dw[:kept]
 
 
 @njit(cache=True)
