@@ -419,17 +419,50 @@ def rollout_policy(rules, knock_at, throw_for_gin):
     return threshold
 
 
+# Masks for ``meld_partner_counts``: the cards of each rank, in every suit.
+_RANK = np.int64(RANK_ACROSS_SUITS)
+_NOT_LOW1 = np.int64(L.NATURAL_BITS) & ~_RANK  # a card with a rank below it (not an ace)
+_NOT_LOW2 = _NOT_LOW1 & ~(_RANK << 1)
+_NOT_HIGH1 = np.int64(L.NATURAL_BITS) & ~(_RANK << 12)  # a card with a rank above it
+_NOT_HIGH2 = _NOT_HIGH1 & ~(_RANK << 11)
+
+
+@njit(cache=True, inline="always")
+def _add3(x, y, z):
+    """Bitwise full adder: (sum, carry) of three one-bit masks, position by position."""
+    half = x ^ y
+    return half ^ z, (x & y) | (z & half)
+
+
 @njit(cache=True)
-def gin_key(hand, card, tab):
+def meld_partner_counts(hand):
+    """For every natural card position, how many meld partners ``hand`` holds for it
+    (other cards of its rank; cards of its suit one or two ranks away), bit-sliced:
+    ``(ones, twos, fours)``, so the count at card c is bit c of ones + 2 twos + 4 fours
+    (0 to 7). Seven one-bit masks (each "the partner at this offset is held") summed
+    by full adders, for every card at once, instead of a loop per card."""
+    h = hand & L.NATURAL_BITS
+    below1 = (h << 1) & _NOT_LOW1
+    below2 = (h << 2) & _NOT_LOW2
+    above1 = (h >> 1) & _NOT_HIGH1
+    above2 = (h >> 2) & _NOT_HIGH2
+    # The same rank in the other three suits: the 52 bits rotated by whole suits.
+    suit1 = ((h << 13) | (h >> 39)) & L.NATURAL_BITS
+    suit2 = ((h << 26) | (h >> 26)) & L.NATURAL_BITS
+    suit3 = ((h << 39) | (h >> 13)) & L.NATURAL_BITS
+    s1, c1 = _add3(below1, below2, above1)
+    s2, c2 = _add3(above2, suit1, suit2)
+    ones, c3 = _add3(s1, s2, suit3)
+    twos, fours = _add3(c1, c2, c3)
+    return ones, twos, fours
+
+
+@njit(cache=True)
+def gin_key(counts, card, tab):
     """``gin_drop``'s order, lowest thrown first: the card's meld partners in the hand
-    (other cards of its rank, cards of its suit within two ranks), then the highest
-    deadwood value."""
-    rank = card % 13
-    suit = card // 13
-    partners = popcount(hand & (np.int64(RANK_ACROSS_SUITS) << rank)) - 1
-    for dr in (-2, -1, 1, 2):
-        if 0 <= rank + dr < 13 and (hand >> (suit * 13 + rank + dr)) & 1:
-            partners += 1
+    (from ``meld_partner_counts``), then the highest deadwood value."""
+    ones, twos, fours = counts
+    partners = ((ones >> card) & 1) + 2 * ((twos >> card) & 1) + 4 * ((fours >> card) & 1)
     return partners * 64 - np.int64(tab[CARD_VALUE + card])
 
 
@@ -439,18 +472,28 @@ def gin_drop(hand, forbidden, tab):
     partners in the hand (``gin_key``), ties to the highest deadwood value, then the
     lowest index. A heuristic, not a solve: it keeps the pairs and near runs that the
     least-deadwood discard throws for being high, which is what a race to gin needs.
-    Jokers are never thrown."""
+    Jokers are never thrown. (The cards with the fewest partners are found as one
+    mask from the bit-sliced counts; only those few are compared by value.)"""
+    ones, twos, fours = meld_partner_counts(hand)
+    allowed = hand & L.NATURAL_BITS
+    if forbidden >= 0:
+        allowed &= ~(np.int64(1) << forbidden)
+    fewest = np.int64(0)
+    for count in range(8):  # the least count held by an allowed card
+        fewest = allowed
+        fewest &= ones if count & 1 else ~ones
+        fewest &= twos if count & 2 else ~twos
+        fewest &= fours if count & 4 else ~fours
+        if fewest:
+            break
     best = np.int64(-1)
-    best_key = np.int64(1) << 40
-    rest = hand & L.NATURAL_BITS
-    while rest:
-        c = lowest_bit(rest)
-        rest &= rest - 1
-        if c == forbidden:
-            continue
-        key = gin_key(hand, c, tab)
-        if key < best_key:
-            best_key = key
+    best_value = np.int64(-1)
+    while fewest:
+        c = lowest_bit(fewest)
+        fewest &= fewest - 1
+        value = np.int64(tab[CARD_VALUE + c])
+        if value > best_value:  # ties: the lowest index, met first
+            best_value = value
             best = c
     return best
 
@@ -678,6 +721,7 @@ def discard_candidates(obs, forbidden, limit_count, gin_count):
     gin_keys = np.empty(n, np.int64)
     m = 0
     g = 0
+    counts = meld_partner_counts(obs.hand)
     rest = obs.hand
     while rest:
         card = lowest_bit(rest)
@@ -689,7 +733,7 @@ def discard_candidates(obs, forbidden, limit_count, gin_count):
         keys[m] = discard_order_key(d, value, card)
         m += 1
         if gin_count > 0 and (L.NATURAL_BITS >> card) & 1:
-            gin_keys[g] = gin_key(obs.hand, card, obs.tab) * 64 + card
+            gin_keys[g] = gin_key(counts, card, obs.tab) * 64 + card
             g += 1
     keys = np.sort(keys[:m])
     gin_keys = np.sort(gin_keys[:g])

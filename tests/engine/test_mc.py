@@ -471,6 +471,24 @@ def test_rollout_take_test_equals_solving_the_hand(preset: str, overrides: dict[
     assert shortcut > 300 and takes > 300  # both paths are exercised
 
 
+def test_meld_partner_counts_equal_twin() -> None:
+    """The bit-sliced partner counts, at every natural card (held or not), equal the
+    twin's count: random hands of every size, jokers held, and the edge cases (a
+    whole rank, a whole suit, aces and kings only, the empty hand)."""
+    from types import SimpleNamespace
+
+    ref = SimpleNamespace(rules=[int(v) for v in get_rules("gin").compile()])
+    rng = random.Random(7)
+    hands = [0, (1 << 52) - 1, 0x1FFF, 0x1FFF << 39, sum(1 << (13 * s) for s in range(4))]
+    hands += [sum(1 << (13 * s + 12) for s in range(4)) | (3 << 52)]
+    hands += [sum(1 << c for c in rng.sample(range(54), rng.randint(1, 20))) for _ in range(3000)]
+    for hand in hands:
+        ones, twos, fours = (int(x) for x in K.meld_partner_counts(np.int64(hand)))
+        for card in range(52):
+            count = ((ones >> card) & 1) + 2 * ((twos >> card) & 1) + 4 * ((fours >> card) & 1)
+            assert count == R.gin_key(ref, hand, card)[0], (hex(hand), card)
+
+
 @pytest.mark.parametrize("preset", ["gin", "joker-knock", "round-the-corner-gin"])
 def test_gin_drop_equals_twin(preset: str) -> None:
     """The discard of rollouts that throw for gin, kernel and twin, on random hands

@@ -47,6 +47,9 @@ DEALS = {
 GAMES = {
     "hollywood-gin greedy/simple": ("hollywood-gin", "greedy/simple", 200, 11),
     "knock-rummy pool greedy": ("knock-rummy", "greedy", 100, 12),
+    # mc's defaults (rollouts that throw for gin, gin candidates, the screening round),
+    # fewer samples; simple knocks, so the game memory's switch is met too
+    "eaai mc:samples=60/simple": ("eaai", "mc:samples=60/simple", 12, 13),
 }
 # (rules, cards, jokers): random hands for the public solver API.
 SOLVER = {
@@ -102,6 +105,9 @@ EXPECTED: dict[str, str] = {
     ),
     "games: knock-rummy pool greedy": (
         "8fe4ee852d7953455c63c7a0e6968434059e86fffafd9bba3322640249d5a4ce"
+    ),
+    "games: eaai mc:samples=60/simple": (
+        "779420218bcc11f00d1ddcc8fa70e93135ca644368bc8eab5e2b292d95674873"
     ),
     "solver: gin 10 cards": (
         "5346cef8fdc204e21d7e8324d47683e8ef9641c6529b2d76efb7201628b7585c"
