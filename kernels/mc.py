@@ -328,14 +328,16 @@ def _game_end(rules, work, me):
 
 
 @njit(cache=True)
-def _score(rules, tab, work, knocker, upcard, dealer, me):
+def _score(rules, tab, work, knocker, knocker_deadwood, upcard, dealer, me):
     """Showdown of ``work.hands``: (net points of ``me``, 1 if ``me`` won the hand,
-    the game end ``_game_end``)."""
+    the game end ``_game_end``). ``knocker_deadwood``: the knocker's least deadwood
+    where the caller knows it, else -1 (the showdown solves it: a gin hand, all melds,
+    is among the slowest to solve)."""
     outcome, _ = showdown(
         rules,
         work.hands,
         knocker,
-        np.int64(-1),
+        knocker_deadwood,
         upcard,
         dealer,
         tab,
@@ -613,19 +615,19 @@ def play_out(
             known = False  # at least d, so no knock below; the pile test solves it if needed
         if d == 0 and big_gin_ok and min_deadwood_one(hand, tab) == 0:
             work.hands[seat] = hand
-            return _score(rules, tab, work, seat, upcard, dealer, me)
+            return _score(rules, tab, work, seat, np.int64(0), upcard, dealer, me)
         kept = hand & ~(np.int64(1) << discard)
         work.hands[seat] = kept
         threshold = mine if seat == me else theirs
-        if d <= threshold and (limit < 0 or d <= limit):
-            return _score(rules, tab, work, seat, upcard, dealer, me)
+        if d <= threshold and (limit < 0 or d <= limit):  # d is exact here (see known)
+            return _score(rules, tab, work, seat, d, upcard, dealer, me)
         work.dw[seat] = d if known else -1
         work.pile[pile_n] = discard
         pile_n += 1
         if dead_mode and stock_end - stock_top <= wall:
             return 0.0, 0, 0
         seat = (seat + 1) % players
-    return _score(rules, tab, work, -1, upcard, dealer, me)
+    return _score(rules, tab, work, -1, np.int64(-1), upcard, dealer, me)
 
 
 @njit(cache=True)
@@ -643,7 +645,7 @@ def play_action(obs, kind, card, stock_n, skey, work, knock_at, min_gain):
     if kind == ACT_BIG_GIN or kind == ACT_KNOCK:
         if kind == ACT_KNOCK:
             work.hands[me] = obs.hand & ~(np.int64(1) << card)
-        return _score(rules, obs.tab, work, me, obs.upcard, obs.dealer, me)
+        return _score(rules, obs.tab, work, me, np.int64(-1), obs.upcard, obs.dealer, me)
     # Who draws next, and how (``play_out``'s ``first``).
     mover, first = me, 2  # ACT_DRAW: this seat draws from the stock
     if kind == ACT_DISCARD:
