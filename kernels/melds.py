@@ -408,7 +408,8 @@ def layoff_optimal(knocker_melds, n_knocker_melds, defender, own, tab):
                 if same:
                     for k in range(n):
                         same = same and melds[k] == best_melds[k]
-                if _arrangement_less(melds, n, best_melds, best_n) or (same and meld_less(laid, best_laid)):
+                better = _arrangement_less(melds, n, best_melds, best_n)
+                if better or (same and meld_less(laid, best_laid)):
                     best_laid = laid
                     best_n = n
                     for k in range(n):  # a loop: slice assignment compiles for seconds
@@ -475,10 +476,40 @@ def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
     return mask_value(unmatched & ~laid, tab), laid
 
 
+@njit(cache=True)
+def may_lay_off(knocker_melds, n_knocker_melds, defender, tab):
+    """True when some card of ``defender`` fits some knocker meld on its own (a set's
+    fourth card, or a card of a run's suit that makes a longer run shape): the first
+    step of every lay-off (``_layoff_options``, ``layoff_fits``). When none does,
+    nothing can be laid off, in any order, and the arrangements need not be built."""
+    for k in range(n_knocker_melds):
+        meld = knocker_melds[k]
+        if meld & ~NATURAL_BITS:
+            continue  # lay-offs are not defined with jokers
+        low = lowest_bit(meld)
+        same_rank = RANK_ACROSS_SUITS << (low % 13)
+        if (meld & ~same_rank) == 0:  # a set: only a fourth card, onto three
+            if popcount(meld) == 3 and defender & same_rank & ~meld:
+                return True
+            continue
+        s = low // 13
+        w = (meld >> (13 * s)) & 0x1FFF
+        d = (defender >> (13 * s)) & 0x1FFF & ~w
+        while d:
+            bit = d & -d
+            d ^= bit
+            if tab[RUN_SHAPE + (w | bit)] == 1:
+                return True
+    return False
+
+
 @njit(cache=True, inline="always")
 def defender_after_layoffs(knocker_melds, n_knocker_melds, defender, own, greedy, tab):
     """``(deadwood, laid_mask)`` of a defender under the rule set's ``layoff_play``
-    (``own``: its least deadwood laying nothing off)."""
+    (``own``: its least deadwood laying nothing off, which is the answer at once when
+    no card of the defender fits a knocker meld: ``may_lay_off``)."""
+    if not may_lay_off(knocker_melds, n_knocker_melds, defender, tab):
+        return own, np.int64(0)
     if greedy:
         return layoff_greedy(knocker_melds, n_knocker_melds, defender, tab)
     return layoff_optimal(knocker_melds, n_knocker_melds, defender, own, tab)

@@ -35,6 +35,7 @@ from kernels.melds import (
     layoff_fits,
     layoff_greedy,
     layoff_optimal,
+    may_lay_off,
     meld_less,
     melds_with,
     sole_arrangement,
@@ -434,6 +435,9 @@ def _check_layoff(melds, hand, ace: str) -> None:
         f"kernel laid [{show(laid_cards)}], not a legal lay-off; {where}"
     )
     assert R.min_deadwood_ref(set(hand) - laid_cards, rules) == deadwood, where
+    # may_lay_off: exactly when some lay-off is legal (then the arrangements are built)
+    some = any(laid_set for laid_set in R.reachable_layoffs(melds, hand, rules))
+    assert bool(may_lay_off(km, len(melds), kmask(hand), tab)) == some, where
 
     g_deadwood, g_laid = layoff_greedy(km, len(melds), kmask(hand), tab)
     ref_g_deadwood, ref_g_laid, _ = R.layoff_greedy_ref(melds, hand, rules)
