@@ -478,28 +478,22 @@ def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
 
 @njit(cache=True)
 def may_lay_off(knocker_melds, n_knocker_melds, defender, tab):
-    """True when some card of ``defender`` fits some knocker meld on its own (a set's
-    fourth card, or a card of a run's suit that makes a longer run shape): the first
-    step of every lay-off (``_layoff_options``, ``layoff_fits``). When none does,
-    nothing can be laid off, in any order, and the arrangements need not be built."""
+    """True when some card of ``defender`` fits some knocker meld on its own
+    (``layoff_fits``): the first step of every lay-off. When none does, nothing can be
+    laid off, in any order, and the arrangements need not be built. Only the cards
+    that could fit are tried: the other cards of a meld's rank (a set) or of its suit
+    (a run)."""
     for k in range(n_knocker_melds):
         meld = knocker_melds[k]
         if meld & ~NATURAL_BITS:
             continue  # lay-offs are not defined with jokers
         low = lowest_bit(meld)
-        same_rank = RANK_ACROSS_SUITS << (low % 13)
-        if (meld & ~same_rank) == 0:  # a set: only a fourth card, onto three
-            if popcount(meld) == 3 and defender & same_rank & ~meld:
+        near = (RANK_ACROSS_SUITS << (low % 13)) | (np.int64(0x1FFF) << (13 * (low // 13)))
+        rest = defender & near & ~meld
+        while rest:
+            if layoff_fits(lowest_bit(rest), meld, tab):
                 return True
-            continue
-        s = low // 13
-        w = (meld >> (13 * s)) & 0x1FFF
-        d = (defender >> (13 * s)) & 0x1FFF & ~w
-        while d:
-            bit = d & -d
-            d ^= bit
-            if tab[RUN_SHAPE + (w | bit)] == 1:
-                return True
+            rest &= rest - 1
     return False
 
 
