@@ -3,7 +3,7 @@ engine calls them (``strategies/mc.py``: the actions, the screening round, the
 rollouts of ``kernels/mc.py``).
 
     python benchmarks/bench_mc.py [--rules eaai] [--positions 200] [--mc SETTINGS]
-        [--vs SETTINGS]
+        [--vs SETTINGS] [--hands-over N]
 
 ``--mc`` (default: mc's defaults) and ``--vs`` are mc parameter settings
 (``candidates=3,knock_at=10``). With ``--vs`` both are timed on the same positions,
@@ -13,7 +13,9 @@ machine, where identical runs vary by a quarter from one process to the next.
 Positions: seat 0 of random mid-hand deals (pile of 3 to 15 cards, cards split at
 random between the players' discards, up to two pile cards held by each opponent).
 For each, one draw decision (take or draw) and one discard decision (discard and
-knock). Prints, per setting, the median time of each kind and decisions per second
+knock). ``--hands-over N`` sets the seat's game memory as after N hands of a game in
+which no opponent knocked with deadwood (default 0, a game's first hand: mc's play
+differs from the second hand on, docs/MC.md). Prints, per setting, the median time of each kind and decisions per second
 (CPU time of this process, so other jobs on the machine count less).
 """
 
@@ -26,7 +28,7 @@ import time
 
 import numpy as np
 
-from kernels.obs import PHASE_DISCARD, PHASE_DRAW, SCRATCH_SIZE
+from kernels.obs import GAME_HANDS, PHASE_DISCARD, PHASE_DRAW, SCRATCH_SIZE
 from sim.advise import make_obs
 from sim.rules import get_rules
 from sim.solver import tables_for
@@ -65,8 +67,9 @@ def settings(text: str) -> np.ndarray:
     return params_vector(params)
 
 
-def timed(hook, obs, params) -> float:  # type: ignore[no-untyped-def]
+def timed(hook, obs, params, hands_over: int = 0) -> float:  # type: ignore[no-untyped-def]
     scratch = np.zeros(SCRATCH_SIZE, np.int64)
+    scratch[GAME_HANDS] = hands_over
     start = time.process_time()
     hook(obs, params, scratch)
     return time.process_time() - start
@@ -79,6 +82,9 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=200)
     parser.add_argument("--mc", default="", help="mc settings, k=v,... (default: its defaults)")
     parser.add_argument("--vs", default=None, help="a second setting timed alongside")
+    parser.add_argument(
+        "--hands-over", type=int, default=0, help="hands of the game over, none knocked"
+    )
     args = parser.parse_args()
     try:
         rules = get_rules(args.rules, **({"players": args.players} if args.players else {}))
@@ -89,9 +95,12 @@ def main() -> None:
         parser.error(str(error))
     warm = position(random.Random(0), rules, PHASE_DISCARD, 1)
     for params in runs.values():  # compile
-        timed(M.take_nb, warm, params)
-        timed(M.discard_nb, warm, params)
-    print(f"{rules.name}, {rules.players} players, {args.positions} positions, 1 thread")
+        timed(M.take_nb, warm, params, args.hands_over)
+        timed(M.discard_nb, warm, params, args.hands_over)
+    print(
+        f"{rules.name}, {rules.players} players, {args.positions} positions, "
+        f"{args.hands_over} hands of the game over, 1 thread"
+    )
     draw: dict[str, list[float]] = {name: [] for name in runs}
     discard: dict[str, list[float]] = {name: [] for name in runs}
     rng = random.Random(2)
@@ -100,8 +109,8 @@ def main() -> None:
         after = position(rng, rules, PHASE_DISCARD, i)
         order = list(runs) if i % 2 == 0 else list(reversed(runs))
         for name in order:
-            draw[name].append(timed(M.take_nb, before, runs[name]))
-            discard[name].append(timed(M.discard_nb, after, runs[name]))
+            draw[name].append(timed(M.take_nb, before, runs[name], args.hands_over))
+            discard[name].append(timed(M.discard_nb, after, runs[name], args.hands_over))
     rates = {}
     for name in runs:
         total = sum(draw[name]) + sum(discard[name])

@@ -256,21 +256,28 @@ def natural_min_deadwood(mask, tab):
 
 
 @njit(cache=True)
-def every_card_meldable(mask, tab):
-    """False when some natural card of the hand lies in no possible meld of it (no
-    3-card run in its suit, its rank in fewer than three suits): the least deadwood
-    is then above 0. True says nothing (and always with a joker, which melds with
-    anything). A few table reads: the gate in front of a full solve where only a
-    deadwood of 0 matters."""
+def loose_cards(mask, tab):
+    """How many natural cards of the hand lie in no possible meld of it (no 3-card run
+    in its suit, its rank in fewer than three suits): each is deadwood in every
+    arrangement, of this hand and of any hand it keeps after discarding. 0 with a
+    joker, which melds with anything. A few table reads."""
     if (mask >> 52) != 0:
-        return True
+        return np.int64(0)
     p0, p1, p2, p3 = suit_patterns(mask)
     sets = at_least_three(p0, p1, p2, p3)
-    loose = (
-        (p0 & ~(_capable(p0, tab) | sets)) | (p1 & ~(_capable(p1, tab) | sets))
-        | (p2 & ~(_capable(p2, tab) | sets)) | (p3 & ~(_capable(p3, tab) | sets))
-    )
-    return loose == 0
+    return (
+        popcount(p0 & ~(_capable(p0, tab) | sets)) + popcount(p1 & ~(_capable(p1, tab) | sets))
+        + popcount(p2 & ~(_capable(p2, tab) | sets)) + popcount(p3 & ~(_capable(p3, tab) | sets))
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def every_card_meldable(mask, tab):
+    """False when some natural card of the hand lies in no possible meld of it
+    (``loose_cards``): the least deadwood is then above 0. True says nothing (and
+    always with a joker). The gate in front of a full solve where only a deadwood of 0
+    matters."""
+    return loose_cards(mask, tab) == 0
 
 
 @njit(cache=True)

@@ -38,9 +38,11 @@ from kernels import layout as L
 from kernels.bits import lowest_bit, popcount
 from kernels.borrow import BorrowedArray
 from kernels.deadwood import (
+    BIG,
     RANK_ACROSS_SUITS,
     best_discard_one,
     discard_order_key,
+    loose_cards,
     min_deadwood_one,
 )
 from kernels.engine import _hand_winner
@@ -359,16 +361,28 @@ def _score(rules, tab, work, knocker, knocker_deadwood, upcard, dealer, me):
 # ``evaluate``'s knock_at for "play for gin and throw for gin": the seat knocks only
 # with gin, and its rollout discards are ``gin_drop``'s, not the least deadwood's.
 ROLLOUT_GIN_DROPS = -2
+# The same against opponents who have shown they wait: a hand of the game is over and
+# none of them knocked with deadwood. Their rollouts then knock only at
+# ``WAITERS_KNOCK_AT`` or less (docs/MC.md: the threat of a knock at the limit, which
+# such an opponent does not make, made this seat knock too often, late, and be undercut).
+ROLLOUT_GIN_VS_WAITERS = -3
+WAITERS_KNOCK_AT = 5
+
+
+@njit(cache=True, inline="always")
+def throws_for_gin(knock_at):
+    """Whether ``evaluate``'s knock_at has this seat's rollouts throw for gin."""
+    return knock_at == ROLLOUT_GIN_DROPS or knock_at == ROLLOUT_GIN_VS_WAITERS
 
 
 @njit(cache=True)
 def rollout_threshold(rules, upcard, knock_at):
     """The rollout's knock threshold: ``knock_at`` if >= 0 (0 for
-    ``ROLLOUT_GIN_DROPS``), else the rule's limit, or ``DEFAULT_KNOCK_AT`` where the
-    rules set none."""
+    ``ROLLOUT_GIN_DROPS`` and ``ROLLOUT_GIN_VS_WAITERS``), else the rule's limit, or
+    ``DEFAULT_KNOCK_AT`` where the rules set none."""
     if knock_at >= 0:
         return np.int64(knock_at)
-    if knock_at == ROLLOUT_GIN_DROPS:
+    if throws_for_gin(knock_at):
         return np.int64(0)
     limit = knock_limit_of(rules, upcard)
     return np.int64(DEFAULT_KNOCK_AT) if limit < 0 else np.int64(limit)
@@ -411,12 +425,15 @@ def rollout_knock_at(rules, knock_at):
 
 
 @njit(cache=True)
-def rollout_policy(rules, knock_at, throw_for_gin):
+def rollout_policy(rules, knock_at, throw_for_gin, opponents_wait):
     """``evaluate``'s knock_at for ``mc``'s ``knock_at`` and ``gin_drop`` parameters:
-    ``rollout_knock_at``'s threshold, or ``ROLLOUT_GIN_DROPS`` when that is 0 (the
-    seat plays for gin) and ``throw_for_gin`` is set."""
+    ``rollout_knock_at``'s threshold, or, when that is 0 (the seat plays for gin) and
+    ``throw_for_gin`` is set, ``ROLLOUT_GIN_VS_WAITERS`` if ``opponents_wait`` is set,
+    else ``ROLLOUT_GIN_DROPS``."""
     threshold = rollout_knock_at(rules, knock_at)
     if threshold == 0 and throw_for_gin != 0:
+        if opponents_wait != 0:
+            return np.int64(ROLLOUT_GIN_VS_WAITERS)
         return np.int64(ROLLOUT_GIN_DROPS)
     return threshold
 
@@ -548,7 +565,9 @@ def play_out(
     """Play the hand in ``work`` to its end with greedy play in every seat: ``me``
     knocks at ``knock_at`` or less, the others at the rule's threshold
     (``rollout_threshold``); with ``ROLLOUT_GIN_DROPS`` ``me`` knocks only with gin and
-    throws ``gin_drop``'s card instead of the least-deadwood one.
+    throws ``gin_drop``'s card instead of the least-deadwood one, and with
+    ``ROLLOUT_GIN_VS_WAITERS`` the others also knock only at ``WAITERS_KNOCK_AT`` or
+    less.
 
     The stock is ``work.stock[:stock_end]``, top first; ``rebuilds`` is the number of
     rebuilds the hand has had, ``skey`` the sample's key (for reshuffles). ``seat``
@@ -559,8 +578,10 @@ def play_out(
     players = work.hands.shape[0]
     limit = knock_limit_of(rules, upcard)
     mine = rollout_threshold(rules, upcard, knock_at)
-    gin_drops = knock_at == ROLLOUT_GIN_DROPS
+    gin_drops = throws_for_gin(knock_at)
     theirs = rollout_threshold(rules, upcard, -1)
+    if knock_at == ROLLOUT_GIN_VS_WAITERS:
+        theirs = min(theirs, np.int64(WAITERS_KNOCK_AT))
     forbid_taken = rules[L.R_DISCARD_TAKEN_CARD] == 0
     dead_mode = rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND
     wall = rules[L.R_WALL]
@@ -607,10 +628,15 @@ def play_out(
             card = stock[stock_top]
             stock_top += 1
         hand |= np.int64(1) << card
+        throws_gin = gin_drops and seat == me
         if not solved:
-            discard, d = best_discard_one(hand, forbidden, tab)
+            if throws_gin and loose_cards(hand, tab) >= 2:
+                # Whatever it throws, a card in no meld stays: not gin, and d is unused.
+                d = np.int64(BIG)
+            else:
+                discard, d = best_discard_one(hand, forbidden, tab)
         known = True  # d is the deadwood the discard leaves (else a lower bound)
-        if gin_drops and seat == me and d > 0:  # not gin yet: keep what could make it
+        if throws_gin and d > 0:  # not gin yet: keep what could make it
             discard = gin_drop(hand, forbidden, tab)
             known = False  # at least d, so no knock below; the pile test solves it if needed
         if d == 0 and big_gin_ok and min_deadwood_one(hand, tab) == 0:

@@ -406,7 +406,7 @@ def advise(
     key = key_of(seed)
     obs = pos.obs(key)
     kinds, cards = actions_of(pos, key)
-    rollout_at = K.rollout_policy(obs.rules, np.int64(knock_at), np.int64(throw_for_gin))
+    rollout_at = K.rollout_policy(obs.rules, np.int64(knock_at), np.int64(throw_for_gin), np.int64(0))
     n = kinds.shape[0]
     net = np.zeros((n, samples))
     won = np.zeros((n, samples), np.int8)
@@ -458,7 +458,7 @@ def advise(
     hand = pos.hand
     deadwood = int(min_deadwood(np.array([hand], np.uint64), pos.rules)[0])
     threshold = int(K.rollout_threshold(obs.rules, obs.upcard, rollout_at))
-    throws = bool(rollout_at == K.ROLLOUT_GIN_DROPS)
+    throws = bool(K.throws_for_gin(rollout_at))
     return Advice([out[a] for a in order], done, seconds, seed, model, deadwood, threshold, throws)
 
 

@@ -38,7 +38,13 @@ In plain words:
   near runs. That is stronger against a player who waits for gin and weaker
   against one who knocks early (docs/MC.md), so by default (-1) they do it
   until an opponent has knocked with deadwood in this game (the engine's count
-  in the seat's game memory), and never after; 1 always, 0 never. ``budget``
+  in the seat's game memory), and never after; 1 always, 0 never. While they
+  throw for gin, ``waiters`` models the opponents as players who wait for gin
+  too: their rollouts knock only at 5 or less, not at the limit. By default
+  (-1) from the game's second hand on, when no opponent has knocked with
+  deadwood in the first hands; 1 always, 0 never (the knocks at the limit that
+  such an opponent does not make had this seat knock too often, late in the
+  hand, and be undercut: docs/MC.md). ``budget``
   caps the rollouts of one decision (0: no cap; else ``samples`` is cut so that
   actions x samples <= budget).
 * Every sample comes from this seat's seeded strategy stream, so runs are
@@ -59,15 +65,16 @@ from kernels.mc import (
     ACT_DRAW,
     ACT_KNOCK,
     ACT_TAKE,
-    ROLLOUT_GIN_DROPS,
     discard_actions,
     evaluate,
     rollout_policy,
+    throws_for_gin,
 )
 from kernels.obs import (
     BIG_GIN,
     CONTINUE,
     DISCARD_HOOK,
+    GAME_HANDS,
     GAME_OPP_KNOCKS,
     KNOCK,
     KNOCK_HOOK,
@@ -102,6 +109,7 @@ class Params(NamedTuple):
     screen: int = -1  # first round's samples per action (-1: GIN_SCREEN when throwing for gin)
     finalists: int = 3  # actions the first round keeps for the remaining samples
     gin_candidates: int = 4  # where rollouts throw for gin, discards also tried (gin_drop)
+    waiters: int = -1  # throwing for gin, opponents knock at 5 or less: 1, 0, -1 from hand 2
 
 
 @njit(cache=True)
@@ -126,11 +134,19 @@ def _policy(obs, params, scratch):
     """The rollouts' policy for ``evaluate`` (``rollout_policy``). With ``gin_drop``
     -1 they throw for gin until an opponent has knocked with deadwood in this game
     (the engine's count in the seat's game memory): from then on the opponents are
-    known to knock early, and the least-deadwood discards play better."""
+    known to knock early, and the least-deadwood discards play better. With
+    ``waiters`` -1, once a hand of the game is over with no such knock the opponents
+    are taken to wait for gin: their rollouts knock only at ``WAITERS_KNOCK_AT`` or
+    less (the first hand shows a player who knocks early: against one, assuming this
+    from the first hand on cost about 2 points of games won, docs/MC.md)."""
     throw_for_gin = np.int64(params[7])
+    no_knocks = scratch[GAME_OPP_KNOCKS] == 0
     if throw_for_gin < 0:
-        throw_for_gin = np.int64(scratch[GAME_OPP_KNOCKS] == 0)
-    return rollout_policy(obs.rules, np.int64(params[2]), throw_for_gin)
+        throw_for_gin = np.int64(no_knocks)
+    opponents_wait = np.int64(params[11])
+    if opponents_wait < 0:
+        opponents_wait = np.int64(no_knocks and scratch[GAME_HANDS] > 0)
+    return rollout_policy(obs.rules, np.int64(params[2]), throw_for_gin, opponents_wait)
 
 
 @njit(cache=True)
@@ -180,7 +196,7 @@ def best_action(obs, params, scratch, policy, kinds, cards):
     samples = _samples(params, n)
     screen = np.int64(params[8])
     if screen < 0:  # screened where the gin candidates add actions
-        screen = np.int64(GIN_SCREEN) if policy == ROLLOUT_GIN_DROPS else np.int64(0)
+        screen = np.int64(GIN_SCREEN) if throws_for_gin(policy) else np.int64(0)
     finalists = np.int64(params[9])
     key = _decision_key(obs, scratch)
     game_weight = params[6]
@@ -222,7 +238,7 @@ def mc_take(obs, params, scratch):
 def mc_discard(obs, params, scratch):
     policy = _policy(obs, params, scratch)
     gin_count = np.int64(0)  # the gin candidates: only where the rollouts throw for gin
-    if policy == ROLLOUT_GIN_DROPS:
+    if throws_for_gin(policy):
         gin_count = np.int64(params[10])
     kinds, cards = discard_actions(obs, forbidden_discard(obs), np.int64(params[1]), gin_count)
     a = 0
@@ -281,5 +297,6 @@ STRATEGY: Strategy = Strategy(
         "screen": (-1, 100_000),
         "finalists": (0, 64),
         "gin_candidates": (0, 12),
+        "waiters": (-1, 1),
     },
 )

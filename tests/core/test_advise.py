@@ -114,7 +114,7 @@ def test_advise_agrees_with_brute_force(monkeypatch: pytest.MonkeyPatch) -> None
         dealer=1,
         rules=[int(v) for v in pos.rules.compile()],
     )
-    exact = R.exact_values(ref_obs, actions, R.rollout_policy(ref_obs, -1, 1), 1)
+    exact = R.exact_values(ref_obs, actions, R.rollout_policy(ref_obs, -1, 1, 0), 1)
     result = advise(pos, samples=4000, seed=0, model="uniform")
     by_label = {a.label: a for a in result.actions}
     for (kind, card), value in zip(actions, exact, strict=True):
@@ -210,7 +210,7 @@ def test_mc_hook_decision_matches_advise_best() -> None:
         random64(np.uint64(obs.rng_key), 0),
         0,
         1,
-        K.rollout_policy(obs.rules, -1, 1),  # mc's default in a game's first hand
+        K.rollout_policy(obs.rules, -1, 1, 0),  # mc's default in a game's first hand
         1,
         net,
         won,

@@ -179,8 +179,9 @@ def test_kernel_equals_twin_sample_by_sample(
         else:
             actions = [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]
         key = rng.getrandbits(64)
-        # The rule's limit, playing for gin, and playing and throwing for gin.
-        knock_at = (-1, 0, K.ROLLOUT_GIN_DROPS)[i % 3]
+        # The rule's limit, playing for gin, playing and throwing for gin, and that
+        # against opponents who wait.
+        knock_at = (-1, 0, K.ROLLOUT_GIN_DROPS, K.ROLLOUT_GIN_VS_WAITERS)[i % 4]
         net, won, ends = kernel_values(obs, actions, key, 3, model, first=5, knock_at=knock_at)
         ref_net, ref_won, ref_ends = R.evaluate(ref, actions, key, 5, 3, model, knock_at, 1)
         assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), (preset, i)

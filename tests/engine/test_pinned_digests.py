@@ -50,6 +50,9 @@ GAMES = {
     # mc's defaults (rollouts that throw for gin, gin candidates, the screening round),
     # fewer samples; simple knocks, so the game memory's switch is met too
     "eaai mc:samples=60/simple": ("eaai", "mc:samples=60/simple", 12, 13),
+    # against a player who waits for gin: from a game's second hand on the rollouts
+    # take the opponent for one (mc's waiters=-1, added 2 December 2026)
+    "eaai mc:samples=60/simple:knock_at=0": ("eaai", "mc:samples=60/simple:knock_at=0", 8, 14),
 }
 # (rules, cards, jokers): random hands for the public solver API.
 SOLVER = {
@@ -108,6 +111,9 @@ EXPECTED: dict[str, str] = {
     ),
     "games: eaai mc:samples=60/simple": (
         "779420218bcc11f00d1ddcc8fa70e93135ca644368bc8eab5e2b292d95674873"
+    ),
+    "games: eaai mc:samples=60/simple:knock_at=0": (
+        "cb63f01ec6960f9ad13ca2e7d655d50012f306dac8e344a8aeac79ad79076ff0"
     ),
     "solver: gin 10 cards": (
         "5346cef8fdc204e21d7e8324d47683e8ef9641c6529b2d76efb7201628b7585c"

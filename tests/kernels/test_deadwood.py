@@ -29,6 +29,7 @@ from kernels.deadwood import (
     best_discard_batch,
     best_discard_one,
     every_card_meldable,
+    loose_cards,
     least_removals,
     min_deadwood_batch,
     min_deadwood_one,
@@ -235,9 +236,9 @@ def test_other_card_values(ace: str, ace_high_value: int, joker_value: int) -> N
 # (hand, ace mode, least deadwood, best discard card or None, deadwood after it)
 @pytest.mark.parametrize("ace", ACE_MODES)
 def test_every_card_meldable_matches_oracle(ace: str) -> None:
-    """``every_card_meldable`` on natural hands: True exactly when every card lies in
-    one of the hand's possible melds (the oracle's list), on random and dense hands of
-    3 to 13 cards."""
+    """``every_card_meldable`` and ``loose_cards`` on natural hands: True exactly when
+    every card lies in one of the hand's possible melds (the oracle's list), and the
+    count of cards that lie in none, on random and dense hands of 3 to 13 cards."""
     rules = ref_rules(ace)
     tab = tables_for_ref(rules)
     rng = seeded("every card meldable", ace)
@@ -248,6 +249,7 @@ def test_every_card_meldable_matches_oracle(ace: str) -> None:
         in_melds = set().union(*(set(m) for m in R.melds_in(hand, rules)))
         every = bool(every_card_meldable(kmask(hand), tab))
         assert every == (set(hand) <= in_melds), f"[{show(hand)}] ({ace})"
+        assert loose_cards(kmask(hand), tab) == len(set(hand) - in_melds), f"[{show(hand)}]"
         seen.add(every)
     assert seen == {True, False}
 

@@ -34,7 +34,7 @@ from kernels.layout import (
     R_STOCK_EXHAUSTION,
     R_WALL,
 )
-from kernels.obs import GAME_OPP_KNOCKS
+from kernels.obs import GAME_HANDS, GAME_OPP_KNOCKS
 from tests.reference import deadwood_ref, rng_ref
 from tests.reference import strategies_ref as S
 from tests.reference.engine_ref import mask_of
@@ -230,13 +230,26 @@ def scoring_namespace(rules: Any) -> Any:
 
 
 ROLLOUT_GIN_DROPS = -2  # play for gin, throwing gin_drop's card (kernels.mc)
+ROLLOUT_GIN_VS_WAITERS = -3  # the same, the opponents knocking at WAITERS_KNOCK_AT or less
+WAITERS_KNOCK_AT = 5
 GIN_SCREEN = 50  # mc's screen=-1 where the rollouts throw for gin (strategies/mc.py)
 
 
+def throws_for_gin(knock_at: int) -> bool:
+    return knock_at in (ROLLOUT_GIN_DROPS, ROLLOUT_GIN_VS_WAITERS)
+
+
 def _threshold(obs: Any, knock_at: int) -> int:
-    if knock_at == ROLLOUT_GIN_DROPS:
+    if throws_for_gin(knock_at):
         return 0
     return knock_at if knock_at >= 0 else S.rule_threshold(obs)
+
+
+def _their_threshold(obs: Any, knock_at: int) -> int:
+    """The opponents' rollout threshold under this seat's policy ``knock_at``."""
+    if knock_at == ROLLOUT_GIN_VS_WAITERS:
+        return min(S.rule_threshold(obs), WAITERS_KNOCK_AT)
+    return S.rule_threshold(obs)
 
 
 def gin_key(obs: Any, hand: int, card: int) -> tuple[int, int]:
@@ -306,11 +319,11 @@ def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
         if d == 0 and int(rules[R_BIG_GIN_BONUS]) > 0 and S.min_deadwood(hand, obs) == 0:
             hands[seat] = hand
             return _score(obs, hands, seat)
-        if knock_at == ROLLOUT_GIN_DROPS and seat == obs.seat and d > 0:
+        if throws_for_gin(knock_at) and seat == obs.seat and d > 0:
             discard = gin_drop(obs, hand, forbidden)
             d = S.min_deadwood(S.without(hand, discard), obs)
         hands[seat] = S.without(hand, discard)
-        threshold = _threshold(obs, knock_at) if seat == obs.seat else _threshold(obs, -1)
+        threshold = _threshold(obs, knock_at) if seat == obs.seat else _their_threshold(obs, knock_at)
         if d <= threshold and (limit < 0 or d <= limit):
             return _score(obs, hands, seat)
         pile.append(discard)
@@ -445,10 +458,12 @@ def rollout_knock_at(obs: Any, knock_at: int) -> int:
     return -1
 
 
-def rollout_policy(obs: Any, knock_at: int, throw_for_gin: int) -> int:
+def rollout_policy(obs: Any, knock_at: int, throw_for_gin: int, opponents_wait: int) -> int:
     """Twin of ``kernels.mc.rollout_policy``."""
     threshold = rollout_knock_at(obs, knock_at)
-    return ROLLOUT_GIN_DROPS if threshold == 0 and throw_for_gin else threshold
+    if threshold == 0 and throw_for_gin:
+        return ROLLOUT_GIN_VS_WAITERS if opponents_wait else ROLLOUT_GIN_DROPS
+    return threshold
 
 
 class McRef:
@@ -457,17 +472,22 @@ class McRef:
     FIELDS = (
         ("samples", int), ("candidates", int), ("knock_at", int), ("min_gain", int),
         ("budget", int), ("model", int), ("game_weight", float), ("gin_drop", int),
-        ("screen", int), ("finalists", int), ("gin_candidates", int),
+        ("screen", int), ("finalists", int), ("gin_candidates", int), ("waiters", int),
     )  # fmt: skip
     CHOSEN_KIND, CHOSEN_CARD = 1, 2  # scratch words
 
     def policy(self, obs: Any, p: dict[str, Any], scratch: list[int]) -> int:
         """The rollouts' policy: ``gin_drop`` -1 throws for gin while the game memory
-        counts no opponent's knock with deadwood."""
+        counts no opponent's knock with deadwood; ``waiters`` -1: the opponents wait
+        once a hand of the game is over without one."""
+        no_knocks = scratch[GAME_OPP_KNOCKS] == 0
         throw_for_gin = p["gin_drop"]
         if throw_for_gin < 0:
-            throw_for_gin = int(scratch[GAME_OPP_KNOCKS] == 0)
-        return rollout_policy(obs, p["knock_at"], throw_for_gin)
+            throw_for_gin = int(no_knocks)
+        opponents_wait = p["waiters"]
+        if opponents_wait < 0:
+            opponents_wait = int(no_knocks and scratch[GAME_HANDS] > 0)
+        return rollout_policy(obs, p["knock_at"], throw_for_gin, opponents_wait)
 
     def _best(self, obs: Any, p: dict[str, Any], scratch: list[int], actions: list) -> int:
         key = rng_ref.random64(int(obs.rng_key), scratch[0])
@@ -491,7 +511,7 @@ class McRef:
 
         n, screen, finalists = len(actions), p["screen"], p["finalists"]
         if screen < 0:
-            screen = GIN_SCREEN if knock_at == ROLLOUT_GIN_DROPS else 0
+            screen = GIN_SCREEN if throws_for_gin(knock_at) else 0
         if screen <= 0 or finalists <= 0 or n <= finalists or screen >= samples:
             return best_of(*play(actions, 0, samples))[0]
         net, ends = play(actions, 0, screen)  # the first round, every action
@@ -510,8 +530,7 @@ class McRef:
 
     def discard(self, obs: Any, params: Any, scratch: list[int]) -> int:
         p = S.read_params(params, self.FIELDS)
-        throws_for_gin = self.policy(obs, p, scratch) == ROLLOUT_GIN_DROPS
-        gin_count = p["gin_candidates"] if throws_for_gin else 0
+        gin_count = p["gin_candidates"] if throws_for_gin(self.policy(obs, p, scratch)) else 0
         actions = discard_actions(obs, S.forbidden_discard(obs), p["candidates"], gin_count)
         a = self._best(obs, p, scratch, actions) if len(actions) > 1 else 0
         scratch[self.CHOSEN_KIND], scratch[self.CHOSEN_CARD] = actions[a]

@@ -28,6 +28,7 @@ from kernels.layout import (
 from kernels.obs import (
     BIG_GIN,
     CONTINUE,
+    GAME_HANDS,
     GAME_OPP_KNOCKS,
     KNOCK,
     PHASE_DISCARD,
@@ -86,6 +87,7 @@ def random_params(rng: random.Random, name: str) -> Any:
             screen=rng.randint(-1, 2),  # below samples: a first round, then the finalists
             finalists=rng.randint(0, 3),
             gin_candidates=rng.choice((0, 0, 1, 2, 11)),
+            waiters=rng.randint(-1, 1),
         )
     if name == "advice":
         return strategy.params(
@@ -163,8 +165,12 @@ def random_observations(rng: random.Random, rules: np.ndarray) -> tuple[Pair, Pa
     upcard_option = int(rules[R_UPCARD_OPTION]) and rng.random() < 0.2
     phase = PHASE_UPCARD_OPTION if upcard_option else PHASE_DRAW
     draw_pile = pile if rng.random() > 0.05 else []
+    first_turn = common
+    if upcard_option and draw_pile:  # the upcard alone on the pile, as in a real first turn
+        draw_pile = draw_pile[:1]
+        first_turn = {**common, "upcard": draw_pile[0], "turn": 0}
     before = position(
-        rules, sum(1 << c for c in hand if c != drawn), draw_pile, phase=phase, **common
+        rules, sum(1 << c for c in hand if c != drawn), draw_pile, phase=phase, **first_turn
     )
     after = position(
         rules,
@@ -183,8 +189,9 @@ def random_scratch(rng: random.Random, name: str, hand: int, drawn: int) -> np.n
     sc[0] = rng.randrange(0, 1000)
     if name == "chart":  # its own turns so far: every mask row, and past the last
         sc[7] = rng.randrange(0, 25)
-    if name == "mc":  # the game memory: an opponent knocked earlier in the game, or not
+    if name == "mc":  # the game memory: hands over, an opponent knocked in one, or not
         sc[GAME_OPP_KNOCKS] = rng.choice((0, 0, 1, 3))
+        sc[GAME_HANDS] = sc[GAME_OPP_KNOCKS] + rng.choice((0, 0, 1, 2))
     if name == "simple":
         roll = rng.random()
         if roll < 0.3:
