@@ -15,8 +15,9 @@ random between the players' discards, up to two pile cards held by each opponent
 For each, one draw decision (take or draw) and one discard decision (discard and
 knock). ``--hands-over N`` sets the seat's game memory as after N hands of a game in
 which no opponent knocked with deadwood (default 0, a game's first hand: mc's play
-differs from the second hand on, docs/MC.md). Prints, per setting, the median time of each kind and decisions per second
-(CPU time of this process, so other jobs on the machine count less).
+differs from the second hand on, docs/MC.md). Prints, per setting, the median time of
+each kind and decisions per second (CPU time of this process, so other jobs on the
+machine count less).
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from kernels.obs import GAME_HANDS, PHASE_DISCARD, PHASE_DRAW, SCRATCH_SIZE
 from sim.advise import make_obs
 from sim.rules import get_rules
 from sim.solver import tables_for
-from strategies import params_vector, parse_seat
 from strategies import mc as M
+from strategies import params_vector, parse_seat
 
 
 def position(rng: random.Random, rules, phase: int, key: int):  # type: ignore[no-untyped-def]

@@ -631,8 +631,9 @@ def play_out(
         throws_gin = gin_drops and seat == me
         if not solved:
             if throws_gin and loose_cards(hand, tab) >= 2:
-                # Whatever it throws, a card in no meld stays: not gin, and d is unused.
-                d = np.int64(BIG)
+                # Whatever it throws, a card in no meld stays: not gin, and gin_drop
+                # chooses the discard (d is only "above 0").
+                discard, d = np.int64(-1), np.int64(BIG)
             else:
                 discard, d = best_discard_one(hand, forbidden, tab)
         known = True  # d is the deadwood the discard leaves (else a lower bound)

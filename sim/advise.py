@@ -406,7 +406,10 @@ def advise(
     key = key_of(seed)
     obs = pos.obs(key)
     kinds, cards = actions_of(pos, key)
-    rollout_at = K.rollout_policy(obs.rules, np.int64(knock_at), np.int64(throw_for_gin), np.int64(0))
+    # As mc in a game's first hand: the opponents' rollouts knock at the limit.
+    rollout_at = K.rollout_policy(
+        obs.rules, np.int64(knock_at), np.int64(throw_for_gin), np.int64(0)
+    )
     n = kinds.shape[0]
     net = np.zeros((n, samples))
     won = np.zeros((n, samples), np.int8)

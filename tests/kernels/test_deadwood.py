@@ -29,8 +29,8 @@ from kernels.deadwood import (
     best_discard_batch,
     best_discard_one,
     every_card_meldable,
-    loose_cards,
     least_removals,
+    loose_cards,
     min_deadwood_batch,
     min_deadwood_one,
 )

@@ -323,7 +323,10 @@ def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
             discard = gin_drop(obs, hand, forbidden)
             d = S.min_deadwood(S.without(hand, discard), obs)
         hands[seat] = S.without(hand, discard)
-        threshold = _threshold(obs, knock_at) if seat == obs.seat else _their_threshold(obs, knock_at)
+        if seat == obs.seat:
+            threshold = _threshold(obs, knock_at)
+        else:
+            threshold = _their_threshold(obs, knock_at)
         if d <= threshold and (limit < 0 or d <= limit):
             return _score(obs, hands, seat)
         pile.append(discard)
