@@ -36,7 +36,7 @@ from numba import njit, types
 
 from kernels import layout as L
 from kernels.bits import lowest_bit, popcount
-from kernels.borrow import BorrowedArray
+from kernels.borrow import BorrowedArray, borrow
 from kernels.deadwood import (
     BIG,
     RANK_ACROSS_SUITS,
@@ -97,6 +97,18 @@ def new_work(players):
         np.zeros(players, np.int64),
         np.zeros(MAX_MELDS_PER_ARRANGEMENT, np.int64),
         np.zeros(players, np.int64),
+    )
+
+
+@njit(cache=True, inline="always")
+def _borrowed_work(owner):
+    """``owner``'s arrays as borrowed views (kernels/borrow.py): the rollouts read and
+    write them on every draw, and counted arrays in a tuple cost an ``NRT_incref`` /
+    ``NRT_decref`` pair at each read. ``owner`` must outlive the views."""
+    return Work(
+        borrow(owner.deck), borrow(owner.hands), borrow(owner.base), borrow(owner.stock),
+        borrow(owner.rebuilt), borrow(owner.pile), borrow(owner.dw), borrow(owner.deadwood),
+        borrow(owner.laid), borrow(owner.points), borrow(owner.melds), borrow(owner.scores),
     )
 
 
@@ -724,7 +736,20 @@ def evaluate(
     ``won[a, j]`` 1 when the seat won that hand and ``ends[a, j]`` +1 / -1 when the
     hand ends the game with this seat / another seat reaching the target first.
     """
-    work = new_work(obs.players)
+    _evaluate_with(
+        obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won,
+        ends, new_work(obs.players),
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _evaluate_with(
+    obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends,
+    owner,
+):  # fmt: skip
+    """``evaluate``'s loop on the working arrays ``owner`` (held by the caller for the
+    whole call, so the loop may use them borrowed)."""
+    work = _borrowed_work(owner)
     for seat in range(obs.players):
         work.scores[seat] = obs.scores[seat]
     hidden = hidden_cards(obs)

@@ -1,0 +1,66 @@
+"""Run a benchmark so that Linux ``perf`` can name the numba kernels it samples.
+
+    perf record -o /tmp/mc.data python benchmarks/perf_map.py benchmarks/bench_mc.py --hands-over 1
+    perf report -i /tmp/mc.data --no-children --sort symbol
+
+``perf`` sees jitted code as bare addresses. This runs the given script (with its
+arguments) and, as the process exits, writes ``/tmp/perf-<pid>.map``: the address,
+size and name of every function numba compiled in it, the file ``perf report`` reads
+to put names on those addresses. Functions that LLVM inlined count in their caller, so
+the report is self time per function as compiled, not per source function.
+
+Only functions compiled in this process are listed, so the script runs on an empty
+numba cache of its own (a fresh temporary folder): compile time then shows in the
+report too, so give the benchmark a few seconds of work. Uses numba internals (the
+code libraries' LLVM modules and execution engine): a tool for developers, no part
+of the product.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import os
+import runpy
+import sys
+import tempfile
+
+
+def write_perf_map() -> int:
+    """Write ``/tmp/perf-<pid>.map`` for every compiled numba function; returns how many."""
+    from numba.core.codegen import CPUCodeLibrary
+
+    found: dict[int, str] = {}
+    for library in gc.get_objects():
+        if not isinstance(library, CPUCodeLibrary) or not library._finalized:
+            continue
+        engine = library._codegen._engine
+        for function in library._final_module.functions:
+            if function.is_declaration:
+                continue
+            address = engine.get_function_address(function.name)
+            if address:
+                found.setdefault(address, function.name)
+    addresses = sorted(found)
+    with open(f"/tmp/perf-{os.getpid()}.map", "w") as out:
+        for i, address in enumerate(addresses):
+            # Sizes are not recorded: a function ends where the next one starts.
+            gap = addresses[i + 1] - address if i + 1 < len(addresses) else 4096
+            size = gap if gap < 1 << 20 else 4096
+            out.write(f"{address:x} {size:x} {found[address]}\n")
+    return len(addresses)
+
+
+def main() -> None:
+    if len(sys.argv) < 2:
+        sys.exit("usage: python benchmarks/perf_map.py SCRIPT [ARGS...]")
+    script = sys.argv[1]
+    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="perf-map-numba-")
+    atexit.register(lambda: print(f"perf map: {write_perf_map()} functions", file=sys.stderr))
+    sys.argv = sys.argv[1:]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    runpy.run_path(script, run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()
