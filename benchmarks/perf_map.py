@@ -1,7 +1,10 @@
 """Run a benchmark so that Linux ``perf`` can name the numba kernels it samples.
 
-    perf record -o /tmp/mc.data python benchmarks/perf_map.py benchmarks/bench_mc.py --hands-over 1
+    perf record -o /tmp/mc.data python benchmarks/perf_map.py benchmarks/bench_mc.py \
+        --positions 20000 --hands-over 1
     perf report -i /tmp/mc.data --no-children --sort symbol
+
+(``perf`` is Debian's ``linux-perf`` package.)
 
 ``perf`` sees jitted code as bare addresses. This runs the given script (with its
 arguments) and, as the process exits, writes ``/tmp/perf-<pid>.map``: the address,
