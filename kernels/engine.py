@@ -49,8 +49,10 @@ import numpy as np
 from numba import njit
 
 from kernels import layout as L
+from kernels import probe as P
 from kernels.bits import popcount
 from kernels.borrow import borrow, borrow_row
+from kernels.chart import CHART_DISCARD, CHART_DRAW, CHART_KNOCK, draw_class, interested
 from kernels.deadwood import best_discard_one, min_deadwood_one
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
 from kernels.obs import (
@@ -143,7 +145,7 @@ class HandColumns(NamedTuple):
     dealer: np.ndarray  # int8
     upcard: np.ndarray  # int8
     knocker: np.ndarray  # int8 (-1: none)
-    winner: np.ndarray  # int8: the hand's winner (-1: none), see ``_hand_winner``
+    winner: np.ndarray  # int8: the hand's winner (-1: none), see ``hand_winner``
     outcome: np.ndarray  # int8 (kernels.layout outcome codes)
     turns: np.ndarray  # int16
     stock_left: np.ndarray  # int8
@@ -334,7 +336,7 @@ def _rebuild(state, rules, key, number, hand_index):
 
 
 @njit(cache=True)
-def _hand_winner(outcome, knocker, dealer, deadwood):
+def hand_winner(outcome, knocker, dealer, deadwood):
     """Who won the hand (for dealer rules and Gin boxes), -1 for nobody.
 
     The knocker after a knock win, rummy, gin or big gin; after an undercut the first
@@ -393,7 +395,7 @@ def _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outco
     if outcome == L.DEAD_HAND:
         cols.winner[row] = -1
     else:
-        cols.winner[row] = _hand_winner(outcome, knocker, dealer, state.deadwood)
+        cols.winner[row] = hand_winner(outcome, knocker, dealer, state.deadwood)
     cols.number[row] = number
     cols.hand_index[row] = hand_index
     cols.dealer[row] = dealer
@@ -440,17 +442,20 @@ def _score(state, rules, tab, knocker, knocker_deadwood, upcard, dealer):
 @njit(cache=True, nogil=True)
 def play_hands(
     rules, tab, key, first_number, hand_index, dealer, sids, params, scores, state, cols,
-    begin, end, log_events,
+    begin, end, log_events, probe,
 ):
     """Play hands ``first_number + row`` into rows ``begin .. end-1`` of ``cols``.
 
     ``state`` is a :func:`new_state`, ``cols`` a :func:`new_columns`; ``log_events`` is
-    None (the event-log branches compile away) or True (a replay). Returns 0, or
-    the ``ERR_*`` code of the first illegal decision (details in ``state.error``; that
-    hand's row is not written). The same compiled loop plays blocks of single deals
-    (called from Python: the GIL is released) and the hands of games (one row each).
-    The hand's body is written here, not inlined from a helper, and no wrapper calls
-    this from Python: see "Compile time" above.
+    None (the event-log branches compile away) or True (a replay); ``probe`` is None
+    (likewise) or a ``kernels.probe.Probe``: one seat's decisions of one kind counted,
+    forced or played both ways from the true state (strategy charts); it may stop
+    before a deal for room in its rows (``PU_NEXT``). Returns 0, or the ``ERR_*`` code
+    of the first illegal decision (details in ``state.error``; that hand's row is not
+    written). The same compiled loop plays blocks of single deals (called from Python:
+    the GIL is released) and the hands of games (one row each). The hand's body is
+    written here, not inlined from a helper, and no wrapper calls this from Python: see
+    "Compile time" above.
     """
     # Borrowed views (kernels/borrow.py): no reference counting in the loop. The
     # caller's arrays outlive this call.
@@ -465,8 +470,19 @@ def play_hands(
     # The deck is shuffled in the stock's array: after the dealt cards and the upcard,
     # the rest is the stock as it lies.
     deck = state.stock
+    focal = none
+    kind = none
+    if probe is not None:
+        focal = probe.config[P.PC_FOCAL]
+        kind = probe.config[P.PC_KIND]
+        probe.cursor[P.PU_NEXT] = end
     for row in range(begin, end):
         number = first_number + row
+        if probe is not None:
+            if not P.room_for_a_deal(probe):
+                probe.cursor[P.PU_NEXT] = row
+                break
+            P.start_hand(probe)
         for i in range(8):
             c[i] = 0
         c[L.C_DECK] = n_cards
@@ -505,127 +521,227 @@ def play_hands(
         # upcard; a pass draws nothing. It shares the draw's single take call (one inlined
         # copy of every strategy's take hook, not three).
         asking = 2 if rules[L.R_UPCARD_OPTION] == 1 else 0  # option questions left
-        # How the hand ends (set before leaving the loop): the knocker (none: a showdown
-        # after the stock ran out or the turn guard), the card it laid away, a dead hand.
-        knocker = none
-        knocker_deadwood = none
-        laid_away = none
-        dead = False
+        play_key = key  # the key of this play's reshuffles (a probe's samples: their own)
+        # A probe's replay of the hand from its saved position starts at the discard
+        # decision (knock chart) instead of a draw; ``force`` overrides the seat's choice
+        # at the decision it is set for (kernels/probe.py).
+        at_discard = False
+        force = none
+        card = none
+        from_pile = False
+        while True:  # the hand; again from a saved position for each of a probe's branches
+            # How the hand ends (set before leaving the loop): the knocker (none: a
+            # showdown after the stock ran out or the turn guard), the card it laid away,
+            # a dead hand.
+            knocker = none
+            knocker_deadwood = none
+            laid_away = none
+            dead = False
+            while True:
+                if at_discard:
+                    at_discard = False  # the drawn card is the saved one
+                else:
+                    # --- draw ---
+                    if stock_next or c[L.C_PILE] == 0:
+                        from_pile = False
+                    else:
+                        phase = PHASE_UPCARD_OPTION if asking > 0 else PHASE_DRAW
+                        watched = False  # a position of a probe's draw chart
+                        if probe is not None and kind == CHART_DRAW and seat == focal:
+                            watched = phase == PHASE_DRAW
+                            u = probe.cursor
+                            if watched and u[P.PU_BRANCH] < 0 and u[P.PU_AT] != c[L.C_TURNS]:
+                                top = state.pile[c[L.C_PILE] - 1]
+                                column = draw_class(rules, tab, state.hands[seat], top)
+                                force = P.met(probe, number, u[P.PU_OWN] + 1, column, top,
+                                              c[L.C_TURNS])  # fmt: skip
+                                if u[P.PU_BRANCH] == 0:
+                                    P.save(probe, state.stock, state.pile, state.hands,
+                                           state.taken, state.discarded, state.scratch, c,
+                                           seat, none, False)  # fmt: skip
+                        obs = _observe(state, seat, phase, upcard, none, False, dealer, rules, scores, tab)
+                        from_pile = hook_take(
+                            sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
+                        )
+                        if probe is not None and watched:
+                            if force != none:
+                                from_pile = force == P.FORCE_FIRST
+                                force = none
+                            elif probe.cursor[P.PU_ROW] >= 0 and probe.cursor[P.PU_BRANCH] < 0:
+                                P.chose(probe, from_pile)
+                        if asking > 0:
+                            asking -= 1
+                            if not from_pile:
+                                if log_events is not None:
+                                    _log(state, EV_PASS, seat, upcard, -1)
+                                if asking == 1:
+                                    seat = dealer  # the non-dealer passed: ask the dealer
+                                else:
+                                    seat = _left_of(dealer, players)  # both passed
+                                    stock_next = True
+                                continue
+                            asking = 0
+                    stock_next = False
+                    if from_pile:
+                        c[L.C_PILE] -= 1
+                        card = state.pile[c[L.C_PILE]]
+                        state.taken[seat] |= np.int64(1) << card
+                        if log_events is not None:
+                            _log(state, EV_DRAW_PILE, seat, card, -1)
+                    else:
+                        if c[L.C_STOCK_TOP] == c[L.C_STOCK_END]:
+                            # The stock is empty: rebuild it, or end the hand (RULES.md).
+                            if (
+                                c[L.C_REBUILDS] >= rules[L.R_MAX_REBUILDS]
+                                or c[L.C_PILE] <= 1
+                                or rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND
+                            ):
+                                if log_events is not None:
+                                    _log(state, EV_EXHAUSTED, -1, -1, -1)
+                                break  # a showdown with no knocker
+                            _rebuild(state, rules, play_key, number, hand_index)
+                            if log_events is not None:
+                                _log(state, EV_REBUILD, -1, -1, c[L.C_REBUILDS])
+                        card = state.stock[c[L.C_STOCK_TOP]]
+                        c[L.C_STOCK_TOP] += 1
+                        if log_events is not None:
+                            _log(state, EV_DRAW_STOCK, seat, card, -1)
+                    if probe is not None:
+                        u = probe.cursor
+                        if seat == focal:
+                            u[P.PU_OWN] += 1
+                        elif from_pile:
+                            u[P.PU_TOOK] += 1
+                        if u[P.PU_PENDING] >= 0 and seat == _left_of(focal, players):
+                            took_it = from_pile and card == u[P.PU_PENDING]
+                            saved = np.int64(0)
+                            if took_it:  # what the card saved the seat that took it
+                                forbidden = card if rules[L.R_DISCARD_TAKEN_CARD] == 0 else none
+                                _, after = best_discard_one(state.hands[seat] | (np.int64(1) << card),
+                                                            forbidden, tab)  # fmt: skip
+                                saved = min_deadwood_one(state.hands[seat], tab) - after
+                            P.discard_fate(probe, number, took_it, saved)
+                    state.hands[seat] |= np.int64(1) << card
+                    c[L.C_TURNS] += 1
 
-        while True:
-            # --- draw ---
-            if stock_next or c[L.C_PILE] == 0:
-                from_pile = False
-            else:
-                phase = PHASE_UPCARD_OPTION if asking > 0 else PHASE_DRAW
-                obs = _observe(state, seat, phase, upcard, none, False, dealer, rules, scores, tab)
-                from_pile = hook_take(
-                    sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
+                # --- discard, knock ---
+                watched = False  # a position of a probe's knock chart
+                best = none
+                if probe is not None and kind == CHART_KNOCK and seat == focal:
+                    u = probe.cursor
+                    if u[P.PU_BRANCH] < 0 and u[P.PU_AT] != c[L.C_TURNS]:
+                        hand = state.hands[seat]
+                        forbidden = card if from_pile and rules[L.R_DISCARD_TAKEN_CARD] == 0 else none
+                        best, d = best_discard_one(hand, forbidden, tab)
+                        limit = knock_limit_of(rules, upcard)
+                        ready = d == 0 and rules[L.R_BIG_GIN_BONUS] > 0
+                        if (limit < 0 or d <= limit) and not (ready and min_deadwood_one(hand, tab) == 0):
+                            u[P.PU_BEST] = best
+                            force = P.met(probe, number, u[P.PU_OWN], d, best, c[L.C_TURNS])
+                            if u[P.PU_BRANCH] == 0:
+                                P.save(probe, state.stock, state.pile, state.hands, state.taken,
+                                       state.discarded, state.scratch, c, seat, card, from_pile)  # fmt: skip
+                    watched = u[P.PU_AT] == c[L.C_TURNS] and (force != none or u[P.PU_ROW] >= 0)
+                obs = _observe(
+                    state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab
                 )
-                if asking > 0:
-                    asking -= 1
-                    if not from_pile:
-                        if log_events is not None:
-                            _log(state, EV_PASS, seat, upcard, -1)
-                        if asking == 1:
-                            seat = dealer  # the non-dealer passed: ask the dealer
-                        else:
-                            seat = _left_of(dealer, players)  # both passed
-                            stock_next = True
-                        continue
-                    asking = 0
-            stock_next = False
-            if from_pile:
-                c[L.C_PILE] -= 1
-                card = state.pile[c[L.C_PILE]]
-                state.taken[seat] |= np.int64(1) << card
-                if log_events is not None:
-                    _log(state, EV_DRAW_PILE, seat, card, -1)
-            else:
-                if c[L.C_STOCK_TOP] == c[L.C_STOCK_END]:
-                    # The stock is empty: rebuild it, or end the hand (RULES.md).
-                    if (
-                        c[L.C_REBUILDS] >= rules[L.R_MAX_REBUILDS]
-                        or c[L.C_PILE] <= 1
-                        or rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND
-                    ):
-                        if log_events is not None:
-                            _log(state, EV_EXHAUSTED, -1, -1, -1)
-                        break  # a showdown with no knocker
-                    _rebuild(state, rules, key, number, hand_index)
-                    if log_events is not None:
-                        _log(state, EV_REBUILD, -1, -1, c[L.C_REBUILDS])
-                card = state.stock[c[L.C_STOCK_TOP]]
-                c[L.C_STOCK_TOP] += 1
-                if log_events is not None:
-                    _log(state, EV_DRAW_STOCK, seat, card, -1)
-            state.hands[seat] |= np.int64(1) << card
-            c[L.C_TURNS] += 1
-
-            # --- discard, knock ---
-            obs = _observe(
-                state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab
-            )
-            discard = hook_discard(
-                sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
-            )
-            if discard < 0 or discard >= DECK_CAPACITY or not (state.hands[seat] >> discard) & 1:
-                return _fail(state, ERR_NOT_HELD, seat, number, hand_index, discard)
-            if discard == forbidden_discard(obs):
-                return _fail(state, ERR_FORBIDDEN, seat, number, hand_index, discard)
-            decision = hook_knock(
-                sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat), discard
-            )
-            if decision == KNOCK:
-                kept = state.hands[seat] & ~(np.int64(1) << discard)
-                knocker_deadwood = min_deadwood_one(kept, tab)  # the showdown's too
-                limit = knock_limit_of(rules, upcard)
-                if limit >= 0 and knocker_deadwood > limit:
-                    return _fail(
-                        state, ERR_KNOCK_OVER_LIMIT, seat, number, hand_index, knocker_deadwood
+                if probe is not None and watched and force == P.FORCE_FIRST:
+                    # Knock laying the best discard away (the hand ends: no hook is asked).
+                    force = none
+                    discard = probe.cursor[P.PU_BEST]
+                    decision = np.int64(KNOCK)
+                else:
+                    discard = hook_discard(
+                        sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
                     )
-                state.hands[seat] = kept
+                    if discard < 0 or discard >= DECK_CAPACITY or not (state.hands[seat] >> discard) & 1:
+                        return _fail(state, ERR_NOT_HELD, seat, number, hand_index, discard)
+                    if discard == forbidden_discard(obs):
+                        return _fail(state, ERR_FORBIDDEN, seat, number, hand_index, discard)
+                    decision = hook_knock(
+                        sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat), discard
+                    )
+                    if probe is not None and watched:
+                        if force == P.FORCE_SECOND:
+                            force = none
+                            decision = np.int64(CONTINUE)
+                        elif probe.cursor[P.PU_ROW] >= 0 and probe.cursor[P.PU_BRANCH] < 0:
+                            P.chose(probe, decision == KNOCK)
+                if decision == KNOCK:
+                    kept = state.hands[seat] & ~(np.int64(1) << discard)
+                    knocker_deadwood = min_deadwood_one(kept, tab)  # the showdown's too
+                    limit = knock_limit_of(rules, upcard)
+                    if limit >= 0 and knocker_deadwood > limit:
+                        return _fail(
+                            state, ERR_KNOCK_OVER_LIMIT, seat, number, hand_index, knocker_deadwood
+                        )
+                    state.hands[seat] = kept
+                    if log_events is not None:
+                        _log(state, EV_KNOCK, seat, discard, -1)
+                    knocker = seat
+                    laid_away = discard
+                    break
+                if decision == BIG_GIN:
+                    if rules[L.R_BIG_GIN_BONUS] == 0 or min_deadwood_one(state.hands[seat], tab) != 0:
+                        return _fail(state, ERR_BAD_BIG_GIN, seat, number, hand_index, discard)
+                    if log_events is not None:
+                        _log(state, EV_BIG_GIN, seat, -1, -1)
+                    knocker = seat
+                    knocker_deadwood = np.int64(0)
+                    break
+                if decision != CONTINUE:
+                    return _fail(state, ERR_BAD_KNOCK_CODE, seat, number, hand_index, decision)
+                bit = np.int64(1) << discard
+                state.hands[seat] &= ~bit
+                state.pile[c[L.C_PILE]] = discard
+                c[L.C_PILE] += 1
+                state.discarded[seat] |= bit
+                state.taken[seat] &= ~bit
                 if log_events is not None:
-                    _log(state, EV_KNOCK, seat, discard, -1)
-                knocker = seat
-                laid_away = discard
-                break
-            if decision == BIG_GIN:
-                if rules[L.R_BIG_GIN_BONUS] == 0 or min_deadwood_one(state.hands[seat], tab) != 0:
-                    return _fail(state, ERR_BAD_BIG_GIN, seat, number, hand_index, discard)
-                if log_events is not None:
-                    _log(state, EV_BIG_GIN, seat, -1, -1)
-                knocker = seat
-                knocker_deadwood = np.int64(0)
-                break
-            if decision != CONTINUE:
-                return _fail(state, ERR_BAD_KNOCK_CODE, seat, number, hand_index, decision)
-            bit = np.int64(1) << discard
-            state.hands[seat] &= ~bit
-            state.pile[c[L.C_PILE]] = discard
-            c[L.C_PILE] += 1
-            state.discarded[seat] |= bit
-            state.taken[seat] &= ~bit
-            if log_events is not None:
-                _log(state, EV_DISCARD, seat, discard, -1)
-            wall = rules[L.R_WALL]
-            if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[L.C_STOCK_END] - c[L.C_STOCK_TOP] <= wall:
-                if log_events is not None:
-                    _log(state, EV_DEAD_HAND, -1, -1, -1)
-                dead = True
-                break
-            if c[L.C_TURNS] >= MAX_TURNS:
-                break  # a showdown with no knocker
-            seat = _left_of(seat, players)
+                    _log(state, EV_DISCARD, seat, discard, -1)
+                if probe is not None and kind == CHART_DISCARD and seat == focal:
+                    nxt = _left_of(seat, players)
+                    interest = 1 if interested(state.taken[nxt], discard, tab) else 0
+                    column = 13 if discard >= 52 else discard % 13
+                    P.discard_met(probe, discard, interest, column)
+                wall = rules[L.R_WALL]
+                if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[L.C_STOCK_END] - c[L.C_STOCK_TOP] <= wall:
+                    if log_events is not None:
+                        _log(state, EV_DEAD_HAND, -1, -1, -1)
+                    dead = True
+                    break
+                if c[L.C_TURNS] >= MAX_TURNS:
+                    break  # a showdown with no knocker
+                seat = _left_of(seat, players)
 
-        # One exit for every way a hand ends: one call site of the showdown and one of the
-        # row writer (less code to compile; inlining the writer measured slower).
-        if dead:
-            outcome = np.int64(L.DEAD_HAND)
-        else:
-            outcome = _score(state, rules, tab, knocker, knocker_deadwood, upcard, dealer)
-        if not _cards_conserved(state.hands, state.pile, state.stock, c, laid_away):
-            return _fail(state, ERR_CARDS_LOST, max(knocker, 0), number, hand_index, outcome)
+            # One exit for every way a hand ends: one call site of the showdown and one of
+            # the row writer (less code to compile; inlining the writer measured slower).
+            if dead:
+                outcome = np.int64(L.DEAD_HAND)
+            else:
+                outcome = _score(state, rules, tab, knocker, knocker_deadwood, upcard, dealer)
+            if not _cards_conserved(state.hands, state.pile, state.stock, c, laid_away):
+                return _fail(state, ERR_CARDS_LOST, max(knocker, 0), number, hand_index, outcome)
+            if probe is not None and probe.cursor[P.PU_BRANCH] >= 0:
+                # A branch of the position ended: record it, play the next (or the real play).
+                net, won = np.int64(0), np.int64(0)
+                if not dead:
+                    net = P.net_units(state.points, focal)
+                    won = np.int64(hand_winner(outcome, knocker, dealer, state.deadwood) == focal)
+                sample, action = P.branch_done(probe, net, won)
+                salt = P.restore(probe, state.stock, state.pile, state.hands, state.taken,
+                                 state.discarded, state.scratch, c, rules, number, sample)  # fmt: skip
+                play_key = key if sample <= 0 else salt
+                u = probe.cursor
+                seat = u[P.PU_SEAT]
+                card = u[P.PU_DRAWN]
+                from_pile = u[P.PU_FROM_PILE] != 0
+                at_discard = kind == CHART_KNOCK
+                asking = 0
+                stock_next = False
+                force = action if action >= 0 else none
+                continue
+            break
         _finish(state, cols, row, number, hand_index, dealer, upcard, knocker, outcome, laid_away)
         # The game's memory: how the hand ended, as every seat saw it (kernels/obs.py).
         went_out = outcome == L.GIN or outcome == L.BIG_GIN or outcome == L.RUMMY
@@ -779,7 +895,7 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
             state.scratch[i, SCRATCH_HAND:] = memory[seats[i]]
         err = play_hands(
             rules_by_k[k], tab, key, number, hand_index, dealt_dealer, k_sids[:k], k_params[:k],
-            k_scores[:k], _state_for(state, k), one, np.int64(0), np.int64(1), None,
+            k_scores[:k], _state_for(state, k), one, np.int64(0), np.int64(1), None, None,
         )
         for i in range(k):
             memory[seats[i]] = state.scratch[i, SCRATCH_HAND:]

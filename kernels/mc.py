@@ -45,7 +45,7 @@ from kernels.deadwood import (
     loose_cards,
     min_deadwood_one,
 )
-from kernels.engine import _hand_winner
+from kernels.engine import hand_winner
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
 from kernels.obs import OBS, PHASE_UPCARD_OPTION
@@ -366,7 +366,7 @@ def _score(rules, tab, work, knocker, knocker_deadwood, upcard, dealer, me):
         if seat != me:
             others += work.points[seat]
     net = (work.points[me] - others / (players - 1)) / L.POINT_SCALE
-    won = 1 if _hand_winner(outcome, knocker, dealer, work.deadwood) == me else 0
+    won = 1 if hand_winner(outcome, knocker, dealer, work.deadwood) == me else 0
     return net, won, _game_end(rules, work, me)
 
 

@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from kernels import layout as L
 from kernels.obs import SCRATCH_HAND, SCRATCH_SIZE
+from kernels.probe import PU_NEXT, PU_ROWS
 from sim.engine_build import engine_for
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
@@ -36,6 +37,7 @@ __all__ = [
     "lineup_of",
     "logged_deals",
     "play_deals",
+    "probe_deals",
     "play_games",
     "replay_game",
     "replay_hand",
@@ -191,7 +193,7 @@ def play_deals(
         # Hand ``first + row`` in row ``row``, dealt by the last seat, hand 0 of no game.
         return (
             compiled, tab, key, first, 0, r.players - 1, sids, params, scores, states[b], cols,
-            begin, end, None,
+            begin, end, None, None,
         )  # fmt: skip
 
     _ready(engine, seats, engine.play_hands, args(0))
@@ -200,6 +202,44 @@ def play_deals(
     if failed:
         _raise_decision_error(states[failed[0]].error, engine, seats, seed)
     return cols
+
+
+def probe_deals(
+    rules: str | RuleSet,
+    lineup: Lineup | str | Iterable[str],
+    probe: Any,
+    *,
+    deals: int,
+    seed: int,
+    first: int = 0,
+) -> tuple[Any, npt.NDArray[np.int64]]:
+    """Play single hands ``first .. first + deals - 1`` (the hands ``play_deals`` plays)
+    with a probe (``kernels.probe.Probe``): one seat's decisions of one kind counted,
+    forced or played both ways from the true state. Returns the hands' columns (those
+    of the real play) and every row the probe wrote (its ``rows`` array is emptied as
+    it fills). One thread: a study's chunks are its parallel unit.
+    """
+    r, seats, engine, sids, params = _deals_setup(rules, lineup, first, deals, core=True)
+    cols = engine.new_columns(deals, r.players)
+    state = engine.new_state(r.players)
+    scores = np.zeros(r.players, np.int64)
+    compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
+    head = (compiled, tab, key, first, 0, r.players - 1, sids, params, scores, state, cols)
+
+    def play(begin: int) -> None:
+        if engine.play_hands(*head, begin, deals, None, probe):
+            _raise_decision_error(state.error, engine, seats, seed)
+
+    _ready(engine, seats, engine.play_hands, (*head, 0, 0, None, probe))
+    parts = []
+    cursor, begin = probe.cursor, 0
+    while begin < deals:
+        cursor[PU_ROWS] = 0
+        play(begin)
+        parts.append(probe.rows[: cursor[PU_ROWS]].copy())
+        begin = int(cursor[PU_NEXT])
+    rows = np.concatenate(parts) if parts else probe.rows[:0].copy()
+    return cols, rows
 
 
 def logged_deals(
@@ -225,7 +265,7 @@ def logged_deals(
     scores = np.zeros(r.players, np.int64)
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
     dealer = r.players - 1
-    head, tail = (compiled, tab, key), (dealer, sids, params, scores, state, cols, 0, 1, True)
+    head, tail = (compiled, tab, key), (dealer, sids, params, scores, state, cols, 0, 1, True, None)
     _ready(engine, seats, engine.play_hands, (*head, first, 0, *tail))
     play, log, counters = engine.play_hands, state.log, state.counters
     parts = []
@@ -301,7 +341,7 @@ def _play_logged(
     sids, params = lineup.arrays(ids)
     args = (
         rules.compile(), tables_for(rules), key_of(seed), number, hand_index, dealer, sids,
-        params, scores, state, cols, 0, cols.number.shape[0], True,
+        params, scores, state, cols, 0, cols.number.shape[0], True, None,
     )  # fmt: skip
     _ready(engine, lineup, engine.play_hands, args)
     return int(engine.play_hands(*args))

@@ -3,8 +3,8 @@ by cell (``sim.study.chart``).
 
 The policy line-up plays seeded deals; at each decision of the focal seat of the
 chart's kind (knock: a discard where a knock is legal; draw: a draw with a card on the
-pile) the two actions (knock now or play on; take or draw) are scored on the same
-sampled deals from that seat's view. It prints the seed, the run directory and a
+pile) the two actions (knock now or play on; take or draw) are scored from the deal's
+true state, the hand played on by the line-up itself after each. It prints the seed, the run directory and a
 compact card (own turn by deadwood, or by what the pile card does: the mean gain of
 the first action, coloured by the verdict), and writes the cells as Parquet in the
 run, the chart as PNG and SVG next to it (``knock_chart.png``, ``draw_chart.png``) and
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -70,7 +70,7 @@ HELP = {
     "own turn and what the card does for the hand (95% CI), and a verdict per cell.",
     "discard": "How safe a discard is: per own turn and rank, the share the next seat "
     "takes and the deadwood it saves it (95% CIs); --took splits by whether the next "
-    "seat took a related card. Nothing is sampled (--samples, --model, --per-cell unused).",
+    "seat took a related card. Nothing is played twice (--samples, --per-cell unused).",
 }
 STYLE = {"too close": "yellow", "too few": "dim"}  # the first action green, the second blue
 
@@ -91,7 +91,13 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
         ] = 100_000,
         seat: Annotated[int, typer.Option("--seat", min=0, help="The focal seat.")] = 0,
         samples: Annotated[
-            int, typer.Option("--samples", min=1, max=4096, help="Sampled deals per position.")
+            int,
+            typer.Option(
+                "--samples",
+                min=1,
+                max=4096,
+                help="Plays of each action per position (the unseen stock reshuffled).",
+            ),
         ] = 32,
         per_cell: Annotated[
             int,
@@ -114,22 +120,38 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
                 "discard chart: whether the next seat took a related card).",
             ),
         ] = False,
-        model: Annotated[
-            str, typer.Option("--model", help="Opponents' unseen cards: uniform, kept or inferred.")
-        ] = "kept",
-        knock_at: Annotated[
-            int | None,
-            typer.Option(
-                "--knock-at",
-                help="Play-on rollouts: the focal seat knocks at this deadwood "
-                "(default: the policy's knock_at, else the rule's limit).",
-                show_default=False,
-            ),
-        ] = None,
         min_positions: Annotated[
             int,
             typer.Option("--min-positions", min=2, help="Fewer positions: 'too few', no verdict."),
         ] = 30,
+        check: Annotated[
+            int,
+            typer.Option(
+                "--check",
+                min=0,
+                help="Knock and draw charts: play this many cells with the largest predicted "
+                "effect as single-cell deviations on fresh deals (0: none).",
+            ),
+        ] = 5,
+        check_deals: Annotated[
+            int | None,
+            typer.Option(
+                "--check-deals",
+                min=2,
+                help="Fresh deals per checked cell (default: as many as --deals, at most "
+                "1,000,000).",
+                show_default=False,
+            ),
+        ] = None,
+        check_cell: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--check-cell",
+                help="Also check this cell: TURN,COLUMN (deadwood, or the draw chart's "
+                "column number); repeatable.",
+                show_default=False,
+            ),
+        ] = None,
         seed: SeedOption = None,
         workers: WorkersOption = None,
         out: OutOption = Path("results"),
@@ -148,11 +170,21 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
         with study_progress("chart", seed, drawn, as_json) as progress:
             chart = strategy_chart(
                 r, policy, chart=kind, deals=deals, seed=seed, focal=seat, samples=samples,
-                model=model, knock_at=knock_at, turns=turns, took=took, per_cell=per_cell,
+                turns=turns, took=took, per_cell=per_cell,
                 min_positions=min_positions, experiment=name, out=out, workers=workers,
                 chunk_size=chunk_size, backend=backend.value, address=address,  # type: ignore[arg-type]
                 progress=progress,
             )  # fmt: skip
+        at = [_cell_of(text) for text in check_cell or []]
+        verdict = None
+        if kind != "discard" and (check or at):
+            from sim.study.chart_check import checked
+            from sim.study.runs import RunError
+
+            try:
+                verdict = checked(chart, cells=check, deals=check_deals, at=at, workers=workers or 1)
+            except RunError as exc:
+                fail(str(exc))
         figures, report = _save_figures(chart)
         if as_json:
             print_json(
@@ -168,10 +200,13 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
                     "figures": [str(p) for p in figures],
                     "report": str(report),
                     "cells": [_finite(row) for row in chart.cells.iter_rows(named=True)],
+                    "check": None if verdict is None else _finite(verdict.to_dict()),
                 }
             )
             return
         _print_card(chart)
+        if verdict is not None:
+            _print_check(chart, verdict)
         console().print(f"run: {chart.run_dir}", markup=False)
         console().print("chart: " + ", ".join(str(p) for p in figures), markup=False)
         console().print(f"report: {report}", markup=False)
@@ -184,9 +219,52 @@ for _kind in EXAMPLES:
     app.command(_kind, epilog=EXAMPLES[_kind], help=HELP[_kind])(_command(_kind))
 
 
-def _finite(row: dict[str, object]) -> dict[str, object]:
-    """A cell for strict JSON: NaN (an interval with one position) becomes null."""
-    return {k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in row.items()}
+def _finite(value: Any) -> Any:
+    """A record for strict JSON: NaN (an interval with one position) becomes null."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _cell_of(text: str) -> tuple[int, int]:
+    """``--check-cell TURN,COLUMN``."""
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        fail(f"--check-cell {text!r}: write TURN,COLUMN, e.g. 6,6")
+    return int(parts[0]), int(parts[1])
+
+
+def _print_check(chart: StrategyChart, check: Any) -> None:
+    """The checked cells: the chart's prediction against the deviation played."""
+    column = chart.spec.column_name
+    table = Table(
+        title=f"check: the other action in one cell, predicted and played on {check.deals:,} "
+        "fresh deals (points per hand, 95% intervals)",
+        box=None, pad_edge=False, padding=(0, 1),
+    )  # fmt: skip
+    for name in ("turn", column, "action", "reach", "predicted", "measured", ""):
+        table.add_column(name, justify="left" if name in ("action", "") else "right")
+    for cell in check.cells:
+        p, m = cell.predicted, cell.measured
+        table.add_row(
+            str(cell.turn), str(cell.column), cell.action, f"{cell.reach:.4f}",
+            f"{p.estimate:+.4f} [{p.low:+.4f}, {p.high:+.4f}]",
+            f"{m.estimate:+.4f} [{m.low:+.4f}, {m.high:+.4f}]",
+            "[green]agrees[/]" if cell.agrees else "[bold red]MISSES[/]",
+        )  # fmt: skip
+    console().print(table)
+    misses = check.misses
+    if not check.cells:
+        console().print("check: no cell had enough positions to check")
+    elif misses:
+        console().print(
+            f"[bold red]check: {len(misses)} of {len(check.cells)} predictions miss the "
+            "measured gain: this chart's numbers are not to be trusted[/]"
+        )
+    else:
+        console().print(f"check: all {len(check.cells)} predictions agree with play")
 
 
 def _save_figures(chart: StrategyChart) -> tuple[list[Path], Path]:

@@ -23,6 +23,7 @@ from matplotlib.patches import Patch
 
 from sim.present.charts import annotate_cell, figure_style, new_figure
 from sim.study.chart_cells import RANKS
+from sim.study.chart_check import load_check
 
 if TYPE_CHECKING:
     from sim.study.chart import StrategyChart
@@ -222,33 +223,43 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
         )
     if spec.chart == "knock":
         where = f"each discard decision of seat {spec.focal} where a knock was legal"
-        then = (
-            "play on: the seat throws the best discard, then greedy play by every seat, "
-            f"this seat knocking at {spec.knock_at} (-1: the rule's limit)"
+        actions = (
+            "knock now (the best discard laid away: the showdown of the real hands) and play "
+            "on (the seat's own discard, then the line-up's own play to the hand's end)"
         )
     else:
         where = f"each draw decision of seat {spec.focal} with a card on the pile"
-        then = (
-            "after either draw, greedy play by every seat (best discard, "
-            f"this seat knocking at {spec.knock_at}; -1: the rule's limit)"
-        )
+        actions = "take and draw, each followed by the line-up's own play to the hand's end"
     text = (
         f"The line-up {chart.config.lineup_label} played {chart.deals:,} single deals; at "
-        f"{where}, {first} and {second} were scored on the same {spec.samples} sampled "
-        "deals of the cards that seat could not see (docs/CHARTS.md). A cell's gain is the "
-        f"mean over its positions of ({first} - {second}), in points per hand, with its "
-        f"95% t interval; its verdict is {first} or {second} when the interval excludes 0, "
-        "too close when it covers 0, and too few below the minimum count (no verdict)."
+        f"{where}, {actions} were scored from the deal's true state, {spec.samples} times "
+        "each: once with the deal's own stock, then with the order of the unseen stock "
+        "drawn anew (docs/CHARTS.md). A cell's gain is the mean over its positions of "
+        f"({first} - {second}), in points per hand, with its 95% t interval; its verdict "
+        f"is {first} or {second} when the interval excludes 0, too close when it covers 0, "
+        "and too few below the minimum count (no verdict)."
     )
     notes = [f"{verdict}: {n} cell(s)" for verdict, n in counts]
-    notes.append(
-        f"{then}, pile test min_gain {spec.min_gain}; positions thinned to about "
-        f"{spec.per_cell:,} per cell"
-    )
+    notes.append(f"positions thinned to about {spec.per_cell:,} per cell")
+    tables: list[Any] = [("Cells", chart.cells)]
+    check = load_check(chart)
+    if check is not None and check.cells:
+        misses = len(check.misses)
+        notes.append(
+            f"check: {misses} of {len(check.cells)} predictions MISS the measured gain; "
+            "this chart's numbers are not to be trusted" if misses else
+            f"check: all {len(check.cells)} predictions agree with the gains measured on "
+            f"{check.deals:,} fresh deals"
+        )  # fmt: skip
+        caption = (
+            "Check: the other action in one cell, its predicted gain per hand (reach x gain) "
+            f"and the gain measured on {check.deals:,} fresh paired deals (95% intervals)"
+        )
+        tables.append((caption, check.frame()))
     figures = figures if figures is not None else [f for _, f in chart_figures(chart)]
     return Section(
         f"{spec.chart.capitalize()} chart", text=text, figures=figures, notes=notes,
-        tables=[("Cells", chart.cells)],
+        tables=tables,
     )  # fmt: skip
 
 

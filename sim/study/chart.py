@@ -6,13 +6,14 @@
 >>> draw_chart("knock-rummy", "greedy", deals=100_000, seed=1).cells
 
 The policy line-up plays seeded single deals; at every decision of the focal seat of
-the chart's kind the position is scored two ways on the same determinized deals
-(knock chart: where a knock is legal, knock now or discard and play on; draw chart:
-where the pile holds a card, take it or draw from the stock), and the gains are summed
-per cell (own turn; the deadwood left, or what the pile card does for the hand;
-optionally the pile cards the opponents took). ``docs/CHARTS.md`` says how and why;
-the run is a ``RunConfig(mode="chart")`` played by ``sim.study.execute`` (resumable,
-any worker count, identical sums), its chunks by ``sim/study/chart_cells.py``.
+the chart's kind the position is scored two ways from the deal's true state, the hand
+played on by the line-up itself after each action (knock chart: where a knock is
+legal, knock now or play on; draw chart: where the pile holds a card, take it or draw
+from the stock), and the gains are summed per cell (own turn; the deadwood left, or
+what the pile card does for the hand; optionally the pile cards the opponents took).
+``docs/CHARTS.md`` says how and why; the run is a ``RunConfig(mode="chart")`` played by
+``sim.study.execute`` (resumable, any worker count, identical sums), its chunks by
+``sim/study/chart_cells.py``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from typing import Any
 import polars as pl
 
 from sim import store
-from sim.engine import lineup_of
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
 from sim.stats import Moments, mean_ci, wilson
@@ -45,8 +45,8 @@ from sim.study.rundir import load_cells, load_manifest
 from sim.study.runs import RunConfig, RunError, RunResult
 
 __all__ = [
-    "MODELS",
     "StrategyChart",
+    "cell_totals",
     "discard_chart",
     "draw_chart",
     "is_chart_run",
@@ -56,10 +56,10 @@ __all__ = [
     "summarize_cells",
 ]
 
-MODELS = {"uniform": 0, "kept": 1, "inferred": 2}  # kernels.mc.MODEL_*
 MAX_SAMPLES = 4096
 MAX_TURNS = 60
 MAX_DEADWOOD_COLUMNS = 100
+MAX_ROUNDS = 1000
 DEFAULT_MIN_POSITIONS = 30  # below this a cell is "too few": no verdict is guessed
 KNOCK_RUMMY_COLUMNS = 31  # deadwood 0 .. 29, then "30 or more" (no knock limit)
 
@@ -82,21 +82,10 @@ class StrategyChart:
         return int(self.cells[column].sum()) if self.cells.height else 0
 
 
-def _policy_default(
-    lineup: tuple[str, ...], players: int, focal: int, name: str, fallback: int
-) -> int:
-    """The focal seat's own ``name`` parameter (greedy's family, mc) when it has one:
-    playing on then continues as the policy would."""
-    _, params = lineup_of(lineup, players).seats[focal]
-    value = getattr(params, name, None)
-    return int(value) if isinstance(value, int) else fallback
-
-
 def chart_spec(
-    rules: RuleSet, lineup: tuple[str, ...], *, chart: str = "knock", focal: int = 0,
-    samples: int = 32, model: str = "kept", knock_at: int | None = None,
-    min_gain: int | None = None, turns: int = 20, deadwood: int | None = None,
-    took: bool = False, per_cell: int = 2000, pilot: int = 100_000,
+    rules: RuleSet, *, chart: str = "knock", focal: int = 0, samples: int = 32,
+    turns: int = 20, deadwood: int | None = None, took: bool = False, per_cell: int = 2000,
+    pilot: int = 100_000, round: int = 0,
 ) -> ChartSpec:  # fmt: skip
     """A checked :class:`ChartSpec` (RunError, one line, for a bad value)."""
 
@@ -109,12 +98,6 @@ def chart_spec(
     if chart not in CHARTS:
         raise RunError(f"chart={chart!r} is not allowed; choose one of: {', '.join(CHARTS)}")
     check("focal", focal, 0, rules.players - 1)
-
-    def own(name: str, fallback: int) -> int:
-        return _policy_default(lineup, rules.players, focal, name, fallback)
-
-    if model not in MODELS:
-        raise RunError(f"model={model!r} is not allowed; choose one of: {', '.join(MODELS)}")
     if chart != "knock":
         if deadwood is not None:
             raise RunError(f"deadwood columns belong to the knock chart; the {chart} chart's "
@@ -132,16 +115,12 @@ def chart_spec(
         chart=chart,
         focal=focal,
         samples=0 if counting else check("samples", samples, 1, MAX_SAMPLES),
-        model=MODELS[model],
-        knock_at=check("knock_at", own("knock_at", -1) if knock_at is None else knock_at, -1, 200),
-        min_gain=check(
-            "min_gain", own("min_gain", 1) if min_gain is None else min_gain, -200, 200
-        ),
         turns=check("turns", turns, 1, MAX_TURNS),
         deadwood=deadwood,
         took=(2 if counting else 3) if took else 1,
         per_cell=0 if counting else check("per_cell", per_cell, 0, 10**9),
         pilot=check("pilot", pilot, 1, 10**8),
+        round=check("round", round, 0, MAX_ROUNDS),
     )  # fmt: skip
 
 
@@ -154,14 +133,12 @@ def strategy_chart(
     seed: int | None = None,
     focal: int = 0,
     samples: int = 32,
-    model: str = "kept",
-    knock_at: int | None = None,
-    min_gain: int | None = None,
     turns: int = 20,
     deadwood: int | None = None,
     took: bool = False,
     per_cell: int = 2000,
     pilot: int = 100_000,
+    round: int = 0,
     min_positions: int = DEFAULT_MIN_POSITIONS,
     experiment: str = "chart",
     out: str | os.PathLike[str] = "results",
@@ -171,14 +148,14 @@ def strategy_chart(
     address: str | None = None,
     progress: Callable[[Progress], None] | None = None,
 ) -> StrategyChart:
-    """Play (or resume) a chart of kind ``chart`` ("knock" or "draw") and return its
-    cells.
+    """Play (or resume) a chart of kind ``chart`` ("knock", "draw" or "discard") and
+    return its cells.
 
     ``policy`` is the line-up (one spec fills every seat); ``focal`` the seat whose
-    decisions are charted. ``knock_at`` and ``min_gain`` (the rollouts' knock
-    threshold for the focal seat, and everyone's pile test) default to the focal
-    seat's own parameters when its strategy has them, else -1 (the rule's limit) and
-    1. Raises RunError (one line) for a bad value.
+    decisions are charted; ``samples`` the plays of each action per position (the
+    first with the deal's own stock, the others with its unseen order drawn anew);
+    ``round`` the round of ``solve`` the chart belongs to. Raises RunError (one line)
+    for a bad value.
     """
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise RunError(f"deals={deals!r} is not allowed; give a positive number of deals")
@@ -186,9 +163,8 @@ def strategy_chart(
     # The line-up normalised and the seed drawn once (when None) by a first config.
     base = RunConfig(rules=r, lineup=policy, count=deals, mode="chart", seed=seed)
     spec = chart_spec(
-        r, base.lineup, chart=chart, focal=focal, samples=samples, model=model,  # type: ignore[arg-type]
-        knock_at=knock_at, min_gain=min_gain, turns=turns, deadwood=deadwood, took=took,
-        per_cell=per_cell, pilot=pilot,
+        r, chart=chart, focal=focal, samples=samples, turns=turns, deadwood=deadwood,
+        took=took, per_cell=per_cell, pilot=pilot, round=round,
     )  # fmt: skip
     config = RunConfig(
         rules=r, lineup=base.lineup, count=deals, mode="chart", seed=base.seed,
@@ -223,7 +199,7 @@ def discard_chart(
 ) -> StrategyChart:
     """The discard chart: how often the next seat takes the focal seat's discard, by own
     turn and rank, and what it saves the taker (``strategy_chart``'s options; nothing is
-    sampled, so ``samples``, ``model`` and the thinning do not apply)."""
+    played twice, so ``samples`` and the thinning do not apply)."""
     return strategy_chart(rules, policy, chart="discard", **options)
 
 
@@ -268,9 +244,10 @@ def summarize_cells(
     mean gain of the first action over the second (knock over play on, take over draw:
     points per hand, 95% t CI over positions), each action's hand-win probability
     (Wilson, the positions as trials: a position's samples share its hand, so they are
-    not counted as more) and the verdict: the first action, the second, too close (the
-    CI covers 0) or too few (fewer than ``min_positions`` positions: no verdict). A
-    draw chart's cells also name their card class (``does``)."""
+    not counted as more), the share of positions where the policy itself took the first
+    action (``knock_chosen``, ``take_chosen``) and the verdict: the first action, the
+    second, too close (the CI covers 0) or too few (fewer than ``min_positions``
+    positions: no verdict). A draw chart's cells also name their card class (``does``)."""
     keys = ["turn", spec.column_name, spec.layer_name]
     if raw.height == 0:
         return pl.DataFrame(schema=dict.fromkeys(keys, pl.Int64))
@@ -281,7 +258,7 @@ def summarize_cells(
     first, second = (a.split()[0] for a in spec.actions)  # knock, play / take, draw
     out = []
     for (turn, column, took), acc in sorted(sums.items()):
-        eligible, n, g, g2, first_won, second_won = acc
+        eligible, n, g, g2, first_won, second_won, own_first, _, _ = acc
         # Exact moments of the per-position mean gains G / scale, then floats.
         gain = _moments_ci(Fraction(g, scale), Fraction(g2, scale * scale), n)
         first_ci = wilson(round(first_won / spec.samples), n)
@@ -302,6 +279,7 @@ def summarize_cells(
                 f"{second}_win": second_won / (n * spec.samples) if n else None,
                 f"{second}_win_low": second_ci.low,
                 f"{second}_win_high": second_ci.high,
+                f"{first}_chosen": own_first / n if n else None,
                 "verdict": _verdict(gain.low, gain.high, n, min_positions, spec.actions),
             }
         )
@@ -318,7 +296,7 @@ def _summarize_discards(
     such a card). Cells with fewer than ``min_positions`` discards are "too few"."""
     out = []
     for (turn, rank, interest), acc in sorted(_cell_sums(raw, spec, keys).items()):
-        _, n, saved, saved_sq, taken, _ = acc
+        _, n, saved, saved_sq, taken = acc[:5]
         rate = wilson(taken, n)
         when_taken = _moments_ci(saved, saved_sq, taken)
         per_discard = _moments_ci(saved, saved_sq, n)
@@ -342,6 +320,14 @@ def _summarize_discards(
             }  # fmt: skip
         )
     return pl.DataFrame(out).with_columns(pl.col([*keys, "discards"]).cast(pl.Int64))
+
+
+def cell_totals(chart: StrategyChart) -> dict[tuple[int, int, int], list[int]]:
+    """Each cell's sums (``spec.cell_columns``) over every chunk of the chart's run, by
+    (turn, column, layer)."""
+    spec = chart.spec
+    keys = ["turn", spec.column_name, spec.layer_name]
+    return _cell_sums(load_cells(chart.run_dir), spec, keys)
 
 
 def _cell_sums(

@@ -1,12 +1,13 @@
-"""A chart's chunk: deals played with their logs, positions scored, per-cell sums.
+"""A chart's chunk: deals played with the engine's probe, per-cell sums.
 
 What a worker does for a chart run (``RunConfig(mode="chart")``, see
 ``sim/study/chart.py`` and ``docs/CHARTS.md``): :func:`chart_chunk` plays deal numbers
-``first .. first + n - 1`` with the policy line-up (``sim.engine.logged_deals``),
-scores the accepted positions with ``kernels.chart.chart_positions`` and returns one
-``cells`` table: per cell, integer sums only (positions, eligible positions, gain in
-exact units, hand wins), so that the chunks of a run add up exactly, in any order, on
-any number of workers.
+``first .. first + n - 1`` with the policy line-up and a probe (``sim.engine.
+probe_deals``, ``kernels/probe.py``), which scores the accepted positions from the
+deals' true state, and returns one ``cells`` table: per cell, integer sums only
+(positions, eligible positions, gain in exact units, hand wins, the seat's own
+choices), so that the chunks of a run add up exactly, in any order, on any number of
+workers.
 
 The chart's settings travel as the run's labels (:class:`ChartSpec`): they are part
 of the run's identity and a column of every row.
@@ -24,8 +25,10 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from kernels import chart as K
-from kernels import engine as E
+from kernels.engine import DECK_CAPACITY
 from kernels.layout import POINT_SCALE
+from kernels.obs import SCRATCH_SIZE
+from kernels.probe import new_probe
 from sim.rules import RuleSet
 from sim.study import provenance as P
 
@@ -41,6 +44,7 @@ __all__ = [
     "gain_units",
     "rates_for",
     "score_deals",
+    "OWN_FIRST",
 ]
 
 
@@ -66,6 +70,9 @@ CHARTS = {
 # The draw chart's columns (``kernels.chart.DRAW_*``): what the pile's top card does.
 DRAW_CLASSES = ("meld", "pair", "near run", "lower 1-3", "lower 4-6", "lower 7+", "nothing")
 assert len(DRAW_CLASSES) == K.N_DRAW_CLASSES
+# The sums over the positions where the seat itself chose the first action (knock, take):
+# with the others they split a cell by what the policy does there (single-cell checks).
+OWN_FIRST = ("own_first", "own_first_sum", "own_first_sq")
 # The discard chart's columns: the card's rank, jokers last.
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK")
 assert len(RANKS) == K.N_DISCARD_COLUMNS
@@ -82,22 +89,21 @@ class ChartSpec:
     split; knock and draw charts: the pile cards the opponents took, 3 = 0, 1, 2+;
     discard chart: whether the next seat showed interest, 2). ``per_cell``: the
     positions a cell should get (0: score every position); ``pilot`` deals are counted
-    first to thin the common cells to about that many. ``samples`` determinized deals
-    per position; ``model``, ``knock_at``, ``min_gain``: ``kernels.mc.evaluate``'s
-    (the discard chart samples nothing: it counts).
+    first to thin the common cells to about that many. ``samples``: plays of each
+    action per position, the unseen stock's order drawn anew for all but the first
+    (the discard chart plays nothing: it counts). ``round``: the round of
+    ``solve`` that made it (0: a chart of its own).
     """
 
     chart: str = "knock"
     focal: int = 0
     samples: int = 32
-    model: int = 1
-    knock_at: int = -1
-    min_gain: int = 1
     turns: int = 20
     deadwood: int = 11
     took: int = 1
     per_cell: int = 2000
     pilot: int = 100_000
+    round: int = 0
 
     def labels(self) -> dict[str, Any]:
         return {f"chart_{k}" if k != "chart" else k: v for k, v in asdict(self).items()}
@@ -145,9 +151,10 @@ class ChartSpec:
         scored or not), positions scored, the sum over positions of the per-position
         value and of its square (knock and draw charts: the sum over samples of first -
         second action, in ``gain_units``; discard chart: the deadwood the card saved its
-        taker), and the count of each outcome (samples won after each action; discards
-        taken and not)."""
-        return ("eligible", "positions", *self.kind.sums)
+        taker), the count of each outcome (samples won after each action; discards
+        taken and not), and over the positions where the seat's own choice was the first
+        action (``OWN_FIRST``): their count and the sum and square of their value."""
+        return ("eligible", "positions", *self.kind.sums, *OWN_FIRST)
 
     @property
     def n_cells(self) -> int:
@@ -162,25 +169,26 @@ def gain_units(players: int) -> int:
 
 def score_deals(
     rules: RuleSet, lineup: Any, seed: int, first: int, n: int, spec: ChartSpec,
-    rates: npt.NDArray[np.float64],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:  # fmt: skip
-    """Deals ``first .. first + n - 1``: ``(eligible per cell, scored position rows)``
-    (``kernels.chart.P_*`` columns). Zero rates only count."""
-    from sim.engine import key_of, logged_deals
-    from sim.solver import tables_for
+    rates: npt.NDArray[np.float64], force: npt.NDArray[np.int64] | None = None,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Any]:  # fmt: skip
+    """Deals ``first .. first + n - 1`` played with the chart's probe: ``(eligible per
+    cell, scored position rows, the hands' columns)`` (rows: ``kernels.chart.P_*``
+    columns). Zero rates only count; ``force`` (``kernels.probe.FORCE_*`` per cell)
+    plays the other action in the cells it names (the hands then differ from the
+    policy's)."""
+    from sim.engine import key_of, probe_deals
 
-    events, starts = logged_deals(rules, lineup, deals=n, seed=seed, first=first)
-    draws = (events[:, 0] == E.EV_DRAW_PILE) | (events[:, 0] == E.EV_DRAW_STOCK)
-    capacity = int(np.count_nonzero(draws & (events[:, 1] == spec.focal))) if rates.any() else 0
-    rows = np.zeros((capacity, K.N_POSITION_COLUMNS), np.int64)
-    eligible = np.zeros(spec.n_cells, np.int64)
-    written = K.chart_positions(
-        spec.kind.code, rules.compile(), tables_for(rules), events, starts, first,
-        rules.players - 1, spec.focal, np.uint64(K.chart_key(key_of(seed), spec.kind.code)),
-        spec.samples if capacity else 0, spec.model, spec.knock_at, spec.min_gain,
-        spec.turns, spec.n_columns, spec.took, rates, eligible, rows,
+    code = spec.kind.code
+    probe = new_probe(
+        kind=code, focal=spec.focal, samples=spec.samples, turns=spec.turns,
+        columns=spec.n_columns, took=spec.took, key=int(K.chart_key(key_of(seed), code)),
+        players=rules.players, scratch_size=SCRATCH_SIZE, deck_capacity=DECK_CAPACITY,
     )  # fmt: skip
-    return eligible, rows[:written]
+    probe.rates[:] = rates
+    if force is not None:
+        probe.force[:] = force
+    cols, rows = probe_deals(rules, lineup, probe, deals=n, seed=seed, first=first)
+    return probe.eligible, rows, cols
 
 
 @lru_cache(maxsize=8)
@@ -190,7 +198,7 @@ def _rates(rules_json: str, lineup: tuple[str, ...], seed: int, count: int, spec
     if spec.per_cell <= 0:
         return rates
     pilot = min(spec.pilot, count)
-    eligible, _ = score_deals(rules, lineup, seed, 0, pilot, spec, np.zeros(spec.n_cells))
+    eligible, _, _ = score_deals(rules, lineup, seed, 0, pilot, spec, np.zeros(spec.n_cells))
     # Aim above per_cell and trust only the low end of the pilot's count (3 standard
     # deviations each way), so that a thinned cell falls short of per_cell only rarely.
     aim = spec.per_cell + 3.0 * np.sqrt(spec.per_cell)
@@ -218,8 +226,10 @@ def cell_sums(
     """Per cell, the integer sums of ``spec.cell_columns``."""
     cells = rows[:, K.P_CELL]
     n = spec.n_cells
-    gain = rows[:, K.P_GAIN]
+    gain = rows[:, K.P_GAIN].astype(object)  # Python ints: squares never wrap
+    own = rows[:, K.P_POLICY] == 1
     total, square, first, second = spec.kind.sums
+    count, own_sum, own_sq = OWN_FIRST
     return {
         "eligible": eligible.copy(),
         "positions": np.bincount(cells, minlength=n).astype(np.int64),
@@ -227,14 +237,18 @@ def cell_sums(
         square: _int_sum(cells, gain * gain, n),
         first: _int_sum(cells, rows[:, K.P_FIRST_WON], n),
         second: _int_sum(cells, rows[:, K.P_SECOND_WON], n),
+        count: _int_sum(cells, own.astype(np.int64), n),
+        own_sum: _int_sum(cells, gain * own, n),
+        own_sq: _int_sum(cells, gain * gain * own, n),
     }
 
 
-def _int_sum(cells: npt.NDArray[np.int64], values: npt.NDArray[np.int64], n: int) -> Any:
-    """Exact integer sums by cell (``np.bincount`` would sum in float64)."""
-    out = np.zeros(n, np.int64)
+def _int_sum(cells: npt.NDArray[np.int64], values: npt.NDArray[Any], n: int) -> Any:
+    """Exact integer sums by cell (``np.bincount`` would sum in float64); a sum beyond
+    int64 raises instead of wrapping."""
+    out = np.zeros(n, dtype=object)
     np.add.at(out, cells, values)
-    return out
+    return out.astype(np.int64)
 
 
 def cell_coordinates(spec: ChartSpec) -> dict[str, npt.NDArray[np.int64]]:
@@ -254,7 +268,7 @@ def chart_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -
     lineup = tuple(cfg["lineup"])
     spec = ChartSpec.from_labels(cfg["labels"])
     rates = rates_for(rules, lineup, cfg["seed"], cfg["count"], spec)
-    eligible, rows = score_deals(rules, lineup, cfg["seed"], first, n, spec, rates)
+    eligible, rows, _ = score_deals(rules, lineup, cfg["seed"], first, n, spec, rates)
     sums = cell_sums(eligible, rows, spec)
     keep = sums["eligible"] > 0
     columns: dict[str, Any] = {

@@ -8,15 +8,20 @@
 The mapping (``docs/CHARTS.md``, "The chart strategy"):
 
 * knock mask of own turn t, bit d: set when the knock chart's cell (t, d) says
-  "knock"; a cell with no verdict (too close, too few, not met) falls back to the
-  chart policy's own rule: knock when d is at most its ``knock_at`` (-1: the rule's
-  limit, or 10). Own turns past the chart's last row read that row; bit 30 reads the
-  last deadwood column of a chart without a knock limit ("30 or more");
+  "knock"; a cell with no verdict (too close, too few) keeps what the policy itself
+  did there (knock when it knocked at most of the cell's positions), and a cell never
+  met follows the policy's own rule (``_policy_knocks``). Own turns past the chart's
+  last row read that row; bit 30 reads the last deadwood column of a chart without a
+  knock limit ("30 or more");
 * take mask of own turn t, bit c: set when the draw chart's cell (t, c) says "take";
-  a cell with no verdict (or no draw chart) takes only a meld;
+  a cell with no verdict keeps what the policy did there, a cell never met (or no
+  draw chart) takes only a meld, or as the policy's own mask when it is a chart seat;
 * safety: the ranks by the share of their discards the next seat took, pooled over
   turns, least taken first (ties: higher rank first); without a discard chart, high
   cards first (the strategy's default); ranks the chart never met come last.
+
+Every chart must come from the same rules, line-up, focal seat and round as the knock
+chart: a seat is the answer to one policy's play.
 """
 
 from __future__ import annotations
@@ -28,12 +33,14 @@ import polars as pl
 from kernels.chart import DRAW_MELD
 from sim.study.chart import StrategyChart
 from sim.study.runs import RunError
+from strategies import parse_seat
 from strategies.chart import (
     DEFAULT_TAKE,
     HIGH_FIRST,
     KNOCK_TOP,
     RANKS,
     STRATEGY,
+    T0,
     TURNS,
     safety_of,
 )
@@ -42,10 +49,10 @@ from strategies.greedy import DEFAULT_KNOCK_AT
 __all__ = ["chart_params", "chart_seat"]
 
 
-def _verdicts(chart: StrategyChart) -> dict[tuple[int, int], str]:
-    """The verdict of each cell met, by (own turn, column)."""
+def _cells(chart: StrategyChart) -> dict[tuple[int, int], dict[str, Any]]:
+    """Each cell met, by (own turn, column)."""
     column = chart.spec.column_name
-    return {(r["turn"], r[column]): r["verdict"] for r in chart.cells.iter_rows(named=True)}
+    return {(r["turn"], r[column]): r for r in chart.cells.iter_rows(named=True)}
 
 
 def _check(chart: StrategyChart | None, kind: str, knock: StrategyChart) -> None:
@@ -58,52 +65,81 @@ def _check(chart: StrategyChart | None, kind: str, knock: StrategyChart) -> None
             f"{chart.run_dir} is split by {chart.spec.layer_name} (--took); "
             "export reads charts made without --took"
         )
-    if chart is not knock and chart.config.rules.to_dict() != knock.config.rules.to_dict():
+    if chart is knock:
+        return
+    if chart.config.rules.to_dict() != knock.config.rules.to_dict():
         raise RunError(
             f"the {kind} chart {chart.run_dir} was made under other rules "
             f"({chart.config.rules.name}, {chart.config.players} players) than the knock "
             f"chart ({knock.config.rules.name}, {knock.config.players} players)"
         )
+    theirs = (chart.config.lineup_label, chart.spec.focal, chart.spec.round)
+    ours = (knock.config.lineup_label, knock.spec.focal, knock.spec.round)
+    if theirs != ours:
+        raise RunError(
+            f"the {kind} chart {chart.run_dir} was made of another play than the knock chart "
+            f"(line-up {theirs[0]}, seat {theirs[1]}, round {theirs[2]}; the knock chart: "
+            f"{ours[0]}, seat {ours[1]}, round {ours[2]})"
+        )
 
 
-def _knock_masks(chart: StrategyChart) -> list[int]:
-    verdicts = _verdicts(chart)
-    spec = chart.spec
-    policy_at = spec.knock_at
-    if policy_at < 0:
+def _policy(chart: StrategyChart) -> tuple[Any, Any]:
+    """The focal seat's strategy and parameters in the chart's line-up."""
+    return parse_seat(chart.config.lineup[chart.spec.focal])  # type: ignore[index]
+
+
+def _policy_knocks(chart: StrategyChart, turn: int, deadwood: int) -> bool:
+    """What the policy does in a knock cell the chart never met: a chart seat its own
+    bit; a strategy with ``knock_at`` knocks at that or less (-1: the rule's limit, or
+    10); any other knocks whenever it may (at the rule's limit, or 10)."""
+    strategy, params = _policy(chart)
+    if strategy.name == STRATEGY.name:
+        return bool(params[turn - 1] >> min(deadwood, KNOCK_TOP) & 1)
+    at = getattr(params, "knock_at", -1)
+    if at < 0:
         limit = chart.config.rules.knock_limit
-        policy_at = limit if limit is not None and limit >= 0 else DEFAULT_KNOCK_AT
-    columns = min(spec.deadwood, KNOCK_TOP + 1)
+        at = limit if isinstance(limit, int) else DEFAULT_KNOCK_AT
+    return deadwood <= at
+
+
+def _policy_takes(chart: StrategyChart, turn: int, column: int) -> bool:
+    """What the policy does in a draw cell the chart never met: a chart seat its own
+    bit; any other takes only a meld."""
+    strategy, params = _policy(chart)
+    if strategy.name == STRATEGY.name:
+        return bool(params[T0 + turn - 1] >> column & 1)
+    return column == DRAW_MELD
+
+
+def _masks(chart: StrategyChart, columns: int, first: str, fallback: Any) -> list[int]:
+    """One mask per own turn: bit c set when cell (turn, c) says ``first``; a cell without
+    a verdict keeps the policy's own majority there; a cell never met ``fallback``."""
+    cells = _cells(chart)
     masks = []
     for turn in range(1, TURNS + 1):
         mask = 0
-        for d in range(columns):
-            verdict = verdicts.get((min(turn, spec.turns), d))
-            if verdict in ("knock", "play on"):
-                knocks = verdict == "knock"
-            else:  # no verdict: the policy's own rule
-                knocks = d <= policy_at
-            mask |= knocks << d
+        for c in range(columns):
+            cell = cells.get((min(turn, chart.spec.turns), c))
+            if cell is None:
+                chosen = fallback(chart, turn, c)
+            elif cell["verdict"] in chart.spec.actions:
+                chosen = cell["verdict"] == first
+            else:  # too close, too few: what the policy did there (none scored: its rule)
+                share = cell[f"{first}_chosen"]
+                chosen = fallback(chart, turn, c) if share is None else share >= 0.5
+            mask |= chosen << c
         masks.append(mask)
     return masks
+
+
+def _knock_masks(chart: StrategyChart) -> list[int]:
+    return _masks(chart, min(chart.spec.deadwood, KNOCK_TOP + 1), "knock", _policy_knocks)
 
 
 def _take_masks(chart: StrategyChart | None) -> list[int]:
     if chart is None:
         return [DEFAULT_TAKE] * TURNS
-    verdicts = _verdicts(chart)
-    masks = []
-    for turn in range(1, TURNS + 1):
-        mask = 0
-        for c in range(chart.spec.n_columns):
-            verdict = verdicts.get((min(turn, chart.spec.turns), c))
-            if verdict in ("take", "draw"):
-                takes = verdict == "take"
-            else:  # no verdict: only a meld
-                takes = c == DRAW_MELD
-            mask |= takes << c
-        masks.append(mask)
-    return masks
+    return _masks(chart, chart.spec.n_columns, "take", _policy_takes)
 
 
 def _safety(chart: StrategyChart | None) -> int:

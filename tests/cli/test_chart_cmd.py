@@ -44,7 +44,11 @@ def test_tiny_chart_end_to_end(tmp_path: Path) -> None:
     )
     assert data["positions"] == sum(c["positions"] for c in data["cells"]) > 0
     assert {c["verdict"] for c in data["cells"]} <= {"knock", "play on", "too close", "too few"}
-    assert data["spec"]["chart_knock_at"] == 0  # play on as the policy: wait for gin
+    assert data["spec"]["chart_samples"] == 2 and data["spec"]["chart_round"] == 0
+    check = data["check"]  # by default five cells, on as many fresh deals as the chart's
+    assert check["deals"] == check["first"] == 60 and 0 < len(check["cells"]) <= 5
+    assert all(isinstance(c["agrees"], bool) for c in check["cells"])
+    assert all(0 <= c["knock_chosen"] <= 1 for c in data["cells"] if c["positions"])
     run_dir = Path(data["run_dir"])
     png, svg = (Path(p) for p in data["figures"])
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
@@ -57,6 +61,7 @@ def test_tiny_chart_end_to_end(tmp_path: Path) -> None:
     again = invoke(*TINY, "--out", str(tmp_path))  # finished: plays nothing, prints the card
     assert again.exit_code == 0, again.output
     assert "knock now minus play on" in again.stdout and str(run_dir) in again.stdout
+    assert "check: " in again.stdout
 
     # The HTML report: written with the chart, and again by ``rummy report``.
     page = Path(data["report"])
@@ -128,8 +133,7 @@ def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:
         (["--players", "3"], "players", 1),
         (["--rules", "knock-rummy", "--players", "7"], "players", 1),
         (["--seat", "2"], "focal=2", 1),
-        (["--model", "psychic"], "model='psychic'", 1),
-        (["--knock-at", "-5"], "knock_at=-5", 1),
+        (["--model", "kept"], "--model", 2),
         (["--per-cell", "99999999999999999999"], "per_cell", 1),
         (["--rules", "nosuch"], "nosuch", 1),
         (["--seats", "nosuch"], "nosuch", 1),

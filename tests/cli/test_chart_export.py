@@ -13,7 +13,6 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from kernels.chart import DRAW_MELD
 from sim.cli import app
 from sim.engine import play_deals
 from sim.study.chart import load_chart
@@ -23,7 +22,7 @@ from tests.cli.test_chart_cmd import one_line_error
 from tests.strategies.test_chart_strategy import hand_table
 
 cli = CliRunner()
-BASE = ["--deals", "80", "--samples", "2", "--seed", "3", "-w", "1"]
+BASE = ["--deals", "200", "--samples", "2", "--seed", "3", "-w", "1", "--min-positions", "5"]
 
 
 def make(out: Path, kind: str, *args: str) -> str:
@@ -35,12 +34,13 @@ def make(out: Path, kind: str, *args: str) -> str:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     out = tmp_path_factory.mktemp("charts")
-    gin = ["--rules", "gin"]
+    gin = ["--rules", "gin", "--seats", "greedy:knock_at=0"]
     return {
-        "knock": make(out, "knock", *gin, "--seats", "greedy:knock_at=0"),
-        "draw": make(out, "draw", *gin, "--seats", "greedy"),
-        "discard": make(out, "discard", *gin, "--seats", "greedy"),
-        "took": make(out, "discard", *gin, "--seats", "greedy", "--took"),
+        "knock": make(out, "knock", *gin),
+        "draw": make(out, "draw", *gin),
+        "discard": make(out, "discard", *gin),
+        "took": make(out, "discard", *gin, "--took"),
+        "other_play": make(out, "draw", "--rules", "gin", "--seats", "greedy"),
         "rummy_draw": make(out, "draw", "--rules", "knock-rummy", "--players", "3"),
     }
 
@@ -60,23 +60,27 @@ def test_export_round_trips(runs: dict[str, str], tmp_path: Path) -> None:
     assert params._asdict() == data["params"]
 
     knock = load_chart(runs["knock"])
-    met = 0
+    met = kept = 0
     for cell in knock.cells.iter_rows(named=True):
         bit = params[cell["turn"] - 1] >> cell["deadwood"] & 1
         if cell["verdict"] in ("knock", "play on"):
             met += 1
             assert bit == (cell["verdict"] == "knock"), cell
-        else:  # the policy (greedy:knock_at=0) knocks only with gin
-            assert bit == (cell["deadwood"] == 0), cell
+        elif cell["positions"]:  # no verdict: what the policy did (knock only with gin)
+            kept += 1
+            assert bit == (cell["knock_chosen"] >= 0.5) == (cell["deadwood"] == 0), cell
     draw = load_chart(runs["draw"])
     for cell in draw.cells.iter_rows(named=True):
         bit = params[20 + cell["turn"] - 1] >> cell["card"] & 1
         if cell["verdict"] in ("take", "draw"):
             met += 1
             assert bit == (cell["verdict"] == "take"), cell
-        else:
-            assert bit == (cell["card"] == DRAW_MELD), cell
-    assert met > 0  # some cells had a verdict, so the comparison means something
+        elif cell["positions"]:
+            kept += 1
+            assert bit == (cell["take_chosen"] >= 0.5), cell
+    # Cells never met follow the policy's rule: greedy:knock_at=0 knocks only with gin.
+    assert all(params[t] & 1 for t in range(20)) and not any(params[t] >> 10 & 1 for t in range(5))
+    assert met > 0 and kept > 0  # both kinds of cell met, so the comparisons mean something
 
     order = [params.safety >> (4 * i) & 15 for i in range(13)]
     assert sorted(order) == list(range(13))
@@ -128,6 +132,7 @@ def test_charts_that_do_not_fit_are_refused_in_one_line(
         ([runs["knock"], "--draw", runs["discard"]], "not a draw chart"),
         ([runs["knock"], "--discard", runs["took"]], "export reads charts made without --took"),
         ([runs["knock"], "--draw", runs["rummy_draw"]], "other rules"),
+        ([runs["knock"], "--draw", runs["other_play"]], "another play than the knock chart"),
         ([str(tmp_path / "nothing")], "not a run directory"),
     ):
         one_line_error(export(*args, "--out", str(target)), expected)

@@ -262,7 +262,7 @@ def _play_keeping_final_hands(play_hands, rules, tab, key, sids, params, state, 
     for row in range(final.shape[0]):
         err = play_hands(
             rules, tab, key, zero, zero, dealer, sids, params, scores, state, cols, row, row + 1,
-            None,
+            None, None,
         )  # fmt: skip
         if err != 0:
             return err

@@ -16,7 +16,9 @@ then once more when tune's comparisons gained the keys every study writes
 
 The knock chart was pinned later (December 2026), after its rollouts learnt to rebuild
 the stock (3-player Knock Rummy: rebuilds happen), and recorded again when the samples
-learnt which cards a real rebuild put into the stock (``Obs.rebuilt``).
+learnt which cards a real rebuild put into the stock (``Obs.rebuilt``), and when its
+positions came to be scored from the deals' true state by the engine's probe
+(``kernels/probe.py``) instead of determinized greedy rollouts (issue 28).
 
 ``advise`` was recorded again when its default rollout threshold (``--knock-at -1``)
 became ``mc``'s choice from the rules (0 in Gin); with ``--knock-at 10`` it still gave
