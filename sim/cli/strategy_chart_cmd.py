@@ -379,3 +379,127 @@ def export(
         print_json({"spec": spec, "params": params._asdict(), "out": where})
         return
     console().print(spec, markup=False, soft_wrap=True)
+
+
+@app.command(
+    "solve",
+    epilog="""Examples:
+
+rummy strategy-chart solve --rules gin --seats greedy:knock_at=0 --rounds 8 --deals 4_000_000 --seed 7
+
+rummy run --rules gin --seats "$(cat results/solve/SOLVE_ID/final.chart)/simple" --games 2000""",
+)
+def solve_command(
+    seats: SeatsOption = None,
+    rules: RulesOption = "gin",
+    rule: RuleOverrides = None,
+    players: Annotated[
+        int | None, typer.Option("--players", help="Seats (Knock Rummy: 2-6).", show_default=False)
+    ] = None,
+    rounds: Annotated[
+        int, typer.Option("--rounds", min=0, max=100, help="Most rounds of chart and export.")
+    ] = 6,
+    deals: Annotated[
+        int, typer.Option("--deals", "-n", min=1, help="Deals of each round's knock chart.")
+    ] = 2_000_000,
+    draw_deals: Annotated[
+        int | None,
+        typer.Option("--draw-deals", min=1, help="Deals of each draw chart (default: --deals).",
+                     show_default=False),
+    ] = None,
+    discard_deals: Annotated[
+        int | None,
+        typer.Option("--discard-deals", min=1,
+                     help="Deals of each discard chart (default: --deals).", show_default=False),
+    ] = None,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, max=4096, help="Plays of each action per position.")
+    ] = 32,
+    per_cell: Annotated[
+        int, typer.Option("--per-cell", min=0, help="Positions a cell should get.")
+    ] = 2000,
+    min_positions: Annotated[
+        int, typer.Option("--min-positions", min=2, help="Fewer positions: no verdict.")
+    ] = 30,
+    strength_deals: Annotated[
+        int, typer.Option("--strength-deals", min=2, help="Duplicate deals per strength figure.")
+    ] = 200_000,
+    check: Annotated[
+        int, typer.Option("--check", min=1, help="Cells of the final charts checked (most gain).")
+    ] = 5,
+    check_deals: Annotated[
+        int, typer.Option("--check-deals", min=2, help="Fresh deals per checked cell.")
+    ] = 200_000,
+    seed: SeedOption = None,
+    workers: WorkersOption = None,
+    out: OutOption = Path("results"),
+    name: NameOption = "solve",
+    as_json: JsonOption = False,
+) -> None:
+    """A chart that is its own best answer: chart a policy's own play (knock, draw and
+    discard charts, every seat playing it), export the charts as a `chart` seat, chart
+    that seat's own play, and repeat until the export is the seat itself or --rounds
+    exports; then check the final charts' most profitable single-cell deviations
+    (docs/CHARTS.md, "Solving a chart")."""
+    from sim.study.runs import RunError
+    from sim.study.solve import solve
+
+    start = "/".join(seats or ["greedy"])
+    overrides = {} if players is None else {"players": players}
+    r = rules_of(rules, rule, **overrides)
+    seed, drawn = chosen_seed(seed)
+    if not as_json:
+        console().print(f"seed {seed}" + (" (drawn)" if drawn else ""), markup=False)
+    try:
+        result = solve(
+            r, start, rounds=rounds, deals=deals, draw_deals=draw_deals,
+            discard_deals=discard_deals, samples=samples, per_cell=per_cell,
+            min_positions=min_positions, strength_deals=strength_deals, check_cells=check,
+            check_deals=check_deals, seed=seed, name=name, out=out, workers=workers,
+            progress=None if as_json else (lambda text: console().print(f"  {text}", style="dim")),
+        )  # fmt: skip
+    except RunError as exc:
+        fail(str(exc))
+    best = result.largest_deviation
+    if as_json:
+        print_json(
+            {
+                "seed": seed,
+                "folder": str(result.folder),
+                "rounds": [_finite(r.to_dict()) for r in result.rounds],
+                "fixed": result.fixed,
+                "final_seat": result.final_seat,
+                "exploit": {k: _finite(c.to_dict()) for k, c in result.exploit.items()},
+            }
+        )
+        return
+    table = Table(title="rounds (strength: net points per hand on duplicate deals, 95% CI)",
+                  box=None, pad_edge=False, padding=(0, 1))  # fmt: skip
+    for label in ("round", "bits changed", "knock cells", "draw cells", "vs previous", "vs start"):
+        table.add_column(label, justify="right")
+    for rd in result.rounds:
+        table.add_row(
+            str(rd.index), "-" if rd.bits_changed is None else str(rd.bits_changed),
+            "-" if rd.knock_changed is None else str(rd.knock_changed),
+            "-" if rd.draw_changed is None else str(rd.draw_changed),
+            _interval(rd.vs_previous), _interval(rd.vs_start),
+        )  # fmt: skip
+    console().print(table)
+    if result.fixed:
+        console().print(f"fixed point after {len(result.rounds)} round(s): the charts of the "
+                        "final seat say to play exactly as it plays")  # fmt: skip
+    else:
+        console().print(f"[yellow]no fixed point in {len(result.rounds)} round(s)[/]")
+    if best is not None:
+        m = best.measured
+        console().print(
+            f"largest single-cell deviation against the final seat: {best.action} at turn "
+            f"{best.turn}, column {best.column}: {_interval(m)} points per hand "
+            f"({sum(len(c.cells) for c in result.exploit.values())} cells played)"
+        )
+    console().print(f"final seat: {result.folder / 'final.chart'}", markup=False)
+    console().print(f"solve: {result.folder}", markup=False)
+
+
+def _interval(i: Any) -> str:
+    return f"{i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}]"

@@ -168,6 +168,8 @@ def check_chart(
     deviations on ``deals`` fresh deals, and compare."""
     if cells < 0 or deals < 2:
         raise RunError(f"a check needs cells >= 0 and deals >= 2, got {cells} and {deals}")
+    if rank not in ("effect", "gain"):
+        raise RunError(f"rank={rank!r} is not allowed; choose 'effect' or 'gain'")
     spec, config = chart.spec, chart.config
     predicted = predictions(chart)
     if predicted.height == 0:
@@ -210,18 +212,19 @@ def check_chart(
 
 
 def checked(
-    chart: StrategyChart, *, cells: int = 5, deals: int | None = None,
+    chart: StrategyChart, *, cells: int = 5, deals: int | None = None, rank: str = "effect",
     at: list[tuple[int, int]] | None = None, workers: int = 1,
 ) -> ChartCheck:  # fmt: skip
     """The chart's check with these settings (``deals``: by default as many as the
     chart's, at most ``DEFAULT_CHECK_DEALS``): the saved one, or played and saved."""
     if deals is None:
         deals = max(2, min(chart.deals, DEFAULT_CHECK_DEALS))
-    settings = {"cells": cells, "deals": deals, "at": sorted(list(c) for c in at or [])}
+    settings = {"cells": cells, "deals": deals, "rank": rank,
+                "at": sorted(list(c) for c in at or [])}  # fmt: skip
     found = load_check(chart, settings)
     if found is not None:
         return found
-    check = check_chart(chart, cells=cells, deals=deals, at=at, workers=workers)
+    check = check_chart(chart, cells=cells, deals=deals, rank=rank, at=at, workers=workers)
     save_check(chart, check, settings)
     return check
 

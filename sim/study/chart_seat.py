@@ -14,11 +14,15 @@ The mapping (``docs/CHARTS.md``, "The chart strategy"):
   last row read that row; bit 30 reads the last deadwood column of a chart without a
   knock limit ("30 or more");
 * take mask of own turn t, bit c: set when the draw chart's cell (t, c) says "take";
-  a cell with no verdict keeps what the policy did there, a cell never met (or no
-  draw chart) takes only a meld, or as the policy's own mask when it is a chart seat;
+  a cell with no verdict keeps what the policy did there, a cell never met follows the
+  policy's own rule (``_policy_takes``);
 * safety: the ranks by the share of their discards the next seat took, pooled over
-  turns, least taken first (ties: higher rank first); without a discard chart, high
-  cards first (the strategy's default); ranks the chart never met come last.
+  turns, least taken first (ties: higher rank first); ranks the chart never met come
+  last;
+* without a draw (discard) chart, the seat takes (discards) as the policy does where
+  the chart strategy can say it: greedy's pile test (take bit 7) and discard (safety 0)
+  for ``greedy``, its own masks (order) for a ``chart`` seat; for any other policy the
+  chart strategy's defaults (only a meld; high cards first).
 
 Every chart must come from the same rules, line-up, focal seat and round as the knock
 chart: a seat is the answer to one policy's play.
@@ -30,7 +34,7 @@ from typing import Any
 
 import polars as pl
 
-from kernels.chart import DRAW_MELD
+from kernels.chart import DRAW_LOWER_1, DRAW_LOWER_4, DRAW_LOWER_7, DRAW_MELD
 from sim.study.chart import StrategyChart
 from sim.study.runs import RunError
 from strategies import parse_seat
@@ -41,12 +45,17 @@ from strategies.chart import (
     RANKS,
     STRATEGY,
     T0,
+    TAKE_LOWERS,
     TURNS,
     safety_of,
 )
 from strategies.greedy import DEFAULT_KNOCK_AT
 
 __all__ = ["chart_params", "chart_seat"]
+
+# The draw chart's columns greedy takes: a meld card (which lowers its deadwood but for
+# the rare high card it would rather throw) and every card that lowers its deadwood.
+GREEDY_TAKES = (DRAW_MELD, DRAW_LOWER_1, DRAW_LOWER_4, DRAW_LOWER_7)
 
 
 def _cells(chart: StrategyChart) -> dict[tuple[int, int], dict[str, Any]]:
@@ -104,11 +113,25 @@ def _policy_knocks(chart: StrategyChart, turn: int, deadwood: int) -> bool:
 
 def _policy_takes(chart: StrategyChart, turn: int, column: int) -> bool:
     """What the policy does in a draw cell the chart never met: a chart seat its own
-    bit; any other takes only a meld."""
+    bit; greedy takes a card that makes a meld or lowers its deadwood; any other takes
+    only a meld."""
     strategy, params = _policy(chart)
     if strategy.name == STRATEGY.name:
         return bool(params[T0 + turn - 1] >> column & 1)
+    if strategy.name == "greedy":
+        return column in GREEDY_TAKES
     return column == DRAW_MELD
+
+
+def _own_play(chart: StrategyChart) -> tuple[list[int], int]:
+    """The take masks and safety order of the policy's own play, where the chart
+    strategy can say it (see the module notes)."""
+    strategy, params = _policy(chart)
+    if strategy.name == STRATEGY.name:
+        return list(params[T0 : T0 + TURNS]), params.safety
+    if strategy.name == "greedy":
+        return [TAKE_LOWERS] * TURNS, 0
+    return [DEFAULT_TAKE] * TURNS, HIGH_FIRST
 
 
 def _masks(chart: StrategyChart, columns: int, first: str, fallback: Any) -> list[int]:
@@ -136,15 +159,15 @@ def _knock_masks(chart: StrategyChart) -> list[int]:
     return _masks(chart, min(chart.spec.deadwood, KNOCK_TOP + 1), "knock", _policy_knocks)
 
 
-def _take_masks(chart: StrategyChart | None) -> list[int]:
+def _take_masks(chart: StrategyChart | None, knock: StrategyChart) -> list[int]:
     if chart is None:
-        return [DEFAULT_TAKE] * TURNS
+        return _own_play(knock)[0]
     return _masks(chart, chart.spec.n_columns, "take", _policy_takes)
 
 
-def _safety(chart: StrategyChart | None) -> int:
+def _safety(chart: StrategyChart | None, knock: StrategyChart) -> int:
     if chart is None:
-        return HIGH_FIRST
+        return _own_play(knock)[1]
     cells = chart.cells.filter(pl.col("rank") < RANKS)
     pooled = cells.group_by("rank").agg(
         pl.col("discards").sum(), (pl.col("taken_rate") * pl.col("discards")).sum().alias("taken")
@@ -170,8 +193,8 @@ def chart_params(
         _check(chart, kind, knock)
     values = dict(
         zip([f"k{t}" for t in range(1, TURNS + 1)], _knock_masks(knock), strict=True)
-    ) | dict(zip([f"t{t}" for t in range(1, TURNS + 1)], _take_masks(draw), strict=True))
-    return STRATEGY.params(**values, safety=_safety(discard))
+    ) | dict(zip([f"t{t}" for t in range(1, TURNS + 1)], _take_masks(draw, knock), strict=True))
+    return STRATEGY.params(**values, safety=_safety(discard, knock))
 
 
 def chart_seat(

@@ -147,3 +147,19 @@ def test_bad_input_is_one_line(tmp_path: Path, args: list[str], expected: str, s
     result = invoke(*TINY, "--out", str(tmp_path), *args)
     one_line_error(result, expected, status)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "args, expected, status",
+    [
+        (["--seats", "greedy/simple"], "one policy in every seat", 1),
+        (["--rounds", "101"], "--rounds", 2),
+        (["--seats", "nosuch"], "nosuch", 1),
+        (["--rules", "gin", "--players", "3"], "players", 1),
+    ],
+)
+def test_solve_bad_input_is_one_line(tmp_path: Path, args: list[str], expected: str,
+                                     status: int) -> None:  # fmt: skip
+    base = ["strategy-chart", "solve", "--deals", "100", "--seed", "1", "--out", str(tmp_path)]
+    one_line_error(invoke(*base, *args), expected, status)
+    assert not any(tmp_path.iterdir())

@@ -92,10 +92,11 @@ def test_export_round_trips(runs: dict[str, str], tmp_path: Path) -> None:
     listed = [rate[r] for r in order if r in rate]
     assert listed == sorted(listed) and len(set(listed)) > 1
 
-    plain = export(runs["knock"])  # no draw or discard chart: meld-only takes, high first
+    # No draw or discard chart: the policy's own takes and discards (greedy: its pile test,
+    # take bit 7, and its discard, safety 0).
+    plain = export(runs["knock"])
     _, alone = parse_seat(plain.stdout.strip())
-    defaults = BUILTINS["chart"].defaults()
-    assert alone[20:] == defaults[20:] and alone[:20] == params[:20]
+    assert alone[20:40] == (128,) * 20 and alone.safety == 0 and alone[:20] == params[:20]
 
 
 @pytest.mark.slow  # heavy; the default suite covers this path more cheaply

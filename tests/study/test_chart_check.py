@@ -57,9 +57,10 @@ def test_a_chart_with_wrong_gains_is_caught(chart, monkeypatch: pytest.MonkeyPat
 
 def test_the_check_is_saved_and_read_back(chart) -> None:
     first = checked(chart, cells=2, deals=2_000, workers=1)
-    again = load_check(chart, {"cells": 2, "deals": 2_000, "at": []})
+    settings = {"cells": 2, "deals": 2_000, "rank": "effect", "at": []}
+    again = load_check(chart, settings)
     assert again is not None and again.to_dict() == first.to_dict()
-    assert load_check(chart, {"cells": 3, "deals": 2_000, "at": []}) is None
+    assert load_check(chart, {**settings, "cells": 3}) is None
 
 
 def test_no_prediction_for_the_last_row_or_a_discard_chart(chart) -> None:

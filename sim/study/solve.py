@@ -1,0 +1,262 @@
+"""Solve a chart to its fixed point: chart a policy's own play, play the chart, repeat.
+
+>>> from sim.study.solve import solve
+>>> result = solve("gin", "greedy:knock_at=0", rounds=6, deals=2_000_000, seed=7)
+>>> result.final_seat                 # a ``chart`` seat spec
+>>> result.exploit.cells[0].measured  # the best single-cell deviation against it
+
+Round ``k`` charts seat ``S_k`` played by every seat (knock, draw and discard charts, made
+as ``sim.study.chart`` makes any chart, from the deals' true state) and exports them
+(``sim.study.chart_seat``) as ``S_{k+1}``. Where a cell has no verdict the export keeps
+what ``S_k`` did there, so a seat whose every verdict agrees with its own play exports
+itself: that seat is the *fixed point*, a chart that is its own best answer cell by
+cell. The rounds stop there, or after ``rounds`` exports (the last seat is then charted
+once more, so that it is checked like any other).
+
+Per round: how many knock and draw cells changed verdict since the previous round's
+charts, how many of the seat's mask bits changed, and the strength of ``S_{k+1}``
+against ``S_k`` and against ``S_0``, in net points per hand on duplicate deals (every
+deal played once in each seating; paired t interval). At the end the final seat's own
+knock and draw charts are checked for their largest predicted deviation gains
+(``sim.study.chart_check``, ``rank="gain"``): the largest gain measured is the chart's
+exploitability within its cells.
+
+Everything lies under ``<out>/<name>/<solve_id>/``: the chart runs (``charts/``, each
+resumable), ``solve.json`` (written after every round, whole or not at all) and
+``final.chart``. The same command plays only what is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sim import store
+from sim.engine import play_deals
+from sim.rules import RuleSet
+from sim.solver import resolve_rules
+from sim.stats import Interval, mean_ci
+from sim.study.chart import StrategyChart, strategy_chart
+from sim.study.chart_check import ChartCheck, checked
+from sim.study.chart_seat import chart_params, chart_seat
+from sim.study.runs import RunError, new_seed
+from sim.study.units import rotate
+from strategies import parse_lineup
+
+__all__ = ["SolveResult", "SolveRound", "head_to_head", "solve"]
+
+SOLVE_FILE = "solve.json"
+FINAL_FILE = "final.chart"
+MAX_ROUNDS = 100
+
+
+@dataclass(frozen=True)
+class SolveRound:
+    """One round: the seat charted, its charts, what changed and what it gained."""
+
+    index: int
+    seat: str  # S_k, charted with every seat playing it
+    charts: dict[str, str]  # chart kind -> run folder
+    next_seat: str  # S_{k+1}, the export of these charts
+    bits_changed: int | None  # mask bits and safety places where S_{k+1} differs from S_k
+    knock_changed: int | None  # cells whose verdict differs from the previous round's
+    draw_changed: int | None
+    vs_previous: Interval  # S_{k+1} against S_k, net points per hand
+    vs_start: Interval  # S_{k+1} against S_0
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {k: getattr(self, k) for k in (
+            "index", "seat", "charts", "next_seat", "bits_changed", "knock_changed",
+            "draw_changed")}  # fmt: skip
+        for name in ("vs_previous", "vs_start"):
+            i = getattr(self, name)
+            out[name] = {"estimate": i.estimate, "low": i.low, "high": i.high, "n": i.n}
+        return out
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The rounds, the final seat and its exploitability within its charts' cells."""
+
+    folder: Path
+    start: str
+    rounds: tuple[SolveRound, ...]
+    fixed: bool  # the last round exported its own seat
+    final_seat: str
+    exploit: dict[str, ChartCheck] = field(default_factory=dict)  # knock, draw
+
+    @property
+    def largest_deviation(self) -> Any:
+        """The checked cell whose deviation gained most (None when nothing was checked)."""
+        cells = [c for check in self.exploit.values() for c in check.cells]
+        return max(cells, key=lambda c: c.measured.estimate, default=None)
+
+
+def head_to_head(
+    rules: RuleSet, seat: str, other: str, *, deals: int, seed: int, first: int = 0,
+    threads: int = 1,
+) -> Interval:  # fmt: skip
+    """``seat`` against ``other`` in every other seat: the mean over the rules' seatings
+    (``seat`` in each chair once) of its net points (its points less the mean of the
+    others'), per deal, with the paired t interval over deals."""
+    players = rules.players
+    template = (seat,) + (other,) * (players - 1)
+    total = np.zeros(deals)
+    for r in range(players):
+        cols = play_deals(rules, rotate(template, r), deals=deals, seed=seed, first=first,
+                          threads=threads)  # fmt: skip
+        where = (0 - r) % players  # the chair template seat 0 takes in rotation r
+        points = cols.points / 60.0
+        others = (points.sum(axis=1) - points[:, where]) / (players - 1)
+        total += points[:, where] - others
+    return mean_ci(total / players)
+
+
+def _bits(a: str, b: str) -> int:
+    """Mask bits (and safety order places) where two chart seats differ."""
+    pa, pb = parse_lineup(a, 1)[0][1], parse_lineup(b, 1)[0][1]
+    changed = 0
+    for name, x, y in zip(pa._fields, pa, pb, strict=True):
+        if name == "safety":
+            changed += sum((x >> (4 * i)) & 15 != (y >> (4 * i)) & 15 for i in range(13))
+        else:
+            changed += bin(int(x) ^ int(y)).count("1")
+    return changed
+
+
+def _verdict_changes(new: StrategyChart, old: StrategyChart | None) -> int | None:
+    """Cells met by both charts whose verdicts differ (None for the first round)."""
+    if old is None:
+        return None
+    keys = ["turn", new.spec.column_name]
+    a = {tuple(r[:2]): r[2] for r in new.cells.select(*keys, "verdict").iter_rows()}
+    b = {tuple(r[:2]): r[2] for r in old.cells.select(*keys, "verdict").iter_rows()}
+    return sum(a[k] != b[k] for k in a.keys() & b.keys())
+
+
+def _solve_id(settings: dict[str, Any]) -> str:
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def solve(
+    rules: str | RuleSet,
+    start: str,
+    *,
+    rounds: int = 6,
+    deals: int = 2_000_000,
+    draw_deals: int | None = None,
+    discard_deals: int | None = None,
+    samples: int = 32,
+    per_cell: int = 2000,
+    turns: int = 20,
+    min_positions: int = 30,
+    strength_deals: int = 200_000,
+    check_cells: int = 5,
+    check_deals: int = 200_000,
+    seed: int | None = None,
+    name: str = "solve",
+    out: str | os.PathLike[str] = "results",
+    workers: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> SolveResult:
+    """Solve from ``start`` (one seat spec, played by every seat); see the module notes.
+
+    ``deals`` for each knock chart, ``draw_deals`` and ``discard_deals`` (default: the
+    same) for the draw and discard charts; ``strength_deals`` duplicate deals for each
+    strength measurement, ``check_cells`` and ``check_deals`` for the final check.
+    Raises RunError (one line) for a bad value.
+    """
+    r = resolve_rules(rules)
+    for label, value, low, high in (("rounds", rounds, 0, MAX_ROUNDS),
+                                    ("strength_deals", strength_deals, 2, 10**9),
+                                    ("check_cells", check_cells, 1, 1000),
+                                    ("check_deals", check_deals, 2, 10**9)):  # fmt: skip
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise RunError(f"{label}={value!r} is not allowed; choose an integer {low}..{high}")
+    lineup = parse_lineup(start, r.players)
+    if len({id(s) for s, _ in lineup}) != 1 or len(set(lineup)) != 1:
+        raise RunError(f"solve starts from one policy in every seat, got {start!r}")
+    seed = new_seed() if seed is None else seed
+    settings = {
+        "rules": r.to_dict(), "start": start, "rounds": rounds, "deals": deals,
+        "draw_deals": draw_deals or deals, "discard_deals": discard_deals or deals,
+        "samples": samples, "per_cell": per_cell, "turns": turns,
+        "min_positions": min_positions, "strength_deals": strength_deals,
+        "check_cells": check_cells, "check_deals": check_deals, "seed": seed,
+    }  # fmt: skip
+    folder = store.location(out) / name / _solve_id(settings)
+    say = progress or (lambda _: None)
+    sizes = {"knock": deals, "draw": draw_deals or deals, "discard": discard_deals or deals}
+
+    def charts_of(seat: str, k: int) -> dict[str, StrategyChart]:
+        made = {}
+        for kind in ("knock", "draw", "discard"):
+            say(f"round {k}: {kind} chart of {_short(seat)}")
+            made[kind] = strategy_chart(
+                r, seat, chart=kind, deals=sizes[kind], seed=seed, samples=samples,
+                turns=turns, per_cell=per_cell, round=k, min_positions=min_positions,
+                experiment="charts", out=folder, workers=workers,
+            )  # fmt: skip
+        return made
+
+    done: list[SolveRound] = []
+    seat, previous = start, None
+    fixed = False
+    for k in range(rounds + 1):
+        charts = charts_of(seat, k)
+        if k == rounds:
+            break  # the last seat charted, to be checked
+        nxt = chart_seat(charts["knock"], charts["draw"], charts["discard"])
+        say(f"round {k}: strength of the exported seat")
+        vs_prev = head_to_head(r, nxt, seat, deals=strength_deals, seed=seed, threads=workers or 1)
+        vs_start = head_to_head(r, nxt, start, deals=strength_deals, seed=seed,
+                                threads=workers or 1)  # fmt: skip
+        done.append(SolveRound(
+            k, seat, {kind: str(c.run_dir) for kind, c in charts.items()}, nxt,
+            _bits(nxt, seat) if _params(seat) is not None else None,
+            _verdict_changes(charts["knock"], previous and previous["knock"]),
+            _verdict_changes(charts["draw"], previous and previous["draw"]),
+            vs_prev, vs_start,
+        ))  # fmt: skip
+        _write(folder, settings, done, None)
+        if chart_params(charts["knock"], charts["draw"], charts["discard"]) == _params(seat):
+            fixed = True
+            break
+        seat, previous = nxt, charts
+    say("the final seat's largest deviations")
+    exploit = {
+        kind: checked(charts[kind], cells=check_cells, deals=check_deals, rank="gain",
+                      workers=workers or 1)
+        for kind in ("knock", "draw")
+    }  # fmt: skip
+    result = SolveResult(folder, start, tuple(done), fixed, seat, exploit)
+    store.write_text_atomic(folder / FINAL_FILE, seat + "\n")
+    _write(folder, settings, done, result)
+    return result
+
+
+def _params(seat: str) -> Any:
+    """A chart seat's parameters (None for any other strategy: never a fixed point)."""
+    strategy, params = parse_lineup(seat, 1)[0]
+    return params if strategy.name == "chart" else None
+
+
+def _short(seat: str) -> str:
+    return seat if len(seat) < 40 else seat[:37] + "..."
+
+
+def _write(folder: Path, settings: dict[str, Any], rounds: list[SolveRound],
+           result: SolveResult | None) -> None:  # fmt: skip
+    body: dict[str, Any] = {"settings": settings, "rounds": [r.to_dict() for r in rounds]}
+    if result is not None:
+        body |= {"fixed": result.fixed, "final_seat": result.final_seat,
+                 "exploit": {k: c.to_dict() for k, c in result.exploit.items()}}  # fmt: skip
+    store.write_json_atomic(folder / SOLVE_FILE, body)
