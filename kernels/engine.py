@@ -7,10 +7,11 @@ engine_ref.py`` is its pure-Python twin and the tests compare the two draw by dr
 Strategy dispatch
 -----------------
 The hooks are called through ``hook_take``, ``hook_discard`` and ``hook_knock``,
-which branch on a strategy id per seat. The versions below are stand-ins so that this
-module imports and can be tested on its own; ``sim/engine_build.py`` writes a module
-made of a real dispatcher (every registered strategy, by id) followed by this file's
-source, so that numba compiles the hooks into the loop and caches the result on disk
+which branch on a strategy id per seat. The versions below are stand-ins: the rollout
+policy of ``kernels/rollout.py`` in every seat, so this module is an engine of its own,
+the one ``mc``'s and ``rummy advise``'s rollouts play (``kernels/mc.py``). For
+strategies, ``sim/engine_build.py`` writes a module made of a real dispatcher (every
+registered strategy, by id) followed by this file's source, so that numba compiles the hooks into the loop and caches the result on disk
 (a dispatcher passed as an argument, or a closure, would be recompiled in every
 process). A line-up is then plain data: strategy ids and parameter rows per seat, so
 a new line-up or new parameter values never recompile.
@@ -50,6 +51,7 @@ from numba import njit
 
 from kernels import layout as L
 from kernels import probe as P
+from kernels import rollout
 from kernels.bits import popcount
 from kernels.borrow import borrow, borrow_row
 from kernels.chart import CHART_DISCARD, CHART_DRAW, CHART_KNOCK, draw_class, interested
@@ -156,13 +158,13 @@ class HandColumns(NamedTuple):
 
 
 def new_state(players: int) -> HandState:
-    """Working arrays for hands of ``players`` seats (Python side: ``_new_state`` run
+    """Working arrays for hands of ``players`` seats (Python side: ``new_state_nb`` run
     as plain Python, which builds the same numpy arrays without compiling it)."""
-    return _new_state.py_func(players)
+    return new_state_nb.py_func(players)
 
 
 @njit(cache=True)
-def _new_state(players):
+def new_state_nb(players):
     return HandState(
         np.zeros(DECK_CAPACITY, np.int64),
         np.zeros(DECK_CAPACITY, np.int64),
@@ -214,6 +216,17 @@ def _borrowed_columns(owner):
     )
 
 
+@njit(cache=True)
+def one_row(players):
+    """Result columns for one hand (a game's hands, a rollout), made in jitted code."""
+    return HandColumns(
+        np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros(1, np.int8),
+        np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int16),
+        np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros((1, players), np.int16),
+        np.zeros((1, players), np.int8), np.zeros((1, players), np.int64),
+    )
+
+
 def new_columns(n: int, players: int) -> HandColumns:
     """Empty result columns for ``n`` hands."""
     return HandColumns(
@@ -234,25 +247,23 @@ def new_columns(n: int, players: int) -> HandColumns:
 
 
 # --- hooks: replaced by the generated dispatcher (sim/engine_build.py) -------------
-# Stand-ins: draw from the stock, discard the best card, knock when legal.
+# Stand-ins: the rollout policy (kernels/rollout.py) in every seat. This module's own
+# engine plays the rollouts of mc and rummy advise (kernels/mc.py).
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hook_take(sid, obs, params, scratch):
-    return False
+    return rollout.take(obs, params, scratch)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hook_discard(sid, obs, params, scratch):
-    card, _ = best_discard_one(obs.hand, forbidden_discard(obs), obs.tab)
-    return card
+    return rollout.discard(obs, params, scratch)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hook_knock(sid, obs, params, scratch, discard):
-    limit = knock_limit_of(obs.rules, obs.upcard)
-    d = min_deadwood_one(obs.hand & ~(np.int64(1) << discard), obs.tab)
-    return KNOCK if limit < 0 or d <= limit else CONTINUE
+    return rollout.knock(obs, params, scratch, discard)
 
 
 # --- end hooks ------------------------------------------------------------------------
@@ -478,57 +489,65 @@ def play_hands(
         probe.cursor[P.PU_NEXT] = end
     for row in range(begin, end):
         number = first_number + row
-        if probe is not None:
-            if not P.room_for_a_deal(probe):
-                probe.cursor[P.PU_NEXT] = row
-                break
-            P.start_hand(probe)
-        for i in range(8):
-            c[i] = 0
-        c[L.C_DECK] = n_cards
-        # The deal (docs/ENGINE.md "The deal").
-        for i in range(n_cards):
-            deck[i] = i
-        deal_key = stream_key(key, number, make_stream(PURPOSE_DEAL, hand_index, 0))
-        shuffle(deck, n_cards, deal_key)
-        for seat in range(players):
-            state.hands[seat] = 0
-            state.taken[seat] = 0
-            state.discarded[seat] = 0
-            seat_stream = make_stream(PURPOSE_STRATEGY, hand_index, seat)
-            state.seat_keys[seat] = stream_key(key, number, seat_stream)
-            # The hand's memory; the game's too at a game's first hand (or a single deal).
-            scratch = borrow_row(state.scratch, seat)  # a unit-stride row: one memset
-            for k in range(SCRATCH_SIZE if hand_index == 0 else SCRATCH_HAND):
-                scratch[k] = 0
-        seat = _left_of(dealer, players)
-        for k in range(dealt):
-            state.hands[seat] |= np.int64(1) << deck[k]
-            seat = _left_of(seat, players)
-        upcard = deck[dealt]
-        state.pile[0] = upcard
-        c[L.C_PILE] = 1
-        c[L.C_STOCK_TOP] = dealt + 1
-        c[L.C_STOCK_END] = n_cards
-        if log_events is not None:
-            for seat in range(players):
-                _log(state, EV_DEAL, seat, -1, state.hands[seat])
-            _log(state, EV_UPCARD, -1, upcard, -1)
-
-        seat = (dealer + 1) % players
-        stock_next = False  # both passed the upcard: the non-dealer draws from the stock
-        # The Gin upcard option asks the non-dealer, then the dealer, whether to take the
-        # upcard; a pass draws nothing. It shares the draw's single take call (one inlined
-        # copy of every strategy's take hook, not three).
-        asking = 2 if rules[L.R_UPCARD_OPTION] == 1 else 0  # option questions left
         play_key = key  # the key of this play's reshuffles (a probe's samples: their own)
-        # A probe's replay of the hand from its saved position starts at the discard
-        # decision (knock chart) instead of a draw; ``force`` overrides the seat's choice
-        # at the decision it is set for (kernels/probe.py).
+        # A probe's replay of the hand from its saved position, and a resumed hand, may
+        # start at the discard decision instead of a draw; ``force`` overrides the seat's
+        # choice at the decision it is set for (kernels/probe.py).
         at_discard = False
         force = none
         card = none
         from_pile = False
+        if probe is not None and probe.config[P.PC_RESUME] != 0:
+            # Play on from ``state`` as it is (rollouts, kernels/mc.py): no deal.
+            P.start_hand(probe)
+            u = probe.cursor
+            upcard, seat, asking = u[P.PU_UPCARD], u[P.PU_SEAT], u[P.PU_ASKING]
+            stock_next, at_discard = u[P.PU_STOCK_NEXT] != 0, u[P.PU_AT_DISCARD] != 0
+            card, from_pile = u[P.PU_DRAWN], u[P.PU_FROM_PILE] != 0
+        else:
+            if probe is not None:
+                if not P.room_for_a_deal(probe):
+                    probe.cursor[P.PU_NEXT] = row
+                    break
+                P.start_hand(probe)
+            for i in range(8):
+                c[i] = 0
+            c[L.C_DECK] = n_cards
+            # The deal (docs/ENGINE.md "The deal").
+            for i in range(n_cards):
+                deck[i] = i
+            deal_key = stream_key(key, number, make_stream(PURPOSE_DEAL, hand_index, 0))
+            shuffle(deck, n_cards, deal_key)
+            for seat in range(players):
+                state.hands[seat] = 0
+                state.taken[seat] = 0
+                state.discarded[seat] = 0
+                seat_stream = make_stream(PURPOSE_STRATEGY, hand_index, seat)
+                state.seat_keys[seat] = stream_key(key, number, seat_stream)
+                # The hand's memory; the game's too at a game's first hand (or a deal).
+                scratch = borrow_row(state.scratch, seat)  # a unit-stride row: one memset
+                for k in range(SCRATCH_SIZE if hand_index == 0 else SCRATCH_HAND):
+                    scratch[k] = 0
+            seat = _left_of(dealer, players)
+            for k in range(dealt):
+                state.hands[seat] |= np.int64(1) << deck[k]
+                seat = _left_of(seat, players)
+            upcard = deck[dealt]
+            state.pile[0] = upcard
+            c[L.C_PILE] = 1
+            c[L.C_STOCK_TOP] = dealt + 1
+            c[L.C_STOCK_END] = n_cards
+            if log_events is not None:
+                for seat in range(players):
+                    _log(state, EV_DEAL, seat, -1, state.hands[seat])
+                _log(state, EV_UPCARD, -1, upcard, -1)
+            seat = (dealer + 1) % players
+            # Both passed the upcard: the non-dealer draws from the stock.
+            stock_next = False
+            # The Gin upcard option asks the non-dealer, then the dealer, whether to take
+            # the upcard; a pass draws nothing. It shares the draw's single take call (one
+            # inlined copy of every strategy's take hook, not three).
+            asking = 2 if rules[L.R_UPCARD_OPTION] == 1 else 0  # option questions left
         while True:  # the hand; again from a saved position for each of a probe's branches
             # How the hand ends (set before leaving the loop): the knocker (none: a
             # showdown after the stock ran out or the turn guard), the card it laid away,
@@ -1047,13 +1066,8 @@ def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, game
     retries with more room). Results do not depend on how games are split.
     """
     players = rules_by_k[rules_by_k.shape[0] - 1][L.R_PLAYERS]
-    state = _new_state(players)
-    one = HandColumns(
-        np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros(1, np.int8),
-        np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int16),
-        np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros((1, players), np.int16),
-        np.zeros((1, players), np.int8), np.zeros((1, players), np.int64),
-    )
+    state = new_state_nb(players)
+    one = one_row(players)
     capacity = hands_out.number.shape[0]
     written = np.int64(0)
     for g in range(begin, end):

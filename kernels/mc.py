@@ -7,49 +7,53 @@ A *sample* deals the cards the seat cannot see uniformly at random among the dea
 consistent with what it has seen (``hidden_cards``): its own hand and the discard pile
 are known, each opponent keeps the cards it took from the pile and still holds, and
 the rest of each opponent's hand and the stock (in a random order) come from the
-hidden cards. Each action is then applied to the sample and the hand is played out by
-the rollout policy, greedy for every seat (``play_out``: take the pile card when it
-lowers the least deadwood by ``min_gain``, throw the best discard, knock at
-``knock_at`` or less, big gin when ready); a knock is scored at once by the showdown
-kernel. Every action is played on the same samples (common random numbers), so the
-differences between actions carry far less noise than the values themselves.
+hidden cards. Each action is then applied to the sample: a knock is scored at once by
+the showdown kernel; after any other action the engine (``kernels/engine.py``, the
+template module, whose stand-in hooks are the rollout policy of ``kernels/rollout.py``)
+plays the hand on from the sample's state to its end, every seat greedy: take the pile
+card when it lowers the least deadwood by ``min_gain``, throw the best discard, knock
+at a threshold or less, big gin when ready (``rollout_params`` sets who knocks where,
+and whether this seat throws for gin). So rollouts follow the engine's own rules for
+draws, stock rebuilds (the real ones so far, ``obs.rebuilds``, counted against
+``max_rebuilds``), the dead-hand wall and the showdown. Every action is played on the
+same samples (common random numbers), so the differences between actions carry far
+less noise than the values themselves.
 
-When a rollout's stock runs out it is rebuilt as the engine rebuilds it (RULES.md
-``stock_exhaustion``): every pile card but the top, turned over, and shuffled under
-``reshuffle``, until the hand has had ``max_rebuilds`` rebuilds (the real ones so far,
-``obs.rebuilds``, included); then the hand is scored as exhausted.
+The opponents are modelled as greedy players, whatever they really are: a seat cannot
+know who it plays (``docs/MC.md``, "What mc assumes").
 
 After a real rebuild the sample uses what the seat saw go into the stock
 (``obs.rebuilt``): see ``determinize``.
 
-Randomness: sample ``j`` of a decision is shuffled from ``random64(decision_key, j)``
-(a rollout's reshuffles too, from the same sample key, so every action of one sample
-meets the same reshuffle when it rebuilds the same pile), where ``decision_key``
+Randomness: sample ``j`` of a decision is shuffled from ``random64(decision_key, j)``;
+the engine keys a rollout's reshuffles on that sample key (so every action of one
+sample meets the same reshuffle when it rebuilds the same pile). ``decision_key``
 comes from the seat's seeded strategy stream, so a decision is a pure function of the
 seed, the deal and the seat's history.
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit, types
 
 from kernels import layout as L
+from kernels import rollout
 from kernels.bits import lowest_bit, popcount
 from kernels.borrow import BorrowedArray, borrow
 from kernels.deadwood import (
-    BIG,
-    RANK_ACROSS_SUITS,
     best_discard_one,
     discard_order_key,
-    loose_cards,
     min_deadwood_one,
 )
-from kernels.engine import hand_winner
+from kernels.engine import hand_winner, new_state_nb, one_row, play_hands
+from kernels.greedy import DEFAULT_KNOCK_AT
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
-from kernels.obs import OBS, PHASE_UPCARD_OPTION
+from kernels.obs import N_PARAMS, OBS, PHASE_UPCARD_OPTION
+from kernels.probe import resume_at, resume_probe
 from kernels.rng import random64, shuffle
+from kernels.rollout import gin_key, meld_partner_counts
 from kernels.showdown import knock_limit_of, showdown
 from kernels.tables import CARD_VALUE
 
@@ -61,21 +65,16 @@ ACT_KNOCK = 3  # lay ``card`` away and knock
 ACT_BIG_GIN = 4  # go out with every card
 ACTION_NAMES = ("take", "draw", "discard", "knock", "big_gin")
 
-MAX_ROLLOUT_DRAWS = 400  # a rollout still running after this many draws is scored as exhausted
-DEFAULT_KNOCK_AT = 10  # rollout threshold where the rules set no knock limit (as greedy)
 
 
 class Work(NamedTuple):
-    """Scratch arrays of one decision (allocated once per decision)."""
+    """Scratch arrays of one decision's samples (allocated once per decision)."""
 
     deck: np.ndarray  # int64[64]: the hidden cards, shuffled per sample
-    hands: np.ndarray  # int64[players]: the sampled hands
+    hands: np.ndarray  # int64[players]: the hands of a knock's showdown
     base: np.ndarray  # int64[players]: the sample before an action is applied
     stock: np.ndarray  # int64[64]: the sampled stock, top first
-    rebuilt: np.ndarray  # int64[64]: a rollout's rebuilt stock, top first
-    pile: np.ndarray  # int64[128]: the rollout's discard pile
-    dw: np.ndarray  # int64[players]: least deadwood per seat, -1 unknown
-    deadwood: np.ndarray  # int64[players]: showdown outputs
+    deadwood: np.ndarray  # int64[players]: a knock's showdown outputs
     laid: np.ndarray
     points: np.ndarray
     melds: np.ndarray  # int64[MAX_MELDS_PER_ARRANGEMENT]
@@ -89,9 +88,6 @@ def new_work(players):
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
         np.zeros(64, np.int64),
-        np.zeros(64, np.int64),
-        np.zeros(128, np.int64),
-        np.zeros(players, np.int64),
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
         np.zeros(players, np.int64),
@@ -102,13 +98,13 @@ def new_work(players):
 
 @njit(cache=True, inline="always")
 def _borrowed_work(owner):
-    """``owner``'s arrays as borrowed views (kernels/borrow.py): the rollouts read and
-    write them on every draw, and counted arrays in a tuple cost an ``NRT_incref`` /
+    """``owner``'s arrays as borrowed views (kernels/borrow.py): the samples read and
+    write them all the time, and counted arrays in a tuple cost an ``NRT_incref`` /
     ``NRT_decref`` pair at each read. ``owner`` must outlive the views."""
     return Work(
         borrow(owner.deck), borrow(owner.hands), borrow(owner.base), borrow(owner.stock),
-        borrow(owner.rebuilt), borrow(owner.pile), borrow(owner.dw), borrow(owner.deadwood),
-        borrow(owner.laid), borrow(owner.points), borrow(owner.melds), borrow(owner.scores),
+        borrow(owner.deadwood), borrow(owner.laid), borrow(owner.points), borrow(owner.melds),
+        borrow(owner.scores),
     )
 
 
@@ -144,7 +140,6 @@ INFER_TRIES = 16  # deals tried per opponent under MODEL_INFERRED (then the last
 RETRY_SALT = 0xBEEF00  # counters of the retry shuffles: RETRY_SALT + 8 * attempt + seat
 RESHUFFLE_SALT = 0xC0FFEE  # counter of the stock's reshuffle under the kept models
 REBUILT_SALT = 0xDEC0DE  # counter of the opponents' shuffle after a real rebuild
-REBUILD_SALT = 0xAB0000  # counters of a rollout's reshuffles: REBUILD_SALT + rebuild number
 
 
 @njit(cache=True)
@@ -322,52 +317,32 @@ def _determinize_rebuilt(obs, hidden, skey, work):
 
 
 @njit(cache=True)
-def _game_end(rules, work, me):
-    """+1 when this hand's points take ``me`` to the game's target first, -1 when they
-    take another seat there, 0 otherwise (modes with a target: gin:T and match:T)."""
-    mode = rules[L.R_GAME]
-    if mode != L.GAME_GIN and mode != L.GAME_MATCH:
-        return 0
-    target = rules[L.R_GAME_TARGET] * L.POINT_SCALE
-    leader = -1
-    best = np.int64(0)
-    for seat in range(work.hands.shape[0]):
-        final = work.scores[seat] + work.points[seat]
-        if final >= target and (leader < 0 or final > best):
-            leader = seat
-            best = final
-    if leader < 0:
-        return 0
-    return 1 if leader == me else -1
-
-
-@njit(cache=True)
-def _score(rules, tab, work, knocker, knocker_deadwood, upcard, dealer, me):
-    """Showdown of ``work.hands``: (net points of ``me``, 1 if ``me`` won the hand,
-    the game end ``_game_end``). ``knocker_deadwood``: the knocker's least deadwood
-    where the caller knows it, else -1 (the showdown solves it: a gin hand, all melds,
-    is among the slowest to solve)."""
-    outcome, _ = showdown(
-        rules,
-        work.hands,
-        knocker,
-        knocker_deadwood,
-        upcard,
-        dealer,
-        tab,
-        work.deadwood,
-        work.laid,
-        work.points,
-        work.melds,
-    )
-    players = work.hands.shape[0]
+def _result(rules, points, scores, outcome, knocker, dealer, deadwood, me):
+    """(net points of ``me``, 1 if ``me`` won the hand, the game end) of a hand scored
+    ``points``. The game end is +1 when the hand takes ``me`` to the game's target
+    first, -1 when it takes another seat there, 0 otherwise (modes with a target:
+    gin:T and match:T)."""
+    players = points.shape[0]
     others = 0.0
     for seat in range(players):
         if seat != me:
-            others += work.points[seat]
-    net = (work.points[me] - others / (players - 1)) / L.POINT_SCALE
-    won = 1 if hand_winner(outcome, knocker, dealer, work.deadwood) == me else 0
-    return net, won, _game_end(rules, work, me)
+            others += points[seat]
+    net = (points[me] - others / (players - 1)) / L.POINT_SCALE
+    won = 1 if hand_winner(outcome, knocker, dealer, deadwood) == me else 0
+    end = 0
+    mode = rules[L.R_GAME]
+    if mode == L.GAME_GIN or mode == L.GAME_MATCH:
+        target = rules[L.R_GAME_TARGET] * L.POINT_SCALE
+        leader = -1
+        best = np.int64(0)
+        for seat in range(players):
+            final = scores[seat] + points[seat]
+            if final >= target and (leader < 0 or final > best):
+                leader = seat
+                best = final
+        if leader >= 0:
+            end = 1 if leader == me else -1
+    return net, won, end
 
 
 # ``evaluate``'s knock_at for "play for gin and throw for gin": the seat knocks only
@@ -450,269 +425,110 @@ def rollout_policy(rules, knock_at, throw_for_gin, opponents_wait):
     return threshold
 
 
-# Masks for ``meld_partner_counts``: the cards of each rank, in every suit.
-_RANK = np.int64(RANK_ACROSS_SUITS)
-_NOT_LOW1 = np.int64(L.NATURAL_BITS) & ~_RANK  # a card with a rank below it (not an ace)
-_NOT_LOW2 = _NOT_LOW1 & ~(_RANK << 1)
-_NOT_HIGH1 = np.int64(L.NATURAL_BITS) & ~(_RANK << 12)  # a card with a rank above it
-_NOT_HIGH2 = _NOT_HIGH1 & ~(_RANK << 11)
-
-
-@njit(cache=True, inline="always")
-def _add3(x, y, z):
-    """Bitwise full adder: (sum, carry) of three one-bit masks, position by position."""
-    half = x ^ y
-    return half ^ z, (x & y) | (z & half)
-
-
 @njit(cache=True)
-def meld_partner_counts(hand):
-    """For every natural card position, how many meld partners ``hand`` holds for it
-    (other cards of its rank; cards of its suit one or two ranks away), bit-sliced:
-    ``(ones, twos, fours)``, so the count at card c is bit c of ones + 2 twos + 4 fours
-    (0 to 7). Seven one-bit masks (each "the partner at this offset is held") summed
-    by full adders, for every card at once, instead of a loop per card."""
-    h = hand & L.NATURAL_BITS
-    below1 = (h << 1) & _NOT_LOW1
-    below2 = (h << 2) & _NOT_LOW2
-    above1 = (h >> 1) & _NOT_HIGH1
-    above2 = (h >> 2) & _NOT_HIGH2
-    # The same rank in the other three suits: the 52 bits rotated by whole suits.
-    suit1 = ((h << 13) | (h >> 39)) & L.NATURAL_BITS
-    suit2 = ((h << 26) | (h >> 26)) & L.NATURAL_BITS
-    suit3 = ((h << 39) | (h >> 13)) & L.NATURAL_BITS
-    s1, c1 = _add3(below1, below2, above1)
-    s2, c2 = _add3(above2, suit1, suit2)
-    ones, c3 = _add3(s1, s2, suit3)
-    twos, fours = _add3(c1, c2, c3)
-    return ones, twos, fours
-
-
-@njit(cache=True)
-def gin_key(counts, card, tab):
-    """``gin_drop``'s order, lowest thrown first: the card's meld partners in the hand
-    (from ``meld_partner_counts``), then the highest deadwood value."""
-    ones, twos, fours = counts
-    partners = ((ones >> card) & 1) + 2 * ((twos >> card) & 1) + 4 * ((fours >> card) & 1)
-    return partners * 64 - np.int64(tab[CARD_VALUE + card])
-
-
-@njit(cache=True)
-def gin_drop(hand, forbidden, tab):
-    """The discard of a seat that plays for gin: the natural card with the fewest meld
-    partners in the hand (``gin_key``), ties to the highest deadwood value, then the
-    lowest index. A heuristic, not a solve: it keeps the pairs and near runs that the
-    least-deadwood discard throws for being high, which is what a race to gin needs.
-    Jokers are never thrown. (The cards with the fewest partners are found as one
-    mask from the bit-sliced counts; only those few are compared by value.)"""
-    ones, twos, fours = meld_partner_counts(hand)
-    allowed = hand & L.NATURAL_BITS
-    if forbidden >= 0:
-        allowed &= ~(np.int64(1) << forbidden)
-    fewest = np.int64(0)
-    for count in range(8):  # the least count held by an allowed card
-        fewest = allowed
-        fewest &= ones if count & 1 else ~ones
-        fewest &= twos if count & 2 else ~twos
-        fewest &= fours if count & 4 else ~fours
-        if fewest:
-            break
-    best = np.int64(-1)
-    best_value = np.int64(-1)
-    while fewest:
-        c = lowest_bit(fewest)
-        fewest &= fewest - 1
-        value = np.int64(tab[CARD_VALUE + c])
-        if value > best_value:  # ties: the lowest index, met first
-            best_value = value
-            best = c
-    return best
-
-
-@njit(cache=True)
-def greedy_take_test(rules, tab, hand, current, top, min_gain):
-    """Greedy's pile test: taking ``top`` lowers the least deadwood (``current``, or
-    -1: not known yet) by at least ``min_gain``. Returns (take, the best discard after
-    taking, the deadwood it leaves), so that a rollout that takes need not solve the
-    same hand again; (False, -1, -1) when the answer needs no solve.
-
-    The shortcut, exact: when ``top`` melds with no cards of the hand it is deadwood
-    in every arrangement after taking it, and throwing card x then leaves at least
-    ``current - value(x) + value(top)`` (x was at best deadwood). So if no card is
-    worth ``min_gain`` more than ``top`` (and ``top`` may not go back, or keeping the
-    same deadwood is no gain), the pile card cannot pass. In rollouts most pile cards
-    are high cards just thrown, which this answers without solving the hand."""
-    forbidden = top if rules[L.R_DISCARD_TAKEN_CARD] == 0 else -1
-    if (forbidden >= 0 or min_gain > 0) and not melds_with(hand, top, tab):
-        most = np.int64(0)
-        rest = hand
-        while rest:
-            most = max(most, np.int64(tab[CARD_VALUE + lowest_bit(rest)]))
-            rest &= rest - 1
-        if most - np.int64(tab[CARD_VALUE + top]) < min_gain:
-            return False, np.int64(-1), np.int64(-1)
-    if current < 0:
-        current = min_deadwood_one(hand, tab)
-    discard, after = best_discard_one(hand | (np.int64(1) << top), forbidden, tab)
-    return current - after >= min_gain, discard, after
-
-
-@njit(cache=True)
-def play_out(
-    rules,
-    tab,
-    work,
-    pile_n,
-    stock_end,
-    rebuilds,
-    skey,
-    seat,
-    first,
-    upcard,
-    dealer,
-    me,
-    knock_at,
-    min_gain,
-):
-    """Play the hand in ``work`` to its end with greedy play in every seat: ``me``
-    knocks at ``knock_at`` or less, the others at the rule's threshold
-    (``rollout_threshold``); with ``ROLLOUT_GIN_DROPS`` ``me`` knocks only with gin and
-    throws ``gin_drop``'s card instead of the least-deadwood one, and with
-    ``ROLLOUT_GIN_VS_WAITERS`` the others also knock only at ``WAITERS_KNOCK_AT`` or
-    less.
-
-    The stock is ``work.stock[:stock_end]``, top first; ``rebuilds`` is the number of
-    rebuilds the hand has had, ``skey`` the sample's key (for reshuffles). ``seat``
-    moves next; ``first`` is 0 for a free choice of draw, 1 when it takes the pile top
-    (the upcard taken), 2 when it must draw from the stock. Returns ``_score``'s triple
-    (a dead hand: zeros).
-    """
-    players = work.hands.shape[0]
-    limit = knock_limit_of(rules, upcard)
-    mine = rollout_threshold(rules, upcard, knock_at)
-    gin_drops = throws_for_gin(knock_at)
-    theirs = rollout_threshold(rules, upcard, -1)
-    if knock_at == ROLLOUT_GIN_VS_WAITERS:
-        theirs = min(theirs, np.int64(WAITERS_KNOCK_AT))
-    forbid_taken = rules[L.R_DISCARD_TAKEN_CARD] == 0
-    dead_mode = rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND
-    wall = rules[L.R_WALL]
-    big_gin_ok = rules[L.R_BIG_GIN_BONUS] > 0
-    for s in range(players):
-        work.dw[s] = -1
-    stock = work.stock  # the sample's stock is kept for the next action: rebuild elsewhere
-    stock_top = 0
-    for _ in range(MAX_ROLLOUT_DRAWS):
-        hand = work.hands[seat]
-        solved = False  # the discard after the draw is known already
-        discard, d = np.int64(-1), np.int64(0)
-        if first == 1:
-            from_pile = True
-        elif first == 2 or pile_n == 0:
-            from_pile = False
-        else:
-            from_pile, discard, d = greedy_take_test(
-                rules, tab, hand, work.dw[seat], work.pile[pile_n - 1], min_gain
-            )
-            solved = from_pile
-        first = 0
-        forbidden = -1
-        if from_pile:
-            pile_n -= 1
-            card = work.pile[pile_n]
-            if forbid_taken:
-                forbidden = card
-        else:
-            if stock_top == stock_end:
-                # The stock is empty: rebuild it as the engine does, or end the hand.
-                if rebuilds >= rules[L.R_MAX_REBUILDS] or pile_n <= 1 or dead_mode:
-                    break  # the exhausted showdown
-                rebuilds += 1
-                stock_end = pile_n - 1
-                for i in range(stock_end):
-                    work.rebuilt[i] = work.pile[i]  # bottom (oldest) first: the new top
-                work.pile[0] = work.pile[stock_end]
-                pile_n = 1
-                if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_RESHUFFLE:
-                    shuffle(work.rebuilt, stock_end, random64(skey, REBUILD_SALT + rebuilds))
-                stock = work.rebuilt
-                stock_top = 0
-            card = stock[stock_top]
-            stock_top += 1
-        hand |= np.int64(1) << card
-        throws_gin = gin_drops and seat == me
-        if not solved:
-            if throws_gin and loose_cards(hand, tab) >= 2:
-                # Whatever it throws, a card in no meld stays: not gin, and gin_drop
-                # chooses the discard (d is only "above 0").
-                discard, d = np.int64(-1), np.int64(BIG)
-            else:
-                discard, d = best_discard_one(hand, forbidden, tab)
-        known = True  # d is the deadwood the discard leaves (else a lower bound)
-        if throws_gin and d > 0:  # not gin yet: keep what could make it
-            discard = gin_drop(hand, forbidden, tab)
-            known = False  # at least d, so no knock below; the pile test solves it if needed
-        if d == 0 and big_gin_ok and min_deadwood_one(hand, tab) == 0:
-            work.hands[seat] = hand
-            return _score(rules, tab, work, seat, np.int64(0), upcard, dealer, me)
-        kept = hand & ~(np.int64(1) << discard)
-        work.hands[seat] = kept
-        threshold = mine if seat == me else theirs
-        if d <= threshold and (limit < 0 or d <= limit):  # d is exact here (see known)
-            return _score(rules, tab, work, seat, d, upcard, dealer, me)
-        work.dw[seat] = d if known else -1
-        work.pile[pile_n] = discard
-        pile_n += 1
-        if dead_mode and stock_end - stock_top <= wall:
-            return 0.0, 0, 0
-        seat = (seat + 1) % players
-    return _score(rules, tab, work, -1, np.int64(-1), upcard, dealer, me)
-
-
-@njit(cache=True)
-def play_action(obs, kind, card, stock_n, skey, work, knock_at, min_gain):
-    """Apply one action to the sample in ``work.base`` / ``work.stock`` (dealt from
-    the sample key ``skey``) and play on."""
-    rules = obs.rules
-    me = obs.seat
-    players = obs.players
+def rollout_params(players, me, knock_at, min_gain):
+    """The rollout policy's parameter rows (``kernels/rollout.py``) for ``evaluate``'s
+    ``knock_at``: this seat knocks at ``knock_at`` (>= 0; -1: the rule's limit, or 10),
+    or with ``ROLLOUT_GIN_DROPS`` / ``ROLLOUT_GIN_VS_WAITERS`` only with gin, throwing
+    for gin; the others knock at the rule's limit (or 10), and against waiters at
+    ``WAITERS_KNOCK_AT`` or less. Everyone takes by greedy's test with ``min_gain``."""
+    params = np.zeros((players, N_PARAMS), np.float64)
+    gin = throws_for_gin(knock_at)
     for seat in range(players):
-        work.hands[seat] = work.base[seat]
-    for i in range(obs.pile_n):
-        work.pile[i] = obs.pile[i]
-    pile_n = obs.pile_n
+        params[seat, rollout.MIN_GAIN] = min_gain
+        params[seat, rollout.KNOCK_AT] = -1
+        if knock_at == ROLLOUT_GIN_VS_WAITERS and seat != me:
+            params[seat, rollout.KNOCK_AT] = WAITERS_KNOCK_AT
+    params[me, rollout.KNOCK_AT] = 0 if gin else knock_at
+    params[me, rollout.GIN_DROPS] = 1 if gin else 0
+    return params
+
+
+@njit(cache=True)
+def play_action(obs, kind, card, stock_n, skey, work, engine):
+    """Apply one action to the sample in ``work.base`` / ``work.stock`` (dealt from
+    the sample key ``skey``) and play on: a knock is scored at once; any other action
+    is followed by the rest of the hand played by the engine (``kernels/engine.py``,
+    every seat by the rollout policy of ``engine.params``), from this sample's state.
+    Returns (net points of this seat, 1 if it won the hand, the game end)."""
+    rules, tab = obs.rules, obs.tab
+    me, players, dealer = obs.seat, obs.players, obs.dealer
     if kind == ACT_BIG_GIN or kind == ACT_KNOCK:
+        for seat in range(players):
+            work.hands[seat] = work.base[seat]
         if kind == ACT_KNOCK:
             work.hands[me] = obs.hand & ~(np.int64(1) << card)
-        return _score(rules, obs.tab, work, me, np.int64(-1), obs.upcard, obs.dealer, me)
-    # Who draws next, and how (``play_out``'s ``first``).
-    mover, first = me, 2  # ACT_DRAW: this seat draws from the stock
+        outcome, _ = showdown(rules, work.hands, me, np.int64(-1), obs.upcard, dealer, tab,
+                              work.deadwood, work.laid, work.points, work.melds)  # fmt: skip
+        return _result(rules, work.points, work.scores, outcome, me, dealer, work.deadwood, me)
+    state = engine.state
+    c = state.counters
+    for seat in range(players):
+        state.hands[seat] = work.base[seat]
+        state.taken[seat] = obs.taken[seat]
+        state.discarded[seat] = obs.discarded[seat]
+    for i in range(obs.pile_n):
+        state.pile[i] = obs.pile[i]
+    for i in range(stock_n):
+        state.stock[i] = work.stock[i]
+    c[L.C_PILE] = obs.pile_n
+    c[L.C_STOCK_TOP] = 0
+    c[L.C_STOCK_END] = stock_n
+    c[L.C_TURNS] = obs.turn
+    c[L.C_REBUILDS] = obs.rebuilds
+    c[L.C_EVENTS] = 0
+    c[L.C_DECK] = 52 + rules[L.R_JOKERS]
+    c[L.C_REBUILT] = obs.rebuilt
+    # Where the hand goes on: who moves, and how (the engine's own rules from there).
+    seat, asking, stock_next, drawn, from_pile = me, 0, True, np.int64(-1), False
     if kind == ACT_DISCARD:
-        work.hands[me] = obs.hand & ~(np.int64(1) << card)
-        work.pile[pile_n] = card
-        pile_n += 1
+        bit = np.int64(1) << card
+        state.hands[me] &= ~bit
+        state.taken[me] &= ~bit
+        state.discarded[me] |= bit
+        state.pile[c[L.C_PILE]] = card
+        c[L.C_PILE] += 1
         if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= rules[L.R_WALL]:
-            return 0.0, 0, 0
-        mover, first = (me + 1) % players, 0
+            return 0.0, 0, 0  # the discard ended a dead hand
+        seat, stock_next = (me + 1) % players, False
     elif kind == ACT_TAKE:
-        first = 1
+        c[L.C_PILE] -= 1
+        drawn = state.pile[c[L.C_PILE]]
+        state.hands[me] |= np.int64(1) << drawn
+        state.taken[me] |= np.int64(1) << drawn
+        c[L.C_TURNS] += 1
+        from_pile, stock_next = True, False
+    elif obs.phase == PHASE_UPCARD_OPTION and me != dealer:
+        seat, asking, stock_next = dealer, 1, False  # a pass: the dealer is asked
     elif obs.phase == PHASE_UPCARD_OPTION:
-        # A pass. The non-dealer passing hands the option to the dealer (greedy's pile
-        # test): it takes, or the non-dealer must draw. The dealer passing after the
-        # non-dealer did: the non-dealer draws from the stock.
-        if me != obs.dealer:
-            dealer = obs.dealer
-            takes, _, _ = greedy_take_test(
-                rules, obs.tab, work.hands[dealer], -1, obs.upcard, min_gain
-            )
-            if takes:
-                mover, first = dealer, 1
-        else:
-            mover = (obs.dealer + 1) % players
-    return play_out(
-        rules, obs.tab, work, pile_n, stock_n, obs.rebuilds, skey, mover, first,
-        obs.upcard, obs.dealer, me, knock_at, min_gain,
-    )  # fmt: skip
+        seat = (dealer + 1) % players  # both passed: the non-dealer draws from the stock
+    resume_at(engine.probe, obs.upcard, seat, asking, stock_next, drawn, from_pile)
+    cols = engine.cols
+    play_hands(rules, tab, skey, np.int64(0), np.int64(0), dealer, engine.sids, engine.params,
+               work.scores, state, cols, np.int64(0), np.int64(1), None, engine.probe)  # fmt: skip
+    outcome = cols.outcome[0]
+    if outcome == L.DEAD_HAND:
+        return 0.0, 0, 0
+    return _result(rules, state.points, work.scores, outcome, cols.knocker[0], dealer,
+                   state.deadwood, me)  # fmt: skip
+
+
+class Engine(NamedTuple):
+    """The engine's arrays for one decision's rollouts (``kernels/engine.py``)."""
+
+    state: Any  # HandState
+    cols: Any  # one row of HandColumns
+    probe: Any  # a resume probe (``kernels.probe.resume_probe``)
+    sids: np.ndarray  # int64[players]: the one stand-in strategy
+    params: np.ndarray  # float64[players, N_PARAMS]: ``rollout_params``
+
+
+@njit(cache=True)
+def new_engine(players, me, knock_at, min_gain):
+    return Engine(
+        new_state_nb(players), one_row(players), resume_probe(players),
+        np.zeros(players, np.int64), rollout_params(players, me, knock_at, min_gain),
+    )
 
 
 _ACTIONS = BorrowedArray(types.int64, 1, "C")
@@ -737,18 +553,17 @@ def evaluate(
     hand ends the game with this seat / another seat reaching the target first.
     """
     _evaluate_with(
-        obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won,
-        ends, new_work(obs.players),
+        obs, kinds, cards, decision_key, first_sample, model, net, won, ends,
+        new_work(obs.players), new_engine(obs.players, obs.seat, knock_at, min_gain),
     )  # fmt: skip
 
 
 @njit(cache=True)
 def _evaluate_with(
-    obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends,
-    owner,
+    obs, kinds, cards, decision_key, first_sample, model, net, won, ends, owner, engine,
 ):  # fmt: skip
-    """``evaluate``'s loop on the working arrays ``owner`` (held by the caller for the
-    whole call, so the loop may use them borrowed)."""
+    """``evaluate``'s loop on the working arrays ``owner`` and ``engine`` (held by the
+    caller for the whole call, so the loop may use them borrowed)."""
     work = _borrowed_work(owner)
     for seat in range(obs.players):
         work.scores[seat] = obs.scores[seat]
@@ -757,7 +572,7 @@ def _evaluate_with(
         skey = random64(decision_key, first_sample + j)
         stock_n = determinize(obs, hidden, skey, model, work)
         for a in range(kinds.shape[0]):
-            v, w, e = play_action(obs, kinds[a], cards[a], stock_n, skey, work, knock_at, min_gain)
+            v, w, e = play_action(obs, kinds[a], cards[a], stock_n, skey, work, engine)
             net[a, j] = v
             won[a, j] = w
             ends[a, j] = e

@@ -76,7 +76,10 @@ PC_TURNS = 3  # cells: own turns 1 .. PC_TURNS (the last "or later")
 PC_COLUMNS = 4  # ... columns
 PC_TOOK = 5  # ... layers (1: not split)
 PC_KEY = 6  # the chart's key (``kernels.chart.chart_key``), its 64 bits as int64
-N_CONFIG = 7
+PC_RESUME = 7  # 1: no deal, the hand plays on from the state handed in (``resume_at``)
+N_CONFIG = 8
+
+NO_KIND = -1  # PC_KIND of a probe that watches no decision (a resumed hand)
 
 # --- the probe's state while the engine plays: ``cursor`` (int64) ---------------------
 PU_ROWS = 0  # rows written
@@ -97,7 +100,11 @@ PU_FIRST_NET = 14  # the first action's net points and win in the current sample
 PU_FIRST_WON = 15
 PU_BEST = 16  # knock chart: the card the forced knock lays away (the best discard)
 PU_FORCE = 17  # the action forced at the current decision: FORCE_*
-N_CURSOR = 18
+PU_UPCARD = 18  # a resumed hand: its first upcard, the seat to move, the upcard option's
+PU_ASKING = 19  # questions left, whether the next draw is from the stock without asking,
+PU_STOCK_NEXT = 20  # and whether it resumes at the discard decision after drawing
+PU_AT_DISCARD = 21  # ``PU_DRAWN`` (``PU_FROM_PILE``)
+N_CURSOR = 22
 
 FORCE_NONE = -1
 FORCE_FIRST = 0  # knock laying the best discard away; take the pile's top card
@@ -351,3 +358,35 @@ def discard_fate(probe, number, took_it, saved):
     row[P_POLICY] = 1 if took_it else 0
     u[PU_PENDING] = -1
 
+
+
+@njit(cache=True)
+def resume_probe(players):
+    """A probe that watches nothing and makes ``play_hands`` play one hand on from the
+    state it is handed (``resume_at`` says from where); its other arrays are unused."""
+    config = np.zeros(N_CONFIG, np.int64)
+    config[PC_KIND] = NO_KIND
+    config[PC_RESUME] = 1
+    config[PC_TURNS] = config[PC_COLUMNS] = config[PC_TOOK] = 1
+    one = np.zeros(1, np.int64)
+    return Probe(
+        config, np.zeros(N_CURSOR, np.int64), np.zeros(1, np.float64), np.full(1, FORCE_NONE),
+        one, np.zeros((1, N_POSITION_COLUMNS), np.int64), one.copy(), one.copy(),
+        np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64),
+        np.zeros((players, 1), np.int64), np.zeros(8, np.int64), np.zeros(N_CURSOR, np.int64),
+    )
+
+
+@njit(cache=True)
+def resume_at(probe, upcard, seat, asking, stock_next, drawn, from_pile):
+    """Where a resumed hand goes on: ``seat`` draws next (``asking`` upcard-option
+    questions left; ``stock_next``: from the stock without being asked), or, with
+    ``drawn`` >= 0, ``seat`` has drawn ``drawn`` (``from_pile``) and discards next."""
+    u = probe.cursor
+    u[PU_UPCARD] = upcard
+    u[PU_SEAT] = seat
+    u[PU_ASKING] = asking
+    u[PU_STOCK_NEXT] = stock_next
+    u[PU_AT_DISCARD] = drawn >= 0
+    u[PU_DRAWN] = drawn
+    u[PU_FROM_PILE] = from_pile

@@ -46,11 +46,7 @@ from numba import njit
 
 from kernels.bits import lowest_bit
 from kernels.deadwood import discard_order_key, min_deadwood_one
-from kernels.melds import RANK_ACROSS_SUITS
-from kernels.obs import forbidden_discard
-from kernels.tables import CARD_VALUE
-from strategies.base import Strategy
-from strategies.greedy import (
+from kernels.greedy import (
     OWN_TURNS,
     knock_threshold,
     learn_min_deadwood,
@@ -58,6 +54,10 @@ from strategies.greedy import (
     memo_knock_decision,
     memo_take,
 )
+from kernels.melds import RANK_ACROSS_SUITS
+from kernels.obs import forbidden_discard
+from kernels.tables import CARD_VALUE
+from strategies.base import Strategy
 from strategies.simple import take_nb as meld_take  # simple's draw: only for a meld
 
 MIDDLE_LOW, MIDDLE_HIGH = 4, 8  # rank indices of the middle cards: 5 through 9

@@ -42,11 +42,7 @@ from numba import njit
 from kernels.bits import lowest_bit
 from kernels.chart import N_DRAW_CLASSES, draw_class
 from kernels.deadwood import discard_order_key, least_removals
-from kernels.melds import melds_with
-from kernels.obs import forbidden_discard
-from kernels.tables import CARD_VALUE
-from strategies.base import Strategy
-from strategies.greedy import (
+from kernels.greedy import (
     OWN_TURNS,
     decide_knock,
     learn_min_deadwood,
@@ -54,6 +50,10 @@ from strategies.greedy import (
     memo_min_deadwood,
     memo_take,
 )
+from kernels.melds import melds_with
+from kernels.obs import forbidden_discard
+from kernels.tables import CARD_VALUE
+from strategies.base import Strategy
 
 TURNS = 20  # rows of masks: own turns 1 .. 20 (20: 20 or later)
 KNOCK_TOP = 30  # the knock mask's last bit: deadwood 30 or more

@@ -38,17 +38,17 @@ from numba import njit
 
 from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import min_deadwood_one
-from kernels.melds import run_near
-from kernels.obs import forbidden_discard
-from kernels.tables import CARD_VALUE
-from strategies.base import Strategy
-from strategies.greedy import (
+from kernels.greedy import (
     learn_min_deadwood,
     memo_best_discard,
     memo_knock_decision,
     memo_take,
     rule_threshold,
 )
+from kernels.melds import run_near
+from kernels.obs import forbidden_discard
+from kernels.tables import CARD_VALUE
+from strategies.base import Strategy
 
 RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 TAKEN_SAME_RANK = 3

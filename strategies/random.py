@@ -27,9 +27,9 @@ from numba import njit
 
 from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import min_deadwood_one
+from kernels.greedy import big_gin_ready, knock_legal
 from kernels.obs import BIG_GIN, CONTINUE, KNOCK, forbidden_discard, strategy_below
 from strategies.base import Strategy
-from strategies.greedy import big_gin_ready, knock_legal
 
 # Probabilities are drawn as integers: yes when below(1_000_000) < p * 1_000_000.
 PROBABILITY_STEPS = 1_000_000

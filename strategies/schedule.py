@@ -23,8 +23,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from kernels.greedy import memo_discard, memo_knock_decision, memo_take
 from strategies.base import Strategy
-from strategies.greedy import memo_discard, memo_knock_decision, memo_take
 
 
 class Params(NamedTuple):

@@ -37,11 +37,11 @@ from numba import njit
 
 from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import discard_order_key, least_removals, min_deadwood_one
+from kernels.greedy import decide_knock, knock_threshold
 from kernels.melds import melds_with
 from kernels.obs import SCRATCH_FREE, forbidden_discard, strategy_below
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy
-from strategies.greedy import decide_knock, knock_threshold
 
 PAIRS = SCRATCH_FREE  # scratch[PAIRS + drawn]: mask of cards discarded after that draw
 KEPT_HAND = PAIRS + 54  # the hand after the last least-deadwood discard

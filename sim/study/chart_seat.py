@@ -35,6 +35,7 @@ from typing import Any
 import polars as pl
 
 from kernels.chart import DRAW_LOWER_1, DRAW_LOWER_4, DRAW_LOWER_7, DRAW_MELD
+from kernels.greedy import DEFAULT_KNOCK_AT
 from sim.study.chart import StrategyChart
 from sim.study.runs import RunError
 from strategies import parse_seat
@@ -49,7 +50,6 @@ from strategies.chart import (
     TURNS,
     safety_of,
 )
-from strategies.greedy import DEFAULT_KNOCK_AT
 
 __all__ = ["chart_params", "chart_seat"]
 

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from kernels import mc as K
+from kernels import rollout
 from kernels.layout import R_GAME_TARGET
 from kernels.obs import PHASE_DISCARD, PHASE_DRAW
 from sim.advise import make_obs
@@ -435,41 +436,57 @@ def test_mc_default_rollout_threshold_is_chosen_from_the_rules(
 
 
 @pytest.mark.parametrize(
-    ("preset", "overrides"),
-    [("gin", {}), ("gin", {"discard_taken_card": True}), ("round-the-corner-gin", {}),
-     ("joker-knock", {}), ("knock-rummy", {"ace": "high_or_low"})],
+    ("preset", "knock_at", "min_gain"),
+    [("gin", 0, 1), ("gin", 7, 2), ("knock-rummy", -1, 1), ("oklahoma-gin", -1, 0),
+     ("joker-knock", 4, 1)],
 )  # fmt: skip
-def test_rollout_take_test_equals_solving_the_hand(preset: str, overrides: dict[str, Any]) -> None:
-    """The rollouts' pile test answers as greedy's full test (solve the hand with the
-    card, throw the best discard) on random hands, including the hands its no-solve
-    shortcut answers (the card melds with nothing), and hands it takes with give the
-    same discard and deadwood."""
-    from kernels.deadwood import best_discard_one, min_deadwood_one
-    from kernels.melds import melds_with
+def test_rollout_policy_plays_exactly_greedy(preset: str, knock_at: int, min_gain: int) -> None:
+    """The template engine, every seat playing the rollout policy without gin drops,
+    plays every deal exactly as the engine of strategies plays greedy with the same
+    knock_at and min_gain (the rollout hooks are greedy's decisions)."""
+    from kernels import engine as E
+    from kernels.obs import N_PARAMS
+    from sim.engine import key_of
 
-    rules = get_rules(preset, **overrides)
-    vector, tab = rules.compile(), tables_for(rules)
-    forbid = not rules.discard_taken_card
-    rng = random.Random(preset + str(overrides))
-    deck = list(range(52 + rules.jokers))
-    shortcut = takes = 0
-    for _ in range(3000):
-        cards = rng.sample(deck, rules.cards_per_hand + 1)
-        hand = sum(1 << c for c in cards[1:])
-        top = cards[0]
-        min_gain = rng.randint(-2, 5)
-        current = min_deadwood_one(hand, tab)
-        discard, after = best_discard_one(hand | (1 << top), top if forbid else -1, tab)
-        take, got_discard, got_after = K.greedy_take_test(
-            vector, tab, hand, rng.choice((-1, current)), top, min_gain
-        )
-        assert take == (current - after >= min_gain), (hand, top, min_gain)
-        if take:
-            takes += 1
-            assert (got_discard, got_after) == (discard, after)
-        shortcut += got_discard == -1
-        assert not melds_with(hand, top, tab) or got_discard != -1
-    assert shortcut > 300 and takes > 300  # both paths are exercised
+    rules = get_rules(preset)
+    players, deals = rules.players, 400
+    params = np.zeros((players, N_PARAMS))
+    params[:, rollout.KNOCK_AT], params[:, rollout.MIN_GAIN] = knock_at, min_gain
+    cols = E.new_columns(deals, players)
+    state = E.new_state(players)
+    err = E.play_hands(
+        rules.compile(), tables_for(rules), key_of(5), 0, 0, players - 1,
+        np.zeros(players, np.int64), params, np.zeros(players, np.int64), state, cols, 0,
+        deals, None, None,
+    )  # fmt: skip
+    assert err == 0
+    greedy = play_deals(rules, f"greedy:knock_at={knock_at},min_gain={min_gain}", deals=deals,
+                        seed=5, threads=1)  # fmt: skip
+    for field in cols._fields:
+        assert np.array_equal(getattr(cols, field), getattr(greedy, field)), field
+
+
+@pytest.mark.parametrize("preset", ["gin", "joker-knock", "round-the-corner-gin"])
+def test_rollout_knock_shortcut_equals_the_solved_decision(preset: str) -> None:
+    """Knocking only with gin, the rollout's knock hook answers without a solve when a
+    card in no possible meld stays; on random hands (thrown cards of every kind) it
+    answers as greedy's solved decision, and the shortcut is taken often."""
+    from kernels.deadwood import loose_cards
+    from kernels.greedy import memo_knock_decision
+    from kernels.obs import N_PARAMS, SCRATCH_SIZE
+
+    rng = random.Random(preset)
+    params = np.zeros(N_PARAMS)  # knock at 0, greedy's pile test, no gin drops
+    short = 0
+    for _ in range(600):
+        pos = random_position(rng, preset, PHASE_DISCARD)
+        obs = pos["obs"]
+        for card in [c for c in range(64) if (int(obs.hand) >> c) & 1]:
+            got = rollout.knock(obs, params, np.zeros(SCRATCH_SIZE, np.int64), card)
+            want = memo_knock_decision(obs, card, 0, np.zeros(SCRATCH_SIZE, np.int64))
+            assert got == want, (hex(int(obs.hand)), card)
+            short += loose_cards(int(obs.hand) & ~(1 << card), obs.tab) > 0
+    assert short > 1000
 
 
 def test_meld_partner_counts_equal_twin() -> None:
@@ -484,7 +501,7 @@ def test_meld_partner_counts_equal_twin() -> None:
     hands += [sum(1 << (13 * s + 12) for s in range(4)) | (3 << 52)]
     hands += [sum(1 << c for c in rng.sample(range(54), rng.randint(1, 20))) for _ in range(3000)]
     for hand in hands:
-        ones, twos, fours = (int(x) for x in K.meld_partner_counts(np.int64(hand)))
+        ones, twos, fours = (int(x) for x in rollout.meld_partner_counts(np.int64(hand)))
         for card in range(52):
             count = ((ones >> card) & 1) + 2 * ((twos >> card) & 1) + 4 * ((fours >> card) & 1)
             assert count == R.gin_key(ref, hand, card)[0], (hex(hand), card)
@@ -505,7 +522,7 @@ def test_gin_drop_equals_twin(preset: str) -> None:
         cards = rng.sample(deck, rules.cards_per_hand + 1)
         hand = sum(1 << c for c in cards)
         forbidden = rng.choice([c for c in cards if c < 52] + [-1])
-        got = K.gin_drop(hand, forbidden, tab)
+        got = rollout.gin_drop(hand, forbidden, tab)
         assert got == R.gin_drop(ref, hand, None if forbidden < 0 else forbidden)
         assert got != forbidden and got < 52 and (hand >> got) & 1
 
@@ -527,7 +544,7 @@ def test_discard_actions_equal_twin_with_gin_candidates(preset: str) -> None:
                 assert got == R.discard_actions(ref, None, limit, gin)
                 plain = set(K.discard_actions(obs, -1, limit, 0)[1].tolist())
                 if limit and kinds[0] != K.ACT_BIG_GIN:
-                    first = K.gin_drop(int(obs.hand), -1, obs.tab)
+                    first = rollout.gin_drop(int(obs.hand), -1, obs.tab)
                     assert gin == 0 or first in set(cards.tolist())
                     added += len(set(cards.tolist()) - plain)
     assert added > 50  # the gin candidates do add discards
@@ -541,5 +558,5 @@ def test_gin_drop_keeps_pairs_and_near_runs() -> None:
 
     tab = tables_for(get_rules("gin"))
     hand = parse_cards("AS 2S 3S 9H 9D JC QC QH 2H 4D 6C")
-    assert card_name(K.gin_drop(hand, -1, tab)) == "6C"
+    assert card_name(rollout.gin_drop(hand, -1, tab)) == "6C"
     assert card_name(best_discard_one(hand, -1, tab)[0]) in {"JC", "QC", "QH"}

@@ -37,7 +37,7 @@ from kernels.layout import (
 from kernels.obs import GAME_HANDS, GAME_OPP_KNOCKS
 from tests.reference import deadwood_ref, rng_ref
 from tests.reference import strategies_ref as S
-from tests.reference.engine_ref import mask_of
+from tests.reference.engine_ref import MAX_TURNS, mask_of
 from tests.reference.rules_ns import make_rules
 from tests.reference.scoring_ref import score_showdown_ref
 
@@ -45,9 +45,7 @@ ACT_TAKE, ACT_DRAW, ACT_DISCARD, ACT_KNOCK, ACT_BIG_GIN = range(5)
 MODEL_UNIFORM, MODEL_KEPT, MODEL_INFERRED = 0, 1, 2
 INFER_TRIES = 16
 RETRY_SALT = 0xBEEF00
-MAX_ROLLOUT_DRAWS = 400
 RESHUFFLE_SALT = 0xC0FFEE
-REBUILD_SALT = 0xAB0000
 REBUILT_SALT = 0xDEC0DE
 
 
@@ -253,7 +251,7 @@ def _their_threshold(obs: Any, knock_at: int) -> int:
 
 
 def gin_key(obs: Any, hand: int, card: int) -> tuple[int, int]:
-    """Twin of ``kernels.mc.gin_key``: the card's partners (other cards of its rank,
+    """Twin of ``kernels.rollout.gin_key``: the card's partners (other cards of its rank,
     cards of its suit within two ranks), then the highest value."""
     rank, suit = card % 13, card // 13
     partners = sum(1 for s in range(4) if s != suit and (hand >> (13 * s + rank)) & 1)
@@ -265,7 +263,7 @@ def gin_key(obs: Any, hand: int, card: int) -> tuple[int, int]:
 
 
 def gin_drop(obs: Any, hand: int, forbidden: int | None) -> int:
-    """Twin of ``kernels.mc.gin_drop``: the natural card first by ``gin_key``, then
+    """Twin of ``kernels.rollout.gin_drop``: the natural card first by ``gin_key``, then
     the lowest index."""
     return min(
         (gin_key(obs, hand, c), c) for c in range(52) if (hand >> c) & 1 and c != forbidden
@@ -273,11 +271,14 @@ def gin_drop(obs: Any, hand: int, forbidden: int | None) -> int:
 
 
 def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
-    """Greedy play in every seat to the end of the hand (twin of ``play_out``).
+    """Greedy play in every seat to the end of the hand: the twin of the engine playing
+    a rollout (``kernels.mc.play_action``, the rollout policy of ``kernels/rollout.py``).
 
     An empty stock is rebuilt from the pile as the engine does, shuffled under
-    ``reshuffle`` from the sample key ``skey`` (``None`` for ``exact_values``, which
-    cannot enumerate reshuffles: it refuses them)."""
+    ``reshuffle`` as the engine shuffles with the sample key ``skey`` as its key
+    (``None`` for ``exact_values``, which cannot enumerate reshuffles: it refuses
+    them); the engine's guard ends the hand after ``MAX_TURNS`` draws, the real ones
+    (``obs.turn``) counted."""
     rules = obs.rules
     rebuilds = obs.rebuilds
     forbid_taken = int(rules[R_DISCARD_TAKEN_CARD]) == 0
@@ -287,7 +288,8 @@ def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
     hands = list(hands)
     pile = list(pile)
     stock = list(stock)
-    for _ in range(MAX_ROLLOUT_DRAWS):
+    turns = obs.turn
+    while True:
         hand = hands[seat]
         if first == 1:
             from_pile = True
@@ -312,9 +314,12 @@ def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
                 if int(rules[R_STOCK_EXHAUSTION]) == EXHAUST_RESHUFFLE:
                     if skey is None:
                         raise ValueError("exact values cannot enumerate a reshuffle")
-                    rng_ref.shuffle(stock, rng_ref.random64(skey, REBUILD_SALT + rebuilds))
+                    # The engine's reshuffle, keyed on the sample (deal 0, hand 0).
+                    stream = rng_ref.make_stream(rng_ref.PURPOSE_RESHUFFLE, 0, rebuilds)
+                    rng_ref.shuffle(stock, rng_ref.stream_key(skey, 0, stream))
             card = stock.pop(0)
         hand |= 1 << card
+        turns += 1
         discard, d = S.best_discard(obs, hand, forbidden)
         if d == 0 and int(rules[R_BIG_GIN_BONUS]) > 0 and S.min_deadwood(hand, obs) == 0:
             hands[seat] = hand
@@ -332,6 +337,8 @@ def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
         pile.append(discard)
         if dead_mode and len(stock) <= wall:
             return Fraction(0), 0, 0
+        if turns >= MAX_TURNS:
+            break  # the engine's guard: the exhausted showdown
         seat = (seat + 1) % obs.players
     return _score(obs, hands, None)
 

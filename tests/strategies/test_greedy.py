@@ -8,9 +8,9 @@ import random
 import numpy as np
 import pytest
 
+from kernels.greedy import cannot_gain
 from kernels.layout import R_ACE, R_JOKERS
 from kernels.obs import BIG_GIN, CONTINUE, KNOCK, PHASE_DRAW, PHASE_UPCARD_OPTION
-from strategies.greedy import cannot_gain
 from tests.conftest import random_meld
 from tests.reference import strategies_ref as ref
 from tests.reference.cardtext import names

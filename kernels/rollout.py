@@ -1,0 +1,152 @@
+"""The rollout policy: how ``mc`` and ``rummy advise`` play a hand's rest in their samples.
+
+These are the engine template's own hooks: ``kernels/engine.py`` calls them where a
+generated engine calls its strategies (``sim/engine_build.py``), so the template module
+is an engine whose every seat plays this policy, and ``kernels.mc.evaluate`` plays its
+rollouts through it. The hand's rules (draws, rebuilds, the dead-hand wall, knocks,
+the showdown) thus have one home, the engine's loop.
+
+A seat's parameter row (``kernels.obs.N_PARAMS`` floats, these first):
+
+* ``KNOCK_AT``: knock at this deadwood or less when the knock is legal (-1: the rule's
+  limit, or 10 where the rules set none); big gin whenever allowed and ready;
+* ``MIN_GAIN``: take the pile's top card when that lowers the least deadwood by this
+  much (greedy's test, ``kernels.greedy.memo_take``);
+* ``GIN_DROPS``: 0 throws the best discard (greedy's); 1 *throws for gin*: while the
+  hand is not gin, the card with the fewest meld partners (``gin_drop``), which keeps
+  the pairs and near runs that the least-deadwood discard throws for being high.
+
+With ``GIN_DROPS`` 0 this is exactly ``greedy:knock_at=KNOCK_AT,min_gain=MIN_GAIN``: the
+same functions decide.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels import layout as L
+from kernels.bits import lowest_bit
+from kernels.deadwood import RANK_ACROSS_SUITS, loose_cards
+from kernels.greedy import (
+    big_gin_ready,
+    knock_threshold,
+    memo_best_discard,
+    memo_discard,
+    memo_knock_decision,
+    memo_take,
+)
+from kernels.obs import BIG_GIN, CONTINUE, forbidden_discard
+from kernels.tables import CARD_VALUE
+
+KNOCK_AT = 0  # parameter slots of a seat's row
+MIN_GAIN = 1
+GIN_DROPS = 2
+
+
+@njit(cache=True, inline="always")
+def take(obs, params, scratch):
+    """Greedy's pile test with ``MIN_GAIN``."""
+    return memo_take(obs, np.int64(params[MIN_GAIN]), scratch)
+
+
+@njit(cache=True)
+def discard(obs, params, scratch):
+    """The best discard; throwing for gin, ``gin_drop``'s card unless the best discard
+    leaves gin. (A hand with two cards in no possible meld is not gin whatever it
+    throws: ``gin_drop`` then, without a solve.)"""
+    if params[GIN_DROPS] == 0:
+        return memo_discard(obs, scratch)
+    forbidden = forbidden_discard(obs)
+    if loose_cards(obs.hand, obs.tab) < 2:
+        card, deadwood = memo_best_discard(obs.hand, forbidden, scratch, obs.tab)
+        if deadwood == 0:
+            return card
+    return gin_drop(obs.hand, forbidden, obs.tab)
+
+
+@njit(cache=True)
+def knock(obs, params, scratch, card):
+    """Big gin when ready, else knock at ``KNOCK_AT`` or less (when legal). Knocking only
+    with gin, a hand keeping a card in no possible meld has deadwood: no solve needed."""
+    threshold = knock_threshold(obs, np.int64(params[KNOCK_AT]))
+    if threshold == 0 and loose_cards(obs.hand & ~(np.int64(1) << card), obs.tab) > 0:
+        return BIG_GIN if big_gin_ready(obs) else CONTINUE
+    return memo_knock_decision(obs, card, threshold, scratch)
+
+
+# Masks for ``meld_partner_counts``: the cards of each rank, in every suit.
+_RANK = np.int64(RANK_ACROSS_SUITS)
+_NOT_LOW1 = np.int64(L.NATURAL_BITS) & ~_RANK  # a card with a rank below it (not an ace)
+_NOT_LOW2 = _NOT_LOW1 & ~(_RANK << 1)
+_NOT_HIGH1 = np.int64(L.NATURAL_BITS) & ~(_RANK << 12)  # a card with a rank above it
+_NOT_HIGH2 = _NOT_HIGH1 & ~(_RANK << 11)
+
+
+@njit(cache=True, inline="always")
+def _add3(x, y, z):
+    """Bitwise full adder: (sum, carry) of three one-bit masks, position by position."""
+    half = x ^ y
+    return half ^ z, (x & y) | (z & half)
+
+
+@njit(cache=True)
+def meld_partner_counts(hand):
+    """For every natural card position, how many meld partners ``hand`` holds for it
+    (other cards of its rank; cards of its suit one or two ranks away), bit-sliced:
+    ``(ones, twos, fours)``, so the count at card c is bit c of ones + 2 twos + 4 fours
+    (0 to 7). Seven one-bit masks (each "the partner at this offset is held") summed
+    by full adders, for every card at once, instead of a loop per card."""
+    h = hand & L.NATURAL_BITS
+    below1 = (h << 1) & _NOT_LOW1
+    below2 = (h << 2) & _NOT_LOW2
+    above1 = (h >> 1) & _NOT_HIGH1
+    above2 = (h >> 2) & _NOT_HIGH2
+    # The same rank in the other three suits: the 52 bits rotated by whole suits.
+    suit1 = ((h << 13) | (h >> 39)) & L.NATURAL_BITS
+    suit2 = ((h << 26) | (h >> 26)) & L.NATURAL_BITS
+    suit3 = ((h << 39) | (h >> 13)) & L.NATURAL_BITS
+    s1, c1 = _add3(below1, below2, above1)
+    s2, c2 = _add3(above2, suit1, suit2)
+    ones, c3 = _add3(s1, s2, suit3)
+    twos, fours = _add3(c1, c2, c3)
+    return ones, twos, fours
+
+
+@njit(cache=True)
+def gin_key(counts, card, tab):
+    """``gin_drop``'s order, lowest thrown first: the card's meld partners in the hand
+    (from ``meld_partner_counts``), then the highest deadwood value."""
+    ones, twos, fours = counts
+    partners = ((ones >> card) & 1) + 2 * ((twos >> card) & 1) + 4 * ((fours >> card) & 1)
+    return partners * 64 - np.int64(tab[CARD_VALUE + card])
+
+
+@njit(cache=True)
+def gin_drop(hand, forbidden, tab):
+    """The discard of a seat that plays for gin: the natural card with the fewest meld
+    partners in the hand (``gin_key``), ties to the highest deadwood value, then the
+    lowest index. A heuristic, not a solve: it keeps the pairs and near runs that the
+    least-deadwood discard throws for being high, which is what a race to gin needs.
+    Jokers are never thrown. (The cards with the fewest partners are found as one
+    mask from the bit-sliced counts; only those few are compared by value.)"""
+    ones, twos, fours = meld_partner_counts(hand)
+    allowed = hand & L.NATURAL_BITS
+    if forbidden >= 0:
+        allowed &= ~(np.int64(1) << forbidden)
+    fewest = np.int64(0)
+    for count in range(8):  # the least count held by an allowed card
+        fewest = allowed
+        fewest &= ones if count & 1 else ~ones
+        fewest &= twos if count & 2 else ~twos
+        fewest &= fours if count & 4 else ~fours
+        if fewest:
+            break
+    best = np.int64(-1)
+    best_value = np.int64(-1)
+    while fewest:
+        c = lowest_bit(fewest)
+        fewest &= fewest - 1
+        value = np.int64(tab[CARD_VALUE + c])
+        if value > best_value:  # ties: the lowest index, met first
+            best_value = value
+            best = c
+    return best
