@@ -37,6 +37,7 @@ import polars as pl
 from kernels.chart import DRAW_LOWER_1, DRAW_LOWER_4, DRAW_LOWER_7, DRAW_MELD
 from kernels.greedy import DEFAULT_KNOCK_AT
 from sim.study.chart import StrategyChart
+from sim.stats import normal_quantile
 from sim.study.runs import RunError
 from strategies import parse_seat
 from strategies.chart import (
@@ -134,10 +135,15 @@ def _own_play(chart: StrategyChart) -> tuple[list[int], int]:
     return [DEFAULT_TAKE] * TURNS, HIGH_FIRST
 
 
-def _masks(chart: StrategyChart, columns: int, first: str, fallback: Any) -> list[int]:
+def _masks(
+    chart: StrategyChart, columns: int, first: str, fallback: Any, familywise: bool
+) -> list[int]:
     """One mask per own turn: bit c set when cell (turn, c) says ``first``; a cell without
-    a verdict keeps the policy's own majority there; a cell never met ``fallback``."""
+    a verdict keeps the policy's own majority there; a cell never met ``fallback``.
+    With ``familywise`` a verdict that changes the policy's majority must also hold at
+    95% over every cell with a verdict (Bonferroni): ``_switches``."""
     cells = _cells(chart)
+    z = _familywise_z(chart) if familywise else 0.0
     masks = []
     for turn in range(1, TURNS + 1):
         mask = 0
@@ -145,24 +151,44 @@ def _masks(chart: StrategyChart, columns: int, first: str, fallback: Any) -> lis
             cell = cells.get((min(turn, chart.spec.turns), c))
             if cell is None:
                 chosen = fallback(chart, turn, c)
-            elif cell["verdict"] in chart.spec.actions:
-                chosen = cell["verdict"] == first
+                mask |= chosen << c
+                continue
+            share = cell[f"{first}_chosen"]
+            own = fallback(chart, turn, c) if share is None else share >= 0.5
+            if cell["verdict"] in chart.spec.actions:
+                says = cell["verdict"] == first
+                chosen = says if says == own or _switches(cell, z) else own
             else:  # too close, too few: what the policy did there (none scored: its rule)
-                share = cell[f"{first}_chosen"]
-                chosen = fallback(chart, turn, c) if share is None else share >= 0.5
+                chosen = own
             mask |= chosen << c
         masks.append(mask)
     return masks
 
 
-def _knock_masks(chart: StrategyChart) -> list[int]:
-    return _masks(chart, min(chart.spec.deadwood, KNOCK_TOP + 1), "knock", _policy_knocks)
+def _familywise_z(chart: StrategyChart) -> float:
+    """The normal quantile that keeps 95% over the chart's cells with a verdict."""
+    m = sum(r["verdict"] in chart.spec.actions for r in chart.cells.iter_rows(named=True))
+    return normal_quantile(1 - 0.025 / max(m, 1))
 
 
-def _take_masks(chart: StrategyChart | None, knock: StrategyChart) -> list[int]:
+def _switches(cell: dict[str, Any], z: float) -> bool:
+    """The cell's gain is further from 0 than ``z`` standard errors (its 95% t interval's
+    half width is 1.96 of them, near enough for the sizes charts have)."""
+    se = (cell["gain_high"] - cell["gain_low"]) / (2 * 1.96)
+    return abs(cell["gain"]) > z * se
+
+
+def _knock_masks(chart: StrategyChart, familywise: bool) -> list[int]:
+    columns = min(chart.spec.deadwood, KNOCK_TOP + 1)
+    return _masks(chart, columns, "knock", _policy_knocks, familywise)
+
+
+def _take_masks(
+    chart: StrategyChart | None, knock: StrategyChart, familywise: bool
+) -> list[int]:
     if chart is None:
         return _own_play(knock)[0]
-    return _masks(chart, chart.spec.n_columns, "take", _policy_takes)
+    return _masks(chart, chart.spec.n_columns, "take", _policy_takes, familywise)
 
 
 def _safety(chart: StrategyChart | None, knock: StrategyChart) -> int:
@@ -179,9 +205,12 @@ def _safety(chart: StrategyChart | None, knock: StrategyChart) -> int:
 
 
 def chart_params(
-    knock: StrategyChart, draw: StrategyChart | None = None, discard: StrategyChart | None = None
+    knock: StrategyChart, draw: StrategyChart | None = None,
+    discard: StrategyChart | None = None, *, familywise: bool = False,
 ) -> Any:
-    """The ``chart`` strategy's parameters from finished charts (see the module notes).
+    """The ``chart`` strategy's parameters from finished charts (see the module notes;
+    ``familywise``: a verdict changes what the policy does only when it holds at 95%
+    over all the chart's cells, as ``solve`` exports).
 
     Raises
     ------
@@ -192,15 +221,19 @@ def chart_params(
     for chart, kind in ((knock, "knock"), (draw, "draw"), (discard, "discard")):
         _check(chart, kind, knock)
     values = dict(
-        zip([f"k{t}" for t in range(1, TURNS + 1)], _knock_masks(knock), strict=True)
-    ) | dict(zip([f"t{t}" for t in range(1, TURNS + 1)], _take_masks(draw, knock), strict=True))
+        zip([f"k{t}" for t in range(1, TURNS + 1)], _knock_masks(knock, familywise), strict=True)
+    ) | dict(
+        zip([f"t{t}" for t in range(1, TURNS + 1)], _take_masks(draw, knock, familywise),
+            strict=True)
+    )  # fmt: skip
     return STRATEGY.params(**values, safety=_safety(discard, knock))
 
 
 def chart_seat(
-    knock: StrategyChart, draw: StrategyChart | None = None, discard: StrategyChart | None = None
+    knock: StrategyChart, draw: StrategyChart | None = None,
+    discard: StrategyChart | None = None, *, familywise: bool = False,
 ) -> str:
     """The seat spec of :func:`chart_params`, every field written out (a saved spec
     keeps its meaning if the strategy's defaults change)."""
-    params = chart_params(knock, draw, discard)
+    params = chart_params(knock, draw, discard, familywise=familywise)
     return "chart:" + ",".join(f"{k}={v}" for k, v in zip(params._fields, params, strict=True))

@@ -8,9 +8,12 @@
 Round ``k`` charts seat ``S_k`` played by every seat (knock, draw and discard charts, made
 as ``sim.study.chart`` makes any chart, from the deals' true state) and exports them
 (``sim.study.chart_seat``) as ``S_{k+1}``. Where a cell has no verdict the export keeps
-what ``S_k`` did there, so a seat whose every verdict agrees with its own play exports
-itself: that seat is the *fixed point*, a chart that is its own best answer cell by
-cell. The rounds stop there, or after ``rounds`` exports (the last seat is then charted
+what ``S_k`` did there, and a verdict changes it only when it holds at 95% over all
+the chart's cells with a verdict (Bonferroni, ``familywise``): with some 300 cells
+tested at 95% each, about seven cells whose two actions are worth the same would flip
+by chance every round, and the rounds would never stop. A seat whose charts find no
+cell where the other action is better, with that confidence, exports itself: that
+seat is the *fixed point*, a chart that is its own best answer cell by cell. The rounds stop there, or after ``rounds`` exports (the last seat is then charted
 once more, so that it is checked like any other).
 
 Per round: how many knock and draw cells changed verdict since the previous round's
@@ -45,7 +48,7 @@ from sim.solver import resolve_rules
 from sim.stats import Interval, mean_ci
 from sim.study.chart import StrategyChart, strategy_chart
 from sim.study.chart_check import ChartCheck, checked
-from sim.study.chart_seat import chart_params, chart_seat
+from sim.study.chart_seat import chart_seat
 from sim.study.runs import RunError, new_seed
 from sim.study.units import rotate
 from strategies import parse_lineup
@@ -214,7 +217,7 @@ def solve(
         charts = charts_of(seat, k)
         if k == rounds:
             break  # the last seat charted, to be checked
-        nxt = chart_seat(charts["knock"], charts["draw"], charts["discard"])
+        nxt = chart_seat(charts["knock"], charts["draw"], charts["discard"], familywise=True)
         say(f"round {k}: strength of the exported seat")
         vs_prev = head_to_head(r, nxt, seat, deals=strength_deals, seed=seed, threads=workers or 1)
         vs_start = head_to_head(r, nxt, start, deals=strength_deals, seed=seed,
@@ -227,7 +230,7 @@ def solve(
             vs_prev, vs_start,
         ))  # fmt: skip
         _write(folder, settings, done, None)
-        if chart_params(charts["knock"], charts["draw"], charts["discard"]) == _params(seat):
+        if _params(nxt) == _params(seat):
             fixed = True
             break
         seat, previous = nxt, charts

@@ -140,3 +140,26 @@ def test_charts_that_do_not_fit_are_refused_in_one_line(
         assert not target.exists()
     one_line_error(export(runs["knock"], "--out", str(tmp_path / "no" / "x.chart")), "--out")
     assert not (tmp_path / "no").exists()
+
+
+def test_familywise_export_changes_the_policy_only_on_strong_evidence(runs: dict[str, str]) -> None:
+    """As ``solve`` exports: a cell whose verdict differs from what the policy did keeps
+    the policy's action unless the gain is beyond the Bonferroni bound over the chart's
+    cells; cells that agree, and strong ones, are as the plain export says."""
+    from sim.study.chart_seat import _familywise_z
+
+    knock = load_chart(runs["knock"])
+    plain = chart_params(knock)
+    strict = chart_params(knock, familywise=True)
+    z = _familywise_z(knock)
+    assert z >= 1.959  # one cell with a verdict: 95% alone; more cells, a wider bound
+    for cell in knock.cells.iter_rows(named=True):
+        if cell["verdict"] not in ("knock", "play on") or cell["turn"] > 20:
+            continue
+        bit = 1 << cell["deadwood"]
+        says, own = cell["verdict"] == "knock", cell["knock_chosen"] >= 0.5
+        se = (cell["gain_high"] - cell["gain_low"]) / (2 * 1.96)
+        strong = abs(cell["gain"]) > z * se
+        want = says if (says == own or strong) else own
+        assert bool(strict[cell["turn"] - 1] & bit) == want, cell
+        assert bool(plain[cell["turn"] - 1] & bit) == says, cell

@@ -64,7 +64,7 @@ def test_the_same_command_plays_nothing_again(solved, monkeypatch: pytest.Monkey
 def test_a_seat_that_exports_itself_is_a_fixed_point(tmp_path, monkeypatch) -> None:
     """The export of the first round's charts is the seat that made them: stop there."""
     start = "chart"  # the chart strategy's defaults
-    monkeypatch.setattr(S, "chart_params", lambda *charts: parse_seat(start)[1])
+    monkeypatch.setattr(S, "chart_seat", lambda *charts, familywise: start)
     result = S.solve("gin", start, rounds=3, out=tmp_path, **TINY)
     assert result.fixed and len(result.rounds) == 1 and result.final_seat == start
 
