@@ -3,14 +3,14 @@
     python benchmarks/bench_chart.py [--chart knock|draw] [--rules gin] [--players N]
                                      [--policy greedy:knock_at=0] [--deals 20000] [--samples 32]
 
-1. Deals played by the compiled engine with its event log on (``sim.engine.logged_deals``):
-   deals per second.
-2. Every eligible position of those deals scored (rates 1: no thinning) by
-   ``kernels.chart.chart_positions``: positions scored per second, and rollouts per
-   second (2 actions x samples per position; the knock's "rollout" is one showdown,
-   playing on, taking and drawing play the hand out).
+1. The deals played by the line-up with the engine's probe counting every position
+   (rates 0: nothing scored): deals per second.
+2. The same deals with every position scored (rates 1: no thinning): positions scored
+   per second, and play-outs per second (the hand played on from a saved state: the
+   knock chart plays its knock once and its play-on once per sample, the draw chart
+   both actions per sample), the counting stage's time taken out.
 
-Both are timed after a warm-up call (compiles or loads the kernels).
+Both are timed after a warm-up call (compiles or loads the engine with its probe).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import time
 
 import numpy as np
 
-from sim.engine import logged_deals
 from sim.rules import get_rules
 from sim.study.chart import chart_spec
 from sim.study.chart_cells import score_deals
@@ -37,30 +36,28 @@ def main() -> None:
     args = parser.parse_args()
     rules = get_rules(args.rules, **({} if args.players is None else {"players": args.players}))
     lineup = (args.policy,) * rules.players
-    spec = chart_spec(rules, lineup, chart=args.chart, samples=args.samples, per_cell=0)
-    ones = np.ones(spec.n_cells)
+    spec = chart_spec(rules, chart=args.chart, samples=args.samples, per_cell=0)
+    ones, zeros = np.ones(spec.n_cells), np.zeros(spec.n_cells)
     score_deals(rules, lineup, 1, 0, 50, spec, ones)  # warm-up: compile or load
 
     start = time.perf_counter()
-    logged_deals(rules, lineup, deals=args.deals, seed=2)
-    logged = time.perf_counter() - start
+    score_deals(rules, lineup, 2, 0, args.deals, spec, zeros)
+    counting = time.perf_counter() - start
 
     start = time.perf_counter()
-    eligible, rows = score_deals(rules, lineup, 2, 0, args.deals, spec, ones)
-    total = time.perf_counter() - start
-    scoring = max(total - logged, 1e-9)
+    eligible, rows, _ = score_deals(rules, lineup, 2, 0, args.deals, spec, ones)
+    scoring = max(time.perf_counter() - start - counting, 1e-9)
     positions = len(rows)
-    rollouts = positions * 2 * args.samples
+    plays = positions * (args.samples + 1 if args.chart == "knock" else 2 * args.samples)
     print(
         f"{args.chart} chart, {args.rules} ({rules.players} players), policy {args.policy}, "
-        f"{args.deals:,} deals, "
-        f"{args.samples} samples per position"
+        f"{args.deals:,} deals, {args.samples} samples per position"
     )
-    print(f"  logged deals: {args.deals / logged:,.0f} deals/s ({logged:.2f} s)")
+    print(f"  deals, positions counted: {args.deals / counting:,.0f} deals/s ({counting:.2f} s)")
     print(
         f"  scoring: {positions:,} positions ({int(eligible.sum()):,} eligible) "
-        f"in {scoring:.2f} s: "
-        f"{positions / scoring:,.0f} positions/s, {rollouts / scoring:,.0f} rollouts/s"
+        f"in {scoring:.2f} s: {positions / scoring:,.0f} positions/s, "
+        f"{plays / scoring:,.0f} play-outs/s"
     )
 
 

@@ -20,7 +20,7 @@ same samples (common random numbers), so the differences between actions carry f
 less noise than the values themselves.
 
 The opponents are modelled as greedy players, whatever they really are: a seat cannot
-know who it plays (``docs/MC.md``, "What mc assumes").
+know who it plays (``docs/MC.md``, "What it does not model").
 
 After a real rebuild the sample uses what the seat saw go into the stock
 (``obs.rebuilt``): see ``determinize``.

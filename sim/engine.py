@@ -35,7 +35,6 @@ __all__ = [
     "StrategyDecisionError",
     "key_of",
     "lineup_of",
-    "logged_deals",
     "play_deals",
     "probe_deals",
     "play_games",
@@ -240,44 +239,6 @@ def probe_deals(
         begin = int(cursor[PU_NEXT])
     rows = np.concatenate(parts) if parts else probe.rows[:0].copy()
     return cols, rows
-
-
-def logged_deals(
-    rules: str | RuleSet,
-    lineup: Lineup | str | Iterable[str],
-    *,
-    deals: int,
-    seed: int,
-    first: int = 0,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The event logs of single hands ``first .. first + deals - 1`` (the hands
-    ``play_deals`` plays), end to end: ``(events, starts)``, deal ``i``'s events
-    (rows ``code, seat, card, extra``) in rows ``starts[i] .. starts[i + 1] - 1``.
-
-    The compiled engine plays one hand per call with its log on (it restarts the log
-    at each hand): 11 to 16 us a Gin deal of two greedy seats, the Python call and the
-    copy of the log included (``benchmarks/bench_chart.py``). One thread: a study's chunks are its parallel unit. The engine of every
-    strategy: the one replays compile (``compile_replays``, ``rummy warm``).
-    """
-    r, seats, engine, sids, params = _deals_setup(rules, lineup, first, deals, core=False)
-    cols = engine.new_columns(1, r.players)
-    state = engine.new_state(r.players)
-    scores = np.zeros(r.players, np.int64)
-    compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
-    dealer = r.players - 1
-    head, tail = (compiled, tab, key), (dealer, sids, params, scores, state, cols, 0, 1, True, None)
-    _ready(engine, seats, engine.play_hands, (*head, first, 0, *tail))
-    play, log, counters = engine.play_hands, state.log, state.counters
-    parts = []
-    starts = np.zeros(deals + 1, np.int64)
-    for i in range(deals):
-        if play(*head, first + i, 0, *tail):  # deal first + i, hand 0 of no game
-            _raise_decision_error(state.error, engine, seats, seed)
-        n = int(counters[L.C_EVENTS])
-        parts.append(log[:n].copy())
-        starts[i + 1] = starts[i] + n
-    events = np.concatenate(parts) if parts else np.zeros((0, 4), np.int64)
-    return events, starts
 
 
 @dataclass(frozen=True)

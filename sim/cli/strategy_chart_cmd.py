@@ -352,6 +352,10 @@ def export(
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write the seat spec to this file.")
     ] = None,
+    min_positions: Annotated[
+        int,
+        typer.Option("--min-positions", min=2, help="Fewer positions: no verdict (as the charts)."),
+    ] = 30,
     as_json: JsonOption = False,
 ) -> None:
     """The `chart` strategy's seat spec from finished charts (knock by the knock chart,
@@ -362,7 +366,10 @@ def export(
     from sim.study.runs import RunError
 
     try:
-        charts = [None if p is None else load_chart(p) for p in (knock_run, draw, discard)]
+        charts = [
+            None if p is None else load_chart(p, min_positions=min_positions)
+            for p in (knock_run, draw, discard)
+        ]
         spec = chart_seat(*charts)  # type: ignore[arg-type]
         params = chart_params(*charts)  # type: ignore[arg-type]
     except (RunError, OSError, ValueError) as exc:
@@ -468,6 +475,7 @@ def solve_command(
                 "folder": str(result.folder),
                 "rounds": [_finite(r.to_dict()) for r in result.rounds],
                 "fixed": result.fixed,
+                "cycle": result.cycle,
                 "final_seat": result.final_seat,
                 "exploit": {k: _finite(c.to_dict()) for k, c in result.exploit.items()},
             }
@@ -488,6 +496,9 @@ def solve_command(
     if result.fixed:
         console().print(f"fixed point after {len(result.rounds)} round(s): the charts of the "
                         "final seat say to play exactly as it plays")  # fmt: skip
+    elif result.cycle:
+        console().print(f"a cycle of {result.cycle} seats after {len(result.rounds)} round(s): "
+                        "each answers the other best in a few cells (see 'vs previous')")  # fmt: skip
     else:
         console().print(f"[yellow]no fixed point in {len(result.rounds)} round(s)[/]")
     if best is not None:

@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from sim import store
 from sim.rules import RuleSet
 from sim.study import provenance as P
@@ -56,12 +58,15 @@ def load_engine(payload: dict[str, Any]) -> None:
     """Load (or compile) a run's engine in this thread, before any chunk needs it: the
     first load writes the generated dispatcher and imports it, which is not meant to
     happen twice at once (and a Ray node compiles it once, for all its workers)."""
-    from sim.engine import logged_deals, play_deals, play_games
+    from sim.engine import play_deals, play_games
 
     cfg = payload["config"]
     rules = _rules(cfg["rules"])
-    if cfg["mode"] == "chart":  # a strategy chart plays its deals with the log on
-        logged_deals(rules, cfg["lineup"], deals=0, seed=cfg["seed"])
+    if cfg["mode"] == "chart":  # a strategy chart plays its deals with the engine's probe
+        from sim.study.chart_cells import ChartSpec, score_deals
+
+        spec = ChartSpec.from_labels(cfg["labels"])
+        score_deals(rules, cfg["lineup"], cfg["seed"], 0, 0, spec, np.zeros(spec.n_cells))
     elif cfg["mode"] == "deals":
         play_deals(rules, cfg["lineup"], deals=0, seed=cfg["seed"], threads=1)
     else:

@@ -13,8 +13,12 @@ the chart's cells with a verdict (Bonferroni, ``familywise``): with some 300 cel
 tested at 95% each, about seven cells whose two actions are worth the same would flip
 by chance every round, and the rounds would never stop. A seat whose charts find no
 cell where the other action is better, with that confidence, exports itself: that
-seat is the *fixed point*, a chart that is its own best answer cell by cell. The rounds stop there, or after ``rounds`` exports (the last seat is then charted
-once more, so that it is checked like any other).
+seat is the *fixed point*, a chart that is its own best answer cell by cell. Where the
+best answer is mixed, two seats can answer each other in turn: an export equal to a
+seat charted before closes a *cycle*, and the rounds stop there too, at the seat just
+charted (``vs_previous`` says how little the seats of the cycle differ). Otherwise the
+rounds stop after ``rounds`` exports, and the last seat is charted once more, so that
+it is checked like any other.
 
 Per round: how many knock and draw cells changed verdict since the previous round's
 charts, how many of the seat's mask bits changed, and the strength of ``S_{k+1}``
@@ -93,6 +97,7 @@ class SolveResult:
     rounds: tuple[SolveRound, ...]
     fixed: bool  # the last round exported its own seat
     final_seat: str
+    cycle: int = 0  # >0: the last export was the seat charted that many rounds earlier
     exploit: dict[str, ChartCheck] = field(default_factory=dict)  # knock, draw
 
     @property
@@ -212,7 +217,7 @@ def solve(
 
     done: list[SolveRound] = []
     seat, previous = start, None
-    fixed = False
+    fixed, cycle = False, 0
     for k in range(rounds + 1):
         charts = charts_of(seat, k)
         if k == rounds:
@@ -233,6 +238,12 @@ def solve(
         if _params(nxt) == _params(seat):
             fixed = True
             break
+        earlier = [r.seat for r in done[:-1] if _params(r.seat) == _params(nxt)]
+        if earlier:
+            # A cycle: the seats in it answer each other best in a few cells, by margins
+            # the rounds have measured (``vs_previous``). Stop at the seat just charted.
+            cycle = k - next(r.index for r in done if r.seat == earlier[0]) + 1
+            break
         seat, previous = nxt, charts
     say("the final seat's largest deviations")
     exploit = {
@@ -240,7 +251,7 @@ def solve(
                       workers=workers or 1)
         for kind in ("knock", "draw")
     }  # fmt: skip
-    result = SolveResult(folder, start, tuple(done), fixed, seat, exploit)
+    result = SolveResult(folder, start, tuple(done), fixed, seat, cycle=cycle, exploit=exploit)
     store.write_text_atomic(folder / FINAL_FILE, seat + "\n")
     _write(folder, settings, done, result)
     return result
@@ -260,6 +271,6 @@ def _write(folder: Path, settings: dict[str, Any], rounds: list[SolveRound],
            result: SolveResult | None) -> None:  # fmt: skip
     body: dict[str, Any] = {"settings": settings, "rounds": [r.to_dict() for r in rounds]}
     if result is not None:
-        body |= {"fixed": result.fixed, "final_seat": result.final_seat,
+        body |= {"fixed": result.fixed, "cycle": result.cycle, "final_seat": result.final_seat,
                  "exploit": {k: c.to_dict() for k, c in result.exploit.items()}}  # fmt: skip
     store.write_json_atomic(folder / SOLVE_FILE, body)

@@ -91,3 +91,13 @@ def test_bad_values_are_one_line_errors(tmp_path, kwargs, message) -> None:
     with pytest.raises(RunError, match=message):
         S.solve("gin", start, out=tmp_path, **{**TINY, **kwargs})
     assert not any(tmp_path.iterdir())
+
+
+def test_an_export_seen_before_closes_a_cycle(tmp_path, monkeypatch) -> None:
+    """Two seats that export each other: the rounds stop at the second, a cycle of 2."""
+    a, b = "chart", "chart:k1=1"
+    exports = iter([a, b, a, b])
+    monkeypatch.setattr(S, "chart_seat", lambda *charts, familywise: next(exports))
+    result = S.solve("gin", "greedy", rounds=6, out=tmp_path, **TINY)
+    assert [r.seat for r in result.rounds] == ["greedy", a, b]
+    assert not result.fixed and result.cycle == 2 and result.final_seat == b
