@@ -403,6 +403,15 @@ def solve_command(
     players: Annotated[
         int | None, typer.Option("--players", help="Seats (Knock Rummy: 2-6).", show_default=False)
     ] = None,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            "--against",
+            help="Every other seat plays this instead of the chart itself: the chart's best "
+            "answer to that opponent.",
+            show_default=False,
+        ),
+    ] = None,
     rounds: Annotated[
         int, typer.Option("--rounds", min=0, max=100, help="Most rounds of chart and export.")
     ] = 6,
@@ -459,7 +468,7 @@ def solve_command(
         console().print(f"seed {seed}" + (" (drawn)" if drawn else ""), markup=False)
     try:
         result = solve(
-            r, start, rounds=rounds, deals=deals, draw_deals=draw_deals,
+            r, start, against=against, rounds=rounds, deals=deals, draw_deals=draw_deals,
             discard_deals=discard_deals, samples=samples, per_cell=per_cell,
             min_positions=min_positions, strength_deals=strength_deals, check_cells=check,
             check_deals=check_deals, seed=seed, name=name, out=out, workers=workers,
@@ -483,15 +492,17 @@ def solve_command(
         return
     table = Table(title="rounds (strength: net points per hand on duplicate deals, 95% CI)",
                   box=None, pad_edge=False, padding=(0, 1))  # fmt: skip
-    for label in ("round", "bits changed", "knock cells", "draw cells", "vs previous", "vs start"):
+    labels = ["round", "bits changed", "knock cells", "draw cells", "vs previous", "vs start"]
+    for label in labels + (["vs against"] if against else []):
         table.add_column(label, justify="right")
     for rd in result.rounds:
-        table.add_row(
+        row = [
             str(rd.index), "-" if rd.bits_changed is None else str(rd.bits_changed),
             "-" if rd.knock_changed is None else str(rd.knock_changed),
             "-" if rd.draw_changed is None else str(rd.draw_changed),
             _interval(rd.vs_previous), _interval(rd.vs_start),
-        )  # fmt: skip
+        ]  # fmt: skip
+        table.add_row(*row, *([_interval(rd.vs_against)] if rd.vs_against else []))
     console().print(table)
     if result.fixed:
         console().print(f"fixed point after {len(result.rounds)} round(s): the charts of the "

@@ -28,6 +28,9 @@ knock and draw charts are checked for their largest predicted deviation gains
 (``sim.study.chart_check``, ``rank="gain"``): the largest gain measured is the chart's
 exploitability within its cells.
 
+With ``against``, every other seat plays one fixed opponent in every round and the
+rounds seek the chart's best answer to it (``vs_against``: each export against it).
+
 Everything lies under ``<out>/<name>/<solve_id>/``: the chart runs (``charts/``, each
 resumable), ``solve.json`` (written after every round, whole or not at all) and
 ``final.chart``. The same command plays only what is missing.
@@ -77,14 +80,16 @@ class SolveRound:
     draw_changed: int | None
     vs_previous: Interval  # S_{k+1} against S_k, net points per hand
     vs_start: Interval  # S_{k+1} against S_0
+    vs_against: Interval | None = None  # S_{k+1} against the fixed opponents (``against``)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {k: getattr(self, k) for k in (
             "index", "seat", "charts", "next_seat", "bits_changed", "knock_changed",
             "draw_changed")}  # fmt: skip
-        for name in ("vs_previous", "vs_start"):
+        for name in ("vs_previous", "vs_start", "vs_against"):
             i = getattr(self, name)
-            out[name] = {"estimate": i.estimate, "low": i.low, "high": i.high, "n": i.n}
+            out[name] = None if i is None else {"estimate": i.estimate, "low": i.low,
+                                                "high": i.high, "n": i.n}  # fmt: skip
         return out
 
 
@@ -158,6 +163,7 @@ def solve(
     rules: str | RuleSet,
     start: str,
     *,
+    against: str | None = None,
     rounds: int = 6,
     deals: int = 2_000_000,
     draw_deals: int | None = None,
@@ -176,6 +182,8 @@ def solve(
     progress: Callable[[str], None] | None = None,
 ) -> SolveResult:
     """Solve from ``start`` (one seat spec, played by every seat); see the module notes.
+    With ``against`` (one seat spec) every other seat plays that instead, in every
+    round: the rounds then seek the chart's best answer to that opponent.
 
     ``deals`` for each knock chart, ``draw_deals`` and ``discard_deals`` (default: the
     same) for the draw and discard charts; ``strength_deals`` duplicate deals for each
@@ -192,9 +200,14 @@ def solve(
     lineup = parse_lineup(start, r.players)
     if len({id(s) for s, _ in lineup}) != 1 or len(set(lineup)) != 1:
         raise RunError(f"solve starts from one policy in every seat, got {start!r}")
+    if against is not None:
+        opponents = parse_lineup(against, r.players)
+        if len(set(opponents)) != 1:
+            raise RunError(f"against is one policy for every other seat, got {against!r}")
     seed = new_seed() if seed is None else seed
     settings = {
-        "rules": r.to_dict(), "start": start, "rounds": rounds, "deals": deals,
+        "rules": r.to_dict(), "start": start, "against": against, "rounds": rounds,
+        "deals": deals,
         "draw_deals": draw_deals or deals, "discard_deals": discard_deals or deals,
         "samples": samples, "per_cell": per_cell, "turns": turns,
         "min_positions": min_positions, "strength_deals": strength_deals,
@@ -204,12 +217,15 @@ def solve(
     say = progress or (lambda _: None)
     sizes = {"knock": deals, "draw": draw_deals or deals, "discard": discard_deals or deals}
 
+    def lineup_of(seat: str) -> str:
+        return seat if against is None else "/".join([seat] + [against] * (r.players - 1))
+
     def charts_of(seat: str, k: int) -> dict[str, StrategyChart]:
         made = {}
         for kind in ("knock", "draw", "discard"):
             say(f"round {k}: {kind} chart of {_short(seat)}")
             made[kind] = strategy_chart(
-                r, seat, chart=kind, deals=sizes[kind], seed=seed, samples=samples,
+                r, lineup_of(seat), chart=kind, deals=sizes[kind], seed=seed, samples=samples,
                 turns=turns, per_cell=per_cell, round=k, min_positions=min_positions,
                 experiment="charts", out=folder, workers=workers,
             )  # fmt: skip
@@ -227,12 +243,15 @@ def solve(
         vs_prev = head_to_head(r, nxt, seat, deals=strength_deals, seed=seed, threads=workers or 1)
         vs_start = head_to_head(r, nxt, start, deals=strength_deals, seed=seed,
                                 threads=workers or 1)  # fmt: skip
+        vs_against = None if against is None else head_to_head(
+            r, nxt, against, deals=strength_deals, seed=seed, threads=workers or 1
+        )  # fmt: skip
         done.append(SolveRound(
             k, seat, {kind: str(c.run_dir) for kind, c in charts.items()}, nxt,
             _bits(nxt, seat) if _params(seat) is not None else None,
             _verdict_changes(charts["knock"], previous and previous["knock"]),
             _verdict_changes(charts["draw"], previous and previous["draw"]),
-            vs_prev, vs_start,
+            vs_prev, vs_start, vs_against,
         ))  # fmt: skip
         _write(folder, settings, done, None)
         if _params(nxt) == _params(seat):

@@ -101,3 +101,17 @@ def test_an_export_seen_before_closes_a_cycle(tmp_path, monkeypatch) -> None:
     result = S.solve("gin", "greedy", rounds=6, out=tmp_path, **TINY)
     assert [r.seat for r in result.rounds] == ["greedy", a, b]
     assert not result.fixed and result.cycle == 2 and result.final_seat == b
+
+
+def test_against_a_fixed_opponent(tmp_path) -> None:
+    """Every other seat plays the opponent in every round's charts; each export is
+    measured against it."""
+    result = S.solve("gin", "greedy:knock_at=0", against="simple", rounds=1, out=tmp_path,
+                     **TINY)  # fmt: skip
+    first = result.rounds[0]
+    manifest = Path(first.charts["knock"]) / "manifest.json"
+    assert json.loads(manifest.read_text())["config"]["lineup"] == ["greedy:knock_at=0", "simple"]
+    assert first.vs_against is not None and np.isfinite(first.vs_against.estimate)
+    with pytest.raises(RunError, match="one policy for every other seat"):
+        S.solve("knock-rummy", "greedy", against="greedy/simple/simple/simple", out=tmp_path,
+                **TINY)  # fmt: skip
