@@ -11,9 +11,9 @@ which branch on a strategy id per seat. The versions below are stand-ins: the ro
 policy of ``kernels/rollout.py`` in every seat, so this module is an engine of its own,
 the one ``mc``'s and ``rummy advise``'s rollouts play (``kernels/mc.py``). For
 strategies, ``sim/engine_build.py`` writes a module made of a real dispatcher (every
-registered strategy, by id) followed by this file's source, so that numba compiles the hooks into the loop and caches the result on disk
-(a dispatcher passed as an argument, or a closure, would be recompiled in every
-process). A line-up is then plain data: strategy ids and parameter rows per seat, so
+registered strategy, by id) followed by this file's source, so that numba compiles the
+hooks into the loop and caches the result on disk (a dispatcher passed as an argument,
+or a closure, would be recompiled in every process). A line-up is then plain data: strategy ids and parameter rows per seat, so
 a new line-up or new parameter values never recompile.
 
 Conventions
@@ -578,10 +578,13 @@ def play_hands(
                                     P.save(probe, state.stock, state.pile, state.hands,
                                            state.taken, state.discarded, state.scratch, c,
                                            seat, none, False)  # fmt: skip
-                        obs = _observe(state, seat, phase, upcard, none, False, dealer, rules, scores, tab)
-                        from_pile = hook_take(
-                            sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
+                        obs = _observe(
+                            state, seat, phase, upcard, none, False, dealer, rules, scores, tab
                         )
+                        from_pile = hook_take(
+                            sids[seat], obs, borrow_row(params, seat),
+                            borrow_row(state.scratch, seat),
+                        )  # fmt: skip
                         if probe is not None and watched:
                             if force != none:
                                 from_pile = force == P.FORCE_FIRST
@@ -636,8 +639,8 @@ def play_hands(
                             saved = np.int64(0)
                             if took_it:  # what the card saved the seat that took it
                                 forbidden = card if rules[L.R_DISCARD_TAKEN_CARD] == 0 else none
-                                _, after = best_discard_one(state.hands[seat] | (np.int64(1) << card),
-                                                            forbidden, tab)  # fmt: skip
+                                held = state.hands[seat] | (np.int64(1) << card)
+                                _, after = best_discard_one(held, forbidden, tab)
                                 saved = min_deadwood_one(state.hands[seat], tab) - after
                             P.discard_fate(probe, number, took_it, saved)
                     state.hands[seat] |= np.int64(1) << card
@@ -650,16 +653,18 @@ def play_hands(
                     u = probe.cursor
                     if u[P.PU_BRANCH] < 0 and u[P.PU_AT] != c[L.C_TURNS]:
                         hand = state.hands[seat]
-                        forbidden = card if from_pile and rules[L.R_DISCARD_TAKEN_CARD] == 0 else none
-                        best, d = best_discard_one(hand, forbidden, tab)
+                        taken_back = from_pile and rules[L.R_DISCARD_TAKEN_CARD] == 0
+                        best, d = best_discard_one(hand, card if taken_back else none, tab)
                         limit = knock_limit_of(rules, upcard)
                         ready = d == 0 and rules[L.R_BIG_GIN_BONUS] > 0
-                        if (limit < 0 or d <= limit) and not (ready and min_deadwood_one(hand, tab) == 0):
+                        big_gin = ready and min_deadwood_one(hand, tab) == 0
+                        if (limit < 0 or d <= limit) and not big_gin:
                             u[P.PU_BEST] = best
                             force = P.met(probe, number, u[P.PU_OWN], d, best, c[L.C_TURNS])
                             if u[P.PU_BRANCH] == 0:
-                                P.save(probe, state.stock, state.pile, state.hands, state.taken,
-                                       state.discarded, state.scratch, c, seat, card, from_pile)  # fmt: skip
+                                P.save(probe, state.stock, state.pile, state.hands,
+                                       state.taken, state.discarded, state.scratch, c, seat,
+                                       card, from_pile)  # fmt: skip
                     watched = u[P.PU_AT] == c[L.C_TURNS] and (force != none or u[P.PU_ROW] >= 0)
                 obs = _observe(
                     state, seat, PHASE_DISCARD, upcard, card, from_pile, dealer, rules, scores, tab
@@ -673,13 +678,15 @@ def play_hands(
                     discard = hook_discard(
                         sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat)
                     )
-                    if discard < 0 or discard >= DECK_CAPACITY or not (state.hands[seat] >> discard) & 1:
+                    held = (state.hands[seat] >> discard) & 1
+                    if discard < 0 or discard >= DECK_CAPACITY or not held:
                         return _fail(state, ERR_NOT_HELD, seat, number, hand_index, discard)
                     if discard == forbidden_discard(obs):
                         return _fail(state, ERR_FORBIDDEN, seat, number, hand_index, discard)
                     decision = hook_knock(
-                        sids[seat], obs, borrow_row(params, seat), borrow_row(state.scratch, seat), discard
-                    )
+                        sids[seat], obs, borrow_row(params, seat),
+                        borrow_row(state.scratch, seat), discard,
+                    )  # fmt: skip
                     if probe is not None and watched:
                         if force == P.FORCE_SECOND:
                             force = none
@@ -701,7 +708,8 @@ def play_hands(
                     laid_away = discard
                     break
                 if decision == BIG_GIN:
-                    if rules[L.R_BIG_GIN_BONUS] == 0 or min_deadwood_one(state.hands[seat], tab) != 0:
+                    all_melded = min_deadwood_one(state.hands[seat], tab) == 0
+                    if rules[L.R_BIG_GIN_BONUS] == 0 or not all_melded:
                         return _fail(state, ERR_BAD_BIG_GIN, seat, number, hand_index, discard)
                     if log_events is not None:
                         _log(state, EV_BIG_GIN, seat, -1, -1)
@@ -724,7 +732,8 @@ def play_hands(
                     column = 13 if discard >= 52 else discard % 13
                     P.discard_met(probe, discard, interest, column)
                 wall = rules[L.R_WALL]
-                if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and c[L.C_STOCK_END] - c[L.C_STOCK_TOP] <= wall:
+                stock_n = c[L.C_STOCK_END] - c[L.C_STOCK_TOP]
+                if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= wall:
                     if log_events is not None:
                         _log(state, EV_DEAD_HAND, -1, -1, -1)
                     dead = True
@@ -749,7 +758,8 @@ def play_hands(
                     won = np.int64(hand_winner(outcome, knocker, dealer, state.deadwood) == focal)
                 sample, action = P.branch_done(probe, net, won)
                 salt = P.restore(probe, state.stock, state.pile, state.hands, state.taken,
-                                 state.discarded, state.scratch, c, rules, number, sample)  # fmt: skip
+                                 state.discarded, state.scratch, c, rules, number,
+                                 sample)  # fmt: skip
                 play_key = key if sample <= 0 else salt
                 u = probe.cursor
                 seat = u[P.PU_SEAT]

@@ -72,7 +72,25 @@ HELP = {
     "takes and the deadwood it saves it (95% CIs); --took splits by whether the next "
     "seat took a related card. Nothing is played twice (--samples, --per-cell unused).",
 }
-STYLE = {"too close": "yellow", "too few": "dim"}  # the first action green, the second blue
+STYLE = {"too close": "yellow", "too few": "dim"}
+
+# Options the chart commands and ``solve`` share.
+PlayersOption = Annotated[
+    int | None, typer.Option("--players", help="Seats (Knock Rummy: 2-6).", show_default=False)
+]
+SamplesOption = Annotated[
+    int,
+    typer.Option("--samples", min=1, max=4096,
+                 help="Plays of each action per position (the unseen stock reshuffled)."),
+]  # fmt: skip
+PerCellOption = Annotated[
+    int,
+    typer.Option("--per-cell", min=0, help="Positions a cell should get "
+                 "(common cells are thinned; 0: score every position)."),
+]  # fmt: skip
+MinPositionsOption = Annotated[
+    int, typer.Option("--min-positions", min=2, help="Fewer positions: 'too few', no verdict.")
+]  # the first action green, the second blue
 
 
 def _command(kind: str):  # type: ignore[no-untyped-def]
@@ -82,32 +100,13 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
         seats: SeatsOption = None,
         rules: RulesOption = "gin",
         rule: RuleOverrides = None,
-        players: Annotated[
-            int | None,
-            typer.Option("--players", help="Seats (Knock Rummy: 2-6).", show_default=False),
-        ] = None,
+        players: PlayersOption = None,
         deals: Annotated[
             int, typer.Option("--deals", "-n", min=1, help="Deals the policy plays.")
         ] = 100_000,
         seat: Annotated[int, typer.Option("--seat", min=0, help="The focal seat.")] = 0,
-        samples: Annotated[
-            int,
-            typer.Option(
-                "--samples",
-                min=1,
-                max=4096,
-                help="Plays of each action per position (the unseen stock reshuffled).",
-            ),
-        ] = 32,
-        per_cell: Annotated[
-            int,
-            typer.Option(
-                "--per-cell",
-                min=0,
-                help="Positions a cell should get "
-                "(common cells are thinned; 0: score every position).",
-            ),
-        ] = 2000,
+        samples: SamplesOption = 32,
+        per_cell: PerCellOption = 2000,
         turns: Annotated[
             int,
             typer.Option("--turns", min=1, max=60, help="Rows: own turns 1..N (N: N or later)."),
@@ -120,10 +119,7 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
                 "discard chart: whether the next seat took a related card).",
             ),
         ] = False,
-        min_positions: Annotated[
-            int,
-            typer.Option("--min-positions", min=2, help="Fewer positions: 'too few', no verdict."),
-        ] = 30,
+        min_positions: MinPositionsOption = 30,
         check: Annotated[
             int,
             typer.Option(
@@ -182,7 +178,9 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
             from sim.study.runs import RunError
 
             try:
-                verdict = checked(chart, cells=check, deals=check_deals, at=at, workers=workers or 1)
+                verdict = checked(
+                    chart, cells=check, deals=check_deals, at=at, workers=workers or 1
+                )
             except RunError as exc:
                 fail(str(exc))
         figures, report = _save_figures(chart)
@@ -392,7 +390,7 @@ def export(
     "solve",
     epilog="""Examples:
 
-rummy strategy-chart solve --rules gin --seats greedy:knock_at=0 --rounds 8 --deals 4_000_000 --seed 7
+rummy strategy-chart solve --rules gin --seats greedy:knock_at=0 --rounds 10 --deals 3_000_000
 
 rummy run --rules gin --seats "$(cat results/solve/SOLVE_ID/final.chart)/simple" --games 2000""",
 )
@@ -400,9 +398,7 @@ def solve_command(
     seats: SeatsOption = None,
     rules: RulesOption = "gin",
     rule: RuleOverrides = None,
-    players: Annotated[
-        int | None, typer.Option("--players", help="Seats (Knock Rummy: 2-6).", show_default=False)
-    ] = None,
+    players: PlayersOption = None,
     against: Annotated[
         str | None,
         typer.Option(
@@ -428,15 +424,9 @@ def solve_command(
         typer.Option("--discard-deals", min=1,
                      help="Deals of each discard chart (default: --deals).", show_default=False),
     ] = None,
-    samples: Annotated[
-        int, typer.Option("--samples", min=1, max=4096, help="Plays of each action per position.")
-    ] = 32,
-    per_cell: Annotated[
-        int, typer.Option("--per-cell", min=0, help="Positions a cell should get.")
-    ] = 2000,
-    min_positions: Annotated[
-        int, typer.Option("--min-positions", min=2, help="Fewer positions: no verdict.")
-    ] = 30,
+    samples: SamplesOption = 32,
+    per_cell: PerCellOption = 2000,
+    min_positions: MinPositionsOption = 30,
     strength_deals: Annotated[
         int, typer.Option("--strength-deals", min=2, help="Duplicate deals per strength figure.")
     ] = 200_000,
@@ -508,8 +498,10 @@ def solve_command(
         console().print(f"fixed point after {len(result.rounds)} round(s): the charts of the "
                         "final seat say to play exactly as it plays")  # fmt: skip
     elif result.cycle:
-        console().print(f"a cycle of {result.cycle} seats after {len(result.rounds)} round(s): "
-                        "each answers the other best in a few cells (see 'vs previous')")  # fmt: skip
+        console().print(
+            f"a cycle of {result.cycle} seats after {len(result.rounds)} round(s): each "
+            "answers the other best in a few cells (see 'vs previous')"
+        )
     else:
         console().print(f"[yellow]no fixed point in {len(result.rounds)} round(s)[/]")
     if best is not None:

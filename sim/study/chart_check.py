@@ -205,8 +205,10 @@ def check_chart(
         se = (row["predicted_high"] - row["predicted"]) / Z
         predicted = Interval(row["predicted"], row["predicted"] - Z * se,
                              row["predicted"] + Z * se, "normal (delta)")  # fmt: skip
-        return CellCheck(row["turn"], column, row[spec.layer_name], row["action"],
-                         row["reach"], row["positions"], row["gain"], predicted, measured)  # fmt: skip
+        return CellCheck(
+            row["turn"], column, row[spec.layer_name], row["action"], row["reach"],
+            row["positions"], row["gain"], predicted, measured,
+        )  # fmt: skip
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         checked = list(pool.map(measure, chosen.iter_rows(named=True)))

@@ -36,8 +36,8 @@ import polars as pl
 
 from kernels.chart import DRAW_LOWER_1, DRAW_LOWER_4, DRAW_LOWER_7, DRAW_MELD
 from kernels.greedy import DEFAULT_KNOCK_AT
-from sim.study.chart import StrategyChart
 from sim.stats import normal_quantile
+from sim.study.chart import StrategyChart
 from sim.study.runs import RunError
 from strategies import parse_seat
 from strategies.chart import (
