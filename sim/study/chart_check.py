@@ -245,17 +245,25 @@ def load_check(chart: StrategyChart, settings: dict[str, Any] | None = None) -> 
     path = chart.run_dir / CHECK_FILE
     if not path.exists():
         return None
-    data = json.loads(path.read_text())
-    if settings is not None and data.get("settings") != settings:
-        return None
-    cells = []
-    for c in data["cells"]:
-        intervals = {
-            name: Interval(*(math.nan if c[k] is None else c[k]
-                             for k in (name, f"{name}_low", f"{name}_high")), method)
-            for name, method in (("predicted", "normal (delta)"), ("measured", "t"))
-        }  # fmt: skip
-        cells.append(CellCheck(c["turn"], c["column"], c["took"], c["action"], c["reach"],
-                               c["positions"], c["gain"], **intervals))  # fmt: skip
-    return ChartCheck(data["first"], data["deals"], tuple(cells))
+    try:
+        data = json.loads(path.read_text())
+        if settings is not None and data.get("settings") != settings:
+            return None
+        cells = [_cell_of(c) for c in data["cells"]]
+        return ChartCheck(int(data["first"]), int(data["deals"]), tuple(cells))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise RunError(
+            f"{path} is damaged ({type(exc).__name__}: {exc}); delete it and run the chart "
+            "command again to play the check again"
+        ) from None
+
+
+def _cell_of(c: dict[str, Any]) -> CellCheck:
+    intervals = {
+        name: Interval(*(math.nan if c[k] is None else float(c[k])
+                         for k in (name, f"{name}_low", f"{name}_high")), method)
+        for name, method in (("predicted", "normal (delta)"), ("measured", "t"))
+    }  # fmt: skip
+    return CellCheck(int(c["turn"]), int(c["column"]), int(c["took"]), str(c["action"]),
+                     float(c["reach"]), int(c["positions"]), float(c["gain"]), **intervals)  # fmt: skip
 

@@ -163,3 +163,18 @@ def test_solve_bad_input_is_one_line(tmp_path: Path, args: list[str], expected: 
     base = ["strategy-chart", "solve", "--deals", "100", "--seed", "1", "--out", str(tmp_path)]
     one_line_error(invoke(*base, *args), expected, status)
     assert not any(tmp_path.iterdir())
+
+
+def test_a_damaged_check_is_refused_in_one_line(tmp_path: Path) -> None:
+    result = invoke(*TINY, "--out", str(tmp_path), "--json")
+    assert result.exit_code == 0, result.output
+    run_dir = Path(json.loads(result.stdout)["run_dir"])
+    check = run_dir / "check.json"
+    check.write_text(check.read_text()[:40])  # cut short
+    again = invoke(*TINY, "--out", str(tmp_path))  # the chart resumes (its progress), then:
+    assert again.exit_code == 1 and "Traceback" not in again.output
+    assert again.stderr.strip().splitlines()[-1].startswith("error: ")
+    assert "check.json is damaged" in again.stderr
+    one_line_error(invoke("report", str(run_dir), "--out", str(tmp_path / "r.html")),
+                   "check.json is damaged")  # fmt: skip
+    assert not (tmp_path / "r.html").exists()
