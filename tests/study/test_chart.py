@@ -218,3 +218,23 @@ def test_bad_values_are_one_line_errors(tmp_path, kwargs, message):
     with pytest.raises(RunError, match=message):
         knock_chart("gin", "greedy", **args)
     assert not any(tmp_path.iterdir())  # refused before anything was written
+
+
+@pytest.mark.parametrize(
+    "chart, preset, overrides, spec",
+    [("knock", "gin", {}, "greedy:knock_at=0/simple"),
+     ("draw", "knock-rummy", {"players": 4, "max_rebuilds": 1}, "greedy:knock_at=5"),
+     ("discard", "gin", {}, "greedy")],
+)  # fmt: skip
+def test_the_probe_leaves_the_real_play_unchanged(chart, preset, overrides, spec):
+    """Counting, scoring (branches played and the state restored) or counting discards:
+    every hand's row is the one a plain run plays."""
+    from sim.engine import play_deals
+
+    rules = get_rules(preset, **overrides)
+    settings = ChartSpec(chart=chart, samples=0 if chart == "discard" else 3, deadwood=31)
+    _, rows, cols = score_deals(rules, spec, 4, 0, 150, settings, np.ones(settings.n_cells))
+    plain = play_deals(rules, spec, deals=150, seed=4, threads=1)
+    assert len(rows) > 20
+    for field in cols._fields:
+        assert np.array_equal(getattr(cols, field), getattr(plain, field)), field
