@@ -504,6 +504,10 @@ def play_hands(
             upcard, seat, asking = u[P.PU_UPCARD], u[P.PU_SEAT], u[P.PU_ASKING]
             stock_next, at_discard = u[P.PU_STOCK_NEXT] != 0, u[P.PU_AT_DISCARD] != 0
             card, from_pile = u[P.PU_DRAWN], u[P.PU_FROM_PILE] != 0
+            for s in range(players):  # the seats' streams, as a deal sets them
+                state.seat_keys[s] = stream_key(
+                    key, number, make_stream(PURPOSE_STRATEGY, hand_index, s)
+                )
         else:
             if probe is not None:
                 if not P.room_for_a_deal(probe):

@@ -50,7 +50,7 @@ from kernels.engine import hand_winner, new_state_nb, one_row, play_hands
 from kernels.greedy import DEFAULT_KNOCK_AT
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
-from kernels.obs import N_PARAMS, OBS, PHASE_UPCARD_OPTION
+from kernels.obs import N_PARAMS, OBS, PHASE_UPCARD_OPTION, SCRATCH_HAND
 from kernels.probe import resume_at, resume_probe
 from kernels.rng import random64, shuffle
 from kernels.rollout import gin_key, meld_partner_counts
@@ -448,9 +448,25 @@ def rollout_params(players, me, knock_at, min_gain):
 def play_action(obs, kind, card, stock_n, skey, work, engine):
     """Apply one action to the sample in ``work.base`` / ``work.stock`` (dealt from
     the sample key ``skey``) and play on: a knock is scored at once; any other action
-    is followed by the rest of the hand played by the engine (``kernels/engine.py``,
-    every seat by the rollout policy of ``engine.params``), from this sample's state.
-    Returns (net points of this seat, 1 if it won the hand, the game end)."""
+    is followed by the rest of the hand played by this module's engine, every seat by
+    the rollout policy of ``engine.params``, from this sample's state. Returns (net
+    points of this seat, 1 if it won the hand, the game end)."""
+    done, net, won, end = start_action(obs, kind, card, stock_n, work, engine)
+    if done:
+        return net, won, end
+    play_hands(obs.rules, obs.tab, skey, np.int64(0), np.int64(0), obs.dealer, engine.sids,
+               engine.params, work.scores, engine.state, engine.cols, np.int64(0),
+               np.int64(1), None, engine.probe)  # fmt: skip
+    return action_result(obs, work, engine)
+
+
+@njit(cache=True)
+def start_action(obs, kind, card, stock_n, work, engine):
+    """Apply one action to the sample: a knock (or big gin) is scored at once, and so is a
+    discard that ends a dead hand: ``(True, net, won, end)``. After any other action the
+    sample's state is put into ``engine.state`` and the engine's probe says where the
+    hand goes on: ``(False, 0, 0, 0)``; an engine's ``play_hands`` then plays it (with
+    the sample's key: its reshuffles) and ``action_result`` reads the result."""
     rules, tab = obs.rules, obs.tab
     me, players, dealer = obs.seat, obs.players, obs.dealer
     if kind == ACT_BIG_GIN or kind == ACT_KNOCK:
@@ -460,7 +476,9 @@ def play_action(obs, kind, card, stock_n, skey, work, engine):
             work.hands[me] = obs.hand & ~(np.int64(1) << card)
         outcome, _ = showdown(rules, work.hands, me, np.int64(-1), obs.upcard, dealer, tab,
                               work.deadwood, work.laid, work.points, work.melds)  # fmt: skip
-        return _result(rules, work.points, work.scores, outcome, me, dealer, work.deadwood, me)
+        net, won, end = _result(rules, work.points, work.scores, outcome, me, dealer,
+                                work.deadwood, me)  # fmt: skip
+        return True, net, won, end
     state = engine.state
     c = state.counters
     for seat in range(players):
@@ -489,7 +507,7 @@ def play_action(obs, kind, card, stock_n, skey, work, engine):
         state.pile[c[L.C_PILE]] = card
         c[L.C_PILE] += 1
         if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= rules[L.R_WALL]:
-            return 0.0, 0, 0  # the discard ended a dead hand
+            return True, 0.0, 0, 0  # the discard ended a dead hand
         seat, stock_next = (me + 1) % players, False
     elif kind == ACT_TAKE:
         c[L.C_PILE] -= 1
@@ -503,14 +521,21 @@ def play_action(obs, kind, card, stock_n, skey, work, engine):
     elif obs.phase == PHASE_UPCARD_OPTION:
         seat = (dealer + 1) % players  # both passed: the non-dealer draws from the stock
     resume_at(engine.probe, obs.upcard, seat, asking, stock_next, drawn, from_pile)
+    if engine.fresh:  # strategies start the rollout with no memory of the hand
+        for s in range(players):
+            state.scratch[s, :SCRATCH_HAND] = 0
+    return False, 0.0, 0, 0
+
+
+@njit(cache=True)
+def action_result(obs, work, engine):
+    """(net points of this seat, 1 if it won the hand, the game end) of the hand the
+    engine played on after ``start_action``."""
     cols = engine.cols
-    play_hands(rules, tab, skey, np.int64(0), np.int64(0), dealer, engine.sids, engine.params,
-               work.scores, state, cols, np.int64(0), np.int64(1), None, engine.probe)  # fmt: skip
-    outcome = cols.outcome[0]
-    if outcome == L.DEAD_HAND:
+    if cols.outcome[0] == L.DEAD_HAND:
         return 0.0, 0, 0
-    return _result(rules, state.points, work.scores, outcome, cols.knocker[0], dealer,
-                   state.deadwood, me)  # fmt: skip
+    return _result(obs.rules, engine.state.points, work.scores, cols.outcome[0],
+                   cols.knocker[0], obs.dealer, engine.state.deadwood, obs.seat)  # fmt: skip
 
 
 class Engine(NamedTuple):
@@ -519,15 +544,16 @@ class Engine(NamedTuple):
     state: Any  # HandState
     cols: Any  # one row of HandColumns
     probe: Any  # a resume probe (``kernels.probe.resume_probe``)
-    sids: np.ndarray  # int64[players]: the one stand-in strategy
-    params: np.ndarray  # float64[players, N_PARAMS]: ``rollout_params``
+    sids: np.ndarray  # int64[players]: each seat's strategy in the engine
+    params: np.ndarray  # float64[players, N_PARAMS]: ``rollout_params``, or strategies'
+    fresh: bool  # zero the seats' hand memory before each rollout (real strategies)
 
 
 @njit(cache=True)
 def new_engine(players, me, knock_at, min_gain):
     return Engine(
         new_state_nb(players), one_row(players), resume_probe(players),
-        np.zeros(players, np.int64), rollout_params(players, me, knock_at, min_gain),
+        np.zeros(players, np.int64), rollout_params(players, me, knock_at, min_gain), False,
     )
 
 

@@ -37,6 +37,8 @@ from kernels import mc as K
 from kernels.engine import MAX_TURNS
 from kernels.layout import POINT_SCALE
 from kernels.obs import PHASE_DISCARD, PHASE_DRAW, PHASE_UPCARD_OPTION, Obs
+from kernels.probe import resume_probe
+from kernels.rng import random64
 from sim.cards import JOKERS, PositionReader, card_name, format_cards, mask_of, parse_card_list
 from sim.engine import key_of
 from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
@@ -329,6 +331,7 @@ class Advice:
     deadwood: int
     rollout_knock_at: int  # your rollouts knock at this deadwood or less
     rollout_throws_for_gin: bool  # ... and throw the card with the fewest meld partners
+    rollout_opponents: str | None = None  # the opponents' strategy in the rollouts (None: greedy)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -339,6 +342,9 @@ class Advice:
             "deadwood": self.deadwood,
             "rollout_knock_at": self.rollout_knock_at,
             "rollout_throws_for_gin": self.rollout_throws_for_gin,
+            # (only when given: the key is new, and advice without it reads as before)
+            **({} if self.rollout_opponents is None
+               else {"rollout_opponents": self.rollout_opponents}),  # fmt: skip
             "actions": [
                 {
                     "action": a.label,
@@ -375,6 +381,50 @@ def _label(pos: Position, kind: int, card: int) -> tuple[str, str]:
     return f"discard {card_name(card)}", "discard"
 
 
+def _known_opponents(pos: Position, obs: Any, rollout_at: int, min_gain: int,
+                     opponents: str) -> tuple[Any, Any]:  # fmt: skip
+    """The engine of strategies and its rollout arrays (``_evaluate_known``): your seat
+    greedy at the rollout's threshold, every other the ``opponents`` spec."""
+    from sim.engine import Lineup, engine_of
+    from strategies import StrategyError, parse_seat
+
+    try:
+        theirs = parse_seat(opponents)
+    except StrategyError as exc:
+        raise AdviseError(f"--opponents: {exc}") from None
+    threshold = int(K.rollout_threshold(obs.rules, obs.upcard, rollout_at))
+    yours = parse_seat(f"greedy:knock_at={threshold},min_gain={min_gain}")
+    players = int(obs.players)
+    seats = Lineup(tuple(yours if s == pos.seat else theirs for s in range(players)))
+    engine, sids, params = engine_of(seats)
+    rollouts = K.Engine(engine.new_state(players), engine.new_columns(1, players),
+                        resume_probe(players), sids, params, True)  # fmt: skip
+    return engine.play_hands, rollouts
+
+
+def _evaluate_known(play: tuple[Any, Any], obs: Any, kinds: Any, cards: Any, key: Any,
+                    first: int, model: int, net: Any, won: Any) -> None:  # fmt: skip
+    """``kernels.mc.evaluate``'s samples ``first ..`` into ``net`` and ``won``, each
+    rollout played by an engine of strategies (``play``: its ``play_hands`` and the
+    rollouts' arrays, ``_known_opponents``), called from here once per rollout."""
+    play_hands, engine = play
+    work = K.new_work(obs.players)
+    work.scores[:] = obs.scores
+    hidden = K.hidden_cards(obs)
+    for j in range(net.shape[1]):
+        skey = np.uint64(random64(key, first + j))  # (a uint64 comes back as a Python int)
+        stock_n = K.determinize(obs, hidden, skey, model, work)
+        for a in range(kinds.shape[0]):
+            done, v, w, _ = K.start_action(obs, kinds[a], cards[a], stock_n, work, engine)
+            if not done:
+                play_hands(obs.rules, obs.tab, skey, 0, 0, obs.dealer, engine.sids,
+                           engine.params, work.scores, engine.state, engine.cols, 0, 1, None,
+                           engine.probe)  # fmt: skip
+                v, w, _ = K.action_result(obs, work, engine)
+            net[a, j] = v
+            won[a, j] = w
+
+
 def advise(
     pos: Position,
     *,
@@ -385,12 +435,19 @@ def advise(
     knock_at: int = -1,
     min_gain: int = 1,
     throw_for_gin: bool = True,
+    opponents: str | None = None,
 ) -> Advice:
     """Score every legal action of ``pos`` on ``samples`` sampled deals (in rounds of
     ``ROUND``; with ``time_limit`` seconds, stop after the round that reaches it).
     Your rollouts play as ``mc``'s with its defaults where no opponent has knocked with
     deadwood yet in the game: they throw for gin where they play for gin
-    (``kernels.mc.rollout_policy``), unless ``throw_for_gin`` is False."""
+    (``kernels.mc.rollout_policy``), unless ``throw_for_gin`` is False.
+
+    ``opponents`` (a seat spec, e.g. ``greedy:knock_at=0``): the opponents you know,
+    played by their own strategy in every rollout (from the position on, with no memory
+    of the hand before it); your rollouts then play ``greedy`` at the rollout's knock
+    threshold (never throwing for gin). Without it every opponent is rolled out as
+    greedy knocking at the rule's limit."""
     if not 2 <= samples <= MAX_SAMPLES:
         raise AdviseError(f"samples must be 2..{MAX_SAMPLES:,}, got {samples}")
     if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
@@ -408,8 +465,11 @@ def advise(
     kinds, cards = actions_of(pos, key)
     # As mc in a game's first hand: the opponents' rollouts knock at the limit.
     rollout_at = K.rollout_policy(
-        obs.rules, np.int64(knock_at), np.int64(throw_for_gin), np.int64(0)
+        obs.rules, np.int64(knock_at), np.int64(throw_for_gin and opponents is None), np.int64(0)
     )
+    play = None
+    if opponents is not None:
+        play = _known_opponents(pos, obs, rollout_at, min_gain, opponents)
     n = kinds.shape[0]
     net = np.zeros((n, samples))
     won = np.zeros((n, samples), np.int8)
@@ -420,19 +480,12 @@ def advise(
         part_net = np.zeros((n, m))
         part_won = np.zeros((n, m), np.int8)
         part_ends = np.zeros((n, m), np.int8)
-        K.evaluate(
-            obs,
-            kinds,
-            cards,
-            key,
-            done,
-            MODELS[model],
-            rollout_at,
-            min_gain,
-            part_net,
-            part_won,
-            part_ends,
-        )
+        if play is None:
+            K.evaluate(obs, kinds, cards, key, done, MODELS[model], rollout_at, min_gain,
+                       part_net, part_won, part_ends)  # fmt: skip
+        else:
+            _evaluate_known(play, obs, kinds, cards, key, done, MODELS[model], part_net,
+                            part_won)  # fmt: skip
         net[:, done : done + m] = part_net
         won[:, done : done + m] = part_won
         done += m
@@ -462,7 +515,8 @@ def advise(
     deadwood = int(min_deadwood(np.array([hand], np.uint64), pos.rules)[0])
     threshold = int(K.rollout_threshold(obs.rules, obs.upcard, rollout_at))
     throws = bool(K.throws_for_gin(rollout_at))
-    return Advice([out[a] for a in order], done, seconds, seed, model, deadwood, threshold, throws)
+    return Advice([out[a] for a in order], done, seconds, seed, model, deadwood, threshold, throws,
+                  opponents)  # fmt: skip
 
 
 __all__ = ["ActionAdvice", "Advice", "AdviseError", "Position", "advise"]

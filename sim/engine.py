@@ -33,6 +33,7 @@ from strategies import Strategy, format_seat, params_vector, parse_lineup, regis
 __all__ = [
     "Lineup",
     "StrategyDecisionError",
+    "engine_of",
     "key_of",
     "lineup_of",
     "play_deals",
@@ -108,6 +109,15 @@ def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, i
     else:
         strategies = list(registry().values())
     return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
+
+
+def engine_of(seats: Lineup) -> tuple[ModuleType, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The engine of every registered strategy, and the line-up's strategy ids and
+    parameter rows in it (for kernels that play hands through an engine's
+    ``play_hands``: ``kernels.mc.evaluate_in``)."""
+    engine, ids = _engine(seats)
+    sids, params = seats.arrays(ids)
+    return engine, sids, params
 
 
 def _ready(engine: ModuleType, seats: Lineup, entry: Any, args: tuple[Any, ...]) -> None:

@@ -131,6 +131,16 @@ def advise(
             "least-deadwood card.",
         ),
     ] = True,
+    opponents: Annotated[
+        str | None,
+        typer.Option(
+            "--opponents",
+            help="The opponents' strategy, if you know it (e.g. greedy:knock_at=0): they "
+            "play it in the rollouts (with no memory of the hand before this position), "
+            "yours play greedy at the rollout threshold.",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Score every legal action of a position (knock, each discard, or take vs draw) by
@@ -164,7 +174,7 @@ def advise(
         )
         result = run_advise(
             pos, samples=samples, seed=seed, time_limit=time_limit, model=model,
-            knock_at=knock_at, throw_for_gin=throw_for_gin,
+            knock_at=knock_at, throw_for_gin=throw_for_gin, opponents=opponents,
         )  # fmt: skip
     except (AdviseError, CardError) as error:
         fail(str(error))
@@ -191,10 +201,11 @@ def advise(
     Console().print(table)
     typer.echo(
         "net points: your points minus the mean of the others' for this hand (95% t interval), "
-        "play continued by greedy rollouts in every seat (yours knock at "
+        "play continued by rollouts (yours greedy, knocking at "
         f"{result.rollout_knock_at} or less"
-        f"{', throwing for gin' if result.rollout_throws_for_gin else ''}, "
-        "the others at the rule's limit); "
+        f"{', throwing for gin' if result.rollout_throws_for_gin else ''}; the others "
+        + (f"playing {opponents}" if opponents else "greedy, knocking at the rule's limit")
+        + "); "
         "knock CARD: lay CARD away and knock; "
         "win %: 95% Wilson interval; "
         "vs best: paired difference on the same samples (95% t interval) and its p-value"

@@ -252,3 +252,35 @@ def test_advice_reports_the_rollout_policy_it_used(
     assert (result.rollout_knock_at, result.rollout_throws_for_gin) == (expected, throws)
     assert result.as_dict()["rollout_knock_at"] == expected
     assert result.as_dict()["rollout_throws_for_gin"] == throws
+
+
+def test_known_opponents_are_rolled_out_with_their_strategy() -> None:
+    """``opponents``: the rollouts run in the engine of strategies, the opponents playing
+    their own strategy. Told they are greedy (at the rule's limit, as the built-in model
+    rolls them out), with your rollouts at a fixed threshold and no gin throws, the advice
+    is the built-in model's number for number; told they wait for gin, it changes."""
+    pos = Position.parse("gin", hand=HAND + " JC", pile="5S KC 7D 8H 2C")
+    same = {"samples": 200, "seed": 3, "knock_at": 10, "throw_for_gin": False}
+    built_in = advise(pos, **same).as_dict()
+    told = advise(pos, **same, opponents="greedy").as_dict()
+    assert told.pop("rollout_opponents") == "greedy"
+    for key in ("seconds",):
+        built_in.pop(key), told.pop(key)
+    assert built_in == told  # every action's points, win rate and comparison
+    waiting = advise(pos, **same, opponents="greedy:knock_at=0").as_dict()
+    points = {a["action"]: a["points"] for a in waiting["actions"]}
+    assert points != {a["action"]: a["points"] for a in built_in["actions"]}
+    with pytest.raises(AdviseError, match="--opponents"):
+        advise(pos, **same, opponents="nosuch")
+
+
+def test_cli_known_opponents() -> None:
+    args = ["advise", "--rules", "gin", "--hand", HAND, "--pile", "5S KC 7D 8H 2C",
+            "--samples", "60", "--opponents", "greedy:knock_at=0"]  # fmt: skip
+    table = runner.invoke(app, args)
+    assert table.exit_code == 0, table.output
+    assert "the others playing greedy:knock_at=0" in " ".join(table.output.split())
+    data = json.loads(runner.invoke(app, [*args, "--json"]).output)
+    assert data["rollout_opponents"] == "greedy:knock_at=0" and not data["rollout_throws_for_gin"]
+    bad = runner.invoke(app, [*args[:-1], "nosuch"])
+    assert bad.exit_code == 1 and "--opponents" in bad.stderr and "Traceback" not in bad.output
