@@ -250,19 +250,15 @@ def _print_check(chart: StrategyChart, check: Any) -> None:
             str(cell.turn), str(cell.column), cell.action, f"{cell.reach:.4f}",
             f"{p.estimate:+.4f} [{p.low:+.4f}, {p.high:+.4f}]",
             f"{m.estimate:+.4f} [{m.low:+.4f}, {m.high:+.4f}]",
-            "[green]agrees[/]" if cell.agrees else "[bold red]MISSES[/]",
+            _VERDICT_STYLE[check.verdict(cell)],
         )  # fmt: skip
     console().print(table)
-    misses = check.misses
-    if not check.cells:
-        console().print("check: no cell had enough positions to check")
-    elif misses:
-        console().print(
-            f"[bold red]check: {len(misses)} of {len(check.cells)} predictions miss the "
-            "measured gain: this chart's numbers are not to be trusted[/]"
-        )
-    else:
-        console().print(f"check: all {len(check.cells)} predictions agree with play")
+    summary = check.summary()
+    console().print(f"[bold red]{summary}[/]" if check.misses else summary, highlight=False)
+
+
+_VERDICT_STYLE = {"agrees": "[green]agrees[/]", "MISSES": "[bold red]MISSES[/]",
+                  "not reached": "[dim]not reached[/]"}  # fmt: skip
 
 
 def _save_figures(chart: StrategyChart) -> tuple[list[Path], Path]:
@@ -511,6 +507,8 @@ def solve_command(
             f"{best.turn}, column {best.column}: {_interval(m)} points per hand "
             f"({sum(len(c.cells) for c in result.exploit.values())} cells played)"
         )
+    for kind, check in result.exploit.items():
+        console().print(f"{kind} chart's {check.summary()}", highlight=False)
     console().print(f"final seat: {result.folder / 'final.chart'}", markup=False)
     console().print(f"solve: {result.folder}", markup=False)
 

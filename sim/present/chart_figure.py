@@ -244,13 +244,7 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
     tables: list[Any] = [("Cells", chart.cells)]
     check = load_check(chart)
     if check is not None and check.cells:
-        misses = len(check.misses)
-        notes.append(
-            f"check: {misses} of {len(check.cells)} predictions MISS the measured gain; "
-            "this chart's numbers are not to be trusted" if misses else
-            f"check: all {len(check.cells)} predictions agree with the gains measured on "
-            f"{check.deals:,} fresh deals"
-        )  # fmt: skip
+        notes.append(check.summary())
         caption = (
             "Check: the other action in one cell, its predicted gain per hand (reach x gain) "
             f"and the gain measured on {check.deals:,} fresh paired deals (95% intervals)"

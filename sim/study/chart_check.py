@@ -24,8 +24,13 @@ per-deal difference of the seat's net points (its points less the mean of the ot
 gives the measured gain per hand with its paired t interval. Deals that never meet the
 cell play the same both ways and add 0.
 
-A prediction *agrees* when it and the measurement differ by less than 1.96 times their
-combined standard error. The cells checked are those with the largest predicted effect.
+A prediction *agrees* when it and the measurement differ by less than z times their
+combined standard error, z the normal quantile that makes the test hold at 95% over all
+the checked cells together (Bonferroni: 1.96 for one cell, 2.58 for five), so that a
+chart is said to miss when its predictions are off, not when one of several cells is
+2 standard errors out by chance. A cell that no fresh deal's play changed (a rare cell
+the fresh deals never met) measures exactly 0 with no spread: it is *not reached*, and
+neither agrees nor misses. The cells checked are those with the largest predicted effect.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import json
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -53,7 +59,7 @@ __all__ = [
     "CellCheck", "ChartCheck", "check_chart", "checked", "load_check", "predictions", "save_check",
 ]  # fmt: skip
 
-Z = 1.959963984540054  # the normal 97.5% quantile: 95% intervals and the agreement test
+Z = 1.959963984540054  # the normal 97.5% quantile: 95% intervals
 TOLERANCE = 1e-9  # points per hand: float rounding of sums that are exactly equal
 CHECK_FILE = "check.json"
 # Fresh deals of a check by default: as many as the chart's (a check of N deals measures
@@ -76,11 +82,16 @@ class CellCheck:
     measured: Interval  # paired difference per fresh deal
 
     @property
-    def agrees(self) -> bool:
-        """The two differ by less than 1.96 combined standard errors."""
+    def reached(self) -> bool:
+        """Some fresh deal's play changed (else the measurement is 0 with no spread)."""
+        m = self.measured
+        return not (m.estimate == 0.0 and m.low == 0.0 and m.high == 0.0)
+
+    def agrees(self, z: float = Z) -> bool:
+        """The two differ by less than ``z`` combined standard errors."""
         se = math.hypot(_se(self.predicted), _se(self.measured))
-        # (TOLERANCE: a cell never changed by the deviation measures 0 to rounding.)
-        return abs(self.predicted.estimate - self.measured.estimate) <= Z * se + TOLERANCE
+        # (TOLERANCE: float rounding of sums that are exactly equal.)
+        return abs(self.predicted.estimate - self.measured.estimate) <= z * se + TOLERANCE
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in asdict(self).items() if k not in ("predicted", "measured")}
@@ -88,7 +99,7 @@ class CellCheck:
             interval = getattr(self, name)
             out |= {name: interval.estimate, f"{name}_low": interval.low,
                     f"{name}_high": interval.high}  # fmt: skip
-        return out | {"agrees": self.agrees}
+        return out
 
 
 @dataclass(frozen=True)
@@ -100,15 +111,46 @@ class ChartCheck:
     cells: tuple[CellCheck, ...]
 
     @property
+    def z(self) -> float:
+        """The agreement test's quantile: 95% over the reached cells together."""
+        reached = max(1, sum(c.reached for c in self.cells))
+        return NormalDist().inv_cdf(1 - 0.025 / reached)
+
+    def verdict(self, cell: CellCheck) -> str:
+        """'agrees', 'MISSES' or 'not reached'."""
+        if not cell.reached:
+            return "not reached"
+        return "agrees" if cell.agrees(self.z) else "MISSES"
+
+    @property
     def misses(self) -> list[CellCheck]:
-        return [c for c in self.cells if not c.agrees]
+        return [c for c in self.cells if self.verdict(c) == "MISSES"]
+
+    @property
+    def unreached(self) -> list[CellCheck]:
+        return [c for c in self.cells if not c.reached]
+
+    def summary(self) -> str:
+        """One line: do the predictions agree with play?"""
+        if not self.cells:
+            return "check: no cell had enough positions to check"
+        reached = len(self.cells) - len(self.unreached)
+        unreached = (f"; {len(self.unreached)} cell(s) not reached in the {self.deals:,} "
+                     "fresh deals" if self.unreached else "")  # fmt: skip
+        if self.misses:
+            return (f"check: {len(self.misses)} of {reached} predictions MISS the measured "
+                    f"gain{unreached}: this chart's numbers are not to be trusted")
+        return (f"check: all {reached} predictions agree with the gains measured on "
+                f"{self.deals:,} fresh deals (at 95% over the {reached} cells){unreached}")
+
+    def _rows(self) -> list[dict[str, Any]]:
+        return [c.to_dict() | {"verdict": self.verdict(c)} for c in self.cells]
 
     def frame(self) -> pl.DataFrame:
-        return pl.DataFrame([c.to_dict() for c in self.cells])
+        return pl.DataFrame(self._rows())
 
     def to_dict(self) -> dict[str, Any]:
-        return {"first": self.first, "deals": self.deals,
-                "cells": [c.to_dict() for c in self.cells]}  # fmt: skip
+        return {"first": self.first, "deals": self.deals, "z": self.z, "cells": self._rows()}
 
 
 def _se(interval: Interval) -> float:

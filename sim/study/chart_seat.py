@@ -192,7 +192,9 @@ def _take_masks(
 
 
 def _safety(chart: StrategyChart | None, knock: StrategyChart) -> int:
-    if chart is None:
+    if chart is None or "discards" not in chart.cells.columns:
+        # No chart, or one that met no discard (a line-up that knocks on its first
+        # turn): the policy's own discard.
         return _own_play(knock)[1]
     cells = chart.cells.filter(pl.col("rank") < RANKS)
     pooled = cells.group_by("rank").agg(

@@ -14,7 +14,10 @@ from sim.rules import get_rules
 from sim.study import chart_check
 from sim.study.chart import knock_chart
 from sim.study.chart_cells import ChartSpec, score_deals
-from sim.study.chart_check import check_chart, checked, load_check, predictions
+from sim.stats import Interval
+from sim.study.chart_check import (
+    CellCheck, ChartCheck, check_chart, checked, load_check, predictions,
+)
 from strategies import BUILTINS, format_seat
 from tests.strategies.test_chart_strategy import hand_table
 
@@ -53,6 +56,29 @@ def test_a_chart_with_wrong_gains_is_caught(chart, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(chart_check, "cell_totals", tripled)
     check = check_chart(chart, cells=3, deals=30_000, workers=2)
     assert len(check.misses) == 3
+
+
+def test_agreement_holds_over_the_checked_cells_and_unreached_cells_do_not_count() -> None:
+    """Two standard errors out is a miss for one cell, not among five (95% over the
+    checked cells together); a cell no fresh deal met (0 with no spread) is not
+    reached: neither a miss nor an agreement."""
+
+    def cell(predicted: float, measured: Interval) -> CellCheck:
+        se = 0.01
+        p = Interval(predicted, predicted - 1.96 * se, predicted + 1.96 * se, "normal")
+        return CellCheck(2, 5, 0, "knock", 0.01, 100, 1.0, p, measured)
+
+    # prediction and measurement 2.2 combined standard errors apart
+    near_miss = cell(0.0, Interval(0.0311, 0.0311 - 0.0196, 0.0311 + 0.0196, "t"))
+    agreeing = cell(0.01, Interval(0.01, 0.0, 0.02, "t"))
+    unreached = cell(0.00002, Interval(0.0, 0.0, 0.0, "t"))
+    alone = ChartCheck(0, 1000, (near_miss,))
+    assert alone.misses == [near_miss] and "MISS" in alone.summary()
+    family = ChartCheck(0, 1000, (near_miss,) + (agreeing,) * 4 + (unreached,))
+    assert family.misses == [] and family.unreached == [unreached]
+    assert family.verdict(unreached) == "not reached" and family.verdict(near_miss) == "agrees"
+    assert family.z == pytest.approx(2.5758, abs=1e-4)  # five reached cells
+    assert "all 5 predictions agree" in family.summary() and "1 cell(s) not reached" in family.summary()
 
 
 def test_the_check_is_saved_and_read_back(chart) -> None:

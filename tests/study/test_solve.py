@@ -115,3 +115,12 @@ def test_against_a_fixed_opponent(tmp_path) -> None:
     with pytest.raises(RunError, match="one policy for every other seat"):
         S.solve("knock-rummy", "greedy", against="greedy/simple/simple/simple", out=tmp_path,
                 **TINY)  # fmt: skip
+
+
+def test_a_line_up_that_never_meets_a_discard_keeps_its_own(tmp_path: Path) -> None:
+    """Four seats that knock on their first turn at any deadwood: the next seat never
+    draws after a discard, so the discard chart has no rows; the export keeps the
+    policy's own discard (greedy's: safety 0) instead of failing."""
+    result = S.solve("knock-rummy", "greedy:knock_at=99", rounds=1, out=tmp_path, **TINY)
+    strategy, params = parse_seat(result.rounds[0].next_seat)
+    assert strategy.name == "chart" and params.safety == 0
