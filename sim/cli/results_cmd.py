@@ -66,13 +66,23 @@ def chart(
             "--out",
             "-o",
             parser=path_text,
-            help="Folder for the files (default: PATH/charts).",
+            help="Folder for the files (default: PATH/charts; a strategy chart's run: PATH).",
             show_default=False,
         ),
     ] = None,
 ) -> None:
     """Draw charts (PNG and SVG) of an experiment or a run: the knock-threshold curve,
-    threshold x variant heatmap, outcome mix per setting, distribution of hand length."""
+    threshold x variant heatmap, outcome mix per setting, distribution of hand length;
+    of a strategy chart's run (`rummy strategy-chart`, a solve's rounds), the chart."""
+    from sim.study.chart import is_chart_run
+
+    if is_chart_run(path):
+        from sim.present.chart_figure import save_chart_figures
+        from sim.study.chart import load_chart
+
+        for file in save_chart_figures(load_chart(path), out if out is not None else path):
+            console().print(str(file), markup=False)
+        return
     data = load_results(path)
     target = out if out is not None else _results_dir(path) / "charts"
     for file in save_charts(data, target, [k.value for k in kind] if kind else None):

@@ -263,12 +263,9 @@ _VERDICT_STYLE = {"agrees": "[green]agrees[/]", "MISSES": "[bold red]MISSES[/]",
 
 def _save_figures(chart: StrategyChart) -> tuple[list[Path], Path]:
     """The chart's PNG and SVG files, and its HTML report, in its run folder."""
-    from sim.present.chart_figure import chart_figures, write_chart_report
-    from sim.present.charts import save
+    from sim.present.chart_figure import save_chart_figures, write_chart_report
 
-    paths = []
-    for stem, fig in chart_figures(chart):
-        paths += save(fig, chart.run_dir / stem)
+    paths = save_chart_figures(chart)
     pngs = [p for p in paths if p.suffix == ".png"]
     return paths, write_chart_report(chart, chart.run_dir / "report.html", pngs)
 

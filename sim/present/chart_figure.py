@@ -3,8 +3,7 @@ card does, each cell coloured by its verdict and annotated with its mean gain) a
 section of an HTML report.
 
 >>> from sim.present.chart_figure import chart_figures, write_chart_report
->>> for stem, fig in chart_figures(chart):      # a sim.study.chart.StrategyChart
-...     charts.save(fig, chart.run_dir / stem)
+>>> save_chart_figures(chart)            # a sim.study.chart.StrategyChart: PNG and SVG
 >>> write_chart_report(chart, chart.run_dir / "report.html")
 """
 
@@ -21,7 +20,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from sim.present.charts import annotate_cell, figure_style, new_figure
+from sim.present.charts import annotate_cell, figure_style, new_figure, save
 from sim.study.chart_cells import RANKS
 from sim.study.chart_check import load_check
 
@@ -34,6 +33,8 @@ __all__ = [
     "discard_chart_figure",
     "chart_figures",
     "chart_section",
+    "save_chart_figures",
+    "short_lineup",
     "verdicts",
     "write_chart_report",
 ]
@@ -160,12 +161,25 @@ def column_labels(chart: StrategyChart) -> list[str]:
     return [f"{j}+" if j == last and open_deadwood else str(j) for j in range(spec.deadwood)]
 
 
+def short_lineup(lineup: tuple[str, ...]) -> str:
+    """The line-up for a title: a long seat spec (a chart seat's 41 parameters) by its
+    strategy's name, and one spec once when every seat plays it."""
+    names = [spec if len(spec) <= 40 else f"{spec.split(':')[0]} seat" for spec in lineup]
+    return f"{names[0]} in every seat" if len(set(lineup)) == 1 else "/".join(names)
+
+
+def save_chart_figures(chart: StrategyChart, folder: Path | None = None) -> list[Path]:
+    """Write the chart's figures as PNG and SVG (in its run folder by default)."""
+    folder = chart.run_dir if folder is None else folder
+    return [path for stem, fig in chart_figures(chart) for path in save(fig, folder / stem)]
+
+
 def chart_figures(chart: StrategyChart) -> list[tuple[str, Figure]]:
     """``(file stem, figure)`` of a chart: ``knock_chart`` (``draw_chart``), or with
     ``took`` layers one ``knock_chart_took<k>`` per layer."""
     spec, config = chart.spec, chart.config
     title = (
-        f"{spec.chart.capitalize()} chart: {config.rules.name}, {config.lineup_label}, "  # type: ignore[union-attr]
+        f"{spec.chart.capitalize()} chart: {config.rules.name}, {short_lineup(config.lineup)}, "  # type: ignore[union-attr]
         f"seat {spec.focal}\n{chart.deals:,} deals, "
         + (
             f"{chart.positions:,} discards"
@@ -266,7 +280,7 @@ def write_chart_report(
 
     config = chart.config
     return write_report(
-        f"{chart.spec.chart.capitalize()} chart: {config.rules.name}, {config.lineup_label}",  # type: ignore[union-attr]
+        f"{chart.spec.chart.capitalize()} chart: {config.rules.name}, {short_lineup(config.lineup)}",  # type: ignore[union-attr]
         [chart_section(chart, figures)],
         config=config.to_dict(),
         provenance=provenance(config),

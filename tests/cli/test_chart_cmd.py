@@ -73,10 +73,13 @@ def test_tiny_chart_end_to_end(tmp_path: Path) -> None:
     assert written.exit_code == 0, written.output
     assert "Cells" in other.read_text()
 
-    # The commands of runs of hands refuse a chart in one line, naming the way to read it.
-    for args in (["chart", str(run_dir), "--out", str(tmp_path / "x")],
-                 ["run", "--resume", str(run_dir)]):  # fmt: skip
-        one_line_error(invoke(*args), "rummy strategy-chart knock")
+    # ``rummy chart`` draws the chart's figures again, the same bytes as the SVG written.
+    drawn = invoke("chart", str(run_dir), "--out", str(tmp_path / "figures"))
+    assert drawn.exit_code == 0, drawn.output
+    assert (tmp_path / "figures" / "knock_chart.svg").read_text() == svg.read_text()
+
+    # ``rummy run --resume`` refuses a chart in one line, naming the way to read it.
+    one_line_error(invoke("run", "--resume", str(run_dir)), "rummy strategy-chart knock")
 
 
 def test_tiny_draw_chart(tmp_path: Path) -> None:
