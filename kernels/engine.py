@@ -184,7 +184,7 @@ def new_state_nb(players):
 
 
 @njit(cache=True, inline="always")
-def _borrowed_state(owner):
+def borrowed_state(owner):
     """``owner``'s arrays as borrowed views (see ``kernels/borrow.py``); ``owner``
     must stay alive while the views are used."""
     return HandState(
@@ -206,7 +206,7 @@ def _borrowed_state(owner):
 
 
 @njit(cache=True, inline="always")
-def _borrowed_columns(owner):
+def borrowed_columns(owner):
     """``owner``'s result columns as borrowed views (``owner`` must outlive them)."""
     return HandColumns(
         borrow(owner.number), borrow(owner.hand_index), borrow(owner.dealer), borrow(owner.upcard),
@@ -472,7 +472,7 @@ def play_hands(
     # caller's arrays outlive this call.
     rules, tab, sids = borrow(rules), borrow(tab), borrow(sids)
     params, scores = borrow(params), borrow(scores)
-    state, cols = _borrowed_state(state), _borrowed_columns(cols)
+    state, cols = borrowed_state(state), borrowed_columns(cols)
     players = state.hands.shape[0]
     n_cards = 52 + rules[L.R_JOKERS]
     dealt = players * rules[L.R_HAND_SIZE]

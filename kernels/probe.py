@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from kernels import layout as L
+from kernels.borrow import borrow
 from kernels.chart import (
     ACCEPT_COUNTER,
     CHART_KNOCK,
@@ -374,6 +375,20 @@ def resume_probe(players):
         one, np.zeros((1, N_POSITION_COLUMNS), np.int64), one.copy(), one.copy(),
         np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64),
         np.zeros((players, 1), np.int64), np.zeros(8, np.int64), np.zeros(N_CURSOR, np.int64),
+    )
+
+
+@njit(cache=True)
+def borrowed_probe(owner):
+    """``owner``'s arrays as borrowed views (kernels/borrow.py), for a probe handed to
+    ``play_hands`` once per rollout: counted arrays would cost an ``NRT_incref`` /
+    ``NRT_decref`` pair each per call. ``owner`` must outlive the views."""
+    return Probe(
+        borrow(owner.config), borrow(owner.cursor), borrow(owner.rates), borrow(owner.force),
+        borrow(owner.eligible), borrow(owner.rows), borrow(owner.saved_stock),
+        borrow(owner.saved_pile), borrow(owner.saved_hands), borrow(owner.saved_taken),
+        borrow(owner.saved_discarded), borrow(owner.saved_scratch),
+        borrow(owner.saved_counters), borrow(owner.saved_cursor),
     )
 
 

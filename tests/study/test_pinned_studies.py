@@ -18,7 +18,10 @@ The knock chart was pinned later (December 2026), after its rollouts learnt to r
 the stock (3-player Knock Rummy: rebuilds happen), and recorded again when the samples
 learnt which cards a real rebuild put into the stock (``Obs.rebuilt``), and when its
 positions came to be scored from the deals' true state by the engine's probe
-(``kernels/probe.py``) instead of determinized greedy rollouts (issue 28).
+(``kernels/probe.py``) instead of determinized greedy rollouts (issue 28); and when its
+check's cells gained a ``verdict`` (agreement at 95% over the checked cells, or "not
+reached") in place of ``agrees``, and the check its ``z``: with those keys taken out and
+the old ``agrees`` recomputed from the same numbers, the digest of the run before.
 
 ``advise`` was recorded again when its default rollout threshold (``--knock-at -1``)
 became ``mc``'s choice from the rules (0 in Gin); with ``--knock-at 10`` it still gave
