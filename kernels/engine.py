@@ -13,8 +13,9 @@ the one ``mc``'s and ``rummy advise``'s rollouts play (``kernels/mc.py``). For
 strategies, ``sim/engine_build.py`` writes a module made of a real dispatcher (every
 registered strategy, by id) followed by this file's source, so that numba compiles the
 hooks into the loop and caches the result on disk (a dispatcher passed as an argument,
-or a closure, would be recompiled in every process). A line-up is then plain data: strategy ids and parameter rows per seat, so
-a new line-up or new parameter values never recompile.
+or a closure, would be recompiled in every process). A line-up is then plain data:
+strategy ids and parameter rows per seat, so a new line-up or new parameter values never
+recompile.
 
 Conventions
 -----------
@@ -26,23 +27,23 @@ Conventions
 Compile time
 ------------
 Numba compiles a jitted callee once more for every literal argument value it sees
-(``-1``, ``0``, ``False``, a phase constant), and every caller re-optimizes all the
-code it links. So the heavy callees are pieces (``kernels/link.py``): the showdown and
-its parts, the best discard, the least removals and ``mc``'s hooks are compiled once
-on their own (in parallel, ``sim/warm.py``) and called through a slot; only the least
-deadwood, whose inlined natural path pays, is compiled into the loop. So the loop passes typed values (``none``, ``np.int64(0)``), counters
-start typed, and the small helpers (``_log``, ``_observe``, ``_fail``, ``_score``,
-``play_game``) are inlined; the take hook has a single call site. Numba's inlining
-copies the inlined function's IR block by block, each copy with the whole scope, so
-it costs time in the square of the function's size: the hand's body is written in
-the loop of ``play_hands`` itself, which Python calls directly (a jitted wrapper would
-re-optimize the whole engine once more), and games and replays call the same compiled
-loop with one row. Whether to write the event log is a type (None or True), not a
-value: the deals' loop has none of its branches (a runtime flag measured 3-7% slower).
-Cold start of one engine (``sim.bench.engine.start_times``, a fresh process): 52 s
-with literals everywhere, 41 s with the hand inlined into a jitted wrapper, 33 s with
-every callee linked; games after deals compile in 11 s more (26 s with the wrapper).
-"""
+(``-1``, ``0``, ``False``, a phase constant), and every caller re-optimizes all the code
+it links. So the heavy callees are pieces (``kernels/link.py``): the showdown and its
+parts, the best discard, the least removals and ``mc``'s hooks are compiled once on
+their own (in parallel, ``sim/warm.py``) and called through a slot; only the least
+deadwood, whose inlined natural path pays, is compiled into the loop. So the loop passes
+typed values (``none``, ``np.int64(0)``), counters start typed, and the small helpers
+(``_log``, ``_observe``, ``_fail``, ``_score``, ``play_game``) are inlined; the take
+hook has a single call site. Numba's inlining copies the inlined function's IR block by
+block, each copy with the whole scope, so it costs time in the square of the function's
+size: the hand's body is written in the loop of ``play_hands`` itself, which Python
+calls directly (a jitted wrapper would re-optimize the whole engine once more), and
+games and replays call the same compiled loop with one row. Whether to write the event
+log is a type (None or True), not a value: the deals' loop has none of its branches (a
+runtime flag measured 3-7% slower). Cold start of one engine
+(``sim.bench.engine.start_times``, a fresh process): 52 s with literals everywhere, 41 s
+with the hand inlined into a jitted wrapper, 33 s with every callee linked; games after
+deals compile in 11 s more (26 s with the wrapper). """
 
 from typing import NamedTuple
 

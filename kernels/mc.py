@@ -47,7 +47,12 @@ from kernels.deadwood import (
     min_deadwood_one,
 )
 from kernels.engine import (
-    borrowed_columns, borrowed_state, hand_winner, new_state_nb, one_row, play_hands,
+    borrowed_columns,
+    borrowed_state,
+    hand_winner,
+    new_state_nb,
+    one_row,
+    play_hands,
 )
 from kernels.greedy import DEFAULT_KNOCK_AT
 from kernels.link import piece

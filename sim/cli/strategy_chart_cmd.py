@@ -1,16 +1,16 @@
 """``rummy strategy-chart knock|draw``: when to knock, when to take the pile card, cell
 by cell (``sim.study.chart``).
 
-The policy line-up plays seeded deals; at each decision of the focal seat of the
-chart's kind (knock: a discard where a knock is legal; draw: a draw with a card on the
-pile) the two actions (knock now or play on; take or draw) are scored from the deal's
-true state, the hand played on by the line-up itself after each. It prints the seed, the run directory and a
-compact card (own turn by deadwood, or by what the pile card does: the mean gain of
-the first action, coloured by the verdict), and writes the cells as Parquet in the
-run, the chart as PNG and SVG next to it (``knock_chart.png``, ``draw_chart.png``) and
-an HTML report (``report.html``, also ``rummy report RUN_DIR``); ``--json`` prints every
-cell instead of the card. ``docs/CHARTS.md`` says how it is made. (``rummy chart``
-draws the charts of runs.)
+The policy line-up plays seeded deals; at each decision of the focal seat of the chart's
+kind (knock: a discard where a knock is legal; draw: a draw with a card on the pile) the
+two actions (knock now or play on; take or draw) are scored from the deal's true state,
+the hand played on by the line-up itself after each. It prints the seed, the run
+directory and a compact card (own turn by deadwood, or by what the pile card does: the
+mean gain of the first action, coloured by the verdict), and writes the cells as Parquet
+in the run, the chart as PNG and SVG next to it (``knock_chart.png``,
+``draw_chart.png``) and an HTML report (``report.html``, also ``rummy report RUN_DIR``);
+``--json`` prints every cell instead of the card. ``docs/CHARTS.md`` says how it is
+made. (``rummy chart RUN_DIR`` draws the figures again.)
 """
 
 from __future__ import annotations

@@ -280,7 +280,8 @@ def write_chart_report(
 
     config = chart.config
     return write_report(
-        f"{chart.spec.chart.capitalize()} chart: {config.rules.name}, {short_lineup(config.lineup)}",  # type: ignore[union-attr]
+        f"{chart.spec.chart.capitalize()} chart: {config.rules.name}, "  # type: ignore[union-attr]
+        f"{short_lineup(config.lineup)}",
         [chart_section(chart, figures)],
         config=config.to_dict(),
         provenance=provenance(config),

@@ -306,6 +306,8 @@ def _cell_of(c: dict[str, Any]) -> CellCheck:
                          for k in (name, f"{name}_low", f"{name}_high")), method)
         for name, method in (("predicted", "normal (delta)"), ("measured", "t"))
     }  # fmt: skip
-    return CellCheck(int(c["turn"]), int(c["column"]), int(c["took"]), str(c["action"]),
-                     float(c["reach"]), int(c["positions"]), float(c["gain"]), **intervals)  # fmt: skip
+    return CellCheck(
+        int(c["turn"]), int(c["column"]), int(c["took"]), str(c["action"]), float(c["reach"]),
+        int(c["positions"]), float(c["gain"]), **intervals,
+    )  # fmt: skip
 

@@ -11,12 +11,17 @@ from kernels.chart import cell_of
 from kernels.probe import FORCE_FIRST, FORCE_NONE
 from sim.engine import play_deals
 from sim.rules import get_rules
+from sim.stats import Interval
 from sim.study import chart_check
 from sim.study.chart import knock_chart
 from sim.study.chart_cells import ChartSpec, score_deals
-from sim.stats import Interval
 from sim.study.chart_check import (
-    CellCheck, ChartCheck, check_chart, checked, load_check, predictions,
+    CellCheck,
+    ChartCheck,
+    check_chart,
+    checked,
+    load_check,
+    predictions,
 )
 from strategies import BUILTINS, format_seat
 from tests.strategies.test_chart_strategy import hand_table
@@ -78,7 +83,8 @@ def test_agreement_holds_over_the_checked_cells_and_unreached_cells_do_not_count
     assert family.misses == [] and family.unreached == [unreached]
     assert family.verdict(unreached) == "not reached" and family.verdict(near_miss) == "agrees"
     assert family.z == pytest.approx(2.5758, abs=1e-4)  # five reached cells
-    assert "all 5 predictions agree" in family.summary() and "1 cell(s) not reached" in family.summary()
+    summary = family.summary()
+    assert "all 5 predictions agree" in summary and "1 cell(s) not reached" in summary
 
 
 def test_the_check_is_saved_and_read_back(chart) -> None:
