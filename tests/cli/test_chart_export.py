@@ -107,7 +107,9 @@ def test_a_chart_of_knocks_up_to_k_plays_greedy(runs: dict[str, str]) -> None:
     chart = load_chart(runs["knock"])
     cells = pl.DataFrame(
         [
-            {"turn": t, "deadwood": d, "took": 0, "verdict": "knock" if d <= 6 else "play on"}
+            # knock_chosen: the policy's own share of knocks there, here what the verdict says
+            {"turn": t, "deadwood": d, "took": 0, "verdict": "knock" if d <= 6 else "play on",
+             "knock_chosen": 1.0 if d <= 6 else 0.0}
             for t in range(1, 21)
             for d in range(11)
         ]
