@@ -43,7 +43,8 @@ log is a type (None or True), not a value: the deals' loop has none of its branc
 runtime flag measured 3-7% slower). Cold start of one engine
 (``sim.bench.engine.start_times``, a fresh process): 52 s with literals everywhere, 41 s
 with the hand inlined into a jitted wrapper, 33 s with every callee linked; games after
-deals compile in 11 s more (26 s with the wrapper). """
+deals compile in 11 s more (26 s with the wrapper).
+"""
 
 from typing import NamedTuple
 

@@ -113,8 +113,8 @@ def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, i
 
 def engine_of(seats: Lineup) -> tuple[ModuleType, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """The engine of every registered strategy, and the line-up's strategy ids and
-    parameter rows in it (for kernels that play hands through an engine's
-    ``play_hands``: ``kernels.mc.evaluate_in``)."""
+    parameter rows in it, for callers that call its ``play_hands`` themselves
+    (``sim.advise`` with ``--opponents``)."""
     engine, ids = _engine(seats)
     sids, params = seats.arrays(ids)
     return engine, sids, params

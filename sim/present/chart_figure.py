@@ -2,7 +2,7 @@
 card does, each cell coloured by its verdict and annotated with its mean gain) and as a
 section of an HTML report.
 
->>> from sim.present.chart_figure import chart_figures, write_chart_report
+>>> from sim.present.chart_figure import save_chart_figures, write_chart_report
 >>> save_chart_figures(chart)            # a sim.study.chart.StrategyChart: PNG and SVG
 >>> write_chart_report(chart, chart.run_dir / "report.html")
 """

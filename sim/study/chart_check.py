@@ -39,7 +39,6 @@ import json
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -50,7 +49,7 @@ from kernels.chart import cell_of
 from kernels.probe import FORCE_FIRST, FORCE_NONE, FORCE_SECOND
 from sim import store
 from sim.engine import play_deals
-from sim.stats import Interval, Moments, mean_ci
+from sim.stats import Interval, Moments, mean_ci, normal_quantile
 from sim.study.chart import StrategyChart, cell_totals
 from sim.study.chart_cells import gain_units, score_deals
 from sim.study.runs import RunError
@@ -114,7 +113,7 @@ class ChartCheck:
     def z(self) -> float:
         """The agreement test's quantile: 95% over the reached cells together."""
         reached = max(1, sum(c.reached for c in self.cells))
-        return NormalDist().inv_cdf(1 - 0.025 / reached)
+        return normal_quantile(1 - 0.025 / reached)
 
     def verdict(self, cell: CellCheck) -> str:
         """'agrees', 'MISSES' or 'not reached'."""
