@@ -21,7 +21,9 @@ positions came to be scored from the deals' true state by the engine's probe
 (``kernels/probe.py``) instead of determinized greedy rollouts (issue 28); and when its
 check's cells gained a ``verdict`` (agreement at 95% over the checked cells, or "not
 reached") in place of ``agrees``, and the check its ``z``: with those keys taken out and
-the old ``agrees`` recomputed from the same numbers, the digest of the run before.
+the old ``agrees`` recomputed from the same numbers, the digest of the run before; and
+when ``z`` came from ``sim.stats.normal_quantile`` instead of ``statistics.NormalDist``
+(they differ in the last bit; with ``NormalDist`` back, the digest of the run before).
 
 ``advise`` was recorded again when its default rollout threshold (``--knock-at -1``)
 became ``mc``'s choice from the rules (0 in Gin); with ``--knock-at 10`` it still gave
