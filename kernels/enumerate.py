@@ -160,19 +160,21 @@ def random_hands_nb(key, first, cards, deck_size, out):
 
 
 @njit(cache=True, parallel=True)
-def monte_carlo_histogram_nb(key, samples, cards, deck_size, tab, hist):
-    """Count the least deadwood of hands ``0 .. samples-1`` of the stream ``key``.
+def monte_carlo_histogram_nb(key, first, samples, cards, deck_size, tab, hist):
+    """Count the least deadwood of hands ``first .. first + samples - 1`` of the stream
+    ``key`` (the caller counts a large number in batches, between which it can be
+    interrupted: the counts add up to those of one call).
 
     Parameters
     ----------
     key : uint64
-    samples, cards, deck_size : int64
+    first, samples, cards, deck_size : int64
         ``deck_size`` is 52, or 54 with jokers.
     tab : uint16[TABLE_SIZE], the flat solver tables
     hist : int64[n_chunks, n_values]
-        Zeroed by the caller; row ``c`` receives chunk ``c``'s counts (chunk ``c``
-        takes the contiguous samples ``c * per .. (c + 1) * per - 1``). ``n_values``
-        must exceed the largest possible deadwood.
+        Counts are added; row ``c`` receives chunk ``c``'s counts (chunk ``c`` takes
+        the contiguous samples ``first + c * per .. first + (c + 1) * per - 1``).
+        ``n_values`` must exceed the largest possible deadwood.
     """
     n_chunks = hist.shape[0]
     per = (samples + n_chunks - 1) // n_chunks
@@ -181,7 +183,7 @@ def monte_carlo_histogram_nb(key, samples, cards, deck_size, tab, hist):
         swaps = np.empty(cards + 1, np.int64)
         stop = min(samples, (c + 1) * per)
         for i in range(c * per, stop):
-            mask = sample_hand_nb(key, i, cards, deck, swaps)
+            mask = sample_hand_nb(key, first + i, cards, deck, swaps)
             hist[c, min_deadwood_one(mask, tab)] += 1
 
 

@@ -39,12 +39,20 @@ from kernels.layout import POINT_SCALE
 from kernels.obs import PHASE_DISCARD, PHASE_DRAW, PHASE_UPCARD_OPTION, Obs
 from kernels.probe import resume_probe
 from kernels.rng import random64
-from sim.cards import JOKERS, PositionReader, card_name, format_cards, mask_of, parse_card_list
+from sim.cards import (
+    JOKERS,
+    N_NATURAL,
+    PositionReader,
+    card_name,
+    format_cards,
+    mask_of,
+    parse_card_list,
+)
 from sim.engine import key_of
+from sim.limits import MAX_SEED
 from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
-from sim.study.runs import MAX_SEED
 
 ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
@@ -171,16 +179,25 @@ class Position:
                 "a draw decision needs a discard pile (--pile); "
                 "with none, the stock is the only draw"
             )
+
+        def named(option: str, token: str, among: int) -> int:
+            """A card named on its own; ``JK`` only where the rules deal jokers (the
+            reader names one even then: it points at a card already placed)."""
+            card = reader.card(token, among=among)
+            if card >= N_NATURAL and not r.jokers:
+                raise AdviseError(f"{option} {token}: {r.name} has no jokers (jokers = 0)")
+            return card
+
         jt = -1
         if just_took is not None:
-            jt = reader.card(just_took, among=hand_mask)
+            jt = named("--just-took", just_took, hand_mask)
             if n_hand != hs + 1 or not (hand_mask >> jt) & 1:
                 raise AdviseError(
                     f"--just-took {just_took}: must be a card of a hand of {hs + 1} cards"
                 )
         up = -1
         if upcard is not None:
-            up = reader.card(upcard, among=sum(1 << c for c in pile_cards[:1]))
+            up = named("--upcard", upcard, sum(1 << c for c in pile_cards[:1]))
         elif pile_cards:
             up = pile_cards[0]
         if up < 0:

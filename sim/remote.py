@@ -1,13 +1,19 @@
-"""Results in an object store: a path in a ``pyarrow.fs`` file system, used as a ``Path``.
+"""Results in an object store: a path in S3, used as a ``Path``.
 
-``--out s3://bucket/prefix`` (or any URI that ``pyarrow.fs.FileSystem.from_uri``
-understands, with its query options: ``s3://bucket/prefix?endpoint_override=HOST:PORT&
-scheme=http``) puts a study's whole folder in that store. :class:`RemotePath` offers the
+``--out s3://bucket/prefix`` (with options in the query: ``s3://bucket/prefix?
+endpoint_override=HOST:PORT&scheme=http&region=REGION&timeout=SECONDS``) puts a study's
+whole folder in that store, through pyarrow's S3 client. :class:`RemotePath` offers the
 part of ``pathlib.Path`` the study code uses (``/``, ``name``, ``parent``, ``exists``,
 ``iterdir``, ``glob``, ``read_bytes``, ``open``, ``unlink``, ...), so that the run
 directory, the experiment store and the readers work on either without a branch of their
 own; ``sim.store`` writes through it (:func:`sim.store.location` turns ``--out`` text into
 a ``Path`` or a ``RemotePath``).
+
+Only ``s3://`` and ``file://`` are accepted, and a URI is refused before pyarrow sees it:
+pyarrow's other schemes (``gs://``, ``hdfs://``, ...) may look for credentials or a JVM on
+the network for minutes before they fail. A store that does not answer within the
+``timeout`` (:data:`TIMEOUT` seconds by default; one retry) is reported as such, naming
+its endpoint: a study never waits minutes on an unreachable store.
 
 Why the writes are still atomic: an object store has no rename, but an object becomes
 visible only once its upload is complete. A write here makes the file in memory and
@@ -19,7 +25,8 @@ The text of a path is its URI with the query (``str(path)``): a Ray worker rebui
 same path (and file system) from it, its credentials coming from its own environment as
 pyarrow reads them (``AWS_ACCESS_KEY_ID``, ``.aws/credentials`` in the home folder, an
 instance role). Credentials do not belong in the URI: the URI is printed and stored in
-every manifest.
+every manifest, so a URI that carries any (``user:secret@``, ``?secret_key=``) is refused,
+and every message shows it masked (:func:`mask`).
 
 ``file:///abs/path`` is an ordinary local folder (:func:`parse` returns a ``Path``): local
 files keep their temporary-file-and-rename writes and their OS lock.
@@ -37,55 +44,123 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 import pyarrow as pa
 import pyarrow.fs as pafs
 
 from sim import store
 
-__all__ = ["ALLOWED", "RemotePath", "parse", "reason"]
+__all__ = ["ALLOWED", "TIMEOUT", "RemotePath", "mask", "parse", "reason"]
 
 ALLOWED = (
-    "a folder, file:///ABSOLUTE/PATH, or a pyarrow.fs URI such as s3://BUCKET/PREFIX "
-    "(options: ?endpoint_override=HOST:PORT&scheme=http&region=REGION)"
+    "a folder, file:///ABSOLUTE/PATH, or s3://BUCKET/PREFIX (options: "
+    "?endpoint_override=HOST:PORT&scheme=http&region=REGION&timeout=SECONDS)"
+)
+TIMEOUT = 5.0  # seconds a store has to connect, and at most silent in a request
+_ATTEMPTS = 2  # tries of each request: one retry rides out a blip, not a dead store
+# The query options of an s3:// URI: pyarrow.fs.S3FileSystem's own names (and ``timeout``)
+_OPTIONS = ("endpoint_override", "scheme", "region", "timeout", "allow_delayed_open",
+            "tls_ca_file_path")  # fmt: skip
+# Userinfo (``user:secret@``) and query values whose name says they are secret
+_USERINFO = re.compile(r"(?<=://)[^/?#@]*@")
+_SECRET_VALUE = re.compile(
+    r"(?i)(?<=[?&;])([^=&#;]*(?:key|secret|token|password|passwd|credential|signature)"
+    r"[^=&#;]*)=[^&#;]*"
 )
 _LOCK = threading.Lock()
-# (scheme, netloc, query) -> (file system, whether its paths start with the URI's host:
-# a bucket, as in S3 and GCS, not HDFS)
-_FILE_SYSTEMS: dict[tuple[str, str, str], tuple[Any, bool]] = {}
+# (bucket, query) -> the file system (made once per process: see _file_system)
+_FILE_SYSTEMS: dict[tuple[str, str], Any] = {}
 
 
-def _with_delayed_open(scheme: str, query: str) -> str:
-    """S3 starts a multipart upload when a file is opened, unless told to wait: with
+def mask(text: str) -> str:
+    """``text`` with every credential a URI in it may carry replaced by ``***``:
+    ``s3://***@bucket/x?secret_key=***``."""
+    return _SECRET_VALUE.sub(r"\1=***", _USERINFO.sub("***@", text))
+
+
+def _options(query: str, shown: str = "") -> dict[str, Any]:
+    """An s3:// URI's query as ``pyarrow.fs.S3FileSystem`` keywords (and ``timeout``).
+
+    Raises
+    ------
+    sim.store.StorageError
+        One line naming the URI (``shown``, masked) and the option that cannot be used.
+    """
+
+    def refuse(why: str) -> store.StorageError:
+        return store.StorageError(f"{shown!r}: {why}; give {ALLOWED}")
+
+    found: dict[str, str] = {}
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name not in _OPTIONS:
+            raise refuse(f"unknown option {name!r} (the options: {', '.join(_OPTIONS)})")
+        if name in found:
+            raise refuse(f"option {name!r} given twice")
+        if not value:
+            raise refuse(f"option {name!r} has no value")
+        found[name] = value
+    options: dict[str, Any] = {**found, "allow_delayed_open": True, "timeout": TIMEOUT}
+    if found.get("scheme", "https") not in ("http", "https"):
+        raise refuse(f"scheme={found['scheme']!r}: give http or https")
+    if "allow_delayed_open" in found:
+        if found["allow_delayed_open"] not in ("true", "false"):
+            raise refuse("allow_delayed_open: give true or false")
+        options["allow_delayed_open"] = found["allow_delayed_open"] == "true"
+    if "timeout" in found:
+        try:
+            options["timeout"] = float(found["timeout"])
+        except ValueError:
+            options["timeout"] = -1.0
+        if not 0 < options["timeout"] <= 3600:
+            raise refuse(f"timeout={found['timeout']!r}: give seconds, above 0, at most 3600")
+    return options
+
+
+def _file_system(bucket: str, query: str) -> Any:
+    """The S3 file system of a bucket and a URI's options: made once per process (a
+    client resolves its region and credentials when made; a study parses the same URI
+    for every chunk).
+
+    S3 starts a multipart upload when a file is opened, unless told to wait: with
     ``allow_delayed_open`` a file smaller than a part is one PutObject (one request
-    instead of three, and no upload left behind by a killed writer)."""
-    if scheme != "s3" or "allow_delayed_open=" in query:
-        return query
-    return f"{query}&allow_delayed_open=true" if query else "allow_delayed_open=true"
-
-
-def _file_system(scheme: str, netloc: str, query: str) -> tuple[Any, bool]:
-    """The file system of a URI's scheme, host (or bucket) and options, and whether its
-    paths start with the host: made once per process (an S3 client resolves its region
-    and credentials when made; a study parses the same URI for every chunk)."""
-    key = (scheme, netloc, query)
+    instead of three, and no upload left behind by a killed writer). The timeouts and the
+    short retry make a store that does not answer fail in seconds, not minutes.
+    """
     with _LOCK:
-        found = _FILE_SYSTEMS.get(key)
+        found = _FILE_SYSTEMS.get((bucket, query))
         if found is None:
-            uri = f"{scheme}://{netloc}/?{_with_delayed_open(scheme, query)}"
-            fs, root = pafs.FileSystem.from_uri(uri)
-            found = _FILE_SYSTEMS[key] = (fs, root.strip("/") == netloc)
+            options = _options(query)
+            timeout = options.pop("timeout")
+            if "region" not in options and "endpoint_override" not in options:
+                options["region"] = pafs.resolve_s3_region(bucket)  # as from_uri does
+            found = _FILE_SYSTEMS[bucket, query] = pafs.S3FileSystem(
+                **options,
+                connect_timeout=timeout,
+                request_timeout=timeout,  # on Linux: at most this long without a byte
+                retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=_ATTEMPTS),
+            )
     return found
 
 
-def reason(error: BaseException) -> str:
+def reason(error: BaseException, path: RemotePath | None = None) -> str:
     """Why a store call failed, in words: pyarrow's AWS messages carry the operation, the
-    key and a request id; the sentence the store sent is what a user needs."""
+    key and a request id; the sentence the store sent is what a user needs. With the
+    ``path`` it was about, a store that did not answer is named by its endpoint."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    text = mask(text)
+    endpoint = f" (endpoint {path.endpoint})" if path is not None else ""
+    curl = re.search(r"curlCode: (\d+)", text)
+    if curl and curl.group(1) == "28":  # curl's timeout: connecting, or a silent store
+        within = f"within {path.timeout:g} s" if path is not None else "in time"
+        return f"the store did not answer {within}{endpoint}"
+    if curl and curl.group(1) in ("6", "7"):  # no such host; nothing listens, no route
+        why = "its host name does not resolve" if curl.group(1) == "6" else "cannot connect"
+        return f"the store is unreachable{endpoint}: {why}"
     bucket = re.search(r"Bucket '([^']*)' not found", text)
     if bucket:  # pyarrow's tip (allow_bucket_creation) would make one by mistake
-        return f"no bucket {bucket.group(1)!r} there (create it first: rummy makes no buckets)"
+        at = f"at {path.endpoint}" if path is not None else "there"
+        return f"no bucket {bucket.group(1)!r} {at} (create it first: rummy makes no buckets)"
     found = re.search(
         r"AWS Error (\w+)(?: \(HTTP status (\d+)\))? during \w+ operation: ?([^(]*)", text
     )
@@ -97,7 +172,9 @@ def reason(error: BaseException) -> str:
                 if status
                 else code.replace("_", " ").lower()
             )
-        if status in ("401", "403") or "ACCESS_DENIED" in code:
+        if status in ("401", "403") or any(
+            word in code for word in ("ACCESS_DENIED", "ACCESS_KEY", "SIGNATURE", "TOKEN")
+        ):
             words += " (check the credentials in this environment, e.g. AWS_ACCESS_KEY_ID)"
         return words
     if isinstance(error, OSError) and not isinstance(error, pa.ArrowException) and error.strerror:
@@ -106,36 +183,41 @@ def reason(error: BaseException) -> str:
 
 
 def parse(text: str) -> Path | RemotePath:
-    """A URI as a path: ``file:///abs`` a local ``Path``, anything else pyarrow knows a
-    :class:`RemotePath`.
+    """A URI as a path: ``file:///abs`` a local ``Path``, ``s3://bucket/prefix`` a
+    :class:`RemotePath`. Nothing is asked of the store yet.
 
     Raises
     ------
     sim.store.StorageError
-        One line naming the value and what is allowed: a relative ``file://`` URI, a
-        scheme pyarrow does not know, options it refuses, a URI without a bucket.
+        One line naming the value (masked) and what is allowed: a relative ``file://``
+        URI, another scheme, credentials in the URI, an option that cannot be used, a URI
+        without a bucket.
     """
     parts = urlsplit(text)
     scheme = parts.scheme.lower()
+    shown = mask(text)
     if scheme == "file":
         if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
-            raise store.StorageError(f"{text!r} is not an absolute file URI; give {ALLOWED}")
+            raise store.StorageError(f"{shown!r} is not an absolute file URI; give {ALLOWED}")
         return Path(unquote(parts.path))
-    if not parts.netloc:
-        raise store.StorageError(f"{text!r} names no bucket or host; give {ALLOWED}")
-    try:
-        _, bucket_first = _file_system(scheme, parts.netloc, parts.query)
-    except (pa.ArrowException, ValueError, OSError) as error:
+    if scheme != "s3":  # refused before pyarrow, which may wait minutes on the network
+        what = f"{scheme}://" if scheme else "a URI without a scheme"
+        raise store.StorageError(f"{shown!r}: rummy cannot keep results in {what}; give {ALLOWED}")
+    if shown != text:
         raise store.StorageError(
-            f"{text!r} cannot be used as a results location ({reason(error)}); give {ALLOWED}"
-        ) from None
-    path = unquote(parts.path)
-    key = f"{parts.netloc}{path}" if bucket_first else path
+            f"{shown!r}: credentials do not belong in the URI (it is printed and stored in "
+            "every manifest); give them in the environment (AWS_ACCESS_KEY_ID, "
+            "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) or in .aws/credentials"
+        )
+    if not parts.netloc:
+        raise store.StorageError(f"{shown!r} names no bucket; give {ALLOWED}")
+    _options(parts.query, shown)  # its mistakes now, in one line, before any request
+    key = f"{parts.netloc}{unquote(parts.path)}"
     return RemotePath(scheme, parts.netloc, parts.query, key.rstrip("/"))
 
 
 class RemotePath:
-    """A file or folder in a ``pyarrow.fs`` file system, with ``pathlib.Path``'s manners.
+    """A file or folder in S3 (pyarrow's S3 file system), with ``pathlib.Path``'s manners.
 
     No ``__fspath__``: handing one to ``open`` or ``os`` by mistake fails at once
     instead of making a local folder named ``s3:``.
@@ -151,7 +233,21 @@ class RemotePath:
     @property
     def filesystem(self) -> Any:
         """The ``pyarrow.fs`` file system (for pyarrow readers: ``filesystem=``)."""
-        return _file_system(self._scheme, self._netloc, self._query)[0]
+        return _file_system(self._netloc, self._query)
+
+    @property
+    def endpoint(self) -> str:
+        """Where the store is, for messages: ``http://HOST:PORT``, or ``AWS S3``."""
+        options = _options(self._query)
+        where = options.get("endpoint_override")
+        if where is None:
+            return "AWS S3" + (f" {options['region']}" if "region" in options else "")
+        return where if "://" in where else f"{options.get('scheme', 'https')}://{where}"
+
+    @property
+    def timeout(self) -> float:
+        """Seconds the store has to answer (the URI's ``timeout``, or :data:`TIMEOUT`)."""
+        return float(_options(self._query)["timeout"])
 
     @property
     def key(self) -> str:
@@ -159,10 +255,8 @@ class RemotePath:
         return self._key
 
     def __str__(self) -> str:
-        # S3 and GCS paths start with the bucket (the URI's host); HDFS paths do not.
-        head = "" if self._key.split("/", 1)[0] == self._netloc else self._netloc
         key = quote(self._key, safe="/")  # parse() reads it back (pyarrow unquotes too)
-        return f"{self._scheme}://{head}{key}" + (f"?{self._query}" if self._query else "")
+        return f"{self._scheme}://{key}" + (f"?{self._query}" if self._query else "")
 
     def __repr__(self) -> str:
         return f"RemotePath({str(self)!r})"

@@ -20,6 +20,10 @@ A study's folder may also be in an object store (``--out s3://bucket/prefix``):
 here accepts in place of a ``Path``. Its writes are one upload of the whole file (an
 object store has no rename; an object appears whole or not at all), and leave no
 temporary file.
+
+No write lands on a run's or a study's own files: every ``--out`` goes through
+:func:`refuse_record_path` before anything is written, and a write onto a folder is
+refused before its temporary file is made.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ __all__ = [
     "make_dir",
     "os_reason",
     "read_toml",
+    "refuse_record_path",
+    "remote_failure",
     "remove_stale_temporaries",
     "strict_json",
     "study_folder",
@@ -66,12 +72,14 @@ class StorageError(ValueError):
 
 def location(value: str | os.PathLike[str] | Any) -> Path | Any:
     """Where a study's files go: a ``Path``, or a ``sim.remote.RemotePath`` for a URI
-    (``s3://bucket/prefix?endpoint_override=...``; ``file:///abs`` is a ``Path``).
+    (``s3://bucket/prefix?endpoint_override=...``; ``file:///abs`` is a ``Path``; any
+    other scheme is refused without a request: ``sim.remote.parse``).
 
     Raises
     ------
     StorageError
-        One line naming a URI that cannot be used and what is allowed.
+        One line naming a URI that cannot be used (its credentials masked) and what is
+        allowed.
     """
     if isinstance(value, Path) or is_remote(value):
         return value
@@ -100,10 +108,12 @@ def arrow_source(path: str | os.PathLike[str] | Any) -> tuple[str, Any]:
     return str(where), None
 
 
-def _remote_failure(what: str, path: Any, error: Exception) -> StorageError:
+def remote_failure(path: Any, error: Exception, what: str = "") -> StorageError:
+    """An object store's failure about ``path`` as one line, ``WHAT PATH: REASON`` (a
+    store that does not answer named by its endpoint: ``sim.remote.reason``)."""
     from sim import remote
 
-    return StorageError(f"{what} {path}: {remote.reason(error)}")
+    return StorageError(f"{what} {path}: {remote.reason(error, path)}".lstrip())
 
 
 def os_reason(error: OSError) -> str:
@@ -141,7 +151,7 @@ def make_dir(path: str | os.PathLike[str], what: str = "output directory") -> bo
             existed = folder.is_dir()
             folder.mkdir()  # fails on a missing bucket, no credentials, no permission
         except (OSError, ValueError) as error:  # pyarrow's errors are both
-            raise _remote_failure(f"cannot create {what}", folder, error) from None
+            raise remote_failure(folder, error, f"cannot create {what}") from None
         return not existed
     existed = folder.is_dir()
     try:
@@ -151,6 +161,89 @@ def make_dir(path: str | os.PathLike[str], what: str = "output directory") -> bo
     if not os.access(folder, os.W_OK):
         raise StorageError(f"cannot write to {what} {folder}: {_why_not_writable(folder)}")
     return not existed
+
+
+# What makes a folder a run's (its manifest: sim/study/rundir.py) or a study's (its record:
+# sim/study/records.py, a solve's: sim/study/solve.py). tests/cli/test_out_paths.py checks
+# these names against the modules that write them (importing those here would load numba).
+RUN_MANIFEST = "manifest.json"
+RECORD_NAMES = (
+    RUN_MANIFEST,
+    "experiment.json",
+    "comparison.json",
+    "tournament.json",
+    "tune.json",
+    "request.json",
+    "solve.json",
+)
+# Such a folder's own files besides: a run's chunk records, table parts and lock, a
+# solve's final seat; and every record (.json) and table (.parquet) in it.
+OWN_NAMES = frozenset({"chunks", "hands", "games", "summary", "cells", ".lock", "final.chart"})
+_OWN_SUFFIXES = (".json", ".parquet")
+
+
+def _names_in(folder: Any) -> set[str]:
+    """The names in ``folder`` (none when it is not a folder)."""
+    try:
+        return {child.name for child in folder.glob("*")}
+    except (NotADirectoryError, FileNotFoundError):
+        return set()
+
+
+def _folders_above(path: Any) -> Iterator[Any]:
+    """``path``'s parents, nearest first, up to the root (an object store: its bucket)."""
+    if is_remote(path):
+        while "/" in path.key:
+            path = path.parent
+            yield path
+    else:
+        yield from path.parents
+
+
+def refuse_record_path(path: str | os.PathLike[str] | Any, *, root: bool = False) -> None:
+    """Refuse to write at ``path`` when it is, or is inside, one of the own files of a run
+    or a study folder (its manifest, chunk records, parts, records, tables): every
+    ``--out`` goes through here before anything is written. Other files in such a folder
+    stay allowed (``rummy report RUN`` writes RUN/report.html, ``rummy chart RUN`` RUN/charts).
+
+    ``root``: ``path`` is a results root, under which a study makes its own folders; it
+    may not be a run folder nor lie inside one either.
+
+    Raises
+    ------
+    StorageError
+        One line naming the path and the folder whose files it would overwrite.
+    """
+    target = location(path)
+    if not is_remote(target):
+        target = target.resolve()  # "..", links: where the files would really go
+    try:
+        if root and RUN_MANIFEST in _names_in(target):
+            raise StorageError(
+                f"{target} is a run folder: a results root holds runs, not the other way "
+                "round; give another folder"
+            )
+        child = target
+        for folder in _folders_above(target):
+            names = _names_in(folder)
+            if RUN_MANIFEST in names and root:
+                raise StorageError(
+                    f"{target} is inside the run folder {folder}: a results root holds "
+                    "runs, not the other way round; give another folder"
+                )
+            own = child.name in OWN_NAMES or child.name.endswith(_OWN_SUFFIXES)
+            if own and names.intersection(RECORD_NAMES):
+                kind = "run" if RUN_MANIFEST in names else "study"
+                where = "" if child == target else "inside "
+                raise StorageError(
+                    f"{target} is {where}the {kind}'s own {child.name} (in {folder}); rummy "
+                    "never writes over a run's or a study's own files: give another path"
+                )
+            child = folder
+    except OSError as error:  # an object store that does not answer, a folder unread
+        if is_remote(target):
+            raise remote_failure(target, error) from None
+        raise StorageError(f"cannot check {target}: {os_reason(error)}") from None
 
 
 def temporary_beside(path: Path) -> Path:
@@ -172,19 +265,23 @@ def remove_stale_temporaries(path: Path) -> None:
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes | memoryview | Any) -> None:
-    """Write ``data`` (bytes or a buffer) to ``path``: absent, old or complete, never torn.
+    """Write ``data`` (bytes or a buffer) to ``path``: absent, old or complete, never torn;
+    on any failure the temporary file is gone too.
 
     Raises
     ------
     StorageError
-        ``cannot write PATH: REASON`` (a full disk, a read-only mount, a missing folder).
+        ``cannot write PATH: REASON`` (a full disk, a read-only mount, a missing folder,
+        a folder where the file should be).
     """
     target = location(path)
+    if not target.name or (not is_remote(target) and target.is_dir()):
+        raise StorageError(f"cannot write {target}: it is a folder; give a file's name")
     if is_remote(target):
         try:
             target.write_bytes(data)  # one upload: the object appears whole or not at all
         except (OSError, ValueError) as error:
-            raise _remote_failure("cannot write", target, error) from None
+            raise remote_failure(target, error, "cannot write") from None
         return
     tmp = temporary_beside(target)
     try:

@@ -17,13 +17,18 @@ itself): this decides only what compiles ahead, never what runs.
 
 Helpers are plain Python processes (``serve``) that read unit names on stdin and
 answer each when it is compiled. Not ``multiprocessing``: its children import the
-parent's ``__main__`` again, which would rerun a user's unguarded script.
+parent's ``__main__`` again, which would rerun a user's unguarded script. The process
+that started them decides when they stop: they run in a process group of their own and
+ignore SIGINT (a terminal's Ctrl-C reaches the parent alone), the parent kills them
+mid-compile when it is interrupted or fails, and one whose parent dies (even by SIGKILL)
+exits within a fraction of a second, without a word.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -124,9 +129,12 @@ class _Helper:
         # The helper imports what this process imports: the same sources, the same cache.
         path = os.pathsep.join(p for p in sys.path if p)
         env = {**os.environ, "PYTHONPATH": path}
+        code = f"from sim.warm import serve; serve(parent={os.getpid()})"
+        # A process group of its own: a terminal's Ctrl-C goes to this process, which
+        # stops the helper, and not to the helper (whose Python may still be starting).
         self.process = subprocess.Popen(
-            [sys.executable, "-c", "from sim.warm import serve; serve()"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True,
+            [sys.executable, "-c", code],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, process_group=0,
         )  # fmt: skip
 
     def compile(self, name: str) -> bool:
@@ -143,17 +151,39 @@ class _Helper:
         assert self.process.stdin is not None and self.process.stdout is not None
         try:
             self.process.stdin.close()  # the helper's loop ends
-        except OSError:
+        except OSError:  # it was killed: nothing reads the pipe
             pass
         self.process.wait()
         self.process.stdout.close()
 
+    def kill(self) -> None:
+        """Stop the helper now, mid-compile too (a unit's cache files are replaced
+        whole, so none is left half-written); a helper that ended already is left be."""
+        self.process.kill()
 
-def serve() -> None:
-    """A helper's loop: compile each unit named on stdin,
-    then write its name back (or nothing, on failure) on the original stdout."""
+
+def _exit_with(parent: int) -> None:
+    """End this process as soon as ``parent`` is no longer its parent (it died, even by
+    SIGKILL, and the helper was handed to another), from a daemon thread: the main one
+    may be deep in a compile that takes a minute."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(0)  # nothing to flush or report: nobody reads it
+
+    threading.Thread(target=watch, name="sim.warm parent watch", daemon=True).start()
+
+
+def serve(parent: int | None = None) -> None:
+    """A helper's loop: compile each unit named on stdin, then write its name back (or
+    nothing, on failure) on the original stdout; ends at stdin's end, or quietly when
+    the process ``parent`` (the one that started it) is gone."""
     global _compile_pieces_ahead
     _compile_pieces_ahead = False
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when helpers stop
+    if parent is not None:
+        _exit_with(parent)
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything printed while compiling goes to stderr
     for line in sys.stdin:
@@ -163,7 +193,10 @@ def serve() -> None:
         except Exception as error:  # noqa: BLE001 - the parent compiles it again and shows it
             print(f"sim.warm helper: {name}: {error}", file=sys.stderr)
             name = ""
-        print(name, file=replies, flush=True)
+        try:
+            print(name, file=replies, flush=True)
+        except OSError:  # the parent is gone (a broken pipe): leave without a traceback
+            os._exit(0)
 
 
 def compile_units(
@@ -200,17 +233,31 @@ def compile_units(
     n_helpers = max(0, min(len(names), (processes or os.cpu_count() or 1) - 1))
     if len(names) + (local is not None) < 2:
         n_helpers = 0  # nothing to share
-    threads = [threading.Thread(target=work, args=(_Helper(),)) for _ in range(n_helpers)]
-    for thread in threads:
-        thread.start()
-    if local is not None:
-        local()
-    while (name := take()) is not None:
-        _compile_unit(name)
-        if progress:
-            progress(name)
-    for thread in threads:
-        thread.join()
+    helpers: list[_Helper] = []
+    threads: list[threading.Thread] = []
+    try:
+        for _ in range(n_helpers):
+            helpers.append(_Helper())
+            threads.append(threading.Thread(target=work, args=(helpers[-1],)))
+            threads[-1].start()
+        if local is not None:
+            local()
+        while (name := take()) is not None:
+            _compile_unit(name)
+            if progress:
+                progress(name)
+        for thread in threads:
+            while thread.is_alive():  # waking often: a signal delivered to another thread
+                thread.join(0.1)  # runs its handler here only once this one runs Python
+    finally:
+        # Done, or interrupted (Ctrl-C, SIGTERM) or failed here: stop at once rather
+        # than wait for the helpers' compiles (a minute) and the rest of the queue.
+        with lock:
+            queue.clear()
+        for helper in helpers:
+            helper.kill()
+        for thread in threads:
+            thread.join()
     for name in failed:
         _compile_unit(name)
         if progress:

@@ -42,7 +42,9 @@ class EngineRow:
     mean_turns: float
 
 
-def bench_case(rules: str, lineup: str, *, deals: int, threads: int, repeat: int) -> tuple[list[float], float]:
+def bench_case(
+    rules: str, lineup: str, *, deals: int, threads: int, repeat: int
+) -> tuple[list[float], float]:
     """Hands per second of each repeat (after a warm-up), and the mean hand length."""
     cols = play_deals(rules, lineup, deals=min(deals, 1000), seed=1, threads=threads)
     rates = []

@@ -8,17 +8,24 @@ imports a command's module only when that command runs, so ``rummy --help`` and
 Every mistake ends in one line on stderr, never a traceback. Exit status: 0 done; 1 a
 value, file or run that cannot be used (an error raised by rummy-sim itself, or
 ``sim.cli.output.fail``); 2 a malformed command line (an unknown command or option,
-a missing argument, a value of the wrong type or out of range); 130 interrupted
-(Ctrl-C: finished chunks are kept). A bug inside rummy-sim prints its traceback and
-exits 3.
+a missing argument, a value of the wrong type or out of range; ``rummy`` or a group
+such as ``rummy rules`` without a command, after printing its help on stdout); 130
+interrupted (SIGINT, Ctrl-C) and 143 terminated (SIGTERM), at any stage (compiling,
+playing, counting), with one line on stderr: finished chunks are kept and the same
+command resumes. A bug inside rummy-sim prints its traceback and exits 3.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import signal
 import sys
+import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any, NamedTuple
 
 import typer
@@ -77,6 +84,101 @@ def _click_errors() -> tuple[type[Exception], ...]:
     return tuple(found)
 
 
+class _Stopped(BaseException):
+    """A command stopped by a signal, carried past typer, which would turn a
+    KeyboardInterrupt into a bare exit 130 (SIGTERM's included) without a word.
+    Not an Exception, so that nothing on the way catches it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__()
+        self.status = 128 + signum  # as shells report a command a signal ended: 130, 143
+        what = "terminated" if signum == signal.SIGTERM else "interrupted"
+        self.line = f"{what}: finished chunks are kept; the same command resumes"
+
+
+def _ignore_unraisable(unraisable: Any) -> None:
+    """Say nothing about an error Python cannot raise (a C callback's, a finalizer's)."""
+
+
+@contextmanager
+def _signals_unwind(received: list[int]) -> Iterator[None]:
+    """While the command runs, SIGINT (Ctrl-C) and SIGTERM raise KeyboardInterrupt in the
+    main thread, so that the command unwinds alike (compile helpers stopped, run
+    directories unlocked, finished chunks kept), and are noted in ``received``: the
+    interrupt may land in a C callback that swallows it (llvmlite's, in a compile), and
+    numba then fails with an error of its own. The handlers before are put back after (a
+    test's CliRunner runs commands inside pytest's process); an ignored signal (SIGINT
+    under ``nohup``) stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (and receives signals)
+        return
+
+    def unwind(signum: int, frame: Any) -> None:
+        received.append(signum)
+        # From here on, what fails unseen (the swallowed interrupt; objects a compile
+        # stopped half-way leaves behind, as they are collected) is the signal's doing.
+        sys.unraisablehook = _ignore_unraisable
+        raise KeyboardInterrupt
+
+    previous = {
+        signum: signal.signal(signum, unwind)
+        for signum in (signal.SIGINT, signal.SIGTERM)
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
+def _leave(status: int) -> None:
+    """Exit with ``status`` once a signal stopped the command. A thread still running is
+    in a kernel that cannot be stopped (a chunk in flight: minutes with a slow strategy),
+    whose result nobody takes; Python's exit would wait for it, so end the process at
+    once instead (everything that unwinds has unwound: helpers stopped, files closed)."""
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+           if t is not threading.main_thread()):  # fmt: skip
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe or stream: nothing to keep
+                pass
+        os._exit(status)
+    sys.exit(status)
+
+
+def _is_no_args_help(error: Exception) -> bool:
+    """``rummy`` or a group (``rummy rules``) given no command: click's error holds the
+    help (by name, as typer checks it: click's and typer's vendored class differ)."""
+    return type(error).__name__ == "NoArgsIsHelpError"
+
+
+def _tokens(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    """The command line click parsed (``main``'s ``args``, else the process's)."""
+    given = kwargs.get("args", args[0] if args else None)
+    return [str(token) for token in (sys.argv[1:] if given is None else given)]
+
+
+def _with_given_value(message: str, error: Exception, tokens: list[str]) -> str:
+    """Typer's "Invalid value for '--seed': Input should be ..." (its type and range
+    checks, in pydantic's words, which leave the value out) with the value the user typed
+    put in: "'--seed': '-5' (input should be ...)". The last occurrence wins, as in
+    parsing."""
+    opts = getattr(getattr(error, "param", None), "opts", None) or []
+    value = None
+    for i, token in enumerate(tokens):
+        for opt in opts:
+            if token == opt and i + 1 < len(tokens):
+                value = tokens[i + 1]
+            elif opt.startswith("--") and token.startswith(opt + "="):
+                value = token[len(opt) + 1 :]
+    head, colon, reason = message.partition("': ")
+    if value is None or not colon or not reason.startswith("Input should be"):
+        return message  # rummy's own words (which name the value as they see fit: masked)
+    return f"{head}': {value!r} ({reason[:1].lower()}{reason[1:]})"
+
+
 class RummyGroup(TyperGroup):
     """The top-level command: commands load on use; every error becomes one line."""
 
@@ -102,17 +204,44 @@ class RummyGroup(TyperGroup):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
+    def invoke(self, ctx: Any) -> Any:  # noqa: D102
+        try:
+            return super().invoke(ctx)
+        except BaseException as error:
+            received: list[int] = getattr(self, "_received", [])
+            if received:  # whatever the error, a signal started it (see _signals_unwind)
+                raise _Stopped(received[0]) from None
+            if isinstance(error, KeyboardInterrupt):  # with no handler of ours (a thread)
+                raise _Stopped(signal.SIGINT) from None
+            raise
+
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # noqa: D102
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
+        self._received: list[int] = []
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            with _signals_unwind(self._received):
+                code = super().main(*args, standalone_mode=False, **kwargs)
+                if self._received:  # before the command ran: typer made it a bare 130
+                    raise _Stopped(self._received[0])
+        except _Stopped as stopped:
+            typer.echo(stopped.line, err=True)
+            _leave(stopped.status)
         except _click_errors() as error:  # the command line's own errors
+            if _is_no_args_help(error):
+                # The help as --help prints it, then exit 2 as click does: the command is
+                # incomplete. A group with rich help has printed it already (typer does
+                # so while making the error, whose message is then empty).
+                text = str(error.format_message())  # type: ignore[attr-defined]
+                if text:
+                    typer.echo(text)
+                sys.exit(2)
             message = " ".join(str(error.format_message()).split())  # type: ignore[attr-defined]
             message = message.replace("Value error, ", "")  # pydantic's prefix
             status = getattr(error, "exit_code", 1)
             context = getattr(error, "ctx", None)
             if status == 2:  # a usage error: say where, and where to read more
+                message = _with_given_value(message, error, _tokens(args, kwargs))
                 where = context.command_path if context is not None else "rummy"
                 message = f"{where}: {message} (see '{where} --help')"
             typer.echo(f"error: {message}", err=True)
@@ -120,18 +249,17 @@ class RummyGroup(TyperGroup):
         except typer.Abort:
             typer.echo("error: aborted", err=True)
             sys.exit(1)
-        except KeyboardInterrupt:
-            typer.echo("interrupted: finished chunks are kept; the same command resumes", err=True)
-            sys.exit(130)
         except Exception as error:
             if _is_user_error(error):
                 text = str(error).strip()
                 typer.echo(f"error: {text.splitlines()[0] if text else type(error).__name__}",
                            err=True)  # fmt: skip
                 sys.exit(1)
-            if isinstance(error, OSError):  # the system refused: a path, a full disk
+            if isinstance(error, OSError):  # the system refused: a path, a full disk, a store
+                from sim.store import os_reason
+
                 where = f"{error.filename}: " if error.filename else ""
-                typer.echo(f"error: {where}{error.strerror or error}", err=True)
+                typer.echo(f"error: {where}{os_reason(error)}", err=True)
                 sys.exit(1)
             traceback.print_exc()
             typer.echo("internal error: this is a bug in rummy-sim; please report it", err=True)

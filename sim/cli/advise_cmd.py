@@ -7,17 +7,21 @@ Example::
 
 from __future__ import annotations
 
+import math
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from sim.advise import MODELS, AdviseError, Position
+from kernels.engine import MAX_TURNS
+from sim.advise import MAX_SAMPLES, MODELS, AdviseError, Position
 from sim.advise import advise as run_advise
 from sim.cards import CardError
 from sim.cli.options import JsonOption, RuleOverrides, RulesOption, rules_of
 from sim.cli.output import fail, print_json
+from sim.limits import MAX_SEED
+from sim.rules import MAX_KNOCK_LIMIT
 
 
 def _seat_cards(values: list[str] | None, option: str) -> dict[int, str]:
@@ -28,6 +32,12 @@ def _seat_cards(values: list[str] | None, option: str) -> dict[int, str]:
             fail(f"{option} {value!r}: write SEAT:CARDS, e.g. {option} 1:7H,7D")
         out[int(seat)] = out.get(int(seat), "") + " " + cards.replace(",", " ")
     return out
+
+
+def _seconds(value: float | None) -> float | None:
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"{value} is not a positive number of seconds")
+    return value
 
 
 app = typer.Typer()
@@ -63,23 +73,26 @@ def advise(
     stock: Annotated[
         int | None,
         typer.Option(
-            "--stock", help="Cards left in the stock (default: what the other counts leave)."
+            "--stock", min=0, help="Cards left in the stock (default: what the other counts leave)."
         ),
     ] = None,
-    turn: Annotated[int, typer.Option("--turn", help="Draws made so far in the hand.")] = 0,
+    turn: Annotated[
+        int,
+        typer.Option("--turn", min=0, max=MAX_TURNS - 1, help="Draws made so far in the hand."),
+    ] = 0,
     rebuilds: Annotated[
         int,
         typer.Option(
-            "--rebuilds", help="Times the stock was rebuilt from the pile so far this hand."
+            "--rebuilds", min=0, help="Times the stock was rebuilt from the pile so far this hand."
         ),
     ] = 0,
     scores: Annotated[
         str | None, typer.Option("--scores", help="Game scores per seat, comma-separated.")
     ] = None,
-    seat: Annotated[int, typer.Option("--seat", help="Your seat.")] = 0,
+    seat: Annotated[int, typer.Option("--seat", min=0, help="Your seat.")] = 0,
     dealer: Annotated[
         int | None,
-        typer.Option("--dealer", help="The dealer's seat (default: the seat before yours)."),
+        typer.Option("--dealer", min=0, help="The dealer's seat (default: the seat before yours)."),
     ] = None,
     upcard: Annotated[
         str | None,
@@ -99,16 +112,23 @@ def advise(
     samples: Annotated[
         int,
         typer.Option(
-            "--samples", help="Sampled deals (the same seed and count always give the same answer)."
+            "--samples",
+            min=2,
+            max=MAX_SAMPLES,
+            help="Sampled deals (the same seed and count always give the same answer).",
         ),
     ] = 2000,
     time_limit: Annotated[
         float | None,
         typer.Option(
-            "--time", help="Stop after the round of 250 samples that reaches this many seconds."
+            "--time",
+            callback=_seconds,
+            help="Stop after the round of 250 samples that reaches this many seconds.",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the samples.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the samples.")
+    ] = 0,
     model: Annotated[
         str,
         typer.Option(
@@ -119,6 +139,8 @@ def advise(
         int,
         typer.Option(
             "--knock-at",
+            min=-1,
+            max=MAX_KNOCK_LIMIT,
             help="Rollout policy: your knock threshold (-1: as mc, chosen from the rules).",
         ),
     ] = -1,

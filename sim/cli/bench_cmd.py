@@ -19,11 +19,28 @@ from rich.console import Console
 from rich.table import Table
 
 from sim.bench.deadwood import bench_deadwood, print_bench
-from sim.cli.options import AddressOption, Backend, BackendOption, rules_of
+from sim.cli.options import (
+    MAX_WORKERS,
+    AddressOption,
+    Backend,
+    BackendOption,
+    ChunkOption,
+    rules_of,
+)
 from sim.cli.output import fail, print_json
 from sim.rules import RuleError
 
 __all__ = ["app"]
+
+# Fixed caps, far above any useful benchmark, so that a typo is refused before any
+# work: the engine's timed runs hold every hand's row at once (about 220 bytes a deal
+# at two seats: 20 million deals is some 4 GiB); the solver's hands are 8 bytes each.
+MAX_BENCH_DEALS = 20_000_000  # 100 x bench engine's default, 10 x bench run's
+MAX_BENCH_HANDS = 10_000_000  # 100 x bench deadwood's default
+MAX_REPEAT = 1_000
+# A --memory-deals run plays in chunks (--rows none): its memory stays flat, so only
+# the run time grows; 10^10 deals is about a day on 16 cores.
+MAX_MEMORY_DEALS = 10**10
 
 app = typer.Typer(
     help="Benchmarks: deadwood solver ns per hand, engine and end-to-end run hands per second.",
@@ -35,12 +52,23 @@ app = typer.Typer(
 @app.command("deadwood")
 def deadwood(
     hands: Annotated[
-        int, typer.Option("--hands", help="Random hands per timed call (joker rows: a tenth).")
+        int,
+        typer.Option(
+            "--hands",
+            min=1,
+            max=MAX_BENCH_HANDS,
+            help="Random hands per timed call (joker rows: a tenth).",
+        ),
     ] = 100_000,
     repeat: Annotated[
-        int, typer.Option("--repeat", help="Timed calls per row: median, min and max.")
+        int,
+        typer.Option(
+            "--repeat", min=1, max=MAX_REPEAT, help="Timed calls per row: median, min and max."
+        ),
     ] = 5,
-    threads: Annotated[int, typer.Option("--threads", help="Numba threads to run on.")] = 1,
+    threads: Annotated[
+        int, typer.Option("--threads", min=1, help="Numba threads to run on (at most its pool's).")
+    ] = 1,
     rules: Annotated[
         str, typer.Option("--rules", help="Rule preset of the natural rows (ace mode, values).")
     ] = "gin",
@@ -63,12 +91,20 @@ def deadwood(
 
 @app.command("engine")
 def engine(
-    deals: Annotated[int, typer.Option("--deals", help="Hands per timed run.")] = 200_000,
+    deals: Annotated[
+        int, typer.Option("--deals", min=1, max=MAX_BENCH_DEALS, help="Hands per timed run.")
+    ] = 200_000,
     repeat: Annotated[
-        int, typer.Option("--repeat", help="Timed runs per row (median, min, max).")
+        int,
+        typer.Option(
+            "--repeat", min=1, max=MAX_REPEAT, help="Timed runs per row (median, min, max)."
+        ),
     ] = 3,
     threads: Annotated[
-        list[int] | None, typer.Option("--threads", help="Thread counts to measure (repeatable).")
+        list[int] | None,
+        typer.Option(
+            "--threads", min=1, max=MAX_WORKERS, help="Thread counts to measure (repeatable)."
+        ),
     ] = None,
     cold: Annotated[
         bool,
@@ -83,8 +119,6 @@ def engine(
     from sim.bench.engine import bench_engine, start_times
 
     counts = threads or [1, os.cpu_count() or 1]
-    if deals < 1 or repeat < 1 or any(t < 1 for t in counts):
-        fail("--deals, --repeat and --threads must be at least 1")
     rows = bench_engine(deals=deals, repeat=repeat, threads=sorted(set(counts)))
     starts = start_times() if cold else None
     if as_json:
@@ -120,7 +154,10 @@ def engine(
 
 @app.command("cold")
 def cold(
-    repeat: Annotated[int, typer.Option("--repeat", help="Fresh processes per case (median).")] = 3,
+    repeat: Annotated[
+        int,
+        typer.Option("--repeat", min=1, max=MAX_REPEAT, help="Fresh processes per case (median)."),
+    ] = 3,
     case: Annotated[
         list[str] | None,
         typer.Option("--case", help="Only the cases whose name holds this text (repeatable)."),
@@ -129,11 +166,12 @@ def cold(
 ) -> None:
     """Seconds of each command from an empty cache (a fresh process and cache folder
     each time) and warm, against the goals of issue 17 (sim/bench/cold.py)."""
-    from sim.bench.cold import bench_cold, cases_named, print_cold
+    from sim.bench.cold import CASES, bench_cold, cases_named, print_cold
 
     cases = cases_named(case or [])
-    if repeat < 1 or not cases:
-        fail("--repeat must be at least 1 and --case must match a case")
+    if not cases:
+        names = "; ".join(c.name for c in CASES)
+        fail(f"--case {', '.join(case or [])} matches no case; the cases are: {names}")
     try:
         rows = bench_cold(cases, repeat, on_step=None if as_json else Console(stderr=True).print)
     except RuntimeError as error:
@@ -171,29 +209,34 @@ def run(
     seats: Annotated[
         str, typer.Option("--seats", "-s", help="Line-up: seat specs joined by '/' or ','.")
     ] = "greedy/greedy",
-    deals: Annotated[int, typer.Option("--deals", "-n", help="Deals per timed call.")] = 2_000_000,
+    deals: Annotated[
+        int,
+        typer.Option("--deals", "-n", min=1, max=MAX_BENCH_DEALS, help="Deals per timed call."),
+    ] = 2_000_000,
     workers: Annotated[
         int | None,
         typer.Option(
             "--workers",
             "-w",
+            min=1,
+            max=MAX_WORKERS,
             help="Kernel threads and run worker threads (default: CPU cores).",
             show_default=False,
         ),
     ] = None,
     repeat: Annotated[
-        int, typer.Option("--repeat", help="Rounds of kernel, hands, none (medians).")
-    ] = 3,
-    chunk_size: Annotated[
-        int | None,
+        int,
         typer.Option(
-            "--chunk-size", help="Deals per run chunk (default: the runner's).", show_default=False
+            "--repeat", min=1, max=MAX_REPEAT, help="Rounds of kernel, hands, none (medians)."
         ),
-    ] = None,
+    ] = 3,
+    chunk_size: ChunkOption = None,
     memory_deals: Annotated[
         list[int] | None,
         typer.Option(
             "--memory-deals",
+            min=1,
+            max=MAX_MEMORY_DEALS,
             help="Also play one --rows none run of N deals in a fresh process and report its "
             "peak memory (repeatable, e.g. 2_000_000 and 20_000_000 for the trend).",
             show_default=False,
@@ -212,12 +255,6 @@ def run(
     from sim.study.runs import RunError
     from strategies import StrategyError
 
-    if deals < 1 or repeat < 1 or (workers is not None and workers < 1):
-        fail("--deals, --repeat and --workers must be at least 1")
-    if chunk_size is not None and chunk_size < 1:
-        fail("--chunk-size must be at least 1")
-    if any(n < 1 for n in memory_deals or []):
-        fail("--memory-deals must be at least 1")
     if address is not None and backend != Backend.ray:
         fail("--address needs --backend ray")
     ruleset = rules_of(rules, rule)

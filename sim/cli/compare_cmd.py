@@ -29,15 +29,16 @@ from rich.console import Console
 from rich.table import Table
 
 from sim.cli.options import (
+    MAX_COUNT,
     AddressOption,
     Backend,
     BackendOption,
-    GamesOption,
     JsonOption,
     OutOption,
     RuleOverrides,
     RulesOption,
     SeedOption,
+    StudyGamesOption,
     WorkersOption,
     rules_of,
 )
@@ -122,11 +123,12 @@ def compare(
             "--deals",
             "-n",
             min=2,
+            max=MAX_COUNT,
             help=f"Single deals per run (default: {DEFAULT_COMPARE_DEALS:,}).",
             show_default=False,
         ),
     ] = None,
-    games: GamesOption = None,
+    games: StudyGamesOption = None,
     duplicate: Annotated[
         bool,
         typer.Option(

@@ -10,12 +10,14 @@ each other are checked by the library (exit status 1).
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from sim.limits import MAX_COUNT, MAX_SEED, MAX_WORKERS, chunk_size_problem
 from sim.rules import RuleSet, get_rules, parse_overrides
 
 __all__ = [
@@ -39,10 +41,29 @@ __all__ = [
     "RulesOption",
     "SeatsOption",
     "SeedOption",
+    "StudyGamesOption",
     "WorkersOption",
+    "file_text",
+    "out_check",
+    "out_root_check",
     "path_text",
     "rules_of",
 ]
+
+
+def _chunk_size(value: int | None) -> int | None:
+    """Refuse a chunk that could not fit in memory before anything is played."""
+    problem = None if value is None else chunk_size_problem(value)
+    if problem:
+        raise typer.BadParameter(problem)
+    return value
+
+
+def _positive(value: float | None) -> float | None:
+    """A target such as ``--precision``: a number above 0 (as an experiment file's)."""
+    if value is not None and not value > 0:
+        raise typer.BadParameter(f"{value} is not allowed; give a number > 0")
+    return value
 
 
 class Backend(StrEnum):
@@ -85,6 +106,34 @@ def path_text(value: str | Path) -> Path:
         raise typer.BadParameter(str(error)) from None
 
 
+def file_text(value: str | Path) -> Path:
+    """:func:`path_text` of a file to write (``rummy report --out``, ``rummy strategy-chart
+    export --out``): text ending in a slash names a folder, and is refused in one line."""
+    if isinstance(value, str) and value.endswith(("/", os.sep)):
+        raise typer.BadParameter(f"{value!r} names a folder; give the file to write")
+    return path_text(value)
+
+
+def out_check(value: Path | None) -> Path | None:
+    """Every ``--out`` that names a file or a folder of files calls this (as its typer
+    callback): nothing is written over a run's or a study's own files
+    (``sim.store.refuse_record_path``; a refusal exits 1, in one line)."""
+    from sim import store
+
+    if value is not None:
+        store.refuse_record_path(value)
+    return value
+
+
+def out_root_check(value: Path) -> Path:
+    """:func:`out_check` of a results root (``--out`` of the studies, under which each makes
+    its folders): nor may it be a run folder or lie inside one."""
+    from sim import store
+
+    store.refuse_record_path(value, root=True)
+    return value
+
+
 RulesOption = Annotated[str, typer.Option("--rules", help="Rule preset (see `rummy rules list`).")]
 RuleOverrides = Annotated[
     list[str] | None,
@@ -104,7 +153,12 @@ SeatsOption = Annotated[
 DealsOption = Annotated[
     int | None,
     typer.Option(
-        "--deals", "-n", min=1, help="Single hands to play (per run).", show_default=False
+        "--deals",
+        "-n",
+        min=1,
+        max=MAX_COUNT,
+        help="Single hands to play (per run).",
+        show_default=False,
     ),
 ]
 GamesOption = Annotated[
@@ -112,16 +166,30 @@ GamesOption = Annotated[
     typer.Option(
         "--games",
         min=1,
+        max=MAX_COUNT,
         help="Whole games of the rule set's game mode (instead of --deals); the metric is "
         "then the net final score per game.",
         show_default=False,
     ),
 ]
+StudyGamesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--games",
+        min=2,
+        max=MAX_COUNT,
+        help="Whole games per run (instead of --deals); the metric is then the net final "
+        "score per game.",
+        show_default=False,
+    ),
+]
+"""``--games`` of a study (compare, tournament, tune): at least two, as an interval needs."""
 SeedOption = Annotated[
     int | None,
     typer.Option(
         "--seed",
         min=0,
+        max=MAX_SEED,
         help="Master seed: every run plays the same deals. Drawn and printed when omitted.",
         show_default=False,
     ),
@@ -132,6 +200,7 @@ WorkersOption = Annotated[
         "--workers",
         "-w",
         min=1,
+        max=MAX_WORKERS,
         help="Worker threads (or Ray tasks) (default: CPU cores).",
         show_default=False,
     ),
@@ -142,6 +211,7 @@ OutOption = Annotated[
         "--out",
         "-o",
         parser=path_text,
+        callback=out_root_check,
         help="Results root: a folder, or an object store's URI (s3://BUCKET/PREFIX).",
     ),
 ]
@@ -163,6 +233,7 @@ PrecisionOption = Annotated[
     float | None,
     typer.Option(
         "--precision",
+        callback=_positive,
         help="Keep adding deals until the headline's 95% CI half-width is below this.",
         show_default=False,
     ),
@@ -172,6 +243,7 @@ MaxCountOption = Annotated[
     typer.Option(
         "--max-count",
         min=1,
+        max=MAX_COUNT,
         help="Cap per setting for --precision (default: 10 x the size).",
         show_default=False,
     ),
@@ -202,7 +274,9 @@ ChunkOption = Annotated[
     typer.Option(
         "--chunk-size",
         min=1,
-        help="Deals or games per chunk (resume granularity).",
+        callback=_chunk_size,
+        help="Deals or games per chunk (resume granularity; at most what half of this "
+        "machine's memory holds).",
         show_default=False,
     ),
 ]

@@ -160,6 +160,9 @@ class ProgressView:
     def __exit__(self, exc_type: object, *exc: object) -> None:
         if exc_type is not None:  # leave only the error's one line behind
             self.bar.live.transient = True
+            # Not Progress.stop: off a terminal it ends with an empty line.
+            self.bar.live.stop()
+            return
         self.bar.stop()
 
     @staticmethod

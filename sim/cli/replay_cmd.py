@@ -10,7 +10,14 @@ from typing import Annotated
 
 import typer
 
-from sim.cli.options import JsonOption, RuleOverrides, RulesOption, rules_of
+from sim.cli.options import (
+    MAX_COUNT,
+    MAX_SEED,
+    JsonOption,
+    RuleOverrides,
+    RulesOption,
+    rules_of,
+)
 from sim.cli.output import fail, print_json
 from sim.engine import GameReplay, Replay, StrategyDecisionError, replay_game, replay_hand
 from sim.replay import describe_event, game_to_json, hand_to_json, points_of, showdown_of
@@ -102,11 +109,18 @@ def replay(
             "e.g. simple,greedy:knock_at=5.",
         ),
     ],
-    seed: Annotated[int, typer.Option(help="The run's seed.")],
-    deal: Annotated[int | None, typer.Option(help="The deal number to replay (one hand).")] = None,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="The run's seed.")],
+    deal: Annotated[
+        int | None,
+        typer.Option(min=0, max=MAX_COUNT, help="The deal number to replay (one hand)."),
+    ] = None,
     game: Annotated[
         int | None,
-        typer.Option(help="The game number to replay: its every hand, under the rules' game mode."),
+        typer.Option(
+            min=0,
+            max=MAX_COUNT,
+            help="The game number to replay: its every hand, under the rules' game mode.",
+        ),
     ] = None,
     rules: RulesOption = "gin",
     rule: RuleOverrides = None,
@@ -116,9 +130,6 @@ def replay(
     and discard, the knock, the arrangements, lay-offs and scores."""
     if (deal is None) == (game is None):
         fail("give exactly one of --deal N (one hand) and --game N (one game)")
-    for name, value in (("deal", deal), ("game", game)):
-        if value is not None and value < 0:
-            fail(f"--{name} must be a non-negative integer, got {value}")
     r = rules_of(rules, rule)
     played = _play(r, seats, seed, deal, game)
     if isinstance(played, GameReplay):

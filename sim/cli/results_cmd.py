@@ -8,13 +8,16 @@ Examples::
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sim.cli.options import path_text
+from sim import store
+from sim.cli.options import file_text, out_check, path_text
 from sim.cli.output import console
 from sim.present.experiment import save_charts, write_experiment_report
 from sim.study.design import EXPERIMENT_JSON
@@ -42,6 +45,18 @@ ResultsArgument = Annotated[
 ]
 
 
+@contextmanager
+def _store_errors(path: Path) -> Iterator[None]:
+    """A failure of the object store the results are in (unreachable, no answer) as one
+    line naming them and the store's endpoint, not pyarrow's own message."""
+    try:
+        yield
+    except OSError as error:
+        if not store.is_remote(path):
+            raise
+        raise store.remote_failure(path, error) from None
+
+
 def _results_dir(path: Path) -> Path:
     if path.is_file():
         return path.parent if (path.parent / EXPERIMENT_JSON).exists() else path.parent.parent
@@ -66,6 +81,7 @@ def chart(
             "--out",
             "-o",
             parser=path_text,
+            callback=out_check,
             help="Folder for the files (default: PATH/charts; a strategy chart's run: PATH).",
             show_default=False,
         ),
@@ -76,17 +92,18 @@ def chart(
     of a strategy chart's run (`rummy strategy-chart`, a solve's rounds), the chart."""
     from sim.study.chart import is_chart_run
 
-    if is_chart_run(path):
-        from sim.present.chart_figure import save_chart_figures
-        from sim.study.chart import load_chart
+    with _store_errors(path):
+        if is_chart_run(path):
+            from sim.present.chart_figure import save_chart_figures
+            from sim.study.chart import load_chart
 
-        for file in save_chart_figures(load_chart(path), out if out is not None else path):
+            for file in save_chart_figures(load_chart(path), out if out is not None else path):
+                console().print(str(file), markup=False)
+            return
+        data = load_results(path)
+        target = out if out is not None else _results_dir(path) / "charts"
+        for file in save_charts(data, target, [k.value for k in kind] if kind else None):
             console().print(str(file), markup=False)
-        return
-    data = load_results(path)
-    target = out if out is not None else _results_dir(path) / "charts"
-    for file in save_charts(data, target, [k.value for k in kind] if kind else None):
-        console().print(str(file), markup=False)
 
 
 @app.command("report")
@@ -97,7 +114,8 @@ def report(
         typer.Option(
             "--out",
             "-o",
-            parser=path_text,
+            parser=file_text,
+            callback=out_check,
             help="The HTML file (default: PATH/report.html).",
             show_default=False,
         ),
@@ -106,13 +124,14 @@ def report(
     """Write a self-contained HTML report (charts embedded, tables, config, provenance)."""
     from sim.study.chart import is_chart_run
 
-    if is_chart_run(path):  # a strategy chart (rummy strategy-chart): its own report
-        from sim.present.chart_figure import write_chart_report
-        from sim.study.chart import load_chart
+    with _store_errors(path):
+        if is_chart_run(path):  # a strategy chart (rummy strategy-chart): its own report
+            from sim.present.chart_figure import write_chart_report
+            from sim.study.chart import load_chart
 
-        target = out if out is not None else path / "report.html"
-        console().print(str(write_chart_report(load_chart(path), target)), markup=False)
-        return
-    data = load_results(path)
-    target = out if out is not None else _results_dir(path) / "report.html"
-    console().print(str(write_experiment_report(data, target)), markup=False)
+            target = out if out is not None else path / "report.html"
+            console().print(str(write_chart_report(load_chart(path), target)), markup=False)
+            return
+        data = load_results(path)
+        target = out if out is not None else _results_dir(path) / "report.html"
+        console().print(str(write_experiment_report(data, target)), markup=False)

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from kernels.layout import N_NATURAL
 from sim.cli.output import fail, print_json
+from sim.limits import MAX_SEED
 from sim.rules import RuleError, get_rules, parse_overrides
 from sim.stats.deadwood import MAX_CARDS, MIN_CARDS, DeadwoodDistribution, deadwood_distribution
 
@@ -31,6 +32,10 @@ app = typer.Typer(
 )
 
 DEFAULT_SAMPLES = 1_000_000
+# About 6 minutes of 11-card hands on 2 cores (3e7 hands a second for 7 cards, 2e7 for
+# 10: `rummy stats deadwood --cards 10 --samples 20000000 --json`, elapsed_s); more
+# tells nothing a user could see in six decimals.
+MAX_SAMPLES = 10**10
 SLOW_NOTE_CARDS = 10  # exact runs from this size on get a note on stderr first
 # Measured with `rummy stats deadwood --exact` on a shared 2-core machine.
 EXACT_SECONDS_2_CORES = {10: "2.5", 11: "12"}
@@ -81,6 +86,8 @@ def deadwood(
         typer.Option(
             "--cards",
             "-n",
+            min=MIN_CARDS,
+            max=MAX_CARDS,
             help=f"Hand size, {MIN_CARDS}..{MAX_CARDS}.",
             show_default=False,
         ),
@@ -96,7 +103,9 @@ def deadwood(
         int | None,
         typer.Option(
             "--samples",
-            help=f"Monte Carlo hands (default: {DEFAULT_SAMPLES:,}).",
+            min=1,
+            max=MAX_SAMPLES,
+            help=f"Monte Carlo hands (default: {DEFAULT_SAMPLES:,}; at most {MAX_SAMPLES:.0e}).",
             show_default=False,
         ),
     ] = None,
@@ -104,6 +113,8 @@ def deadwood(
         int | None,
         typer.Option(
             "--seed",
+            min=0,
+            max=MAX_SEED,
             help="Monte Carlo seed (>= 0); drawn at random and printed when omitted.",
             show_default=False,
         ),

@@ -22,7 +22,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from sim import store
 from sim.cli.options import (
+    MAX_COUNT,
     AddressOption,
     Backend,
     BackendOption,
@@ -35,6 +37,8 @@ from sim.cli.options import (
     SeatsOption,
     SeedOption,
     WorkersOption,
+    file_text,
+    out_check,
     rules_of,
 )
 from sim.cli.output import chosen_seed, console, fail, print_json, study_progress
@@ -76,7 +80,8 @@ STYLE = {"too close": "yellow", "too few": "dim"}
 
 # Options the chart commands and ``solve`` share.
 PlayersOption = Annotated[
-    int | None, typer.Option("--players", help="Seats (Knock Rummy: 2-6).", show_default=False)
+    int | None,
+    typer.Option("--players", min=2, max=6, help="Seats (Knock Rummy: 2-6).", show_default=False),
 ]
 SamplesOption = Annotated[
     int,
@@ -85,11 +90,14 @@ SamplesOption = Annotated[
 ]  # fmt: skip
 PerCellOption = Annotated[
     int,
-    typer.Option("--per-cell", min=0, help="Positions a cell should get "
+    typer.Option("--per-cell", min=0, max=MAX_COUNT, help="Positions a cell should get "
                  "(common cells are thinned; 0: score every position)."),
 ]  # fmt: skip
 MinPositionsOption = Annotated[
-    int, typer.Option("--min-positions", min=2, help="Fewer positions: 'too few', no verdict.")
+    int,
+    typer.Option(
+        "--min-positions", min=2, max=MAX_COUNT, help="Fewer positions: 'too few', no verdict."
+    ),
 ]  # the first action green, the second blue
 
 
@@ -102,9 +110,9 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
         rule: RuleOverrides = None,
         players: PlayersOption = None,
         deals: Annotated[
-            int, typer.Option("--deals", "-n", min=1, help="Deals the policy plays.")
+            int, typer.Option("--deals", "-n", min=1, max=MAX_COUNT, help="Deals the policy plays.")
         ] = 100_000,
-        seat: Annotated[int, typer.Option("--seat", min=0, help="The focal seat.")] = 0,
+        seat: Annotated[int, typer.Option("--seat", min=0, max=5, help="The focal seat.")] = 0,
         samples: SamplesOption = 32,
         per_cell: PerCellOption = 2000,
         turns: Annotated[
@@ -125,6 +133,7 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
             typer.Option(
                 "--check",
                 min=0,
+                max=MAX_COUNT,
                 help="Knock and draw charts: play this many cells with the largest predicted "
                 "effect as single-cell deviations on fresh deals (0: none).",
             ),
@@ -134,6 +143,7 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
             typer.Option(
                 "--check-deals",
                 min=2,
+                max=MAX_COUNT,
                 help="Fresh deals per checked cell (default: as many as --deals, at most "
                 "1,000,000).",
                 show_default=False,
@@ -341,11 +351,22 @@ def export(
         Path | None, typer.Option("--discard", help="A discard chart's run folder (safety).")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Also write the seat spec to this file.")
+        Path | None,
+        typer.Option(
+            "--out",
+            parser=file_text,
+            callback=out_check,
+            help="Also write the seat spec to this file.",
+        ),
     ] = None,
     min_positions: Annotated[
         int,
-        typer.Option("--min-positions", min=2, help="Fewer positions: no verdict (as the charts)."),
+        typer.Option(
+            "--min-positions",
+            min=2,
+            max=MAX_COUNT,
+            help="Fewer positions: no verdict (as the charts).",
+        ),
     ] = 30,
     as_json: JsonOption = False,
 ) -> None:
@@ -366,12 +387,10 @@ def export(
     except (RunError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     if out is not None:
-        tmp = out.with_name(out.name + ".tmp")
         try:
-            tmp.write_text(spec + "\n")
-            tmp.replace(out)  # whole or not at all
-        except OSError as exc:
-            fail(f"cannot write --out {out}: {exc.strerror or exc}")
+            store.write_text_atomic(out, spec + "\n")  # whole or not at all, no temporary left
+        except store.StorageError as exc:
+            fail(f"--out: {exc}")
     if as_json:
         where = None if out is None else str(out)
         print_json({"spec": spec, "params": params._asdict(), "out": where})
@@ -405,29 +424,49 @@ def solve_command(
         int, typer.Option("--rounds", min=0, max=100, help="Most rounds of chart and export.")
     ] = 6,
     deals: Annotated[
-        int, typer.Option("--deals", "-n", min=1, help="Deals of each round's knock chart.")
+        int,
+        typer.Option(
+            "--deals", "-n", min=1, max=MAX_COUNT, help="Deals of each round's knock chart."
+        ),
     ] = 2_000_000,
     draw_deals: Annotated[
         int | None,
-        typer.Option("--draw-deals", min=1, help="Deals of each draw chart (default: --deals).",
-                     show_default=False),
+        typer.Option(
+            "--draw-deals",
+            min=1,
+            max=MAX_COUNT,
+            help="Deals of each draw chart (default: --deals).",
+            show_default=False,
+        ),
     ] = None,
     discard_deals: Annotated[
         int | None,
-        typer.Option("--discard-deals", min=1,
-                     help="Deals of each discard chart (default: --deals).", show_default=False),
+        typer.Option(
+            "--discard-deals",
+            min=1,
+            max=MAX_COUNT,
+            help="Deals of each discard chart (default: --deals).",
+            show_default=False,
+        ),
     ] = None,
     samples: SamplesOption = 32,
     per_cell: PerCellOption = 2000,
     min_positions: MinPositionsOption = 30,
     strength_deals: Annotated[
-        int, typer.Option("--strength-deals", min=2, help="Duplicate deals per strength figure.")
+        int,
+        typer.Option(
+            "--strength-deals", min=2, max=MAX_COUNT, help="Duplicate deals per strength figure."
+        ),
     ] = 200_000,
     check: Annotated[
-        int, typer.Option("--check", min=1, help="Cells of the final charts checked (most gain).")
+        int,
+        typer.Option(
+            "--check", min=1, max=MAX_COUNT, help="Cells of the final charts checked (most gain)."
+        ),
     ] = 5,
     check_deals: Annotated[
-        int, typer.Option("--check-deals", min=2, help="Fresh deals per checked cell.")
+        int,
+        typer.Option("--check-deals", min=2, max=MAX_COUNT, help="Fresh deals per checked cell."),
     ] = 200_000,
     seed: SeedOption = None,
     workers: WorkersOption = None,

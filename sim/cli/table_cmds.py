@@ -70,6 +70,13 @@ def deadwood(
         )
 
 
+def _knocker(value: str) -> str:
+    """A seat number or 'none': anything else is a malformed command line."""
+    if value.lower() != "none" and not (value.isascii() and value.isdigit()):
+        raise typer.BadParameter(f"{value!r} is not a seat number (0, 1, ...) or 'none'")
+    return value
+
+
 @app.command("score")
 def score(
     hand: Annotated[
@@ -82,7 +89,10 @@ def score(
     ],
     knocker: Annotated[
         str,
-        typer.Option(help="The knocking seat (0-based), or 'none' when the stock ran out."),
+        typer.Option(
+            callback=_knocker,
+            help="The knocking seat (0-based), or 'none' when the stock ran out.",
+        ),
     ],
     rules: RulesOption = "gin",
     rule: RuleOverrides = None,
@@ -91,19 +101,13 @@ def score(
         typer.Option(help="The first upcard (Oklahoma's knock limit and the spade double)."),
     ] = None,
     dealer: Annotated[
-        int | None, typer.Option(help="Dealer seat (ties at an exhausted showdown).")
+        int | None, typer.Option(min=0, help="Dealer seat (ties at an exhausted showdown).")
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Score a showdown exactly as docs/RULES.md says: arrangements, lay-offs, outcome, points."""
     r = rules_of(rules, rule, players=len(hand))  # one --hand per seat
-    if knocker.lower() == "none":
-        seat = None
-    else:
-        try:
-            seat = int(knocker)
-        except ValueError:
-            fail(f"--knocker {knocker!r} is not a seat number 0..{len(hand) - 1} or 'none'")
+    seat = None if knocker.lower() == "none" else int(knocker)
     if dealer is not None and not 0 <= dealer < len(hand):
         fail(f"--dealer {dealer} is not a seat; seats are 0..{len(hand) - 1}")
     try:

@@ -16,15 +16,16 @@ from rich.console import Console
 from rich.table import Table
 
 from sim.cli.options import (
+    MAX_COUNT,
     AddressOption,
     Backend,
     BackendOption,
-    GamesOption,
     JsonOption,
     OutOption,
     RuleOverrides,
     RulesOption,
     SeedOption,
+    StudyGamesOption,
     WorkersOption,
     rules_of,
 )
@@ -71,11 +72,12 @@ def tournament(
             "--deals",
             "-n",
             min=2,
+            max=MAX_COUNT,
             help=f"Single deals per seating run (default: {DEFAULT_TOURNAMENT_DEALS:,}).",
             show_default=False,
         ),
     ] = None,
-    games: GamesOption = None,
+    games: StudyGamesOption = None,
     chart: Annotated[
         bool,
         typer.Option("--chart/--no-chart", help="Save the matrix chart as PNG and SVG."),

@@ -26,6 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sim.cli.options import (
+    MAX_COUNT,
     AddressOption,
     Backend,
     BackendOption,
@@ -73,6 +74,19 @@ rummy tune greedy --param knock_at=0..40:4 --against greedy --rules knock-rummy 
 rummy tune --config experiments/tune_schedule_gin.toml"""
 
 
+def _confirm(value: int | None) -> int | None:
+    """0 (no replay) or a sample an interval can be drawn from: not 1."""
+    if value == 1:
+        raise typer.BadParameter("1 is not allowed; give 0 (no replay) or at least 2")
+    return value
+
+
+def _search(value: str | None) -> str | None:
+    if value is not None and value not in SEARCHES:
+        raise typer.BadParameter(f"{value!r} is not one of: {', '.join(SEARCHES)}")
+    return value
+
+
 app = typer.Typer()
 
 
@@ -115,6 +129,8 @@ def tune(
         typer.Option(
             "--deals",
             "-n",
+            min=2,
+            max=MAX_COUNT,
             help=f"Single deals per setting (default: {DEFAULT_DEALS:,}).",
             show_default=False,
         ),
@@ -123,6 +139,8 @@ def tune(
         int | None,
         typer.Option(
             "--games",
+            min=2,
+            max=MAX_COUNT,
             help="Whole games per setting instead of deals; the metric becomes the net "
             "final score per game.",
             show_default=False,
@@ -140,6 +158,8 @@ def tune(
         int | None,
         typer.Option(
             "--max-evals",
+            min=1,
+            max=MAX_COUNT,
             help=f"Settings to play at most: a space this small is played in full (grid), a "
             f"larger one by coordinate descent (default: {DEFAULT_MAX_EVALS}).",
             show_default=False,
@@ -149,6 +169,7 @@ def tune(
         str | None,
         typer.Option(
             "--search",
+            callback=_search,
             help="auto (grid when it fits --max-evals), grid or coordinate (default: auto).",
             show_default=False,
         ),
@@ -157,6 +178,9 @@ def tune(
         int | None,
         typer.Option(
             "--confirm",
+            min=0,
+            max=MAX_COUNT,
+            callback=_confirm,
             help="Replay the best and the default on this many fresh deals (another seed) for "
             "an unbiased difference; 0: no replay (default: as many as --deals).",
             show_default=False,
@@ -197,17 +221,6 @@ def tune(
     (Holm-adjusted)."""
     if deals is not None and games is not None:
         fail("give --deals or --games, not both")
-    for flag, value, low in (
-        ("--deals", deals, 2),
-        ("--games", games, 2),
-        ("--max-evals", max_evals, 1),
-    ):
-        if value is not None and value < low:
-            fail(f"{flag} {value} is not allowed; give at least {low}")
-    if confirm is not None and (confirm < 0 or confirm == 1):
-        fail(f"--confirm {confirm} is not allowed; give 0 (no replay) or at least 2")
-    if search is not None and search not in SEARCHES:
-        fail(f"--search {search!r} is not allowed; choose one of: {', '.join(SEARCHES)}")
     spec_flags = (
         ("STRATEGY", strategy),
         ("--param", param),

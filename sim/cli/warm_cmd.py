@@ -15,7 +15,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sim.cli.output import fail, print_json
+from sim.cli.output import print_json
+from sim.limits import MAX_WORKERS
 
 app = typer.Typer()
 
@@ -27,6 +28,8 @@ def warm(
         typer.Option(
             "--processes",
             "-p",
+            min=1,
+            max=MAX_WORKERS,
             help="Processes to compile on (default: CPU cores).",
             show_default=False,
         ),
@@ -40,14 +43,14 @@ def warm(
     from sim.warm import ENTRIES, all_pieces
     from sim.warm import warm as warm_all
 
-    if processes is not None and processes < 1:
-        fail("--processes must be at least 1")
     total = len(ENTRIES) + len(all_pieces())
     start = time.perf_counter()
     console = Console(stderr=True)
     columns = (TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))  # fmt: skip
-    with Progress(*columns, console=console, transient=True, disable=as_json) as bar:
+    # A bar on a terminal only: elsewhere rich prints a blank line where it stops.
+    hidden = as_json or not console.is_interactive
+    with Progress(*columns, console=console, transient=True, disable=hidden) as bar:
         task = bar.add_task("", total=total)
         names = warm_all(
             processes=processes,

@@ -35,7 +35,6 @@ neither agrees nor misses. The cells checked are those with the largest predicte
 
 from __future__ import annotations
 
-import json
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -47,11 +46,11 @@ import polars as pl
 
 from kernels.chart import cell_of
 from kernels.probe import FORCE_FIRST, FORCE_NONE, FORCE_SECOND
-from sim import store
 from sim.engine import play_deals
 from sim.stats import Interval, Moments, mean_ci, normal_quantile
 from sim.study.chart import StrategyChart, cell_totals
 from sim.study.chart_cells import gain_units, score_deals
+from sim.study.records import read_sealed, write_sealed
 from sim.study.runs import RunError
 
 __all__ = [
@@ -275,28 +274,34 @@ def checked(
 
 
 def save_check(chart: StrategyChart, check: ChartCheck, settings: dict[str, Any]) -> Any:
-    """Write the check beside the chart (``check.json``, whole or not at all)."""
+    """Write the check beside the chart (``check.json``, whole or not at all, sealed with
+    its own digest: ``records.write_sealed``)."""
     path = chart.run_dir / CHECK_FILE  # a local folder or an object store's (sim/store.py)
-    store.write_json_atomic(path, {"settings": settings, **check.to_dict()})
+    write_sealed(path, {"settings": settings, **check.to_dict()})
     return path
 
 
 def load_check(chart: StrategyChart, settings: dict[str, Any] | None = None) -> ChartCheck | None:
-    """The chart's saved check (None when there is none, or one of other ``settings``)."""
+    """The chart's saved check (None when there is none, or one of other ``settings``).
+
+    Raises
+    ------
+    RunError
+        The check is unreadable, edited or damaged (one line naming it).
+    """
     path = chart.run_dir / CHECK_FILE
-    if not path.exists():
+    again = "delete it and run the chart command again to play the check again"
+    try:
+        data = read_sealed(path, again, error=RunError)
+    except FileNotFoundError:
         return None
     try:
-        data = json.loads(path.read_text())
         if settings is not None and data.get("settings") != settings:
             return None
         cells = [_cell_of(c) for c in data["cells"]]
         return ChartCheck(int(data["first"]), int(data["deals"]), tuple(cells))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise RunError(
-            f"{path} is damaged ({type(exc).__name__}: {exc}); delete it and run the chart "
-            "command again to play the check again"
-        ) from None
+        raise RunError(f"{path} is damaged ({type(exc).__name__}: {exc}); {again}") from None
 
 
 def _cell_of(c: dict[str, Any]) -> CellCheck:

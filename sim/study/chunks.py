@@ -4,10 +4,10 @@
 with ``threads=1`` and returns its Arrow tables, each carrying its provenance: a pure
 function of its arguments, wherever it runs (this process, a worker thread, a Ray
 task). :func:`write_chunk` writes the tables as Parquet parts, atomically, then the
-chunk's record with the size and sha256 of every part: the chunk is done once the
-record is. The two steps are apart (:func:`write_parts`, :func:`write_record`) so that
-a Ray worker that sees the run directory writes the parts and the driver only the
-record.
+chunk's record with the size and sha256 of every part, sealed with its own digest
+(``records.write_sealed``): the chunk is done once the record is. The two steps are
+apart (:func:`write_parts`, :func:`write_record`) so that a Ray worker that sees the
+run directory writes the parts and the driver only the record.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from sim import store
 from sim.rules import RuleSet
 from sim.study import provenance as P
 from sim.study import summaries as S
 from sim.study import tables as T
+from sim.study.records import write_sealed
 from sim.study.rundir import Layout
 from sim.study.runs import Chunk, RunConfig
 
@@ -166,4 +166,4 @@ def write_record(
         "hands": hands,
         "parts": parts,
     }
-    store.write_json_atomic(layout.record(run_dir, index), record)
+    write_sealed(layout.record(run_dir, index), record)

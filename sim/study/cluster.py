@@ -9,9 +9,31 @@ Connecting
     started with ``ray start``, a job of ``ray job submit``) this process attaches to
     that cluster and passes it no resources (Ray refuses them when attaching); without
     either it starts a private instance of ``workers`` CPUs on this machine and stops it
-    afterwards. A caller that called ``ray.init`` itself keeps its connection. Chunks in
-    flight: twice ``workers``, by default twice the cluster's CPUs. The workers' output
-    stays on their nodes (Ray's log folder) unless ``RUMMY_RAY_LOGS=1``.
+    afterwards (a new one, even where a head of ``ray start`` runs on this machine). A
+    caller that called ``ray.init`` itself keeps its connection. Chunks in flight: twice
+    ``workers``, by default twice the cluster's CPUs. The workers' output stays on their
+    nodes (Ray's log folder) unless ``RUMMY_RAY_LOGS=1``.
+
+Tokens
+    Ray (2.60 here) guards a cluster with a token when its head has one: ``RAY_AUTH_TOKEN``,
+    the file named by ``RAY_AUTH_TOKEN_PATH``, or ``~/.ray/auth_token``. Ray sends it
+    only when ``RAY_AUTH_MODE=token``, and, attaching to an address, never turns that on
+    by itself: rummy does, for its connection, when ``RAY_AUTH_MODE`` is unset and the
+    head refuses a call without a token (not otherwise: a driver in token mode requires
+    the token of the workers that call it back, which an open head does not give them).
+    A head that refuses the token, or its absence, is one line (Ray's core logs the
+    refusal: what it prints while attaching is read first, shown only once connected). A
+    private instance without a token on this machine gets one of its own, in the
+    environment of its processes only, where Ray would write one into ``~/.ray`` (which
+    would then turn token authentication on for every later ``ray start --head`` of
+    this user).
+
+Orphans
+    Ray stops a private instance's processes when this process dies, but not all of them
+    (its dashboard and runtime-env agents hang on after a ``kill -9``). On Linux a
+    watchdog process, in a session of its own (a Ctrl-C is not for it), waits for this
+    one to end and then kills every process that still holds a file of the instance's
+    session folder open.
 
 Code
     Every task carries the driver's source digests (``provenance.code_digests``): a
@@ -65,6 +87,8 @@ import os
 import secrets
 import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -102,6 +126,23 @@ _TASK_RETRIES = 2  # Ray's own retries of a task whose worker or node died
 _BATCH_FROM = 256
 _REACH_TIMEOUT = 10.0  # seconds to wait for a cluster's address to answer
 _MARKER = ".shared-{token}.tmp"  # ".tmp": a run's next start removes a stray one
+# Ray's token authentication (Rays without it ignore these variables)
+AUTH_MODE_ENV, TOKEN_ENV, TOKEN_PATH_ENV = "RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"
+_REFUSED = ("InvalidAuthToken", "Unauthenticated")  # what Ray's core logs for a refused token
+# Run by the watchdog's own interpreter: waits for the driver's end (EOF on its stdin, which
+# only the driver holds), then kills what is left of the sessions the driver named.
+_WATCHDOG = """
+import os, signal, sys
+driver = os.getppid()  # alive when it ends normally, still holding its Ray log
+sessions = [line.strip() + "/" for line in sys.stdin if line.strip()]
+for pid in (p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (os.getpid(), driver)):
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+        if any(os.readlink(f"/proc/{pid}/fd/{fd}").startswith(tuple(sessions)) for fd in fds):
+            os.kill(int(pid), signal.SIGKILL)
+    except OSError:  # gone meanwhile, or not ours to see
+        pass
+"""
 _CODE_WORDS = {
     "source_digest": "the kernel or strategy sources, or numba/numpy/llvmlite",
     "tables_digest": "the sim modules that play and shape the tables",
@@ -242,8 +283,9 @@ def connected(
     made by the caller's own ``ray.init`` ships nothing (Ray takes a job's code when it
     connects): its workers must have the code, which every task checks.
 
-    Raises RunError (one line) when Ray is missing, the cluster cannot be reached, or
-    ``RUMMY_RAY_CODE=ship`` asks to ship through a connection made elsewhere.
+    Raises RunError (one line) when Ray is missing, the cluster cannot be reached or
+    refuses this machine's auth token (or its absence), or ``RUMMY_RAY_CODE=ship`` asks
+    to ship through a connection made elsewhere.
     """
     global _ours
     ray = _ray()
@@ -267,25 +309,178 @@ def connected(
     if where is not None:
         _check_reachable(where)
     ship = mode == "ship" or (mode == "auto" and where is not None)
-    with tempfile.TemporaryDirectory(prefix="rummy-ray-code-") as staging:
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_auth_env(where))
+        staging = stack.enter_context(tempfile.TemporaryDirectory(prefix="rummy-ray-code-"))
         if ship:  # uploaded by ray.init: the copy is not needed afterwards
             options["runtime_env"] = {"working_dir": _stage_code(Path(staging), plugins)}
+        _init(ray, address, where, options)
+        if where is None:
+            stack.enter_context(_watchdog(ray))
+        stack.callback(ray.shutdown)  # first on the way out: then the watchdog, the token
+        _ours = True
+        try:
+            yield
+        finally:
+            _ours = False
+
+
+def _init(ray: Any, address: str | None, where: str | None, options: dict[str, Any]) -> None:
+    """``ray.init``, failures in one line. Attaching, what Ray's core prints meanwhile
+    is held back: shown once connected, read for a refused token if not."""
+    failed: BaseException | None = None
+    with _held_stderr(where is not None) as said:
         try:
             with warnings.catch_warnings():  # rummy uses no accelerators: Ray's tip on them
                 warnings.filterwarnings("ignore", "Tip: In future versions of Ray", FutureWarning)
-                ray.init(address=address, **options)
+                # "local": without it Ray attaches to the latest `ray start` head here
+                ray.init(address="local" if where is None else address, **options)
         except (ConnectionError, RuntimeError, TimeoutError, ValueError, OSError) as error:
-            raise RunError(
-                f"cannot connect to the Ray cluster at {where}: {one_line(error)}"
-                if where
-                else f"cannot start Ray here: {one_line(error)}"
-            ) from None
-    _ours = True
+            failed = error
+        except ray.exceptions.RayError as error:  # AuthenticationError: no token at all
+            failed = error
+    text = "".join(said)
+    if failed is None:
+        sys.stderr.write(text)
+        return
+    if where is None:
+        raise RunError(f"cannot start Ray here: {one_line(failed)}") from None
+    no_token = getattr(ray.exceptions, "AuthenticationError", ())  # Rays without tokens: none
+    if any(word in text for word in _REFUSED) or isinstance(failed, no_token):
+        raise RunError(f"the Ray cluster at {where} refused the connection: {_token_words()}")
+    raise RunError(f"cannot connect to the Ray cluster at {where}: {one_line(failed)}")
+
+
+@contextlib.contextmanager
+def _held_stderr(hold: bool) -> Iterator[list[str]]:
+    """What this process (Ray's core too) writes on stderr in the block, held back and
+    appended to the list (when ``hold``): Ray's core logs a refused token there."""
+    said: list[str] = []
+    if not hold:
+        yield said
+        return
+    with tempfile.TemporaryFile() as held:
+        sys.stderr.flush()
+        kept = os.dup(2)
+        os.dup2(held.fileno(), 2)
+        try:
+            yield said
+        finally:
+            sys.stderr.flush()
+            os.dup2(kept, 2)
+            os.close(kept)
+            held.seek(0)
+            said.append(held.read().decode(errors="replace"))
+
+
+def _requires_token(where: str) -> bool:
+    """Whether the head at ``where`` refuses a client without a token: one call to it
+    without one, which it answers at once (False when this Ray cannot ask)."""
+    try:
+        from ray._raylet import GcsClient
+        from ray.exceptions import AuthenticationError
+    except ImportError:  # a Ray without token authentication
+        return False
+    with _held_stderr(True):
+        try:
+            GcsClient(address=where).internal_kv_get(b"rummy", None, timeout=_REACH_TIMEOUT)
+        except AuthenticationError:
+            return True
+        except Exception:  # noqa: BLE001 - anything else is for ray.init to report
+            return False
+    return False
+
+
+def _token_source() -> str | None:
+    """Where Ray takes this machine's token from (its own order), or None: no token."""
+    if os.environ.get(TOKEN_ENV):
+        return TOKEN_ENV
+    path = os.environ.get(TOKEN_PATH_ENV)
+    if path:
+        return f"{TOKEN_PATH_ENV}={path}"
+    if (Path.home() / ".ray" / "auth_token").is_file():
+        return "~/.ray/auth_token"
+    return None
+
+
+def _token_words() -> str:
+    source = _token_source()
+    if source is None:
+        return (
+            f"it requires an auth token (set {TOKEN_ENV} or {TOKEN_PATH_ENV}, or put it in "
+            "~/.ray/auth_token; `ray get-auth-token` on the head prints it)"
+        )
+    return (
+        f"it does not accept the auth token of {source}; use the head's "
+        "(`ray get-auth-token` there prints it)"
+    )
+
+
+@contextlib.contextmanager
+def _auth_env(where: str | None) -> Iterator[None]:
+    """Ray's token settings for one connection (see the module docstring), restored
+    afterwards, as is Ray's view of them (``ray.init`` of a private instance sets
+    ``RAY_AUTH_MODE`` in this process for good). ``RAY_AUTH_MODE`` set by the user wins."""
+    path = os.environ.get(TOKEN_PATH_ENV)
+    if path and not Path(path).is_file():
+        raise RunError(f"{TOKEN_PATH_ENV}={path} is not a file; name the file of the auth token")
+    before = {name: os.environ.get(name) for name in (AUTH_MODE_ENV, TOKEN_ENV)}
+    source = _token_source()
+    if AUTH_MODE_ENV not in os.environ:
+        # Only when the head requires it: a driver in token mode requires the token of
+        # the workers that call it back, which a head without tokens gives them none of.
+        if where is not None and _requires_token(where):
+            if source is None:
+                raise RunError(f"the Ray cluster at {where} refused the connection: "
+                               f"{_token_words()}")  # fmt: skip
+            os.environ[AUTH_MODE_ENV] = "token"
+        elif where is None:
+            os.environ[AUTH_MODE_ENV] = "token"  # set, Ray does not warn that it turned it on
+            if source is None:  # a token for this instance's processes alone
+                os.environ[TOKEN_ENV] = secrets.token_hex(32)
+    _reload_auth()
     try:
         yield
     finally:
-        _ours = False
-        ray.shutdown()
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        _reload_auth()
+
+
+def _reload_auth() -> None:
+    """Make Ray read the token settings again (it keeps what it read first); Rays
+    without token authentication have nothing to reload."""
+    with contextlib.suppress(ImportError, AttributeError):
+        from ray._raylet import AuthenticationTokenLoader, Config
+
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
+
+
+@contextlib.contextmanager
+def _watchdog(ray: Any) -> Iterator[None]:
+    """The watchdog of a private instance (Linux; see the module docstring): told the
+    instance's session folder, it acts when this process ends, however it ends."""
+    node = getattr(ray._private.worker, "_global_node", None)
+    if not os.path.isdir("/proc") or node is None:
+        yield
+        return
+    guard = subprocess.Popen(
+        [sys.executable, "-c", _WATCHDOG], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert guard.stdin is not None
+        guard.stdin.write(f"{node.get_session_dir_path()}\n".encode())
+        guard.stdin.flush()
+        yield
+    finally:
+        guard.stdin.close()  # type: ignore[union-attr]
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            guard.wait(timeout=_REACH_TIMEOUT)
 
 
 def _check_reachable(where: str) -> None:

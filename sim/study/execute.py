@@ -6,14 +6,15 @@ manifest written or checked), lists each run's chunks lazily, skips the chunks a
 done (their records and digests check out) and feeds the rest, whichever run they
 belong to, to one pool of workers:
 
-* ``workers == 1``: one after another in this thread;
 * ``backend="local"``: threads of this process. The engine kernels release the GIL,
   so chunks play in parallel as on a process pool, without a process start and an
   engine load per worker (about a second each) and without pickling every chunk's
   tables back. Side by side on 2 million Gin deals on 2 busy cores, writing the hands
   table took 53% more CPU time than the bare kernel with a process pool and 8% more
   with threads (``rummy bench run`` measures it). No child process exists, so none
-  can outlive the driver;
+  can outlive the driver. One worker is a thread too: this one only waits, so it sees
+  Ctrl-C at once (a kernel cannot be stopped, and returns to Python only when its
+  chunk is done); a study stopped does not wait for the chunks in flight;
 * ``backend="ray"``: remote tasks on a Ray cluster (``address``), one queue for all
   (``sim.study.cluster``: attaching, the code on the workers, one compile per node,
   faults); by default as many workers as the cluster has CPUs.
@@ -47,6 +48,10 @@ __all__ = ["Backend", "Progress", "check_backend", "execute", "resume", "run"]
 
 Backend = Literal["local", "ray"]
 _IN_FLIGHT_PER_WORKER = 2  # chunks queued per worker: keeps workers busy, memory flat
+# How often this thread wakes while it waits for chunks: a signal may be delivered to a
+# worker thread (deep in a kernel), and then only wakes this one when it next runs
+# Python, which would be when a chunk ends (minutes with a slow strategy).
+_POLL_SECONDS = 0.1
 
 
 class Progress(NamedTuple):
@@ -96,7 +101,7 @@ class _Run:
         if self.corrupted:
             notes.append(
                 f"{self.corrupted} finished chunk(s) failed their digest check "
-                "(a part changed on disk) and were played again"
+                "(a part or its record changed on disk) and were played again"
             )
         return RunResult(
             config=self.config,
@@ -117,28 +122,27 @@ Task = tuple[int, Chunk]  # (run index, chunk)
 Result = tuple[int, dict[str, Any]]
 
 
-def _inline(runs: list[_Run], todo: Iterator[Task]) -> Iterator[Result]:
-    for i, (index, first, n) in todo:
-        yield i, run_chunk(runs[i].payload, index, first, n)
-
-
 def _threads(runs: list[_Run], todo: Iterator[Task], workers: int) -> Iterator[Result]:
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rummy-chunk")
     pending: dict[Future[dict[str, Any]], int] = {}
     limit = workers * _IN_FLIGHT_PER_WORKER
     try:
         while True:
-            for i, (index, first, n) in todo:
+            while len(pending) < limit and (task := next(todo, None)) is not None:
+                i, (index, first, n) = task
                 pending[pool.submit(run_chunk, runs[i].payload, index, first, n)] = i
-                if len(pending) >= limit:
-                    break
             if not pending:
                 break
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            done, _ = wait(pending, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
             for future in done:
                 yield pending.pop(future), future.result()  # a chunk's error stops the study
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:
+        # Stopped (Ctrl-C, SIGTERM, a failed chunk or write): the chunks in flight are
+        # thrown away, so do not wait for them (a kernel cannot be stopped, and a chunk
+        # of a slow strategy takes minutes); the queued ones are cancelled.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _ray(
@@ -292,11 +296,7 @@ def execute(
             for run in runs:
                 load_engine(run.payload)
             assert workers is not None
-            chunk_workers = min(workers, totals[0]) or 1
-            if chunk_workers == 1:
-                results = _inline(runs, todo())
-            else:
-                results = _threads(runs, todo(), chunk_workers)
+            results = _threads(runs, todo(), min(workers, totals[0]) or 1)
         with contextlib.closing(results):
             for i, result in results:
                 run = runs[i]

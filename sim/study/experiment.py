@@ -26,7 +26,7 @@ from typing import Any, Literal, NamedTuple
 
 from sim import store
 from sim.present.experiment import save_charts, write_experiment_report
-from sim.study import records
+from sim.study import records, rundir
 from sim.study.analysis import ExperimentData, _Analysis
 from sim.study.design import EXPERIMENT_JSON, MIN_EXTENSION, PRECISION_CAP, Experiment
 from sim.study.execute import Progress, check_backend, execute
@@ -111,8 +111,9 @@ def run_experiment(
     Raises
     ------
     ExperimentError, sim.study.runs.RunError
-        One line: an unwritable output directory, a run directory holding another run
-        or in use.
+        One line: an unwritable output directory, a run directory holding another run,
+        in use, or whose manifest was edited or damaged (refused before anything is
+        written).
     """
     started = time.perf_counter()
     if experiment.seed is None:
@@ -132,6 +133,11 @@ def run_experiment(
     }
     settings = expand(experiment, command=command, **options)
     check_backend(backend)
+    # The runs already there (a resume, the same command again) are checked before
+    # anything is written: an edited or damaged manifest stops the study here, whole.
+    for config in (c for s in settings for c in s.configs):
+        if (config.run_dir / rundir.MANIFEST).exists():
+            rundir.load_manifest(config.run_dir)
     store.make_dir(directory)
     record: dict[str, Any] = {
         "experiment": experiment.to_dict(),

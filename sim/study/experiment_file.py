@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sim import store
+from sim.limits import MAX_COUNT, MAX_SEED, chunk_size_problem
 from sim.rules import PARAMETERS, PRESETS
 from sim.study.claims import check_claims, read_claims
 from sim.study.design import (
@@ -30,7 +31,7 @@ from sim.study.design import (
     rule_value,
 )
 from sim.study.grid import parse_values
-from sim.study.runs import MAX_COUNT, MAX_SEED, RunError, check_name
+from sim.study.runs import RunError, check_name
 from sim.study.settings import expand
 
 __all__ = [
@@ -237,6 +238,8 @@ def _from_dict(data: Mapping[str, Any], where: str, default_name: str | None) ->
         values["rows"] = data["rows"]
     if "chunk_size" in data:
         values["chunk_size"] = _want_int(where, "chunk_size", data["chunk_size"], 1)
+        if problem := chunk_size_problem(values["chunk_size"]):
+            raise fail(where, f"chunk_size = {problem}")
     if "precision" in data:
         p = data["precision"]
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not p > 0:

@@ -80,6 +80,7 @@ TABLE_SOURCES = (
     "study/__init__.py",
     "study/chunks.py",
     "study/provenance.py",
+    "study/records.py",
     "study/rundir.py",
     "study/runs.py",
     "study/summaries.py",

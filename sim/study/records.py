@@ -12,11 +12,18 @@ Every study writes one record in its directory (``experiment.json``,
     command          the command line
     tables           each Parquet table the study wrote: file name -> size and sha256
     ...              the study's own fields
+    sha256           the record's own digest (:func:`write_sealed`)
 
-:func:`load_record` reads a record back and checks all of that: a record of another
-kind or version, an unfinished study, or a table whose bytes no longer match its
-digest is one line naming the file, never a number read from it. :func:`read_table`
-reads one of its tables, checked.
+:func:`load_record` reads a record back and checks all of that: a record edited or
+damaged since it was written, of another kind or version, an unfinished study, or a
+table whose bytes no longer match its digest is one line naming the file, never a
+number read from it. :func:`read_table` reads one of its tables, checked.
+
+Every record the project keeps as JSON (these, a run's manifest and chunk records, a
+chart's check, a solve's record) is sealed the same way: :func:`write_sealed` adds the
+sha256 of the canonical JSON of its content, and :func:`read_sealed`, through which
+every reader of those files goes, recomputes it and refuses a record whose content no
+longer matches (or that has no digest: written by an older version).
 """
 
 from __future__ import annotations
@@ -36,15 +43,20 @@ from sim.study.tables import ResultsError, read_verified
 
 __all__ = [
     "RECORD_VERSION",
+    "SEAL",
     "RecordError",
     "load_record",
     "now",
+    "read_sealed",
     "read_table",
+    "seal_of",
     "study_id",
     "write_record",
+    "write_sealed",
 ]
 
 RECORD_VERSION = 1
+SEAL = "sha256"  # the key of a record's own digest, beside its content
 
 
 class RecordError(ValueError):
@@ -63,6 +75,74 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def seal_of(value: Mapping[str, Any]) -> str:
+    """The digest of a record's content: the sha256 of its canonical JSON (sorted keys,
+    no indent, as :func:`sim.store.dumps` writes it; the key :data:`SEAL` left out).
+
+    Parsing the written file gives back the same values (Python's ``json`` writes every
+    float as the shortest text that reads back as it), so the reader recomputes the
+    same text from what it parsed."""
+    content = {k: v for k, v in value.items() if k != SEAL}
+    return hashlib.sha256(store.dumps(content, indent=None).encode()).hexdigest()
+
+
+def write_sealed(path: str | os.PathLike[str], value: Mapping[str, Any]) -> None:
+    """Write a record as strict JSON, atomically, with its own digest under :data:`SEAL`
+    (:func:`read_sealed` reads it back). ``value`` itself is not changed.
+
+    Raises
+    ------
+    sim.store.StorageError
+        The file cannot be written (one line).
+    """
+    store.write_json_atomic(path, {**value, SEAL: seal_of(value)})
+
+
+def read_sealed(
+    path: str | os.PathLike[str], rebuild: str, *, error: type[ValueError] = RecordError
+) -> dict[str, Any]:
+    """A record written by :func:`write_sealed`, checked against its digest; its content
+    without the digest.
+
+    Parameters
+    ----------
+    path : path
+        The record (a local path or an object store's, ``sim.store.location``).
+    rebuild : str
+        How to make the record again, in words; every refusal ends with it
+        ("play it again with: rummy run --resume DIR").
+    error : type
+        The error raised (the caller's own kind, so that its handlers still catch it).
+
+    Raises
+    ------
+    FileNotFoundError
+        No record there (each caller says what that means).
+    error
+        One line naming the file: unreadable, not JSON, no digest (written by an
+        older version), or a digest that does not match the content (edited or damaged).
+    """
+    path = store.location(path)
+    try:
+        value = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise
+    except OSError as failure:
+        raise error(f"{path}: unreadable ({store.os_reason(failure)}); {rebuild}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as failure:
+        raise error(f"{path} is damaged (not JSON: {failure}); {rebuild}") from None
+    if not isinstance(value, dict):
+        raise error(f"{path} is damaged (not a JSON object); {rebuild}")
+    if SEAL not in value:
+        raise error(
+            f"{path} has no digest (written by an older rummy-sim, or damaged), so it "
+            f"cannot be trusted; {rebuild}"
+        )
+    if value.pop(SEAL) != seal_of(value):
+        raise error(f"{path}: its digest does not match its content (edited or damaged); {rebuild}")
+    return value
+
+
 def write_record(path: Path, kind: str, body: Mapping[str, Any], *, status: str = "done") -> None:
     """Write the record of a study (strict JSON, atomically).
 
@@ -73,35 +153,34 @@ def write_record(path: Path, kind: str, body: Mapping[str, Any], *, status: str 
     record.setdefault("created", now())
     if status == "done":
         record.setdefault("finished", now())
-    store.write_json_atomic(path, record)
+    write_sealed(path, record)
 
 
 def load_record(
     path: str | os.PathLike[str], kind: str, *, finished: bool = True
 ) -> dict[str, Any]:
-    """A study's record, checked: its kind, version, status and tables' digests.
+    """A study's record, checked: its own digest, kind, version, status and tables'
+    digests. Returned without its digest (:func:`read_sealed`).
 
     Raises
     ------
     RecordError
-        No record there, unreadable JSON, another kind or version, or (``finished``)
-        a study that has not finished; the message says how to finish it.
+        No record there, unreadable, edited or damaged, another kind or version, or
+        (``finished``) a study that has not finished; the message says how to write
+        it again or finish it.
     sim.study.tables.ResultsError
         A table the record lists is missing or no longer matches its digest.
     """
     path = store.location(path)
     try:
-        record = json.loads(path.read_text())
+        record = read_sealed(path, "run the command that made it again to write it anew")
     except FileNotFoundError:
         study = kind.removeprefix("rummy-").removeprefix("sim ").split("-")[0]  # "tune", ...
         article = "an" if study[:1] in "aeiou" else "a"
         raise RecordError(
             f"{path.parent} is not {article} {study} directory (it holds no {path.name})"
         ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        reason = store.os_reason(error) if isinstance(error, OSError) else error
-        raise RecordError(f"{path}: unreadable ({reason})") from None
-    if not isinstance(record, dict) or record.get("kind") != kind:
+    if record.get("kind") != kind:
         raise RecordError(f"{path}: not a {kind} record")
     if record.get("format_version") != RECORD_VERSION:
         raise RecordError(

@@ -20,13 +20,17 @@ hand depends only on (seed, number), so the loaded tables are identical for any 
 size, worker count and backend; the part files themselves differ with the chunk size.
 A killed run (even ``kill -9``) leaves only complete parts and records and hidden
 temporary files.
+
+The manifest and every chunk record carry their own digest (``records.write_sealed``),
+and the manifest's ``config_hash`` must be the hash of its own config: a manifest
+edited or damaged since it was written is refused by every reader, in one line naming
+it; a damaged chunk record is named by the loaders and its chunk played again on resume.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import os
 import shlex
 import sys
@@ -39,7 +43,8 @@ import polars as pl
 
 from sim import store
 from sim.study.provenance import provenance
-from sim.study.runs import Chunk, RunConfig, RunError, chunks_of
+from sim.study.records import read_sealed, write_sealed
+from sim.study.runs import Chunk, RunConfig, RunError, chunks_of, stored_hash
 from sim.study.summaries import combine_summaries
 from sim.study.tables import (
     SCHEMA_VERSION,
@@ -118,30 +123,44 @@ class Layout(NamedTuple):
 
 
 def read_record(run_dir: Path, layout: Layout, chunk: Chunk) -> dict[str, Any] | None:
-    """A chunk's record when it exists and belongs to this run and chunk, else None."""
+    """A chunk's record, checked (its digest, and that it is this run's and chunk's);
+    None while the chunk has none (not played yet).
+
+    Raises
+    ------
+    sim.study.tables.ResultsError
+        The record is unreadable, edited or damaged, or another run's or chunk's (one
+        line naming it; resuming the run plays the chunk again).
+    """
     index, first, n = chunk
+    path = layout.record(run_dir, index)
+    fix = f"play it again with: rummy run --resume {run_dir}"
     try:
-        record = json.loads(layout.record(run_dir, index).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        record = read_sealed(path, fix, error=ResultsError)
+    except FileNotFoundError:
         return None
     ok = (
-        isinstance(record, dict)
-        and record.get("config_hash") == layout.config_hash
+        record.get("config_hash") == layout.config_hash
         and (record.get("chunk"), record.get("first"), record.get("count")) == (index, first, n)
         and isinstance(record.get("hands"), int)
         and isinstance(record.get("parts"), dict)
         and set(record["parts"]) == set(layout.tables)
     )
-    return record if ok else None
+    if not ok:
+        raise ResultsError(f"{path}: not the record of this run's chunk {index}; {fix}")
+    return record
 
 
 def check_chunk(run_dir: Path, layout: Layout, chunk: Chunk) -> tuple[int | None, bool]:
     """``(hands, corrupted)`` of a chunk: hands None when it must be played (again).
 
-    ``corrupted`` is True when the chunk was recorded as done but a part no longer
-    matches its digest (or is missing): it is then played again.
+    ``corrupted`` is True when the chunk was recorded as done but its record is damaged
+    or a part no longer matches its digest (or is missing): it is then played again.
     """
-    record = read_record(run_dir, layout, chunk)
+    try:
+        record = read_record(run_dir, layout, chunk)
+    except ResultsError:
+        return None, True
     if record is None:
         return None, False
     for table, digest in record["parts"].items():
@@ -219,29 +238,35 @@ def _runs_inside(folder: str | os.PathLike[str]) -> str:
 
 
 def load_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
-    """The manifest of a run directory (RunError, one line, when absent or broken)."""
+    """The manifest of a run directory, checked: its own digest, its layout, and that
+    its ``config_hash`` is the hash of its config (``runs.stored_hash``).
+
+    Raises
+    ------
+    RunError
+        One line naming the manifest: absent, unreadable, edited or damaged (with how
+        to play the run again), or not a manifest of this schema.
+    """
     path = store.location(run_dir) / MANIFEST
+    again = f"delete {path.parent} and play the run again with the command that made it"
     try:
-        manifest = json.loads(path.read_text())
+        manifest = read_sealed(path, again, error=RunError)
     except FileNotFoundError:
         hint = _runs_inside(run_dir)
         raise RunError(f"{run_dir} is not a run directory (no {MANIFEST}){hint}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RunError(f"{path}: unreadable manifest ({one_line(error)})") from None
-    ok = (
-        isinstance(manifest, dict)
-        and manifest.get("schema_version") == SCHEMA_VERSION
-        and isinstance(manifest.get("config"), dict)
-    )
-    if not ok:
+    config = manifest.get("config")
+    if manifest.get("schema_version") != SCHEMA_VERSION or not isinstance(config, dict):
         raise RunError(f"{path}: not a rummy-sim manifest of schema_version {SCHEMA_VERSION}")
-    config = manifest["config"]
     for key, kinds in _MANIFEST_KEYS.items():
         if not isinstance(config.get(key), kinds) or isinstance(config.get(key), bool):
             raise RunError(f"{path}: incomplete config ({key!r} is missing or not valid)")
-    return manifest  # type: ignore[no-any-return]
+    if stored_hash(config) != config["config_hash"]:
+        raise RunError(f"{path}: {_HASH_MISMATCH}; {again}")
+    return manifest
 
 
+# A config whose config_hash is not its own: edited (and sealed again) since it was made.
+_HASH_MISMATCH = "its manifest does not match its own config hash (edited or corrupted)"
 _IDENTITY_WORDS = {
     "schema_version": "the table schema version",
     "package_version": "the rummy-sim version",
@@ -258,7 +283,7 @@ def first_difference(theirs: dict[str, Any], mine: dict[str, Any]) -> str:
             if key in _IDENTITY_WORDS:
                 return f"{_IDENTITY_WORDS[key]} changed since it was made"
             return f"{key} is {theirs.get(key)!r} there, {mine.get(key)!r} here"
-    return "its manifest does not match its own config hash (edited or corrupted)"
+    return _HASH_MISMATCH
 
 
 def make_run_dir(run_dir: Path) -> None:
@@ -308,7 +333,7 @@ def prepare(config: RunConfig, run_dir: Path) -> tuple[RunConfig, list[str]]:
         manifest = provenance(config)
         manifest["created"] = datetime.now(UTC).isoformat(timespec="seconds")
         manifest["tables"] = config.tables
-        write_or_fail(store.write_json_atomic, manifest_path, manifest)
+        write_or_fail(write_sealed, manifest_path, manifest)
     for folder in (run_dir, *(run_dir / table for table in (*TABLES, CHUNKS))):
         if folder.is_dir():
             for stale in folder.glob(".*.tmp"):

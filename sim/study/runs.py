@@ -49,6 +49,7 @@ from typing import Any, Literal
 import numpy as np
 
 from sim import store
+from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import RuleSet, get_rules
 from sim.study import provenance as P
 from sim.study import tables as T
@@ -57,8 +58,7 @@ __all__ = [
     "CHUNK_CHART",
     "CHUNK_DEALS",
     "CHUNK_GAMES",
-    "MAX_COUNT",
-    "MAX_SEED",
+    "IDENTITY_KEYS",
     "Chunk",
     "RunConfig",
     "RunError",
@@ -67,13 +67,12 @@ __all__ = [
     "check_name",
     "chunks_of",
     "new_seed",
+    "stored_hash",
 ]
 
 CHUNK_DEALS = 100_000  # ~1 s of one core for two greedy seats: progress and resume granularity
 CHUNK_GAMES = 2_000  # ~20 hands a game: about as many hands as CHUNK_DEALS
 CHUNK_CHART = 20_000  # chart deals per chunk: their positions take seconds to score
-MAX_COUNT = 2**63 - 1  # deal and game numbers are the engine's int64: 0 .. 2**63 - 2
-MAX_SEED = 2**128 - 1  # numpy's SeedSequence takes any size; 128 bits is all its entropy
 Chunk = tuple[int, int, int]  # (index, first number, count)
 # Columns of the tables a label may not take the name of (the engine's, per seat too).
 _RESERVED = {
@@ -97,6 +96,24 @@ def new_seed() -> int:
 
 def _canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _identity_hash(identity: Mapping[str, Any]) -> str:
+    return hashlib.sha256(_canonical_json(identity).encode()).hexdigest()
+
+
+# The keys of :meth:`RunConfig.identity` (a test checks that they are all of them).
+IDENTITY_KEYS = (
+    "schema_version", "package_version", *P.CODE_KEYS, "variant", "rules", "lineup", "mode",
+    "count", "seed", "rows", "labels",
+)  # fmt: skip
+
+
+def stored_hash(config: Mapping[str, Any]) -> str:
+    """The ``config_hash`` of a stored config (:meth:`RunConfig.to_dict`, a manifest's
+    ``config``), recomputed from the identity it holds: equal to its own ``config_hash``
+    unless the config was edited since it was written."""
+    return _identity_hash({key: config.get(key) for key in IDENTITY_KEYS})
 
 
 def check_name(name: str, key: str = "experiment") -> str:
@@ -259,7 +276,7 @@ class RunConfig:
 
     @cached_property
     def config_hash(self) -> str:
-        return hashlib.sha256(_canonical_json(self.identity()).encode()).hexdigest()
+        return _identity_hash(self.identity())
 
     @property
     def run_id(self) -> str:

@@ -32,8 +32,9 @@ With ``against``, every other seat plays one fixed opponent in every round and t
 rounds seek the chart's best answer to it (``vs_against``: each export against it).
 
 Everything lies under ``<out>/<name>/<solve_id>/``: the chart runs (``charts/``, each
-resumable), ``solve.json`` (written after every round, whole or not at all) and
-``final.chart``. The same command plays only what is missing.
+resumable), ``solve.json`` (written after every round, whole or not at all, sealed with
+its own digest: ``sim.study.records.write_sealed``) and ``final.chart``. The same
+command plays only what is missing.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from sim.stats import Interval, mean_ci
 from sim.study.chart import StrategyChart, strategy_chart
 from sim.study.chart_check import ChartCheck, checked
 from sim.study.chart_seat import chart_seat
+from sim.study.records import write_sealed
 from sim.study.runs import RunError, new_seed
 from sim.study.units import rotate
 from strategies import parse_lineup
@@ -292,4 +294,4 @@ def _write(folder: Path, settings: dict[str, Any], rounds: list[SolveRound],
     if result is not None:
         body |= {"fixed": result.fixed, "cycle": result.cycle, "final_seat": result.final_seat,
                  "exploit": {k: c.to_dict() for k, c in result.exploit.items()}}  # fmt: skip
-    store.write_json_atomic(folder / SOLVE_FILE, body)
+    write_sealed(folder / SOLVE_FILE, body)

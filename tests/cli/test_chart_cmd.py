@@ -98,7 +98,7 @@ def test_tiny_draw_chart(tmp_path: Path) -> None:
     card = invoke(*args)  # finished: plays nothing, prints the card
     assert card.exit_code == 0, card.output
     assert "take minus draw" in card.stdout and "near run" in card.stdout
-    one_line_error(invoke(*args, "--players", "9"), "players")
+    one_line_error(invoke(*args, "--players", "9"), "--players", 2)
 
 
 def test_tiny_discard_chart(tmp_path: Path) -> None:
@@ -134,10 +134,10 @@ def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:
     "args, expected, status",
     [
         (["--players", "3"], "players", 1),
-        (["--rules", "knock-rummy", "--players", "7"], "players", 1),
+        (["--rules", "knock-rummy", "--players", "7"], "--players", 2),
         (["--seat", "2"], "focal=2", 1),
         (["--model", "kept"], "--model", 2),
-        (["--per-cell", "99999999999999999999"], "per_cell", 1),
+        (["--per-cell", "99999999999999999999"], "--per-cell", 2),
         (["--rules", "nosuch"], "nosuch", 1),
         (["--seats", "nosuch"], "nosuch", 1),
         (["--samples", "0"], "--samples", 2),

@@ -71,10 +71,27 @@ def test_no_help_text_is_read_as_markup(name: str) -> None:
     [
         (["run", "--help"], "where the results are."),
         (["tune", "--help"], "TOML with a tune table"),
-        (["stats", "deadwood", "--help"], "Monte Carlo hands (default: 1,000,000)."),
+        (["stats", "deadwood", "--help"], "Monte Carlo hands (default: 1,000,000; at most"),
     ],
 )
 def test_rendered_help(args: list[str], line: str) -> None:
     result = cli.invoke(app, args, env={"COLUMNS": "120", "TERMINAL_WIDTH": "120"})
     assert result.exit_code == 0, result.output
     assert line in result.output
+
+
+def test_rummy_alone_prints_the_help_and_exits_2() -> None:
+    result = cli.invoke(app, [], env={"COLUMNS": "120"})
+    assert result.exit_code == 2, result.output
+    assert result.stdout.startswith("Usage: rummy [OPTIONS] COMMAND [ARGS]...")
+    assert "Commands:\n" in result.stdout and "  warm " in result.stdout  # not squeezed
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize(("group", "command"), [("rules", "show"), ("stats", "deadwood")])
+def test_a_group_alone_prints_its_help_and_exits_2(group: str, command: str) -> None:
+    result = cli.invoke(app, [group], env={"COLUMNS": "120"})
+    assert result.exit_code == 2, result.output
+    assert f"Usage: rummy {group} [OPTIONS] COMMAND [ARGS]..." in result.stdout
+    assert command in result.stdout
+    assert "error" not in result.stderr

@@ -183,7 +183,6 @@ def test_sweep_with_two_presets_makes_variants(captured: list[R.RunConfig], tmp_
             "give --deals or --games, not both",
         ),
         (["run", "--seats", "greedy", "--address", "x:1"], "--address needs --backend ray"),
-        (["run", "--seats", "greedy", "--precision", "0"], "--precision 0 is not allowed"),
         (
             ["run", "--rules", "gin", "--seats", "greedy", "--games", "3", "--rule", "game=hand"],
             "have game='hand'",

@@ -134,7 +134,7 @@ def test_score_bad_knocker_and_unknown_preset():
     result = runner.invoke(
         app, ["score", "--knocker", "x", "--hand", GIN_KNOCKER, "--hand", GIN_DEFENDER]
     )
-    assert result.exit_code == 1 and "--knocker" in result.output
+    assert result.exit_code == 2 and "--knocker" in result.output
     result = runner.invoke(
         app, ["score", "--rules", "nope", "--knocker", "0", "--hand", GIN_KNOCKER]
     )

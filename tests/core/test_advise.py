@@ -163,15 +163,10 @@ def test_cli_table_and_json() -> None:
         (["--hand", "9C 9X"], "9X"),
         (["--hand", HAND, "--pile", "5S", "--took", "1-7H"], "SEAT:CARDS"),
         (["--hand", HAND, "--pile", "5S", "--model", "psychic"], "model 'psychic'"),
-        (["--hand", HAND, "--pile", "5S", "--samples", "1"], "samples"),
         (["--hand", HAND, "--pile", "5S", "--rules", "nope"], "nope"),
-        (["--hand", HAND, "--pile", "5S", "--knock-at", "99999999999999999999"], "knock_at"),
-        (["--hand", HAND, "--pile", "5S", "--time", "nan"], "time limit"),
-        (["--hand", HAND, "--pile", "5S", "--turn", "-5"], "--turn must be 0..999"),
-        (["--hand", HAND, "--pile", "5S", "--turn", "1000"], "--turn must be 0..999"),
         (["--hand", HAND, "--pile", "5S", "--scores", "1e30 0"], "scores"),
         (["--hand", HAND, "--pile", "5S", "--scores", f"{10**10} 0"], "--scores must lie"),
-        (["--hand", HAND, "--pile", "5S", "--samples", "2000000"], "samples must be 2..1,000,000"),
+        (["--hand", HAND, "--pile", "5S", "--upcard", "JK"], "--upcard JK: gin has no jokers"),
         (
             ["--hand", "AC 2C 3C 5D 6D 7D 9S", "--pile", "5S", "--rules", "knock-rummy",
              "--rebuilds", "4"],
@@ -184,6 +179,25 @@ def test_cli_errors_are_one_line(extra: list[str], message: str) -> None:
     assert result.exit_code == 1
     assert message in result.output
     assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "option"),
+    [
+        (["--samples", "1"], "--samples"),
+        (["--samples", "2000000"], "--samples"),
+        (["--knock-at", "99999999999999999999"], "--knock-at"),
+        (["--time", "nan"], "--time"),
+        (["--turn", "-5"], "--turn"),
+        (["--turn", "1000"], "--turn"),
+    ],
+)
+def test_cli_out_of_range_is_a_usage_error(extra: list[str], option: str) -> None:
+    """A value outside the option's own range is a malformed command line (status 2)."""
+    result = runner.invoke(app, ["advise", "--hand", HAND, "--pile", "5S", *extra])
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}'" in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 

@@ -20,9 +20,12 @@ ROOT = PROJECT_ROOT
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".ini", ".yaml", ".yml", ".sh", ""}
 # Paths outside the repository: the parent folder's shared desk, absolute paths of a
 # development machine, a home directory. The desk's name is spelled in parts so that
-# this file does not itself hold a pointer to it.
+# this file does not itself hold a pointer to it. Ray's own place for its token,
+# ``~/.ray``, is every user's (the cluster docs name it), not a development machine's.
 DESK = "sha" + "red"
-OUTSIDE = re.compile(rf"\.\./{DESK}|\b{DESK}/(?:RULES|DESIGN|STYLE|seeds)|/work/|/root/|~/")
+OUTSIDE = re.compile(
+    rf"\.\./{DESK}|\b{DESK}/(?:RULES|DESIGN|STYLE|seeds)|/work/|/root/|~/(?!\.ray\b)"
+)
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 

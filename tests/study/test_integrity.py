@@ -12,7 +12,6 @@ part put in another's place, a damaged chunk record) and require that
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
@@ -24,8 +23,9 @@ from sim.cli import app
 from sim.store import StorageError
 from sim.study import tables as T
 from sim.study.execute import resume, run
+from sim.study.records import read_sealed, write_sealed
 from sim.study.rundir import load_hands, load_summary
-from sim.study.runs import RunConfig, RunError
+from sim.study.runs import RunConfig
 
 SEED = 77
 CHUNK = 300
@@ -128,15 +128,16 @@ def test_a_swapped_part_is_refused_and_replayed(tmp_path, clean) -> None:
 def test_a_damaged_chunk_record_replays_its_chunk(tmp_path, clean) -> None:
     run_dir = run(config(tmp_path)).run_dir
     record = sorted(run_dir.glob("chunks/chunk-*.json"))[2]
-    data = json.loads(record.read_text())
+    data = read_sealed(record, "")
     data["parts"]["hands"]["sha256"] = "0" * 64
-    record.write_text(json.dumps(data))
+    write_sealed(record, data)  # a record that is whole, but wrong about its part
     with pytest.raises(T.ResultsError, match="part-000002.parquet: corrupted"):
         load_hands(run_dir)
     record.write_text("{ torn")
-    with pytest.raises(RunError, match="incomplete .1 of 4 chunks missing"):
+    with pytest.raises(T.ResultsError, match=r"chunk-000002.json is damaged \(not JSON"):
         load_hands(run_dir)
-    assert resume(run_dir, workers=1).chunks_run == 1
+    again = resume(run_dir, workers=1)
+    assert again.chunks_run == 1 and any("digest" in note for note in again.notes)
     assert tables_of(run_dir) == clean
 
 
@@ -168,9 +169,9 @@ def test_verify_file_detects_any_change(tmp_path) -> None:
 @pytest.mark.parametrize("config_value", [{}, {"rules": {}}, None])
 def test_a_damaged_manifest_is_one_line(tmp_path, config_value) -> None:
     run_dir = run(config(tmp_path, count=300)).run_dir
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest = read_sealed(run_dir / "manifest.json", "")
     manifest["config"] = config_value
-    (run_dir / "manifest.json").write_text(json.dumps(manifest))
+    write_sealed(run_dir / "manifest.json", manifest)  # whole and sealed, but incomplete
     for command in (
         ["report", str(run_dir)],
         ["chart", str(run_dir)],

@@ -8,22 +8,28 @@ counts), and the pinned studies (``tests/study/test_pinned_studies.py``, recorde
 the local backend) played again with ``--backend ray``, and a run whose ``--out`` is an
 S3 store (moto's server on loopback, ``tests/support/object_store.py``: the workers
 upload the parts themselves). Faults are real: a node removed mid-run (its raylet and
-workers killed), a driver whose code digests differ from the workers'. The workers import the files this process imported (``RUMMY_RAY_CODE=
-installed``: they share its numba cache, so nothing compiles twice); the tests that ship
-the code through ``runtime_env`` compile it again under the shipped path and are
-``slow``, as are the studies beyond a run.
+workers killed), a driver whose code digests differ from the workers'. The workers
+import the files this process imported (``RUMMY_RAY_CODE=installed``: they share its
+numba cache, so nothing compiles twice); the tests that ship the code through
+``runtime_env`` compile it again under the shipped path and are ``slow``, as are the
+studies beyond a run, and the heads of ``ray start`` (with and without token
+authentication) that fresh ``rummy`` processes attach to, their ``HOME`` the test's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
+import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -420,45 +426,104 @@ def test_shipping_through_a_callers_connection_is_refused(cluster, tmp_path, mon
         run(config(tmp_path, count=600, backend="ray"))
 
 
-@pytest.mark.slow
-def test_attach_to_a_head_started_with_ray_start(tmp_path) -> None:
-    """``ray start --head`` then ``rummy run --backend ray --address`` (and ``RAY_ADDRESS``)
-    in fresh processes, the code shipped as a user's would be: the local tables."""
+RUMMY = [sys.executable, "-c", "from sim.cli import app; app()", "run"]
+SMALL_RUN = ["--rules", "gin", "--seats", "greedy/simple", "--deals", "900", "--seed",
+             str(20240607), "--chunk-size", "300", "--json"]  # fmt: skip
+
+
+def clean_env(home: Path, **extra: str) -> dict[str, str]:
+    """This environment without rummy's and Ray's cluster settings, ``HOME`` (where Ray
+    looks for ``.ray/auth_token``) a folder of the test's: the user's ``~/.ray`` is
+    neither read nor written."""
+    home.mkdir(exist_ok=True)
+    drop = ("RUMMY_RAY", "RAY_ADDRESS", "RAY_AUTH")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    return {**env, "HOME": str(home), **extra}
+
+
+@contextlib.contextmanager
+def head(env: dict[str, str]) -> Iterator[str]:
+    """``ray start --head`` on loopback in a process group of its own; its address, once
+    it answers."""
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("RUMMY_RAY", "RAY_ADDRESS"))}
-    head = subprocess.Popen(
+    started = subprocess.Popen(
         ["ray", "start", "--head", "--block", "--port", str(port), "--node-ip-address",
          LOOPBACK, "--num-cpus", "1", "--include-dashboard", "false", "--disable-usage-stats"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
-        args = ["--rules", "gin", "--seats", "greedy/simple", "--deals", "900", "--seed",
-                str(20240607), "--chunk-size", "300", "--json"]  # fmt: skip
-        rummy = [sys.executable, "-c", "from sim.cli import app; app()", "run"]
-        address = f"{LOOPBACK}:{port}"
-        local = subprocess.run([*rummy, *args, "--out", str(tmp_path / "local")],
-                               env=env, capture_output=True, text=True, check=False)  # fmt: skip
+        deadline = time.monotonic() + 120
+        while True:  # until its GCS listens (rummy would say at once that nothing does)
+            try:
+                socket.create_connection((LOOPBACK, port), timeout=1).close()
+                break
+            except OSError:
+                assert started.poll() is None and time.monotonic() < deadline, "no head"
+                time.sleep(0.5)
+        yield f"{LOOPBACK}:{port}"
+    finally:
+        os.killpg(started.pid, signal.SIGTERM)  # the group `ray start` made: its own processes
+        started.wait(timeout=60)
+
+
+def rummy_run(out: Path, env: dict[str, str], *more: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*RUMMY, *SMALL_RUN, "--out", str(out), *more], env=env,
+                          capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("token", [False, True], ids=["no-token", "token-in-home"])
+def test_attach_to_a_head_started_with_ray_start(tmp_path, token) -> None:
+    """``ray start --head`` then ``rummy run --backend ray --address`` (and ``RAY_ADDRESS``)
+    in fresh processes, the code shipped as a user's would be: the local tables. With a
+    token in ``~/.ray/auth_token`` the head turns token authentication on, and rummy
+    sends the token (Ray itself does not, attaching to an address)."""
+    env = clean_env(tmp_path / "home")
+    if token:
+        (tmp_path / "home" / ".ray").mkdir()
+        (tmp_path / "home" / ".ray" / "auth_token").write_text(secrets.token_hex(32))
+    with head(env) as address:
+        local = rummy_run(tmp_path / "local", env)
         assert local.returncode == 0, local.stderr
-        by_flag = subprocess.run(
-            [*rummy, *args, "--out", str(tmp_path / "flag"), "--backend", "ray", "--address",
-             address], env=env, capture_output=True, text=True, timeout=600, check=False,
-        )  # fmt: skip
+        by_flag = rummy_run(tmp_path / "flag", env, "--backend", "ray", "--address", address)
         assert by_flag.returncode == 0, by_flag.stderr
         assert "engine ready on 1 node(s)" in by_flag.stderr
-        by_env = subprocess.run(
-            [*rummy, *args, "--out", str(tmp_path / "env"), "--backend", "ray"],
-            env={**env, "RAY_ADDRESS": address}, capture_output=True, text=True, timeout=600,
-            check=False,
-        )  # fmt: skip
+        by_env = rummy_run(tmp_path / "env", {**env, "RAY_ADDRESS": address}, "--backend", "ray")
         assert by_env.returncode == 0, by_env.stderr
-        dirs = [Path(json.loads(p.stdout)["run_dir"]) for p in (local, by_flag, by_env)]
-        for other in dirs[1:]:
-            assert_same_tables(dirs[0], other)
-    finally:
-        os.killpg(head.pid, signal.SIGTERM)  # the group `ray start` made: its own processes
-        head.wait(timeout=60)
-        head.stderr.close()
+    dirs = [Path(json.loads(p.stdout)["run_dir"]) for p in (local, by_flag, by_env)]
+    for other in dirs[1:]:
+        assert_same_tables(dirs[0], other)
+    assert token == (tmp_path / "home" / ".ray").exists()  # nothing written there
+
+
+@pytest.mark.slow
+def test_a_head_with_token_auth_lets_in_its_token_only(tmp_path) -> None:
+    """A head started with ``RAY_AUTH_MODE=token`` and a token file: rummy attaches with
+    that token (``RAY_AUTH_TOKEN``); a wrong token or none is one line, exit status 1."""
+    token = tmp_path / "token"
+    token.write_text(secrets.token_hex(32))
+    env = clean_env(tmp_path / "home")
+    with head({**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}) as address:
+        ray_args = ("--backend", "ray", "--address", address)
+        right = rummy_run(tmp_path / "right", {**env, "RAY_AUTH_TOKEN": token.read_text()},
+                          *ray_args)  # fmt: skip
+        assert right.returncode == 0, right.stderr
+        assert "engine ready on 1 node(s)" in right.stderr
+        wrong = rummy_run(tmp_path / "wrong", {**env, "RAY_AUTH_TOKEN": "0" * 64}, *ray_args)
+        missing = rummy_run(tmp_path / "missing", env, *ray_args)
+    refused = f"error: the Ray cluster at {address} refused the connection: "
+    wants = {
+        "wrong": f"{refused}it does not accept the auth token of RAY_AUTH_TOKEN; use the "
+        "head's (`ray get-auth-token` there prints it)",
+        "missing": f"{refused}it requires an auth token (set RAY_AUTH_TOKEN or "
+        "RAY_AUTH_TOKEN_PATH, or put it in ~/.ray/auth_token; `ray get-auth-token` on the "
+        "head prints it)",
+    }
+    for done, (name, want) in zip((wrong, missing), wants.items(), strict=True):
+        lines = done.stderr.strip().splitlines()  # the study's heading, then the error
+        assert (done.returncode, lines[-1]) == (1, want), done.stderr
+        assert not [line for line in lines[:-1] if "rror" in line or "uth" in line], lines
+        assert not list((tmp_path / name).glob("*/*/chunks/*.json"))  # nothing played
 
 
 def test_an_address_nobody_answers_is_one_line(tmp_path) -> None:

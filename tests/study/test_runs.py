@@ -29,6 +29,7 @@ from sim.study import provenance as P
 from sim.study import rundir, runs
 from sim.study import tables as T
 from sim.study.execute import Progress, resume, run
+from sim.study.records import read_sealed, write_sealed
 from sim.study.rundir import load_games, load_hands, load_summary
 from sim.study.runs import RunConfig, RunError
 from tests.support.procs import descendants, wait_until_gone
@@ -354,9 +355,11 @@ def test_directory_with_another_config_is_refused(tmp_path) -> None:
     cfg = config(tmp_path)
     run(cfg)
     manifest_path = cfg.run_dir / "manifest.json"
-    manifest = json.loads(manifest_path.read_text())
+    manifest = read_sealed(manifest_path, "")
+    # Another run's manifest, whole and sealed, in this run's folder.
     manifest["config"]["seed"] = SEED + 1
-    manifest_path.write_text(json.dumps(manifest))
+    manifest["config"]["config_hash"] = runs.stored_hash(manifest["config"])
+    write_sealed(manifest_path, manifest)
     before = sorted((p.name, p.stat().st_mtime_ns) for p in (cfg.run_dir / "hands").iterdir())
     with pytest.raises(RunError, match="different run.*seed") as caught:
         run(cfg)
@@ -364,8 +367,12 @@ def test_directory_with_another_config_is_refused(tmp_path) -> None:
     assert (
         sorted((p.name, p.stat().st_mtime_ns) for p in (cfg.run_dir / "hands").iterdir()) == before
     )
-    with pytest.raises(RunError, match="manifest does not match its own config hash"):
-        resume(cfg.run_dir, workers=1)
+    # Its config edited and sealed again, its config hash left as it was.
+    manifest["config"]["config_hash"] = cfg.config_hash
+    write_sealed(manifest_path, manifest)
+    for attempt in (lambda: run(cfg), lambda: resume(cfg.run_dir, workers=1)):
+        with pytest.raises(RunError, match="manifest does not match its own config hash"):
+            attempt()
 
     stranger = config(tmp_path, seed=1)
     stranger.run_dir.mkdir(parents=True)
@@ -411,7 +418,7 @@ def test_not_a_run_directory(tmp_path) -> None:
     with pytest.raises(RunError, match=f"runs inside it: {tmp_path / 'abc123'}$"):
         rundir.load_manifest(tmp_path)
     (tmp_path / "manifest.json").write_text("{broken")
-    with pytest.raises(RunError, match="unreadable manifest"):
+    with pytest.raises(RunError, match=r"manifest.json is damaged \(not JSON"):
         load_hands(tmp_path)
 
 

@@ -1,0 +1,51 @@
+"""The limits of every count: what the engine can represent and the machine can hold.
+
+One home for the bounds that the command line declares on its options (so that the
+parser refuses a value past them, exit status 2, before anything loads) and that the
+library checks where a value comes another way (an experiment file, the Python API).
+Plain Python: importing it loads neither numba nor polars.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = [
+    "CHUNK_BYTES",
+    "MAX_COUNT",
+    "MAX_SEED",
+    "MAX_WORKERS",
+    "chunk_size_limit",
+    "chunk_size_problem",
+]
+
+MAX_COUNT = 2**63 - 1  # deal and game numbers are the engine's int64: 0 .. 2**63 - 2
+MAX_SEED = 2**128 - 1  # numpy's SeedSequence takes any size; 128 bits is all its entropy
+# Local workers are threads, two chunks in flight each; on Ray the cluster's CPUs cap
+# them. A fixed cap far above any machine's cores keeps a typo from starting millions.
+MAX_WORKERS = 4096
+# Peak memory per deal or game of a chunk, measured with /usr/bin/time on `rummy run
+# --workers 1 --chunk-size N` at two sizes (gin, two greedy seats): about 220 bytes a
+# deal, 490 a Gin game and 900 a Hollywood game (more hands). The largest, rounded up,
+# bounds every mode.
+CHUNK_BYTES = 1_000
+
+
+def chunk_size_limit() -> int:
+    """The largest chunk size whose estimate (``CHUNK_BYTES`` per deal or game) fits in
+    half of this machine's memory."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return memory // 2 // CHUNK_BYTES
+
+
+def chunk_size_problem(value: int) -> str | None:
+    """Why a chunk of ``value`` deals or games cannot be played here (it would not fit in
+    memory), in words that name the value and the limit; None when it can."""
+    limit = chunk_size_limit()
+    if value <= limit:
+        return None
+    return (
+        f"{value:,} needs about {value * CHUNK_BYTES / 2**30:,.1f} GiB ({CHUNK_BYTES:,} bytes "
+        f"a deal or game), more than half of this machine's memory "
+        f"({limit * CHUNK_BYTES / 2**30:,.1f} GiB); give at most {limit:,}"
+    )
