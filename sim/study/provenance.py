@@ -71,6 +71,7 @@ TABLE_SOURCES = (
     "cards.py",
     "engine.py",
     "engine_build.py",
+    "limits.py",
     "rules/__init__.py",
     "rules/overrides.py",
     "rules/presets.py",
