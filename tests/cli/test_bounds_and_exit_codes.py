@@ -24,6 +24,7 @@ from sim import limits as L
 from sim.cli import COMMANDS, app
 from sim.study import execute as E
 from sim.study import runs as R
+from tests.support.cli import one_line
 
 cli = CliRunner()
 
@@ -32,15 +33,6 @@ GIN_HAND = "9C 9D 9H JS QS KS AD 4D 2H 3S"
 
 def invoke(*args: str) -> Any:
     return cli.invoke(app, list(args))
-
-
-def one_line(result: Any, status: int, expected: str) -> None:
-    """``result`` ended with ``status`` and one ``error:`` line holding ``expected``."""
-    assert result.exit_code == status, result.output
-    assert "Traceback" not in result.output
-    err = result.stderr.strip()
-    assert err.count("\n") == 0, err
-    assert err.startswith("error: ") and expected in err, err
 
 
 def int_options() -> Iterator[tuple[list[str], Any]]:

@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from sim import remote, store
 from sim.cli import app
+from tests.support.cli import one_line
 from tests.support.object_store import CREDENTIALS, s3_server
 
 SMALL = ["--deals", "200", "--seed", "3", "-w", "1"]
@@ -35,17 +36,6 @@ SWEEP = ["sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=3,9", *S
 
 def cli(*args: str) -> Any:
     return CliRunner().invoke(app, list(args))
-
-
-def one_line(result: Any, status: int, *expected: str) -> str:
-    """An error as the CLI shows every one: one line, no traceback, the given status."""
-    assert result.exit_code == status, result.output
-    assert "Traceback" not in result.output
-    err = result.stderr.strip()
-    assert err.count("\n") == 0 and err.startswith("error: "), err
-    for text in expected:
-        assert text in err, err
-    return err  # type: ignore[no-any-return]
 
 
 def digests(folder: Path) -> dict[str, str]:

@@ -33,6 +33,7 @@ from sim.study.rundir import Layout, load_cells, load_hands, load_manifest
 from sim.study.runs import RunError
 from tests.study import test_pinned_studies as pinned_studies
 from tests.study.test_runs import SEED, assert_same_tables, config
+from tests.support.cli import one_line
 
 RUN = ["run", "--rules", "gin", "--seats", "greedy/simple", "--deals", "1500", "--seed",
        str(SEED), "--chunk-size", "400", "-w", "1", "--json"]  # fmt: skip
@@ -45,16 +46,6 @@ def cli(*args: str) -> Any:
 def ok(result: Any) -> dict[str, Any]:
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)  # type: ignore[no-any-return]
-
-
-def one_line(result: Any, status: int, *expected: str) -> None:
-    """An error as the CLI shows every one: one line, no traceback, the given status."""
-    assert result.exit_code == status, result.output
-    assert "Traceback" not in result.output
-    err = result.stderr.strip()
-    assert err.count("\n") == 0 and err.startswith("error: "), err
-    for text in expected:
-        assert text in err, err
 
 
 def assert_same_parts(a: Any, b: Any) -> None:
