@@ -41,6 +41,11 @@ CHART_DRAW = 1  # take the pile's top card (first) or draw from the stock (secon
 CHART_DISCARD = 2  # the discard taken by the next seat (first) or not (second)
 N_DISCARD_COLUMNS = 14  # ranks A .. K, then jokers
 
+# A chart's layers (``cell_of``'s ``n_took``): how many, and what splits the cells.
+TOOK_NONE = 1  # one layer: not split
+TOOK_INTEREST = 2  # discard chart: the next seat showed no interest (0) or some (1)
+TOOK_COUNT = 3  # knock and draw charts: pile cards the opponents took, 0, 1, 2 or more
+
 # The draw chart's columns: what the pile's top card does for the hand (``draw_class``),
 # the first that holds. A "lower" card lowers the hand's least deadwood (after the best
 # discard) by 1-3, 4-6 or 7 or more without making a meld or a near-meld.

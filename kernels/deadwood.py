@@ -2,7 +2,8 @@
 
 Conventions
 -----------
-* ``mask``: int64 inside kernels (uint64 in public arrays) hand, bit ``suit * 13 + rank``, jokers at bits 52 and 53.
+* ``mask``: int64 inside kernels (uint64 in public arrays) hand, bit ``suit * 13 + rank``,
+  jokers at bits 52 and 53.
 * ``tab``: the flat uint16 table array of ``kernels.tables`` (ace mode and values).
 * Every function is pure; batch functions write into caller-allocated ``out`` arrays.
 
@@ -121,7 +122,10 @@ def _four_reads(p0, p1, p2, p3, tab):
 def _spread(suits, rank):
     """Mask of the cards of ``rank`` in the suits of a 4-bit suit mask."""
     return (
-        (suits & 1) | (((suits >> 1) & 1) << 13) | (((suits >> 2) & 1) << 26) | (((suits >> 3) & 1) << 39)
+        (suits & 1)
+        | (((suits >> 1) & 1) << 13)
+        | (((suits >> 2) & 1) << 26)
+        | (((suits >> 3) & 1) << 39)
     ) << rank
 
 
@@ -210,8 +214,10 @@ def _set_leaves(mask, contested, tab, every_none, leaves, whole):
                     n += 1
     ranks = r0 | (r1 << 4) | (r2 << 8) | (r3 << 12)
     fours = (
-        ((o0 & 15) == 15) | (((o1 & 15) == 15) << 1)
-        | (((o2 & 15) == 15) << 2) | (((o3 & 15) == 15) << 3)
+        ((o0 & 15) == 15)
+        | (((o1 & 15) == 15) << 1)
+        | (((o2 & 15) == 15) << 2)
+        | (((o3 & 15) == 15) << 3)
     )
     return n, ranks, fours
 
@@ -435,8 +441,10 @@ def _leaf_key(m, fbit, forbidden, tab):
     the best of four per-suit table reads shifted by the total."""
     q0, q1, q2, q3 = suit_patterns(m)
     total = (
-        _fact(q0, FACT_DEADWOOD, tab) + _fact(q1, FACT_DEADWOOD, tab)
-        + _fact(q2, FACT_DEADWOOD, tab) + _fact(q3, FACT_DEADWOOD, tab)
+        _fact(q0, FACT_DEADWOOD, tab)
+        + _fact(q1, FACT_DEADWOOD, tab)
+        + _fact(q2, FACT_DEADWOOD, tab)
+        + _fact(q3, FACT_DEADWOOD, tab)
     )
     removal = min(
         min(_removal(q0, tab), _removal(q1, tab) - 13),
@@ -454,9 +462,9 @@ def _removal_forbidden(q0, q1, q2, q3, forbidden, tab):
     """Best relative removal key of four patterns when ``forbidden`` lies in one."""
     s = forbidden // 13
     a = _removal_without(q0, 0, forbidden, tab) if s == 0 else _removal(q0, tab)
-    b = (_removal_without(q1, 1, forbidden, tab) if s == 1 else _removal(q1, tab) - 13)
-    c = (_removal_without(q2, 2, forbidden, tab) if s == 2 else _removal(q2, tab) - 26)
-    d = (_removal_without(q3, 3, forbidden, tab) if s == 3 else _removal(q3, tab) - 39)
+    b = _removal_without(q1, 1, forbidden, tab) if s == 1 else _removal(q1, tab) - 13
+    c = _removal_without(q2, 2, forbidden, tab) if s == 2 else _removal(q2, tab) - 26
+    d = _removal_without(q3, 3, forbidden, tab) if s == 3 else _removal(q3, tab) - 39
     return min(min(a, b), min(c, d))
 
 
@@ -485,8 +493,10 @@ def _set_ranks(mask, p0, p1, p2, p3, ranks, tab):
     The discard kernels' counterpart of ``_strip_easy_sets`` (they read the run-capable
     ranks from the best-discard block, beside the other facts they read)."""
     wanted = (
-        _fact(p0, FACT_CAPABLE, tab) | _fact(p1, FACT_CAPABLE, tab)
-        | _fact(p2, FACT_CAPABLE, tab) | _fact(p3, FACT_CAPABLE, tab)
+        _fact(p0, FACT_CAPABLE, tab)
+        | _fact(p1, FACT_CAPABLE, tab)
+        | _fact(p2, FACT_CAPABLE, tab)
+        | _fact(p3, FACT_CAPABLE, tab)
     )
     easy = ranks & ~wanted
     return ranks & wanted, easy, mask & ~(easy * RANK_ACROSS_SUITS)
@@ -665,8 +675,10 @@ def _leaf_removals(m, least, cards, tab):
     sets) and the running least removal with every card that leaves it."""
     q0, q1, q2, q3 = suit_patterns(m)
     total = (
-        _fact(q0, FACT_DEADWOOD, tab) + _fact(q1, FACT_DEADWOOD, tab)
-        + _fact(q2, FACT_DEADWOOD, tab) + _fact(q3, FACT_DEADWOOD, tab)
+        _fact(q0, FACT_DEADWOOD, tab)
+        + _fact(q1, FACT_DEADWOOD, tab)
+        + _fact(q2, FACT_DEADWOOD, tab)
+        + _fact(q3, FACT_DEADWOOD, tab)
     )
     least, cards = _suit_removals(q0, 0, least, cards, total, tab)
     least, cards = _suit_removals(q1, 1, least, cards, total, tab)

@@ -40,10 +40,9 @@ size: the hand's body is written in the loop of ``play_hands`` itself, which Pyt
 calls directly (a jitted wrapper would re-optimize the whole engine once more), and
 games and replays call the same compiled loop with one row. Whether to write the event
 log is a type (None or True), not a value: the deals' loop has none of its branches (a
-runtime flag measured 3-7% slower). Cold start of one engine
-(``sim.bench.engine.start_times``, a fresh process): 52 s with literals everywhere, 41 s
-with the hand inlined into a jitted wrapper, 33 s with every callee linked; games after
-deals compile in 11 s more (26 s with the wrapper).
+runtime flag measured 3-7% slower). Each of these choices shortens the engine's cold
+start; docs/ENGINE.md ("Compile time") has the figures and the commands that measure
+them.
 """
 
 from typing import NamedTuple
@@ -211,10 +210,19 @@ def borrowed_state(owner):
 def borrowed_columns(owner):
     """``owner``'s result columns as borrowed views (``owner`` must outlive them)."""
     return HandColumns(
-        borrow(owner.number), borrow(owner.hand_index), borrow(owner.dealer), borrow(owner.upcard),
-        borrow(owner.knocker), borrow(owner.winner), borrow(owner.outcome), borrow(owner.turns),
-        borrow(owner.stock_left), borrow(owner.rebuilds), borrow(owner.deadwood),
-        borrow(owner.laid_off), borrow(owner.points),
+        borrow(owner.number),
+        borrow(owner.hand_index),
+        borrow(owner.dealer),
+        borrow(owner.upcard),
+        borrow(owner.knocker),
+        borrow(owner.winner),
+        borrow(owner.outcome),
+        borrow(owner.turns),
+        borrow(owner.stock_left),
+        borrow(owner.rebuilds),
+        borrow(owner.deadwood),
+        borrow(owner.laid_off),
+        borrow(owner.points),
     )
 
 
@@ -222,10 +230,19 @@ def borrowed_columns(owner):
 def one_row(players):
     """Result columns for one hand (a game's hands, a rollout), made in jitted code."""
     return HandColumns(
-        np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros(1, np.int8),
-        np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros(1, np.int16),
-        np.zeros(1, np.int8), np.zeros(1, np.int8), np.zeros((1, players), np.int16),
-        np.zeros((1, players), np.int8), np.zeros((1, players), np.int64),
+        np.zeros(1, np.int64),
+        np.zeros(1, np.int32),
+        np.zeros(1, np.int8),
+        np.zeros(1, np.int8),
+        np.zeros(1, np.int8),
+        np.zeros(1, np.int8),
+        np.zeros(1, np.int8),
+        np.zeros(1, np.int16),
+        np.zeros(1, np.int8),
+        np.zeros(1, np.int8),
+        np.zeros((1, players), np.int16),
+        np.zeros((1, players), np.int8),
+        np.zeros((1, players), np.int64),
     )
 
 
@@ -454,8 +471,21 @@ def _score(state, rules, tab, knocker, knocker_deadwood, upcard, dealer):
 
 @njit(cache=True, nogil=True)
 def play_hands(
-    rules, tab, key, first_number, hand_index, dealer, sids, params, scores, state, cols,
-    begin, end, log_events, probe,
+    rules,
+    tab,
+    key,
+    first_number,
+    hand_index,
+    dealer,
+    sids,
+    params,
+    scores,
+    state,
+    cols,
+    begin,
+    end,
+    log_events,
+    probe,
 ):
     """Play hands ``first_number + row`` into rows ``begin .. end-1`` of ``cols``.
 
@@ -929,8 +959,21 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
         for i in range(k):  # each seat's game memory (a pool's seats move up as others go)
             state.scratch[i, SCRATCH_HAND:] = memory[seats[i]]
         err = play_hands(
-            rules_by_k[k], tab, key, number, hand_index, dealt_dealer, k_sids[:k], k_params[:k],
-            k_scores[:k], _state_for(state, k), one, np.int64(0), np.int64(1), None, None,
+            rules_by_k[k],
+            tab,
+            key,
+            number,
+            hand_index,
+            dealt_dealer,
+            k_sids[:k],
+            k_params[:k],
+            k_scores[:k],
+            _state_for(state, k),
+            one,
+            np.int64(0),
+            np.int64(1),
+            None,
+            None,
         )
         for i in range(k):
             memory[seats[i]] = state.scratch[i, SCRATCH_HAND:]
@@ -1058,7 +1101,9 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
         totals = np.zeros(players, np.int64)
         for col in range(N_COLUMNS):
             if col_winner[col] >= 0:
-                _gin_finals(rules, col_points[col], col_boxes[col], col_winner[col], games.columns[g, col])
+                _gin_finals(
+                    rules, col_points[col], col_boxes[col], col_winner[col], games.columns[g, col]
+                )
             else:
                 for seat in range(players):
                     games.columns[g, col, seat] = col_points[col, seat]
@@ -1074,7 +1119,9 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
 
 
 @njit(cache=True, nogil=True)
-def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, games, begin, end, status):
+def play_games(
+    rules_by_k, tab, key, first_number, sids, params, hands_out, games, begin, end, status
+):
     """Play games ``first_number + g`` for rows g = begin .. end-1 of ``games``.
 
     Their hands go to ``hands_out`` from row 0 on. ``status`` gets (rows written, error
@@ -1088,8 +1135,18 @@ def play_games(rules_by_k, tab, key, first_number, sids, params, hands_out, game
     written = np.int64(0)
     for g in range(begin, end):
         rows, err = play_game(
-            borrow(rules_by_k), tab, key, first_number + g, borrow(sids), borrow(params),
-            state, one, hands_out, written, games, g,
+            borrow(rules_by_k),
+            tab,
+            key,
+            first_number + g,
+            borrow(sids),
+            borrow(params),
+            state,
+            one,
+            hands_out,
+            written,
+            games,
+            g,
         )
         if rows < 0 or written + rows > capacity:
             written = -1

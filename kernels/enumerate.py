@@ -259,9 +259,7 @@ def enumeration_items_nb(cards, offsets, start_index):
 
 
 @njit(cache=True, parallel=True)
-def exact_histogram_nb(
-    cards, patterns, offsets, start_index, items, tab, hist
-):
+def exact_histogram_nb(cards, patterns, offsets, start_index, items, tab, hist):
     """Weighted count of the least deadwood of every ``cards``-card natural hand.
 
     Parameters

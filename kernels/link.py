@@ -57,7 +57,7 @@ from kernels.borrow import BorrowedArray
 try:
     import fcntl
 except ImportError:  # not a Unix: sim/warm.py starts no helper there (no /proc/stat)
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # None stands for the module there
 
 __all__ = ["Piece", "load_cached", "piece", "pieces"]
 
@@ -75,7 +75,9 @@ class Piece:
     """
 
     def __init__(self, func: Callable[..., Any], signature: Any, lazy: bool = False) -> None:
-        self.dispatcher = func if hasattr(func, "py_func") else njit(cache=True)(func)
+        # numba's Dispatcher, typed Any: numba's stubs lack what it compiles (CompileResult's
+        # signature, fndesc, entry_point, library), which _fill reads.
+        self.dispatcher: Any = func if hasattr(func, "py_func") else njit(cache=True)(func)
         self.signature = signature
         self.lazy = lazy
         self.name = f"{self.dispatcher.py_func.__module__}.{self.dispatcher.py_func.__qualname__}"
@@ -199,7 +201,7 @@ def _lock_cache_saves() -> None:
             fcntl.flock(lock, fcntl.LOCK_EX)
             save(self, key, data)
 
-    caching.IndexDataCacheFile.save = locked_save
+    caching.IndexDataCacheFile.save = locked_save  # type: ignore[method-assign]  # patched on purpose
 
 
 if fcntl is not None:
@@ -207,6 +209,11 @@ if fcntl is not None:
 
 
 # --- typing and lowering -------------------------------------------------------------
+
+
+# Numba's two named tuple types (their base, BaseNamedTuple, declares neither the item
+# types nor the Python class that both hold).
+_NAMED_TUPLES = (types.NamedTuple, types.NamedUniTuple)
 
 
 def _accepts(actual: Any, formal: Any) -> bool:
@@ -220,9 +227,9 @@ def _accepts(actual: Any, formal: Any) -> bool:
             and (formal.layout == "A" or actual.layout == formal.layout)
             and (actual.mutable or not formal.mutable)
         )
-    if isinstance(formal, types.BaseNamedTuple):
+    if isinstance(formal, _NAMED_TUPLES):
         return (
-            isinstance(actual, types.BaseNamedTuple)
+            isinstance(actual, _NAMED_TUPLES)
             and actual.instance_class is formal.instance_class
             and all(_accepts(a, f) for a, f in zip(actual, formal, strict=True))
         )
@@ -240,7 +247,7 @@ def _convert(context: Any, builder: Any, value: Any, actual: Any, formal: Any) -
             setattr(view, field, getattr(source, field))
         view.meminfo = cgutils.get_null_value(view.meminfo.type)
         return view._getvalue()
-    if isinstance(formal, types.BaseNamedTuple):
+    if isinstance(formal, _NAMED_TUPLES):
         items = [
             _convert(context, builder, builder.extract_value(value, i), a, f)
             for i, (a, f) in enumerate(zip(actual, formal, strict=True))

@@ -73,7 +73,6 @@ ACT_BIG_GIN = 4  # go out with every card
 ACTION_NAMES = ("take", "draw", "discard", "knock", "big_gin")
 
 
-
 class Work(NamedTuple):
     """Scratch arrays of one decision's samples (allocated once per decision)."""
 
@@ -109,8 +108,14 @@ def _borrowed_work(owner):
     write them all the time, and counted arrays in a tuple cost an ``NRT_incref`` /
     ``NRT_decref`` pair at each read. ``owner`` must outlive the views."""
     return Work(
-        borrow(owner.deck), borrow(owner.hands), borrow(owner.base), borrow(owner.stock),
-        borrow(owner.deadwood), borrow(owner.laid), borrow(owner.points), borrow(owner.melds),
+        borrow(owner.deck),
+        borrow(owner.hands),
+        borrow(owner.base),
+        borrow(owner.stock),
+        borrow(owner.deadwood),
+        borrow(owner.laid),
+        borrow(owner.points),
+        borrow(owner.melds),
         borrow(owner.scores),
     )
 
@@ -143,6 +148,9 @@ def hidden_count_consistent(obs):
 MODEL_UNIFORM = 0  # opponents' unseen cards: uniform among the hidden cards
 MODEL_KEPT = 1  # ... improved by one greedy turn per card the opponent discarded
 MODEL_INFERRED = 2  # ... kept, and nothing it threw or passed would meld with them
+MODELS = {"uniform": MODEL_UNIFORM, "kept": MODEL_KEPT, "inferred": MODEL_INFERRED}
+"""The opponent models by name (``rummy advise --model``), each with its number (the
+``mc`` strategy's ``model``)."""
 INFER_TRIES = 16  # deals tried per opponent under MODEL_INFERRED (then the last one)
 RETRY_SALT = 0xBEEF00  # counters of the retry shuffles: RETRY_SALT + 8 * attempt + seat
 RESHUFFLE_SALT = 0xC0FFEE  # counter of the stock's reshuffle under the kept models
@@ -442,12 +450,12 @@ def rollout_params(players, me, knock_at, min_gain):
     params = np.zeros((players, N_PARAMS), np.float64)
     gin = throws_for_gin(knock_at)
     for seat in range(players):
-        params[seat, rollout.MIN_GAIN] = min_gain
-        params[seat, rollout.KNOCK_AT] = -1
+        params[seat, rollout.SLOT.min_gain] = min_gain
+        params[seat, rollout.SLOT.knock_at] = -1
         if knock_at == ROLLOUT_GIN_VS_WAITERS and seat != me:
-            params[seat, rollout.KNOCK_AT] = WAITERS_KNOCK_AT
-    params[me, rollout.KNOCK_AT] = 0 if gin else knock_at
-    params[me, rollout.GIN_DROPS] = 1 if gin else 0
+            params[seat, rollout.SLOT.knock_at] = WAITERS_KNOCK_AT
+    params[me, rollout.SLOT.knock_at] = 0 if gin else knock_at
+    params[me, rollout.SLOT.gin_drops] = 1 if gin else 0
     return params
 
 
@@ -559,8 +567,12 @@ class Engine(NamedTuple):
 @njit(cache=True)
 def new_engine(players, me, knock_at, min_gain):
     return Engine(
-        new_state_nb(players), one_row(players), resume_probe(players),
-        np.zeros(players, np.int64), rollout_params(players, me, knock_at, min_gain), False,
+        new_state_nb(players),
+        one_row(players),
+        resume_probe(players),
+        np.zeros(players, np.int64),
+        rollout_params(players, me, knock_at, min_gain),
+        False,
     )
 
 
@@ -570,8 +582,12 @@ def _borrowed_engine(owner):
     and counted arrays would cost an ``NRT_incref`` / ``NRT_decref`` pair each per call
     (a quarter of the rollouts' time). ``owner`` must outlive the views."""
     return Engine(
-        borrowed_state(owner.state), borrowed_columns(owner.cols), borrowed_probe(owner.probe),
-        borrow(owner.sids), borrow(owner.params), owner.fresh,
+        borrowed_state(owner.state),
+        borrowed_columns(owner.cols),
+        borrowed_probe(owner.probe),
+        borrow(owner.sids),
+        borrow(owner.params),
+        owner.fresh,
     )
 
 

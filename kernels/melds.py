@@ -186,12 +186,6 @@ def hand_melds(mask, tab, out):
 
 
 @njit(cache=True)
-def melds_capacity(mask):
-    """Room ``hand_melds`` needs for a hand: far less without jokers."""
-    return MAX_NATURAL_MELDS if (mask & ~NATURAL_BITS) == 0 else MAX_MELDS
-
-
-@njit(cache=True)
 def arrangements_at(mask, target, tab, melds, n_melds, out):
     """Every arrangement of deadwood ``target``, in canonical order.
 

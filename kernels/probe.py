@@ -360,7 +360,6 @@ def discard_fate(probe, number, took_it, saved):
     u[PU_PENDING] = -1
 
 
-
 @njit(cache=True)
 def resume_probe(players):
     """A probe that watches nothing and makes ``play_hands`` play one hand on from the
@@ -371,10 +370,20 @@ def resume_probe(players):
     config[PC_TURNS] = config[PC_COLUMNS] = config[PC_TOOK] = 1
     one = np.zeros(1, np.int64)
     return Probe(
-        config, np.zeros(N_CURSOR, np.int64), np.zeros(1, np.float64), np.full(1, FORCE_NONE),
-        one, np.zeros((1, N_POSITION_COLUMNS), np.int64), one.copy(), one.copy(),
-        np.zeros(players, np.int64), np.zeros(players, np.int64), np.zeros(players, np.int64),
-        np.zeros((players, 1), np.int64), np.zeros(8, np.int64), np.zeros(N_CURSOR, np.int64),
+        config,
+        np.zeros(N_CURSOR, np.int64),
+        np.zeros(1, np.float64),
+        np.full(1, FORCE_NONE),
+        one,
+        np.zeros((1, N_POSITION_COLUMNS), np.int64),
+        one.copy(),
+        one.copy(),
+        np.zeros(players, np.int64),
+        np.zeros(players, np.int64),
+        np.zeros(players, np.int64),
+        np.zeros((players, 1), np.int64),
+        np.zeros(8, np.int64),
+        np.zeros(N_CURSOR, np.int64),
     )
 
 
@@ -384,11 +393,20 @@ def borrowed_probe(owner):
     ``play_hands`` once per rollout: counted arrays would cost an ``NRT_incref`` /
     ``NRT_decref`` pair each per call. ``owner`` must outlive the views."""
     return Probe(
-        borrow(owner.config), borrow(owner.cursor), borrow(owner.rates), borrow(owner.force),
-        borrow(owner.eligible), borrow(owner.rows), borrow(owner.saved_stock),
-        borrow(owner.saved_pile), borrow(owner.saved_hands), borrow(owner.saved_taken),
-        borrow(owner.saved_discarded), borrow(owner.saved_scratch),
-        borrow(owner.saved_counters), borrow(owner.saved_cursor),
+        borrow(owner.config),
+        borrow(owner.cursor),
+        borrow(owner.rates),
+        borrow(owner.force),
+        borrow(owner.eligible),
+        borrow(owner.rows),
+        borrow(owner.saved_stock),
+        borrow(owner.saved_pile),
+        borrow(owner.saved_hands),
+        borrow(owner.saved_taken),
+        borrow(owner.saved_discarded),
+        borrow(owner.saved_scratch),
+        borrow(owner.saved_counters),
+        borrow(owner.saved_cursor),
     )
 
 

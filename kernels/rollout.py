@@ -6,19 +6,22 @@ is an engine whose every seat plays this policy, and ``kernels.mc.evaluate`` pla
 rollouts through it. The hand's rules (draws, rebuilds, the dead-hand wall, knocks,
 the showdown) thus have one home, the engine's loop.
 
-A seat's parameter row (``kernels.obs.N_PARAMS`` floats, these first):
+A seat's parameter row (``kernels.obs.N_PARAMS`` floats) holds the fields of ``Params``
+first, each at its slot ``SLOT.<field>``:
 
-* ``KNOCK_AT``: knock at this deadwood or less when the knock is legal (-1: the rule's
+* ``knock_at``: knock at this deadwood or less when the knock is legal (-1: the rule's
   limit, or 10 where the rules set none); big gin whenever allowed and ready;
-* ``MIN_GAIN``: take the pile's top card when that lowers the least deadwood by this
+* ``min_gain``: take the pile's top card when that lowers the least deadwood by this
   much (greedy's test, ``kernels.greedy.memo_take``);
-* ``GIN_DROPS``: 0 throws the best discard (greedy's); 1 *throws for gin*: while the
+* ``gin_drops``: 0 throws the best discard (greedy's); 1 *throws for gin*: while the
   hand is not gin, the card with the fewest meld partners (``gin_drop``), which keeps
   the pairs and near runs that the least-deadwood discard throws for being high.
 
-With ``GIN_DROPS`` 0 this is exactly ``greedy:knock_at=KNOCK_AT,min_gain=MIN_GAIN``: the
-same functions decide.
+With ``gin_drops`` 0 this is exactly ``greedy:knock_at=K,min_gain=G``: the same
+functions decide.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -35,17 +38,25 @@ from kernels.greedy import (
     memo_take,
 )
 from kernels.obs import BIG_GIN, CONTINUE, forbidden_discard
+from kernels.slots import param_slots
 from kernels.tables import CARD_VALUE
 
-KNOCK_AT = 0  # parameter slots of a seat's row
-MIN_GAIN = 1
-GIN_DROPS = 2
+
+class Params(NamedTuple):
+    """The rollout policy's parameters (``kernels.mc.rollout_params`` writes the rows)."""
+
+    knock_at: int = -1  # knock at this deadwood or less; -1: the rule's limit, or 10
+    min_gain: int = 1  # take the pile card only if it lowers the least deadwood this much
+    gin_drops: int = 0  # 1: throw for gin (``gin_drop``); 0: the best discard
+
+
+SLOT = param_slots(Params)  # where each field sits in a seat's row
 
 
 @njit(cache=True, inline="always")
 def take(obs, params, scratch):
-    """Greedy's pile test with ``MIN_GAIN``."""
-    return memo_take(obs, np.int64(params[MIN_GAIN]), scratch)
+    """Greedy's pile test with ``min_gain``."""
+    return memo_take(obs, np.int64(params[SLOT.min_gain]), scratch)
 
 
 @njit(cache=True)
@@ -53,7 +64,7 @@ def discard(obs, params, scratch):
     """The best discard; throwing for gin, ``gin_drop``'s card unless the best discard
     leaves gin. (A hand with two cards in no possible meld is not gin whatever it
     throws: ``gin_drop`` then, without a solve.)"""
-    if params[GIN_DROPS] == 0:
+    if params[SLOT.gin_drops] == 0:
         return memo_discard(obs, scratch)
     forbidden = forbidden_discard(obs)
     if loose_cards(obs.hand, obs.tab) < 2:
@@ -65,9 +76,9 @@ def discard(obs, params, scratch):
 
 @njit(cache=True)
 def knock(obs, params, scratch, card):
-    """Big gin when ready, else knock at ``KNOCK_AT`` or less (when legal). Knocking only
+    """Big gin when ready, else knock at ``knock_at`` or less (when legal). Knocking only
     with gin, a hand keeping a card in no possible meld has deadwood: no solve needed."""
-    threshold = knock_threshold(obs, np.int64(params[KNOCK_AT]))
+    threshold = knock_threshold(obs, np.int64(params[SLOT.knock_at]))
     if threshold == 0 and loose_cards(obs.hand & ~(np.int64(1) << card), obs.tab) > 0:
         return BIG_GIN if big_gin_ready(obs) else CONTINUE
     return memo_knock_decision(obs, card, threshold, scratch)

@@ -11,7 +11,8 @@ Conventions
   fractions under a split pot). Returns the outcome code.
 
 Scoring follows RULES.md "Scoring a hand" clause by clause; the comments cite them.
-The legality of the knock is the caller's to check (``knock_allowed``).
+The legality of the knock is the caller's to check (the engine checks the deadwood
+kept against ``knock_limit_of``).
 """
 
 import numpy as np
@@ -39,13 +40,6 @@ def knock_limit_of(rules, upcard):
     if rank == 0:
         return 0  # an Ace upcard allows only going out with zero deadwood, any ace mode
     return min(rank + 1, 10)
-
-
-@njit(cache=True)
-def knock_allowed(rules, deadwood, upcard):
-    """True when a knock keeping ``deadwood`` is within the rule set's limit."""
-    limit = knock_limit_of(rules, upcard)
-    return limit < 0 or deadwood <= limit
 
 
 @njit(cache=True)
@@ -84,7 +78,16 @@ RULES = BorrowedArray(int64, 1, "C", readonly=True)  # the rule vector, where a 
 
 @piece(PAIR(RULES, MASKS, int64, int64, int64, int64, TAB, MASKS, MASKS, MASKS, MASKS))
 def showdown(
-    rules, hands, knocker, knocker_deadwood, upcard, dealer, tab, deadwood, laid, points,
+    rules,
+    hands,
+    knocker,
+    knocker_deadwood,
+    upcard,
+    dealer,
+    tab,
+    deadwood,
+    laid,
+    points,
     knocker_melds,
 ):
     """Score one hand. Writes per-seat outputs; returns ``(outcome, n_knocker_melds)``.
@@ -107,7 +110,8 @@ def showdown(
             deadwood[seat] = knocker_deadwood
         else:
             deadwood[seat] = min_deadwood_piece(hands[seat], tab)
-    double = 2 if (gin_scoring and rules[L.R_SPADE_DOUBLE] and upcard // L.N_RANKS == L.SPADES) else 1
+    spade_upcard = upcard // L.N_RANKS == L.SPADES
+    double = 2 if (gin_scoring and rules[L.R_SPADE_DOUBLE] and spade_upcard) else 1
 
     if knocker < 0:
         # Stock exhausted: every hand at hand_size, no lay-offs, lowest collects the
@@ -139,7 +143,14 @@ def showdown(
                 owns[n_defenders] = deadwood[seat]
                 n_defenders += 1
         n_melds = knocker_arrangement(
-            hands[knocker], knocker_dw, defenders, owns, n_defenders, np.bool_(True), greedy, tab,
+            hands[knocker],
+            knocker_dw,
+            defenders,
+            owns,
+            n_defenders,
+            np.bool_(True),
+            greedy,
+            tab,
             knocker_melds,
         )
         for seat in range(players):
@@ -163,7 +174,8 @@ def showdown(
             return L.KNOCK_WIN, n_melds
         if knocker_dw == deadwood[defender] and rules[L.R_UNDERCUT_ON_TIE] == 0:
             return L.TIE, n_melds
-        points[defender] = (knocker_dw - deadwood[defender] + rules[L.R_UNDERCUT_BONUS]) * S * double
+        bonus = rules[L.R_UNDERCUT_BONUS]
+        points[defender] = (knocker_dw - deadwood[defender] + bonus) * S * double
         return L.UNDERCUT, n_melds
 
     # Knock scoring: every payment is a transfer between players.

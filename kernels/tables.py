@@ -13,8 +13,8 @@ kernel serves every ace mode and card value, and the numba cache cannot go stale
 a rule changes.
 """
 
-from functools import lru_cache
-from typing import NamedTuple
+from functools import cache
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 from numba import njit, types
@@ -117,7 +117,11 @@ def _linear_run_table(values):
     return best
 
 
-def _rotate(pattern: np.ndarray, shift: int) -> np.ndarray:
+# An array of patterns or one pattern: ``_rotate`` works on either alike.
+_Patterns = TypeVar("_Patterns", np.ndarray, np.int64)
+
+
+def _rotate(pattern: _Patterns, shift: int) -> _Patterns:
     """Rotate 13-bit patterns down by ``shift`` ranks (rank ``shift`` moves to bit 0)."""
     return ((pattern >> shift) | (pattern << (N_RANKS - shift))) & FULL_SUIT
 
@@ -174,7 +178,9 @@ def _best_removal_table(run_deadwood: np.ndarray, rank_values: np.ndarray) -> np
 
 def _run_windows(ace: int) -> list[int]:
     """Every run shape (3..13 ranks) of the ace mode as a 13-bit pattern."""
-    shapes = {((1 << length) - 1) << start for length in range(3, 14) for start in range(14 - length)}
+    shapes = {
+        ((1 << length) - 1) << start for length in range(3, 14) for start in range(14 - length)
+    }
     if ace in (ACE_HIGH_OR_LOW, ACE_AROUND):  # ... Q-K-A: the ace after the King
         shapes |= {(((1 << (13 - start)) - 1) << start) | 1 for start in range(1, 12)}
     if ace == ACE_AROUND:  # ... K-A-2 ...: any arc of the circle
@@ -199,7 +205,7 @@ def _run_capable_table(windows: list[int]) -> np.ndarray:
     return capable.astype(np.uint16)
 
 
-@lru_cache(maxsize=None)
+@cache
 def build_tables(ace: int, ace_high_value: int = 15, joker_value: int = 15) -> np.ndarray:
     """Solver tables for one ace mode (``ACE_*``) and the values of aces and jokers.
 

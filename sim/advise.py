@@ -57,7 +57,7 @@ from sim.stats import Interval, mean_ci, paired_difference, wilson
 ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
 MAX_SCORE = 10**9  # game scores a position may name: far above any game's, inside int64
-MODELS = {"uniform": K.MODEL_UNIFORM, "kept": K.MODEL_KEPT, "inferred": K.MODEL_INFERRED}
+MODELS = K.MODELS  # the opponent models by name (their one home: kernels/mc.py)
 
 
 class AdviseError(ValueError):
@@ -280,46 +280,47 @@ class Position:
 
 
 def make_obs(
-    seat,
-    players,
-    hand,
-    pile,
-    pile_n,
-    taken,
-    discarded,
-    stock_n,
-    rebuilds,
-    rebuilt,
-    turn,
-    phase,
-    upcard,
-    drawn,
-    from_pile,
-    dealer,
-    rules,
-    scores,
-    tab,
-    rng_key,
-) -> Obs:  # type: ignore[no-untyped-def]
-    """A kernel :class:`Obs` from plain values, typed as the engine types it (numpy
-    scalars: a key above 2**63 must stay unsigned)."""
+    seat: int,
+    players: int,
+    hand: int,
+    pile: np.ndarray,
+    pile_n: int,
+    taken: np.ndarray,
+    discarded: np.ndarray,
+    stock_n: int,
+    rebuilds: int,
+    rebuilt: int,
+    turn: int,
+    phase: int,
+    upcard: int,
+    drawn: int,
+    from_pile: bool,
+    dealer: int,
+    rules: np.ndarray,
+    scores: np.ndarray,
+    tab: np.ndarray,
+    rng_key: int | np.uint64,
+) -> Obs:
+    """A kernel :class:`Obs` from plain values, typed as the engine types it: numba
+    types each Python int as int64, and the key is a uint64 (a key above 2**63 must
+    stay unsigned)."""
     return Obs(
-        np.int64(seat),
-        np.int64(players),
-        np.int64(hand),
+        int(seat),
+        int(players),
+        int(hand),
         pile,
-        np.int64(pile_n),
+        int(pile_n),
         taken,
         discarded,
-        np.int64(stock_n),
-        np.int64(rebuilds),
-        np.int64(rebuilt),
-        np.int64(turn),
-        np.int64(phase),
-        np.int64(upcard),
-        np.int64(drawn),
+        int(stock_n),
+        int(rebuilds),
+        int(rebuilt),
+        int(turn),
+        int(phase),
+        int(upcard),
+        int(drawn),
         bool(from_pile),
-        np.int64(dealer),
+        int(dealer),
         rules,
         scores,
         tab,
@@ -360,8 +361,11 @@ class Advice:
             "rollout_knock_at": self.rollout_knock_at,
             "rollout_throws_for_gin": self.rollout_throws_for_gin,
             # (only when given: the key is new, and advice without it reads as before)
-            **({} if self.rollout_opponents is None
-               else {"rollout_opponents": self.rollout_opponents}),  # fmt: skip
+            **(
+                {}
+                if self.rollout_opponents is None
+                else {"rollout_opponents": self.rollout_opponents}
+            ),  # fmt: skip
             "actions": [
                 {
                     "action": a.label,

@@ -27,7 +27,7 @@ from kernels.probe import PU_NEXT, PU_ROWS
 from sim.engine_build import engine_for
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
-from sim.warm import ensure
+from sim.warm import ensure, warm_entry
 from strategies import Strategy, format_seat, params_vector, parse_lineup, registry
 
 __all__ = [
@@ -69,7 +69,9 @@ def lineup_of(spec: Lineup | str | Iterable[str], players: int) -> Lineup:
     """A line-up from ``greedy:knock_at=7/simple``, a list of specs, or a Lineup."""
     if isinstance(spec, Lineup):
         if len(spec.seats) != players:
-            raise ValueError(f"line-up has {len(spec.seats)} seats but the rules have players={players}")
+            raise ValueError(
+                f"line-up has {len(spec.seats)} seats but the rules have players={players}"
+            )
         return spec
     return Lineup(tuple(parse_lineup(spec, players)))
 
@@ -213,6 +215,18 @@ def play_deals(
     return cols
 
 
+@warm_entry("engine: single hands")
+def _warm_deals() -> None:
+    """Compile (or load) the engine of every strategy, playing no hand (``rummy warm``)."""
+    play_deals("gin", "random", deals=0, seed=0, threads=1)
+
+
+@warm_entry("engine: single hands of greedy and simple")
+def _warm_core_deals() -> None:
+    """Compile (or load) the engine of ``CORE``, playing no hand (``rummy warm``)."""
+    play_deals("gin", "greedy", deals=0, seed=0, threads=1)
+
+
 def probe_deals(
     rules: str | RuleSet,
     lineup: Lineup | str | Iterable[str],
@@ -295,7 +309,10 @@ def _replay(
         lineup=lineup,
         seed=seed,
         deal=number,
-        events=[tuple(int(x) for x in row) for row in state.log[:n]],
+        events=[
+            (int(code), int(seat), int(card), int(extra))
+            for code, seat, card, extra in state.log[:n]
+        ],
         record=record,
         final_hands=[int(h) for h in state.hands],
         hand_index=hand_index,
@@ -318,6 +335,7 @@ def _play_logged(
     return int(engine.play_hands(*args))
 
 
+@warm_entry("engine: replays")
 def compile_replays() -> None:
     """Compile (or load) the engine with its event log, playing no hand (``rummy warm``)."""
     r = resolve_rules("gin")
@@ -461,5 +479,13 @@ def play_games(
     failed = np.flatnonzero(statuses[:, 1])
     if failed.size:
         _raise_decision_error(statuses[failed[0], 2:], engine, seats, seed)
-    hands = type(parts[0])(*(np.concatenate(columns) for columns in zip(*parts)))
+    hands = type(parts[0])(*(np.concatenate(columns) for columns in zip(*parts, strict=True)))
     return game_cols, hands
+
+
+# After the pieces and the other entries: the games' loop calls the single hands' loop,
+# which is then in the cache.
+@warm_entry("engine: games", last=True)
+def _warm_games() -> None:
+    """Compile (or load) the engine's game loop, playing no game (``rummy warm``)."""
+    play_games("gin", "greedy", games=0, seed=0, threads=1)

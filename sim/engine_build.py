@@ -46,7 +46,8 @@ def _hook_import(strategy: Strategy, attr: str, alias: str) -> str:
     module = sys.modules.get(strategy.module)
     if name is None or module is None or getattr(module, name, None) is not hook:
         raise ValueError(
-            f"strategy {strategy.name!r}: {attr} must be a module-level function of {strategy.module}"
+            f"strategy {strategy.name!r}: {attr} must be a module-level function"
+            f" of {strategy.module}"
         )
     return f"from {strategy.module} import {name} as {alias}"
 
@@ -69,7 +70,7 @@ def _dispatcher_source(strategies: list[Strategy]) -> str:
         ("discard", "obs, params, scratch", "-1"),
         ("knock", "obs, params, scratch, discard", "-1"),
     ):
-        lines += ["", "@njit(cache=True, inline=\"always\")", f"def hook_{hook}(sid, {args}):"]
+        lines += ["", '@njit(cache=True, inline="always")', f"def hook_{hook}(sid, {args}):"]
         for i in range(len(strategies)):
             lines += [f"    if sid == {i}:", f"        return _{hook}_{i}({args})"]
         lines += [f"    return {fallback}", ""]
@@ -87,9 +88,7 @@ def engine_source(strategies: list[Strategy]) -> str:
     template = inspect.getsource(engine_template)
     start = template.index(_HOOKS_START)
     end = template.index("\n", template.index(_HOOKS_END))
-    header = (
-        f'"""Generated engine for strategies: {", ".join(s.name for s in strategies)}."""\n'
-    )
+    header = f'"""Generated engine for strategies: {", ".join(s.name for s in strategies)}."""\n'
     body = template[:start] + _dispatcher_source(strategies) + template[end + 1 :]
     # The template's docstring stays below the header: keep the module importable.
     return header + body

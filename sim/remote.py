@@ -49,9 +49,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from sim import store
-
-__all__ = ["ALLOWED", "TIMEOUT", "RemotePath", "mask", "parse", "reason"]
+__all__ = ["ALLOWED", "TIMEOUT", "RemotePath", "URIError", "mask", "parse", "reason"]
 
 ALLOWED = (
     "a folder, file:///ABSOLUTE/PATH, or s3://BUCKET/PREFIX (options: "
@@ -73,6 +71,11 @@ _LOCK = threading.Lock()
 _FILE_SYSTEMS: dict[tuple[str, str], Any] = {}
 
 
+class URIError(ValueError):
+    """A URI rummy cannot keep results at (one line: the URI masked, and why).
+    :func:`sim.store.location` raises it as a ``sim.store.StorageError``."""
+
+
 def mask(text: str) -> str:
     """``text`` with every credential a URI in it may carry replaced by ``***``:
     ``s3://***@bucket/x?secret_key=***``."""
@@ -84,12 +87,12 @@ def _options(query: str, shown: str = "") -> dict[str, Any]:
 
     Raises
     ------
-    sim.store.StorageError
+    URIError
         One line naming the URI (``shown``, masked) and the option that cannot be used.
     """
 
-    def refuse(why: str) -> store.StorageError:
-        return store.StorageError(f"{shown!r}: {why}; give {ALLOWED}")
+    def refuse(why: str) -> URIError:
+        return URIError(f"{shown!r}: {why}; give {ALLOWED}")
 
     found: dict[str, str] = {}
     for name, value in parse_qsl(query, keep_blank_values=True):
@@ -188,7 +191,7 @@ def parse(text: str) -> Path | RemotePath:
 
     Raises
     ------
-    sim.store.StorageError
+    URIError
         One line naming the value (masked) and what is allowed: a relative ``file://``
         URI, another scheme, credentials in the URI, an option that cannot be used, a URI
         without a bucket.
@@ -198,19 +201,19 @@ def parse(text: str) -> Path | RemotePath:
     shown = mask(text)
     if scheme == "file":
         if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
-            raise store.StorageError(f"{shown!r} is not an absolute file URI; give {ALLOWED}")
+            raise URIError(f"{shown!r} is not an absolute file URI; give {ALLOWED}")
         return Path(unquote(parts.path))
     if scheme != "s3":  # refused before pyarrow, which may wait minutes on the network
         what = f"{scheme}://" if scheme else "a URI without a scheme"
-        raise store.StorageError(f"{shown!r}: rummy cannot keep results in {what}; give {ALLOWED}")
+        raise URIError(f"{shown!r}: rummy cannot keep results in {what}; give {ALLOWED}")
     if shown != text:
-        raise store.StorageError(
+        raise URIError(
             f"{shown!r}: credentials do not belong in the URI (it is printed and stored in "
             "every manifest); give them in the environment (AWS_ACCESS_KEY_ID, "
             "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) or in .aws/credentials"
         )
     if not parts.netloc:
-        raise store.StorageError(f"{shown!r} names no bucket; give {ALLOWED}")
+        raise URIError(f"{shown!r} names no bucket; give {ALLOWED}")
     _options(parts.query, shown)  # its mistakes now, in one line, before any request
     key = f"{parts.netloc}{unquote(parts.path)}"
     return RemotePath(scheme, parts.netloc, parts.query, key.rstrip("/"))

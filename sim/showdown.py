@@ -7,6 +7,7 @@ arrangement, lay-offs, deadwood and points (exact fractions) with the outcome la
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -76,7 +77,7 @@ class ShowdownResult:
         }
 
 
-def read_hands(hands: list[str] | list[int], *, jokers: int) -> list[int]:
+def read_hands(hands: Sequence[str | int], *, jokers: int) -> list[int]:
     """Every seat's mask; a ``JK`` in each of two hands is the two jokers.
 
     Masks given as integers keep their jokers; text jokers take the ones left.

@@ -31,7 +31,7 @@ from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
 from kernels.tables import build_tables
 from sim.cards import CardError, cards_of, parse_cards
 from sim.rules import RuleSet, get_rules
-from sim.warm import ensure
+from sim.warm import ensure, warm_entry
 
 __all__ = ["Arrangement", "arrangement", "best_discard", "min_deadwood", "tables_for"]
 
@@ -166,6 +166,15 @@ def best_discard(
         _check_masks(array, r)
         raise _forbidden_error(forbidden)
     return cards, deadwood
+
+
+@warm_entry("solver: batches")
+def _warm_batches() -> None:
+    """Compile (or load) the batch kernels (``rummy warm``): a batch of hands without a
+    card calls no piece."""
+    empty_hands = np.zeros(SMALL_BATCH + 1, np.uint64)
+    min_deadwood(empty_hands)
+    best_discard(empty_hands)
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,10 @@ def location(value: str | os.PathLike[str] | Any) -> Path | Any:
         return Path(text)
     from sim import remote
 
-    return remote.parse(text)
+    try:
+        return remote.parse(text)
+    except remote.URIError as error:
+        raise StorageError(str(error)) from None
 
 
 def is_remote(path: Any) -> bool:
@@ -103,9 +106,9 @@ def arrow_source(path: str | os.PathLike[str] | Any) -> tuple[str, Any]:
     """``(path, filesystem)`` for pyarrow's readers (``pq.read_table(path,
     filesystem=...)``): the filesystem is None for a local file."""
     where = location(path)
-    if is_remote(where):
-        return where.key, where.filesystem
-    return str(where), None
+    if isinstance(where, Path):
+        return str(where), None
+    return where.key, where.filesystem  # a sim.remote.RemotePath
 
 
 def remote_failure(path: Any, error: Exception, what: str = "") -> StorageError:
@@ -164,7 +167,7 @@ def make_dir(path: str | os.PathLike[str], what: str = "output directory") -> bo
 
 
 # What makes a folder a run's (its manifest: sim/study/rundir.py) or a study's (its record:
-# sim/study/records.py, a solve's: sim/study/solve.py). tests/cli/test_out_paths.py checks
+# sim/study/records.py, a solve's: sim/study/solve.py). tests/sim/cli/test_out_paths.py checks
 # these names against the modules that write them (importing those here would load numba).
 RUN_MANIFEST = "manifest.json"
 RECORD_NAMES = (

@@ -8,7 +8,8 @@ entry kernel: it loads every unit it can from the disk cache and compiles the re
 in parallel when there is more than one (the entry in this process, the pieces shared
 with helper processes that write the same cache), then fills the slots. Each unit
 compiles once, for every later command and process. ``warm`` compiles everything a
-user may run on every core (``rummy warm``).
+user may run on every core (``rummy warm``); the modules that run an entry kernel
+register how to compile it (``warm_entry``), so that this module imports none of them.
 
 Which pieces a kernel may call is read from its code: the globals it names, through
 the jitted functions it calls, down to the pieces (and from each piece, its own). A
@@ -36,13 +37,22 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from types import CodeType
-from typing import Any
+from typing import Any, NamedTuple
 
 from numba.core.dispatcher import Dispatcher
 
 from kernels.link import Piece, load_cached, pieces
 
-__all__ = ["compile_units", "ensure", "reachable_pieces", "warm"]
+__all__ = [
+    "ENTRIES",
+    "Entry",
+    "all_pieces",
+    "compile_units",
+    "ensure",
+    "reachable_pieces",
+    "warm",
+    "warm_entry",
+]
 
 Progress = Callable[[str], None]  # called with a unit's name when it is compiled
 
@@ -52,6 +62,35 @@ _lock = threading.Lock()
 # (the process that started it compiles them) and with RUMMY_PARALLEL_COMPILE=0 (every
 # unit then compiles in this process, the pieces at their first call: for profiling).
 _compile_pieces_ahead = os.environ.get("RUMMY_PARALLEL_COMPILE", "1") != "0"
+
+
+# --- entry kernels, registered by the modules that run them ------------------------------
+
+
+class Entry(NamedTuple):
+    """An entry kernel ``warm`` compiles: a function that compiles (or loads) it without
+    running a hand, so that no piece is compiled twice."""
+
+    compile: Callable[[], None]
+    module: str  # the module that registers it, imported by a helper that compiles it
+    last: bool  # compiled after the other units: its kernel calls theirs, then cached
+
+
+# What ``rummy run`` (single hands, games), ``replay`` and the solver API call, in the
+# order their modules register them (``warm_entry``).
+ENTRIES: dict[str, Entry] = {}
+
+
+def warm_entry(name: str, last: bool = False) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    """Register the decorated function (no arguments) as the entry ``name`` of ``warm``:
+    it compiles (or loads) an entry kernel without running a hand. ``last``: compile it
+    after the other units."""
+
+    def register(function: Callable[[], None]) -> Callable[[], None]:
+        ENTRIES[name] = Entry(function, function.__module__, last)
+        return function
+
+    return register
 
 
 # --- which pieces a kernel may call --------------------------------------------------
@@ -117,19 +156,20 @@ def _piece_named(name: str) -> Piece:
 def _compile_unit(name: str) -> None:
     """Compile one unit here: an entry of ``ENTRIES`` or a piece (by its name)."""
     if name in ENTRIES:
-        ENTRIES[name]()
+        ENTRIES[name].compile()
     else:
         _piece_named(name).bind()
 
 
 class _Helper:
-    """A helper process: it compiles the units named on its stdin, answering each."""
+    """A helper process: it compiles the units named on its stdin, answering each;
+    it first imports ``modules`` (those that register the entries it may be given)."""
 
-    def __init__(self) -> None:
+    def __init__(self, modules: list[str]) -> None:
         # The helper imports what this process imports: the same sources, the same cache.
         path = os.pathsep.join(p for p in sys.path if p)
         env = {**os.environ, "PYTHONPATH": path}
-        code = f"from sim.warm import serve; serve(parent={os.getpid()})"
+        code = f"from sim.warm import serve; serve(parent={os.getpid()}, modules={modules!r})"
         # A process group of its own: a terminal's Ctrl-C goes to this process, which
         # stops the helper, and not to the helper (whose Python may still be starting).
         self.process = subprocess.Popen(
@@ -175,10 +215,11 @@ def _exit_with(parent: int) -> None:
     threading.Thread(target=watch, name="sim.warm parent watch", daemon=True).start()
 
 
-def serve(parent: int | None = None) -> None:
+def serve(parent: int | None = None, modules: Iterable[str] = ()) -> None:
     """A helper's loop: compile each unit named on stdin, then write its name back (or
     nothing, on failure) on the original stdout; ends at stdin's end, or quietly when
-    the process ``parent`` (the one that started it) is gone."""
+    the process ``parent`` (the one that started it) is gone. ``modules`` are imported
+    first: importing one registers its entries (``warm_entry``) here too."""
     global _compile_pieces_ahead
     _compile_pieces_ahead = False
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when helpers stop
@@ -186,6 +227,8 @@ def serve(parent: int | None = None) -> None:
         _exit_with(parent)
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything printed while compiling goes to stderr
+    for module in modules:
+        importlib.import_module(module)
     for line in sys.stdin:
         name = line.strip()
         try:
@@ -201,7 +244,7 @@ def serve(parent: int | None = None) -> None:
 
 def compile_units(
     names: list[str],
-    local: Callable[[], None] | None = None,
+    local: Callable[[], object] | None = None,
     processes: int | None = None,
     progress: Progress | None = None,
 ) -> None:
@@ -233,11 +276,12 @@ def compile_units(
     n_helpers = max(0, min(len(names), (processes or os.cpu_count() or 1) - 1))
     if len(names) + (local is not None) < 2:
         n_helpers = 0  # nothing to share
+    modules = sorted({ENTRIES[name].module for name in names if name in ENTRIES})
     helpers: list[_Helper] = []
     threads: list[threading.Thread] = []
     try:
         for _ in range(n_helpers):
-            helpers.append(_Helper())
+            helpers.append(_Helper(modules))
             threads.append(threading.Thread(target=work, args=(helpers[-1],)))
             threads[-1].start()
         if local is not None:
@@ -298,8 +342,8 @@ def ensure(
     ``args`` do not matter): load it and every piece it (or ``roots``, not through
     ``skip``) may call from the cache; compile what is missing, in parallel when there
     is more than one unit to compile."""
-    piece_entry = isinstance(entry, Piece)
-    signature = () if piece_entry else tuple(entry.typeof_pyval(a) for a in args)
+    kernel = None if isinstance(entry, Piece) else entry
+    signature = () if kernel is None else tuple(kernel.typeof_pyval(a) for a in args)
     key = (id(entry), signature)
     if key in _ready:
         return
@@ -307,12 +351,12 @@ def ensure(
         if key in _ready:
             return
         ahead = reachable_pieces([entry, *roots], skip) if _compile_pieces_ahead else []
-        if piece_entry and entry not in ahead:
+        if isinstance(entry, Piece) and entry not in ahead:
             ahead.append(entry)
         todo = sorted((p for p in ahead if not p.lazy and not p.load()), key=_weight, reverse=True)
         local = None
-        if not piece_entry and not load_cached(entry, signature):
-            local = lambda: entry.compile(signature)  # noqa: E731
+        if kernel is not None and not load_cached(kernel, signature):
+            local = lambda: kernel.compile(signature)  # noqa: E731
         if todo or local is not None:
             compile_units([p.name for p in todo], local, processes=_idle_cores())
             for p in todo:
@@ -321,54 +365,6 @@ def ensure(
 
 
 # --- rummy warm ----------------------------------------------------------------------
-
-
-def _engine_deals() -> None:
-    from sim.engine import play_deals
-
-    play_deals("gin", "random", deals=0, seed=0, threads=1)
-
-
-def _core_engine_deals() -> None:
-    from sim.engine import play_deals
-
-    play_deals("gin", "greedy", deals=0, seed=0, threads=1)
-
-
-def _engine_games() -> None:
-    from sim.engine import play_games
-
-    play_games("gin", "greedy", games=0, seed=0, threads=1)
-
-
-def _engine_replays() -> None:
-    from sim.engine import compile_replays
-
-    compile_replays()
-
-
-def _solver_batches() -> None:
-    import numpy as np
-
-    import sim
-    from sim.solver import SMALL_BATCH
-
-    empty_hands = np.zeros(SMALL_BATCH + 1, np.uint64)  # a batch; no card, no piece called
-    sim.min_deadwood(empty_hands)
-    sim.best_discard(empty_hands)
-
-
-# Entry kernels ``warm`` compiles, each without running a hand (so that no piece is
-# compiled twice): what ``rummy run`` (single hands, games), ``replay`` and the solver
-# API call. Games come after the pieces: their loop calls the single hands' loop, which
-# is then in the cache.
-ENTRIES: dict[str, Callable[[], None]] = {
-    "engine: single hands": _engine_deals,
-    "engine: single hands of greedy and simple": _core_engine_deals,
-    "engine: replays": _engine_replays,
-    "solver: batches": _solver_batches,
-    "engine: games": _engine_games,
-}
 
 
 def all_pieces() -> list[Piece]:
@@ -383,12 +379,15 @@ def all_pieces() -> list[Piece]:
 
 def warm(processes: int | None = None, progress: Progress | None = None) -> list[str]:
     """Compile everything a user may run (every entry kernel and piece) on
-    ``processes`` processes (default: every core); returns the units' names."""
+    ``processes`` processes (default: every core); returns the units' names. The
+    entries are those registered so far: ``rummy warm`` first imports ``sim.engine``,
+    which registers the engine's and, importing ``sim.solver``, the solver's."""
     global _compile_pieces_ahead
     ahead = _compile_pieces_ahead
-    *first, last = ENTRIES
+    first = [name for name, e in ENTRIES.items() if not e.last]
+    last = [name for name, e in ENTRIES.items() if e.last]
     by_weight = [p.name for p in sorted(all_pieces(), key=_weight, reverse=True)]
-    names = [*first, *by_weight, last]
+    names = [*first, *by_weight, *last]
     _compile_pieces_ahead = False  # every piece is a unit of its own here
     try:
         compile_units(names, processes=processes, progress=progress)

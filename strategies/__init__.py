@@ -5,11 +5,47 @@ A strategy is three ``@njit`` hooks with the signatures of ``kernels/obs.py``
 ``knock(obs, params, scratch, discard) -> int``), a ``Params`` NamedTuple of numbers
 (its defaults; at most ``kernels.obs.N_PARAMS`` fields) and a plain-words description.
 The hooks never see the NamedTuple: the engine hands them ``params_vector(params)``,
-a float64 vector holding the fields in declaration order (an int field arrives as a
-whole float; hooks read it back with ``np.int64(params[i])``). ``scratch`` is the
-seat's memory: a hand's words, zeroed each deal, and a game's, kept across the hands
-of a game with the engine's count of how they ended (``kernels/obs.py``,
-docs/ENGINE.md "Game memory").
+a float64 vector holding the fields in declaration order. They read each field at its
+named slot, never at a position written as a number: the module writes
+``SLOT = param_slots(Params)`` once (an instance of ``Params`` whose every field holds
+its own position, ``kernels/slots.py``), and a hook reads ``params[SLOT.knock_at]``
+(an int field arrives as a whole float: ``np.int64(params[SLOT.knock_at])``). A plugin
+module, in full::
+
+    from typing import NamedTuple
+
+    import numpy as np
+    from numba import njit
+
+    from kernels.greedy import memo_discard, memo_knock_decision, memo_take
+    from strategies import Strategy, param_slots
+
+    class Params(NamedTuple):
+        min_gain: int = 1  # take the pile card when it lowers the deadwood this much
+        knock_at: int = 5  # knock at this deadwood or less
+
+    SLOT = param_slots(Params)
+
+    @njit(cache=True)
+    def take_nb(obs, params, scratch):
+        return memo_take(obs, np.int64(params[SLOT.min_gain]), scratch)
+
+    @njit(cache=True)
+    def discard_nb(obs, params, scratch):
+        return memo_discard(obs, scratch)
+
+    @njit(cache=True)
+    def knock_nb(obs, params, scratch, discard):
+        threshold = np.int64(params[SLOT.knock_at])
+        return memo_knock_decision(obs, discard, threshold, scratch)
+
+    STRATEGY = Strategy(name="mine", description="Greedy that knocks at 5.", params=Params,
+                        take_nb=take_nb, discard_nb=discard_nb, knock_nb=knock_nb,
+                        module=__name__)
+
+``scratch`` is the seat's memory: a hand's words, zeroed each deal, and a game's, kept
+across the hands of a game with the engine's count of how they ended
+(``kernels/obs.py``, docs/ENGINE.md "Game memory").
 
 Names
 -----
@@ -53,6 +89,7 @@ from strategies.base import (  # noqa: F401  (re-exported: the package is the AP
     StrategyError,
     choose,
     param_bounds,
+    param_slots,
 )
 
 ENTRY_POINT_GROUP = "rummy_sim.strategies"
@@ -378,6 +415,7 @@ __all__ = [
     "get_strategy",
     "load_plugin",
     "make_params",
+    "param_slots",
     "params_vector",
     "parse_lineup",
     "parse_seat",

@@ -57,7 +57,7 @@ from kernels.greedy import (
 from kernels.melds import RANK_ACROSS_SUITS
 from kernels.obs import forbidden_discard
 from kernels.tables import CARD_VALUE
-from strategies.base import Strategy
+from strategies.base import Strategy, param_slots
 from strategies.simple import take_nb as meld_take  # simple's draw: only for a meld
 
 MIDDLE_LOW, MIDDLE_HIGH = 4, 8  # rank indices of the middle cards: 5 through 9
@@ -76,6 +76,9 @@ class Params(NamedTuple):
     avoid_middle: int = 0  # late: a middle card (5-9) counts this much more as a discard
     keep_partials: int = 0  # early: breaking a pair or two-card run costs this much
     late_turn: int = 0  # turns below this are early, the rest late
+
+
+SLOT = param_slots(Params)  # where each field sits in the row the hooks read
 
 
 @njit(cache=True)
@@ -107,9 +110,9 @@ def is_middle(card):
 @njit(cache=True)
 def take_nb(obs, params, scratch):
     """Take the pile top under the ``take_if`` rule."""
-    mode = np.int64(params[2])
+    mode = np.int64(params[SLOT.take_if])
     if mode == TAKE_DEADWOOD:
-        return memo_take(obs, np.int64(params[1]), scratch)
+        return memo_take(obs, np.int64(params[SLOT.min_gain]), scratch)
     if meld_take(obs, params, scratch):
         return True
     if mode != TAKE_PARTIAL or obs.pile_n <= 0:
@@ -121,10 +124,10 @@ def take_nb(obs, params, scratch):
 @njit(cache=True)
 def scored_discard(obs, params, forbidden):
     """The lowest-scoring legal discard (see the module notes) and the deadwood it leaves."""
-    throw_low = np.int64(params[3]) != 0
-    early = obs.turn < np.int64(params[7])
-    middle_cost = np.int64(0) if early else np.int64(params[5])
-    partial_cost = np.int64(params[6]) if early else np.int64(0)
+    throw_low = np.int64(params[SLOT.throw_low]) != 0
+    early = obs.turn < np.int64(params[SLOT.late_turn])
+    middle_cost = np.int64(0) if early else np.int64(params[SLOT.avoid_middle])
+    partial_cost = np.int64(params[SLOT.keep_partials]) if early else np.int64(0)
     whole = min_deadwood_one(obs.hand, obs.tab) if throw_low else np.int64(0)
     best = np.int64(1) << 60
     best_left = np.int64(0)
@@ -154,7 +157,11 @@ def scored_discard(obs, params, forbidden):
 def discard_nb(obs, params, scratch):
     """Greedy's discard with every knob at 0; else the lowest-scoring card."""
     scratch[OWN_TURNS] += 1
-    if params[3] == 0 and params[5] == 0 and params[6] == 0:
+    if (
+        params[SLOT.throw_low] == 0
+        and params[SLOT.avoid_middle] == 0
+        and params[SLOT.keep_partials] == 0
+    ):
         return memo_discard(obs, scratch)
     card, left = scored_discard(obs, params, forbidden_discard(obs))
     learn_min_deadwood(obs.hand & ~(np.int64(1) << card), left, scratch)
@@ -164,8 +171,8 @@ def discard_nb(obs, params, scratch):
 @njit(cache=True)
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at the threshold (only gin before ``knock_from``)."""
-    threshold = knock_threshold(obs, np.int64(params[0]))
-    if scratch[OWN_TURNS] < np.int64(params[4]):
+    threshold = knock_threshold(obs, np.int64(params[SLOT.knock_at]))
+    if scratch[OWN_TURNS] < np.int64(params[SLOT.knock_from]):
         threshold = min(threshold, np.int64(0))
     return memo_knock_decision(obs, discard, threshold, scratch)
 

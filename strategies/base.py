@@ -12,9 +12,11 @@ from numba.core.dispatcher import Dispatcher
 
 from kernels.link import Piece
 from kernels.obs import N_PARAMS
+from kernels.slots import param_slots
 
 __all__ = [
     "MASK_LIMIT", "PARAM_LIMIT", "Bounds", "Strategy", "StrategyError", "choose", "param_bounds",
+    "param_slots",
 ]  # fmt: skip
 
 Bounds = Mapping[str, tuple[float | None, float | None]]

@@ -35,6 +35,7 @@ Memory: greedy's solver memo (scratch words 1-6) and word 7, this seat's turns s
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -53,7 +54,7 @@ from kernels.greedy import (
 from kernels.melds import melds_with
 from kernels.obs import forbidden_discard
 from kernels.tables import CARD_VALUE
-from strategies.base import Strategy
+from strategies.base import Strategy, param_slots
 
 TURNS = 20  # rows of masks: own turns 1 .. 20 (20: 20 or later)
 KNOCK_TOP = 30  # the knock mask's last bit: deadwood 30 or more
@@ -61,8 +62,6 @@ TAKE_LOWERS = 1 << N_DRAW_CLASSES  # take bit 7: the card lowers the least deadw
 TAKE_CLASSES = TAKE_LOWERS - 1  # bits 0-6: the draw chart's columns
 RANKS = 13
 UNLISTED = RANKS  # the place of a rank not in the order (jokers: one after)
-K0, T0 = 0, TURNS  # parameter index of k1 and of t1
-SAFETY = 2 * TURNS
 
 DEFAULT_KNOCK = (1 << 11) - 1  # deadwood 0-10: greedy at the rule's limit
 DEFAULT_TAKE = 1 << 0  # meld only
@@ -79,8 +78,12 @@ FIELDS = (
     + [(f"t{t}", DEFAULT_TAKE) for t in range(1, TURNS + 1)]
     + [("safety", HIGH_FIRST)]
 )
-Params = namedtuple("Params", [name for name, _ in FIELDS], defaults=[v for _, v in FIELDS])
+# Forty-one fields made in a loop: mypy types only a namedtuple of literal fields.
+Params = namedtuple("Params", [name for name, _ in FIELDS], defaults=[v for _, v in FIELDS])  # type: ignore[misc]
 Params.__doc__ = "Chart's parameters: knock masks k1-k20, take masks t1-t20, safety."
+# Where each field sits in the row the hooks read (fields made at run time: untyped).
+SLOT: Any = param_slots(Params)
+K0, T0 = SLOT.k1, SLOT.t1  # own turn row r (from 0) reads slots K0 + r and T0 + r
 
 
 @njit(cache=True, inline="always")
@@ -121,7 +124,7 @@ def rank_place(safety, card):
 def discard_nb(obs, params, scratch):
     """The safest least-deadwood legal card (greedy's discard for ``safety = 0``)."""
     scratch[OWN_TURNS] += 1
-    safety = np.int64(params[SAFETY])
+    safety = np.int64(params[SLOT.safety])
     if safety == 0:
         return memo_discard(obs, scratch)
     least, cards = least_removals(obs.hand, obs.tab)

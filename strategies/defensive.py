@@ -48,7 +48,7 @@ from kernels.greedy import (
 from kernels.melds import run_near
 from kernels.obs import forbidden_discard
 from kernels.tables import CARD_VALUE
-from strategies.base import Strategy
+from strategies.base import Strategy, param_slots
 
 RANK_ACROSS_SUITS = 1 | (1 << 13) | (1 << 26) | (1 << 39)
 TAKEN_SAME_RANK = 3
@@ -69,6 +69,9 @@ class Params(NamedTuple):
     alarm: int = 2  # threshold raised by this when an opponent looks close
     alarm_taken: int = 2  # alarm when an opponent holds this many cards taken from the pile
     alarm_turn: int = 16  # alarm from this turn on
+
+
+SLOT = param_slots(Params)  # where each field sits in the row the hooks read
 
 
 @njit(cache=True)
@@ -100,10 +103,10 @@ def danger(obs, card):
 @njit(cache=True)
 def alarmed(obs, params):
     """True when an opponent looks close to going out (see the module notes)."""
-    if obs.turn >= np.int64(params[5]):
+    if obs.turn >= np.int64(params[SLOT.alarm_turn]):
         return True
     for o in range(obs.players):
-        if o != obs.seat and popcount(obs.taken[o]) >= np.int64(params[4]):
+        if o != obs.seat and popcount(obs.taken[o]) >= np.int64(params[SLOT.alarm_taken]):
             return True
     return False
 
@@ -111,7 +114,7 @@ def alarmed(obs, params):
 @njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Greedy's draw."""
-    return memo_take(obs, np.int64(params[1]), scratch)
+    return memo_take(obs, np.int64(params[SLOT.min_gain]), scratch)
 
 
 @njit(cache=True, inline="always")
@@ -119,7 +122,7 @@ def discard_nb(obs, params, scratch):
     """The least dangerous card within ``slack`` of the least deadwood."""
     forbidden = forbidden_discard(obs)
     _, least = memo_best_discard(obs.hand, forbidden, scratch, obs.tab)
-    limit = least + np.int64(params[2])
+    limit = least + np.int64(params[SLOT.slack])
     best = NO_KEY
     rest = obs.hand
     while rest:
@@ -145,8 +148,8 @@ def discard_nb(obs, params, scratch):
 @njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at the (possibly raised) threshold when legal."""
-    alarm = np.int64(params[3])
-    knock_at = np.int64(params[0])
+    alarm = np.int64(params[SLOT.alarm])
+    knock_at = np.int64(params[SLOT.knock_at])
     if knock_at >= 0:
         threshold = knock_at
     else:

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from kernels.greedy import knock_threshold, memo_discard, memo_knock_decision, memo_take
-from strategies.base import Strategy
+from strategies.base import Strategy, param_slots
 
 
 class Params(NamedTuple):
@@ -39,13 +39,15 @@ class Params(NamedTuple):
     min_gain: int = 1  # take the pile card only if it lowers the least deadwood this much
 
 
+SLOT = param_slots(Params)  # where each field sits in the row the hooks read
+
 # --- the hooks -----------------------------------------------------------------------
 
 
 @njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Take the pile top when it saves at least ``min_gain`` deadwood."""
-    return memo_take(obs, np.int64(params[1]), scratch)
+    return memo_take(obs, np.int64(params[SLOT.min_gain]), scratch)
 
 
 @njit(cache=True, inline="always")
@@ -57,7 +59,8 @@ def discard_nb(obs, params, scratch):
 @njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at ``knock_at`` or less (when legal)."""
-    return memo_knock_decision(obs, discard, knock_threshold(obs, np.int64(params[0])), scratch)
+    threshold = knock_threshold(obs, np.int64(params[SLOT.knock_at]))
+    return memo_knock_decision(obs, discard, threshold, scratch)
 
 
 STRATEGY: Strategy = Strategy(

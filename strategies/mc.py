@@ -65,6 +65,8 @@ from kernels.mc import (
     ACT_DRAW,
     ACT_KNOCK,
     ACT_TAKE,
+    MODEL_KEPT,
+    MODELS,
     discard_actions,
     evaluate,
     rollout_policy,
@@ -84,7 +86,7 @@ from kernels.obs import (
     forbidden_discard,
 )
 from kernels.rng import random64
-from strategies.base import Strategy
+from strategies.base import Strategy, param_slots
 
 CHOSEN_KIND = SCRATCH_FREE  # scratch: the action chosen at the discard decision
 CHOSEN_CARD = SCRATCH_FREE + 1
@@ -103,13 +105,16 @@ class Params(NamedTuple):
     )  # rollout policy of this seat: knock at this deadwood or less (-1: from the rules)
     min_gain: int = 1  # rollout policy: take the pile card when it saves this much deadwood
     budget: int = 0  # most rollouts per decision (0: no cap)
-    model: int = 1  # opponents' unseen cards: 0 uniform, 1 kept, 2 inferred (docs/MC.md)
+    model: int = MODEL_KEPT  # opponents' unseen cards: kernels.mc.MODELS (docs/MC.md)
     game_weight: float = 30.0  # points added (taken) when a hand ends the game won (lost)
     gin_drop: int = -1  # rollouts that play for gin throw for gin: 1, 0, -1 until a knock
     screen: int = -1  # first round's samples per action (-1: GIN_SCREEN when throwing for gin)
     finalists: int = 3  # actions the first round keeps for the remaining samples
     gin_candidates: int = 4  # where rollouts throw for gin, discards also tried (gin_drop)
     waiters: int = -1  # throwing for gin, opponents knock at 5 or less: 1, 0, -1 from hand 2
+
+
+SLOT = param_slots(Params)  # where each field sits in the row the hooks read
 
 
 @njit(cache=True)
@@ -122,8 +127,8 @@ def _decision_key(obs, scratch):
 
 @njit(cache=True)
 def _samples(params, n_actions):
-    samples = max(1, np.int64(params[0]))
-    budget = np.int64(params[4])
+    samples = max(1, np.int64(params[SLOT.samples]))
+    budget = np.int64(params[SLOT.budget])
     if budget > 0:
         samples = max(1, min(samples, budget // n_actions))
     return samples
@@ -139,14 +144,15 @@ def _policy(obs, params, scratch):
     are taken to wait for gin: their rollouts knock only at ``WAITERS_KNOCK_AT`` or
     less (the first hand shows a player who knocks early: against one, assuming this
     from the first hand on cost about 2 points of games won, docs/MC.md)."""
-    throw_for_gin = np.int64(params[7])
+    throw_for_gin = np.int64(params[SLOT.gin_drop])
     no_knocks = scratch[GAME_OPP_KNOCKS] == 0
     if throw_for_gin < 0:
         throw_for_gin = np.int64(no_knocks)
-    opponents_wait = np.int64(params[11])
+    opponents_wait = np.int64(params[SLOT.waiters])
     if opponents_wait < 0:
         opponents_wait = np.int64(no_knocks and scratch[GAME_HANDS] > 0)
-    return rollout_policy(obs.rules, np.int64(params[2]), throw_for_gin, opponents_wait)
+    knock_at = np.int64(params[SLOT.knock_at])
+    return rollout_policy(obs.rules, knock_at, throw_for_gin, opponents_wait)
 
 
 @njit(cache=True)
@@ -159,9 +165,9 @@ def _play(obs, params, policy, kinds, cards, key, first, net, ends):
         cards,
         key,
         first,
-        np.int64(params[5]),
+        np.int64(params[SLOT.model]),
         policy,
-        np.int64(params[3]),
+        np.int64(params[SLOT.min_gain]),
         net,
         won,
         ends,
@@ -194,12 +200,12 @@ def best_action(obs, params, scratch, policy, kinds, cards):
     rollouts for the others."""
     n = kinds.shape[0]
     samples = _samples(params, n)
-    screen = np.int64(params[8])
+    screen = np.int64(params[SLOT.screen])
     if screen < 0:  # screened where the gin candidates add actions
         screen = np.int64(GIN_SCREEN) if throws_for_gin(policy) else np.int64(0)
-    finalists = np.int64(params[9])
+    finalists = np.int64(params[SLOT.finalists])
     key = _decision_key(obs, scratch)
-    game_weight = params[6]
+    game_weight = params[SLOT.game_weight]
     if screen <= 0 or finalists <= 0 or n <= finalists or screen >= samples:
         net = np.empty((n, samples), np.float64)
         ends = np.empty((n, samples), np.int8)
@@ -239,8 +245,9 @@ def mc_discard(obs, params, scratch):
     policy = _policy(obs, params, scratch)
     gin_count = np.int64(0)  # the gin candidates: only where the rollouts throw for gin
     if throws_for_gin(policy):
-        gin_count = np.int64(params[10])
-    kinds, cards = discard_actions(obs, forbidden_discard(obs), np.int64(params[1]), gin_count)
+        gin_count = np.int64(params[SLOT.gin_candidates])
+    candidates = np.int64(params[SLOT.candidates])
+    kinds, cards = discard_actions(obs, forbidden_discard(obs), candidates, gin_count)
     a = 0
     if kinds.shape[0] > 1:
         a = best_action(obs, params, scratch, policy, kinds, cards)
@@ -291,7 +298,7 @@ STRATEGY: Strategy = Strategy(
         "knock_at": (-1, None),
         "min_gain": (0, None),
         "budget": (0, None),
-        "model": (0, 2),
+        "model": (min(MODELS.values()), max(MODELS.values())),
         "game_weight": (0, None),
         "gin_drop": (-1, 1),
         "screen": (-1, 100_000),

@@ -29,7 +29,7 @@ from kernels.bits import lowest_bit, popcount
 from kernels.deadwood import min_deadwood_one
 from kernels.greedy import big_gin_ready, knock_legal
 from kernels.obs import BIG_GIN, CONTINUE, KNOCK, forbidden_discard, strategy_below
-from strategies.base import Strategy
+from strategies.base import Strategy, param_slots
 
 # Probabilities are drawn as integers: yes when below(1_000_000) < p * 1_000_000.
 PROBABILITY_STEPS = 1_000_000
@@ -39,6 +39,9 @@ class Params(NamedTuple):
     """Random's parameters."""
 
     p: float = 0.5  # probability of knocking (or going big gin) when it is legal
+
+
+SLOT = param_slots(Params)  # where each field sits in the row the hooks read
 
 
 @njit(cache=True)
@@ -72,7 +75,7 @@ def discard_nb(obs, params, scratch):
 @njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin, then a knock, each with probability ``p`` when legal."""
-    p = params[0]
+    p = params[SLOT.p]
     if big_gin_ready(obs) and chance(obs, scratch, p):
         return BIG_GIN
     deadwood = min_deadwood_one(obs.hand & ~(np.int64(1) << discard), obs.tab)

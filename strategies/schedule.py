@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from kernels.greedy import memo_discard, memo_knock_decision, memo_take
-from strategies.base import Strategy
+from strategies.base import Strategy, param_slots
 
 
 class Params(NamedTuple):
@@ -36,6 +36,9 @@ class Params(NamedTuple):
     min_gain: int = 1  # take the pile card only if it lowers the least deadwood this much
 
 
+SLOT = param_slots(Params)  # where each field sits in the row the hooks read
+
+
 @njit(cache=True)
 def threshold_at(turn, a, b, lo):
     """``floor(max(lo, a - b * turn))`` as an integer."""
@@ -45,7 +48,7 @@ def threshold_at(turn, a, b, lo):
 @njit(cache=True, inline="always")
 def take_nb(obs, params, scratch):
     """Greedy's draw."""
-    return memo_take(obs, np.int64(params[3]), scratch)
+    return memo_take(obs, np.int64(params[SLOT.min_gain]), scratch)
 
 
 @njit(cache=True, inline="always")
@@ -57,9 +60,8 @@ def discard_nb(obs, params, scratch):
 @njit(cache=True, inline="always")
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at the scheduled threshold or less (when legal)."""
-    return memo_knock_decision(
-        obs, discard, threshold_at(obs.turn, params[0], params[1], params[2]), scratch
-    )
+    threshold = threshold_at(obs.turn, params[SLOT.a], params[SLOT.b], params[SLOT.lo])
+    return memo_knock_decision(obs, discard, threshold, scratch)
 
 
 STRATEGY: Strategy = Strategy(

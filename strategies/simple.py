@@ -41,7 +41,7 @@ from kernels.greedy import decide_knock, knock_threshold
 from kernels.melds import melds_with
 from kernels.obs import SCRATCH_FREE, forbidden_discard, strategy_below
 from kernels.tables import CARD_VALUE
-from strategies.base import Strategy
+from strategies.base import Strategy, param_slots
 
 PAIRS = SCRATCH_FREE  # scratch[PAIRS + drawn]: mask of cards discarded after that draw
 KEPT_HAND = PAIRS + 54  # the hand after the last least-deadwood discard
@@ -53,6 +53,9 @@ class Params(NamedTuple):
     """Simple's parameters."""
 
     knock_at: int = -1  # knock at this deadwood or less; -1: the rule's limit, or 10
+
+
+SLOT = param_slots(Params)  # where each field sits in the row the hooks read
 
 
 @njit(cache=True, inline="always")
@@ -122,7 +125,7 @@ def knock_nb(obs, params, scratch, discard):
         deadwood = scratch[KEPT_DEADWOOD]
     else:
         deadwood = min_deadwood_one(kept, obs.tab)
-    return decide_knock(obs, deadwood, knock_threshold(obs, np.int64(params[0])))
+    return decide_knock(obs, deadwood, knock_threshold(obs, np.int64(params[SLOT.knock_at])))
 
 
 STRATEGY: Strategy = Strategy(

@@ -40,6 +40,23 @@ JOKERS = (52, 53)
 NATURALS = tuple(range(52))
 
 
+# --- compile once, before the workers start ------------------------------------------
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
+    """Before xdist starts its workers (the whole suite only): compile every kernel once,
+    here, on every core, into the numba cache the workers then load from. Otherwise each
+    worker compiles what its first tests need, the same kernels at the same time in
+    both. A run of chosen files or tests compiles only what they need, as it goes."""
+    if config.args_source is not pytest.Config.ArgsSource.TESTPATHS:
+        return
+    import sim.engine  # noqa: F401 - registers the engine's and the solver's entry kernels
+    from sim.warm import warm
+
+    warm()
+
+
 # --- rules ---------------------------------------------------------------------------
 
 

@@ -23,10 +23,7 @@ CASES = (
     ("Gin, simple vs simple", "gin", "simple/simple"),
 )
 
-_START = (
-    "from sim.engine import play_deals; "
-    "play_deals('gin', 'greedy/greedy', deals=10, seed=1)"
-)
+_START = "from sim.engine import play_deals; play_deals('gin', 'greedy/greedy', deals=10, seed=1)"
 
 
 @dataclass(frozen=True)
@@ -62,8 +59,15 @@ def bench_engine(*, deals: int, repeat: int, threads: list[int]) -> list[EngineR
             rates, turns = bench_case(rules, lineup, deals=deals, threads=n_threads, repeat=repeat)
             rows.append(
                 EngineRow(
-                    label, rules, lineup, deals, n_threads,
-                    statistics.median(rates), min(rates), max(rates), turns,
+                    label,
+                    rules,
+                    lineup,
+                    deals,
+                    n_threads,
+                    statistics.median(rates),
+                    min(rates),
+                    max(rates),
+                    turns,
                 )
             )
     return rows

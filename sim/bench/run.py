@@ -68,7 +68,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the study layer loads on first use (bench engine does not need it)
+    from sim.study.execute import Executor
 
 __all__ = [
     "MemoryReport",
@@ -283,12 +286,10 @@ def bench_run(
     rules: Any = "gin",
     lineup: str | tuple[str, ...] = "greedy/greedy",
     deals: int = 2_000_000,
-    workers: int | None = None,
+    executor: Executor | None = None,
     repeat: int = 3,
     chunk_size: int | None = None,
     on_step: Callable[[str, int, float], None] | None = None,
-    backend: str = "local",
-    address: str | None = None,
 ) -> RunBenchReport:
     """Time the kernel, ``run`` with rows and ``run`` without rows, side by side.
 
@@ -299,17 +300,16 @@ def bench_run(
         Seat specs (``greedy/greedy``).
     deals : int
         Deals per timed call (each repeat plays the same deals in every mode).
-    workers : int or None
-        Threads of the kernel and worker threads of the runs; None: the CPU count.
+    executor : Executor or None
+        Its workers: threads of the kernel and worker threads of the runs (None: the CPU
+        count); backend ``"ray"`` adds the Ray modes (a private instance of that many
+        CPUs, or the cluster at its address). None: threads, one per CPU.
     repeat : int
         Rounds of (kernel, hands, none); the report gives medians.
     chunk_size : int or None
         The runs' chunk size (None: the runner's default).
     on_step : callable or None
         Called after each timed step with (mode, repeat index, hands per second).
-    backend, address : str
-        ``"ray"`` adds the Ray modes (a private instance of ``workers`` CPUs, or the
-        cluster at ``address``).
 
     Raises
     ------
@@ -320,16 +320,19 @@ def bench_run(
     from sim.engine import play_deals
     from sim.study import execute as runner
     from sim.study.analysis import data_from_run
+    from sim.study.execute import Executor
     from sim.study.runs import RunConfig
 
-    if deals < 1 or repeat < 1 or (workers is not None and workers < 1):
-        raise ValueError("deals, repeat and workers must be at least 1")
-    n_workers = workers or os.cpu_count() or 1
+    if deals < 1 or repeat < 1:
+        raise ValueError("deals and repeat must be at least 1")
+    executor = executor or Executor()
+    n_workers = executor.local_workers
+    backend, address = executor.backend, executor.address
     modes = MODES + (RAY_MODES if backend == "ray" else ())
+    on_threads = Executor(n_workers)
+    on_cluster = Executor(n_workers, "ray")  # attached by _ray_session before it plays
 
-    def config(
-        rows: str, count: int, out: Path, name: str, on: str = "local", size: int | None = None
-    ) -> RunConfig:
+    def config(rows: str, count: int, out: Path, name: str, size: int | None = None) -> RunConfig:
         return RunConfig(
             rules=rules,
             lineup=lineup,
@@ -337,8 +340,6 @@ def bench_run(
             experiment=name,
             seed=SEED,
             chunk_size=size or chunk_size,
-            workers=n_workers,
-            backend=on,  # type: ignore[arg-type]
             rows=rows,  # type: ignore[arg-type]
             out=out,
             command="rummy bench run",
@@ -356,10 +357,10 @@ def bench_run(
     with _temporary_root() as root, _ray_session(backend, address, n_workers):
         # Untimed: load the engine here and fill the OS file cache the workers read.
         play_deals(ruleset, seats, deals=WARM_DEALS, seed=SEED, threads=n_workers)
-        runner.run(config("none", WARM_DEALS, root, "warm"))
+        runner.run(config("none", WARM_DEALS, root, "warm"), on_threads)
         if backend == "ray":  # compile on every node, start every worker process
-            warm = config("hands", 4 * WARM_DEALS * n_workers, root, "warm-ray", "ray", WARM_DEALS)
-            runner.run(warm)
+            warm = config("hands", 4 * WARM_DEALS * n_workers, root, "warm-ray", WARM_DEALS)
+            runner.run(warm, on_cluster)
 
         def kernel() -> None:
             play_deals(ruleset, seats, deals=deals, seed=SEED, threads=n_workers)
@@ -368,13 +369,13 @@ def bench_run(
 
         def run_rows(mode: str, index: int) -> Callable[[], None]:
             rows = "none" if mode == "none" else "hands"
-            on = "ray" if mode in RAY_MODES else "local"
-            run_config = config(rows, deals, root, f"{mode}-{index}", on)
+            on = on_cluster if mode in RAY_MODES else on_threads
+            run_config = config(rows, deals, root, f"{mode}-{index}")
             run_dirs[mode] = run_config.run_dir
 
             def call() -> None:
                 with _driver_writes(mode == "ray-driver"):
-                    runner.run(run_config)
+                    runner.run(run_config, on)
 
             return call
 
@@ -527,7 +528,6 @@ def _memory_child(spec: dict[str, Any]) -> dict[str, Any]:
             experiment="memory",
             seed=SEED,
             chunk_size=spec["chunk_size"],
-            workers=spec["workers"],
             rows="none",
             out=root,
             command="rummy bench run --memory-deals",
@@ -535,14 +535,14 @@ def _memory_child(spec: dict[str, Any]) -> dict[str, Any]:
         with TreeSampler() as sampler:
             play_deals(config.rules, config.lineup, deals=1, seed=0, threads=1)  # compile first
             start = time.perf_counter()
-            runner.run(config)
+            runner.run(config, runner.Executor(spec["workers"]))
             elapsed = time.perf_counter() - start
     return asdict(
         MemoryReport(
             rules=config.rules.name,  # type: ignore[union-attr]
             lineup=config.lineup_label,
             deals=config.count,
-            workers=config.workers,  # type: ignore[arg-type]
+            workers=spec["workers"],
             chunk_size=config.chunk_size,  # type: ignore[arg-type]
             seconds=elapsed,
             hands_per_second=config.count / elapsed,

@@ -216,12 +216,13 @@ class RummyGroup(TyperGroup):
             raise
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # noqa: D102
+        kwargs["standalone_mode"] = False  # errors come back here, to be said in one line
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(*args, **kwargs)
         self._received: list[int] = []
         try:
             with _signals_unwind(self._received):
-                code = super().main(*args, standalone_mode=False, **kwargs)
+                code = super().main(*args, **kwargs)
                 if self._received:  # before the command ran: typer made it a bare 130
                     raise _Stopped(self._received[0])
         except _Stopped as stopped:

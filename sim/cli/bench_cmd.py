@@ -12,7 +12,7 @@ import os
 import statistics
 import sys
 from dataclasses import asdict
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -29,6 +29,9 @@ from sim.cli.options import (
 )
 from sim.cli.output import fail, print_json
 from sim.rules import RuleError
+
+if TYPE_CHECKING:  # sim.bench.run loads with the command that needs it
+    from sim.bench.run import MemoryReport, RunBenchReport
 
 __all__ = ["app"]
 
@@ -252,11 +255,11 @@ def run(
     instance of --workers CPUs here, or the cluster at --address), workers or driver
     writing the parts, and the driver's CPU per chunk."""
     from sim.bench.run import bench_run, measure_memory
+    from sim.cli.runner import executor_of
     from sim.study.runs import RunError
     from strategies import StrategyError
 
-    if address is not None and backend != Backend.ray:
-        fail("--address needs --backend ray")
+    executor = executor_of(workers, backend, address)
     ruleset = rules_of(rules, rule)
     err = Console(stderr=True, highlight=False)
 
@@ -269,12 +272,10 @@ def run(
             rules=ruleset,
             lineup=seats,
             deals=deals,
-            workers=workers,
+            executor=executor,
             repeat=repeat,
             chunk_size=chunk_size,
             on_step=step,
-            backend=backend.value,
-            address=address,
         )
         memory = [
             measure_memory(
@@ -291,6 +292,11 @@ def run(
     if as_json:
         print_json({**report.to_dict(), "memory": [asdict(m) for m in memory]})
         return
+    _print_run_bench(report, memory)
+
+
+def _print_run_bench(report: RunBenchReport, memory: list[MemoryReport]) -> None:
+    """The modes side by side (rates, overheads, CPU, memory), then the memory runs."""
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     table = Table(
         title=(

@@ -46,10 +46,9 @@ from sim.cli.output import (
     chosen_seed,
     ci,
     command_line,
-    print_json,
-    study_progress,
     study_size,
 )
+from sim.cli.runner import executor_of, run_study
 from sim.rules import get_rules, parse_overrides
 from sim.stats import p_clause
 from sim.study.compare import CompareResult, Side
@@ -146,30 +145,23 @@ def compare(
 ) -> None:
     """Compare two rule variants or two line-ups on identical deals: the paired
     difference of seat 0's net points (95% paired t CI, p-value) and of its win rate."""
+    executor = executor_of(workers, backend, address)
     count, mode = study_size(deals, games, DEFAULT_COMPARE_DEALS)
     rules_a = rules_of(rules, rule)
     vs_overrides = {**parse_overrides(rule or []), **parse_overrides(vs_rule or [])}
     rules_b = get_rules(vs_rules or rules, **vs_overrides)  # --vs-rule wins over --rule
     seed, drawn = chosen_seed(seed)
-    with study_progress("compare", seed, drawn, as_json) as progress:
-        result = compare_api(
+    run_study(
+        "compare", seed, drawn, as_json,
+        lambda progress: compare_api(
             Side(rules_a, seats, label),
             Side(rules_b, vs_seats if vs_seats is not None else seats, vs_label),
-            count=count,
-            mode=mode,  # type: ignore[arg-type]
-            seed=seed,
-            duplicate=duplicate,
-            workers=workers,
-            out=out,
-            backend=backend.value,  # type: ignore[arg-type]
-            address=address,
-            command=command_line(),
-            progress=progress,
-        )
-    if as_json:
-        print_json({**result.to_dict(), "seed_drawn": drawn})
-        return
-    _print_comparison(result)
+            count=count, mode=mode, seed=seed, duplicate=duplicate,  # type: ignore[arg-type]
+            executor=executor, out=out, command=command_line(), progress=progress,
+        ),
+        record=lambda result: {**result.to_dict(), "seed_drawn": drawn},
+        show=_print_comparison,
+    )  # fmt: skip
 
 
 def _print_comparison(result: CompareResult) -> None:

@@ -9,6 +9,7 @@ Examples::
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,11 +44,12 @@ from sim.cli.output import (
     err_console,
     fail,
 )
+from sim.cli.runner import executor_of, refuse_on_resume
 from sim.cli.studies import check_common, play_experiment, play_run, print_run_result
 from sim.rules import get_rules, parse_overrides
 from sim.study import records
 from sim.study.design import EXPERIMENT_JSON
-from sim.study.execute import check_backend, resume
+from sim.study.execute import Executor, resume
 from sim.study.experiment_file import experiment_from_dict, load_experiment, replace_checked
 from sim.study.experiment_store import EXPERIMENT_KIND
 from sim.study.rundir import MANIFEST, resume_config
@@ -108,7 +110,8 @@ def run(
     With --precision, --duplicate or --headline a run is played as a one-setting
     experiment (its tables, charts and report).
     """
-    check_common(address, backend, deals, games, precision)
+    executor = executor_of(workers, backend, address)
+    check_common(deals, games, precision)
     settings: dict[str, Any] = {
         "--rules": rules,
         "--rule": rule,
@@ -125,15 +128,11 @@ def run(
         "--chunk-size": chunk_size,
     }
     if resume_dir is not None:
-        given = [flag for flag, value in settings.items() if value] + (
-            ["an experiment file"] if experiment_file else []
+        refuse_on_resume(
+            [*settings.items(), ("an experiment file", experiment_file)],
+            "--workers, --backend and --address",
         )
-        if given:
-            fail(
-                f"--resume takes the settings stored in the directory; drop {given[0]} "
-                "(only --workers, --backend and --address may change)"
-            )
-        _resume(resume_dir, workers, backend, address, as_json)
+        _resume(resume_dir, executor, as_json)
     elif experiment_file is not None:
         for flag in ("--rules", "--rule", "--seats"):
             if settings[flag]:
@@ -150,17 +149,15 @@ def run(
                     fail(f"{flag} does not apply to a tune file ({experiment_file})")
             run_tune_file(
                 experiment_file, deals=deals, games=games, seed=seed, duplicate=duplicate,
-                workers=workers, out=out, as_json=as_json, backend=backend, address=address,
+                executor=executor, out=out, as_json=as_json,
             )  # fmt: skip
             return
         _experiment_file(
-            experiment_file, settings, workers=workers, out=out, backend=backend,
-            address=address, as_json=as_json,
+            experiment_file, settings, executor=executor, out=out, as_json=as_json
         )  # fmt: skip
     else:
         _from_flags(
-            settings, workers=workers, out=out, backend=backend, address=address,
-            as_json=as_json,
+            settings, executor=executor, out=out, as_json=as_json
         )  # fmt: skip
 
 
@@ -233,20 +230,16 @@ def _from_flags(settings: dict[str, Any], **play: Any) -> None:
         experiment=settings["--name"] or "default",
         seed=seed,
         chunk_size=settings["--chunk-size"],
-        workers=play["workers"],
-        backend=play["backend"].value,
-        address=play["address"],
         rows=rows,  # type: ignore[arg-type]
         out=play["out"],
         command=command_line(),
     )
-    check_backend(config.backend)  # before anything is written: fail fast
-    play_run(config, drawn=drawn, as_json=play["as_json"])
+    play_run(config, play["executor"], drawn=drawn, as_json=play["as_json"])
 
 
-def _resume(
-    directory: Path, workers: int | None, backend: Backend, address: str | None, as_json: bool
-) -> None:
+def _resume(directory: Path, executor: Executor, as_json: bool) -> None:
+    """Finish an experiment or a run. A run keeps its stored worker count unless
+    --workers is given (or the backend changes)."""
     say = err_console() if as_json else console()
     if (directory / EXPERIMENT_JSON).exists():
         record = records.load_record(directory / EXPERIMENT_JSON, EXPERIMENT_KIND, finished=False)
@@ -254,19 +247,16 @@ def _resume(
             record.get("experiment") or {}, source=str(directory / EXPERIMENT_JSON)
         )
         say.print(f"resuming experiment {experiment.name} in {directory}", markup=False)
-        play_experiment(
-            experiment, workers=workers, out=directory.parent, backend=backend,
-            address=address, drawn=False, as_json=as_json,
-        )  # fmt: skip
+        play_experiment(experiment, executor, out=directory.parent, drawn=False, as_json=as_json)
         return
     if not (directory / MANIFEST).exists():
         raise RunError(
             f"{directory}: nothing to resume (no {EXPERIMENT_JSON} or {MANIFEST}); give "
             "a run directory (results/NAME/RUN_ID) or an experiment directory (results/NAME)"
         )
-    config = resume_config(
-        directory, workers=workers, backend=backend.value, address=address  # type: ignore[arg-type]
-    )
+    config, stored = resume_config(directory)
+    if executor.workers is None and stored["backend"] == executor.backend:
+        executor = dataclasses.replace(executor, workers=stored["workers"])
     if config.mode == "chart":
         raise RunError(
             f"{directory} is a strategy chart: resume it with `rummy strategy-chart knock` and "
@@ -274,12 +264,5 @@ def _resume(
         )
     say.print(f"resuming run {directory} (seed {config.seed})", markup=False)
     with ProgressView(directory.name) as view:
-        result = resume(
-            directory,
-            workers=workers,
-            backend=backend.value,  # type: ignore[arg-type]
-            address=address,
-            command=command_line(),
-            progress=view.progress,
-        )
+        result = resume(directory, executor, command=command_line(), progress=view.progress)
     print_run_result(result, as_json)

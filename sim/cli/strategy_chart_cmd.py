@@ -16,6 +16,8 @@ made. (``rummy chart RUN_DIR`` draws the figures again.)
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -41,8 +43,9 @@ from sim.cli.options import (
     out_check,
     rules_of,
 )
-from sim.cli.output import chosen_seed, console, fail, print_json, study_progress
-from sim.study.chart import StrategyChart, strategy_chart
+from sim.cli.output import chosen_seed, console, fail, print_json
+from sim.cli.runner import executor_of, run_study
+from sim.study.chart import ChartRequest, StrategyChart, strategy_chart
 
 app = typer.Typer(
     help="Strategy charts a player can take to the table.",
@@ -101,7 +104,7 @@ MinPositionsOption = Annotated[
 ]  # the first action green, the second blue
 
 
-def _command(kind: str):  # type: ignore[no-untyped-def]
+def _command(kind: str) -> Callable[..., None]:
     """The command of one chart kind: the options are the same for every kind."""
 
     def command(
@@ -167,57 +170,33 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
         address: AddressOption = None,
         as_json: JsonOption = False,
     ) -> None:
+        executor = executor_of(workers, backend, address)
         policy = tuple(seats or ["greedy"])  # the policy line-up; default: greedy in every seat
         overrides = {} if players is None else {"players": players}
         r = rules_of(rules, rule, **overrides)
         if players is not None and r.players != players:
             fail(f"--players {players} conflicts with --rule players={r.players}")
-        seed, drawn = chosen_seed(seed)
-        with study_progress("chart", seed, drawn, as_json) as progress:
-            chart = strategy_chart(
-                r, policy, chart=kind, deals=deals, seed=seed, focal=seat, samples=samples,
-                turns=turns, took=took, per_cell=per_cell,
-                min_positions=min_positions, experiment=name, out=out, workers=workers,
-                chunk_size=chunk_size, backend=backend.value, address=address,  # type: ignore[arg-type]
-                progress=progress,
-            )  # fmt: skip
         at = [_cell_of(text) for text in check_cell or []]
-        verdict = None
-        if kind != "discard" and (check or at):
-            from sim.study.chart_check import checked
-            from sim.study.runs import RunError
+        seed, drawn = chosen_seed(seed)
 
-            try:
+        def play(progress: Any) -> _Charted:
+            request = ChartRequest(
+                rules=r, policy=policy, chart=kind, deals=deals, seed=seed, focal=seat,
+                samples=samples, turns=turns, took=took, per_cell=per_cell,
+                min_positions=min_positions, experiment=name or "chart", out=out,
+                chunk_size=chunk_size,
+            )  # fmt: skip
+            chart = strategy_chart(request, executor, progress=progress)
+            verdict = None
+            if kind != "discard" and (check or at):
+                from sim.study.chart_check import checked
+
                 verdict = checked(
-                    chart, cells=check, deals=check_deals, at=at, workers=workers or 1
+                    chart, cells=check, deals=check_deals, at=at, threads=executor.local_workers
                 )
-            except RunError as exc:
-                fail(str(exc))
-        figures, report = _save_figures(chart)
-        if as_json:
-            print_json(
-                {
-                    "seed": seed,
-                    "run_dir": str(chart.run_dir),
-                    "rules": r.name,
-                    "lineup": chart.config.lineup_label,
-                    "focal": seat,
-                    "deals": deals,
-                    "positions": chart.positions,
-                    "spec": chart.spec.labels(),
-                    "figures": [str(p) for p in figures],
-                    "report": str(report),
-                    "cells": [_finite(row) for row in chart.cells.iter_rows(named=True)],
-                    "check": None if verdict is None else _finite(verdict.to_dict()),
-                }
-            )
-            return
-        _print_card(chart)
-        if verdict is not None:
-            _print_check(chart, verdict)
-        console().print(f"run: {chart.run_dir}", markup=False)
-        console().print("chart: " + ", ".join(str(p) for p in figures), markup=False)
-        console().print(f"report: {report}", markup=False)
+            return _Charted(chart, verdict, *_save_figures(chart))
+
+        run_study("chart", seed, drawn, as_json, play, record=_Charted.record, show=_Charted.show)
 
     command.__doc__ = HELP[kind]
     return command
@@ -225,6 +204,41 @@ def _command(kind: str):  # type: ignore[no-untyped-def]
 
 for _kind in EXAMPLES:
     app.command(_kind, epilog=EXAMPLES[_kind], help=HELP[_kind])(_command(_kind))
+
+
+@dataclass(frozen=True)
+class _Charted:
+    """What a chart command made: the chart, its check, its figures and report."""
+
+    chart: StrategyChart
+    verdict: Any
+    figures: list[Path]
+    report: Path
+
+    def record(self) -> dict[str, Any]:
+        chart = self.chart
+        return {
+            "seed": chart.config.seed,
+            "run_dir": str(chart.run_dir),
+            "rules": chart.config.rules.name,  # type: ignore[union-attr]
+            "lineup": chart.config.lineup_label,
+            "focal": chart.spec.focal,
+            "deals": chart.deals,
+            "positions": chart.positions,
+            "spec": chart.spec.labels(),
+            "figures": [str(p) for p in self.figures],
+            "report": str(self.report),
+            "cells": [_finite(row) for row in chart.cells.iter_rows(named=True)],
+            "check": None if self.verdict is None else _finite(self.verdict.to_dict()),
+        }
+
+    def show(self) -> None:
+        _print_card(self.chart)
+        if self.verdict is not None:
+            _print_check(self.chart, self.verdict)
+        console().print(f"run: {self.chart.run_dir}", markup=False)
+        console().print("chart: " + ", ".join(str(p) for p in self.figures), markup=False)
+        console().print(f"report: {self.report}", markup=False)
 
 
 def _finite(value: Any) -> Any:
@@ -493,7 +507,8 @@ def solve_command(
             r, start, against=against, rounds=rounds, deals=deals, draw_deals=draw_deals,
             discard_deals=discard_deals, samples=samples, per_cell=per_cell,
             min_positions=min_positions, strength_deals=strength_deals, check_cells=check,
-            check_deals=check_deals, seed=seed, name=name, out=out, workers=workers,
+            check_deals=check_deals, seed=seed, name=name or "solve", out=out,
+            executor=executor_of(workers, Backend.local, None),
             progress=None if as_json else (lambda text: console().print(f"  {text}", style="dim")),
         )  # fmt: skip
     except RunError as exc:
@@ -543,8 +558,8 @@ def solve_command(
             f"{best.turn}, column {best.column}: {_interval(m)} points per hand "
             f"({sum(len(c.cells) for c in result.exploit.values())} cells played)"
         )
-    for kind, check in result.exploit.items():
-        console().print(f"{kind} chart's {check.summary()}", highlight=False)
+    for kind, exploit in result.exploit.items():
+        console().print(f"{kind} chart's {exploit.summary()}", highlight=False)
     console().print(f"final seat: {result.folder / 'final.chart'}", markup=False)
     console().print(f"solve: {result.folder}", markup=False)
 

@@ -1,14 +1,14 @@
 """Playing a run or an experiment from the command line, and printing what it found.
 
 Shared by ``rummy run`` (a run, an experiment file, a resume) and ``rummy sweep``:
-each prints what it will play and the seed, shows one progress bar, then the summary
-tables (or the same as strict JSON with ``--json``).
+each prints what it will play and the seed, shows one progress bar (with the
+experiment's phases), then the summary tables (or the same as strict JSON with
+``--json``).
 """
 
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import polars as pl
@@ -16,7 +16,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from sim.cli.options import Backend
 from sim.cli.output import (
     ProgressView,
     ci,
@@ -30,39 +29,25 @@ from sim.cli.output import (
     print_json,
     seed_line,
 )
+from sim.present.experiment import save_charts, write_experiment_report
 from sim.stats import format_p
 from sim.study.analysis import ExperimentData, data_from_run
 from sim.study.claims import display_rows
 from sim.study.design import HEADLINES, RATE_HEADLINES, Experiment
-from sim.study.execute import run
-from sim.study.experiment import run_experiment
+from sim.study.execute import Executor, run
+from sim.study.experiment import ExperimentProgress, run_experiment
 from sim.study.runs import RunConfig, RunResult
 from sim.study.settings import expand
 
-__all__ = ["check_common", "play_experiment", "play_run", "print_run_result", "workers_text"]
+__all__ = ["check_common", "play_experiment", "play_run", "print_run_result"]
 
 
-def check_common(
-    address: str | None,
-    backend: Backend,
-    deals: int | None,
-    games: int | None,
-    precision: float | None,
-) -> None:
+def check_common(deals: int | None, games: int | None, precision: float | None) -> None:
     """What ``run`` and ``sweep`` check before anything else (exit 1, one line)."""
-    if address is not None and backend != Backend.ray:
-        fail("--address needs --backend ray")
     if deals is not None and games is not None:
         fail("give --deals or --games, not both")
     if precision is not None and not precision > 0:
         fail(f"--precision {precision:g} is not allowed; give a half-width > 0")
-
-
-def workers_text(workers: int | None, backend: Backend | str) -> str:
-    """``4 workers``; on Ray without --workers, the cluster's CPUs (known once it plays)."""
-    if workers is None and backend == Backend.ray:
-        return "a worker per CPU of the Ray cluster"
-    return f"{workers or os.cpu_count() or 1} workers"
 
 
 def _count(n: int, noun: str) -> str:
@@ -71,15 +56,14 @@ def _count(n: int, noun: str) -> str:
 
 def play_experiment(
     experiment: Experiment,
+    executor: Executor,
     *,
-    workers: int | None,
     out: Path,
-    backend: Backend,
-    address: str | None,
     drawn: bool,
     as_json: bool = False,
 ) -> None:
-    """Play an experiment (resumable), then print its summary or its JSON."""
+    """Play an experiment (resumable), draw its charts and report, then print its
+    summary or its JSON."""
     say = err_console() if as_json else console()
     seed = experiment.seed
     assert seed is not None
@@ -88,19 +72,17 @@ def play_experiment(
         f"[bold]{escape(experiment.name)}[/bold]: {_count(experiment.n_settings, 'setting')}, "
         f"{_count(runs, 'run')} of {experiment.count:,} {experiment.mode}"
         + (" (duplicate)" if experiment.duplicate else "")
-        + f", {workers_text(workers, backend)}"
+        + f", {executor.describe()}"
     )
     say.print(seed_line(seed, drawn))
     with ProgressView(experiment.name) as view:
         result = run_experiment(
-            experiment,
-            workers=workers,
-            out=out,
-            progress=view.phase,
-            backend=backend.value,  # type: ignore[arg-type]
-            address=address,
-            command=command_line(),
+            experiment, executor, out=out, progress=view.phase, command=command_line()
         )
+        view.phase(ExperimentProgress("charts"))
+        charts = save_charts(result.data, result.directory / "charts")
+        view.phase(ExperimentProgress("report"))
+        report = write_experiment_report(result.data, result.directory / "report.html")
     for note in dict.fromkeys(note for r in result.runs for note in r.notes):
         err_console().print(f"note: {note}", markup=False)
     rate = (
@@ -119,8 +101,8 @@ def play_experiment(
             "elapsed": result.elapsed,
             "summary": result.data.summary.to_dicts(),
             "verdicts": result.data.verdicts,
-            "charts": [str(p) for p in result.charts],
-            "report": str(result.report) if result.report else None,
+            "charts": [str(p) for p in charts],
+            "report": str(report),
         }
         if result.data.claims is not None:  # only where the experiment states claims
             record["claims"] = result.data.claims.to_dicts()
@@ -129,17 +111,17 @@ def play_experiment(
     print_experiment_summary(result.data, result.directory, say)
 
 
-def play_run(config: RunConfig, *, drawn: bool, as_json: bool = False) -> None:
+def play_run(config: RunConfig, executor: Executor, *, drawn: bool, as_json: bool = False) -> None:
     """Play one run (resumable), then print its summary or its JSON."""
     say = err_console() if as_json else console()
     say.print(
         f"[bold]{escape(config.experiment)}[/bold]: {config.rules.name} "  # type: ignore[union-attr]
         f"({config.players} players), {escape(config.lineup_label)}, {config.count:,} "
-        f"{config.mode}, {workers_text(config.workers, config.backend)}"
+        f"{config.mode}, {executor.describe()}"
     )
     say.print(seed_line(config.seed, drawn))  # type: ignore[arg-type]
     with ProgressView(config.experiment) as view:
-        result = run(config, progress=view.progress)
+        result = run(config, executor, progress=view.progress)
     print_run_result(result, as_json)
 
 

@@ -33,6 +33,7 @@ from sim.cli.options import (
     WorkersOption,
 )
 from sim.cli.output import chosen_seed, fail
+from sim.cli.runner import executor_of
 from sim.cli.studies import check_common, play_experiment
 from sim.rules import parse_overrides
 from sim.study.design import MAX_SETTINGS
@@ -87,7 +88,8 @@ def sweep(
 
     Example: rummy sweep --rules gin --seats 'greedy:knock_at={k}/simple' --grid k=0..10
     """
-    check_common(address, backend, deals, games, precision)
+    executor = executor_of(workers, backend, address)
+    check_common(deals, games, precision)
     if not seats:
         fail("give a line-up template with --seats, e.g. 'greedy:knock_at={k}/simple'")
     if not grid:
@@ -132,7 +134,4 @@ def sweep(
     seed, drawn = chosen_seed(experiment.seed)
     if drawn:
         experiment = replace_checked(experiment, seed=seed)
-    play_experiment(
-        experiment, workers=workers, out=out, backend=backend, address=address, drawn=drawn,
-        as_json=as_json,
-    )  # fmt: skip
+    play_experiment(experiment, executor, out=out, drawn=drawn, as_json=as_json)

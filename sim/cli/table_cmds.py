@@ -9,7 +9,7 @@ Examples::
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -43,7 +43,7 @@ def deadwood(
     except (CardError, ValueError) as error:
         fail(str(error))
     n_cards = bin(mask).count("1")
-    result: dict[str, object] = {
+    result: dict[str, Any] = {
         "rules": r.name,
         "cards": format_cards(mask),
         "melds": [format_cards(m) for m in best.melds],
@@ -59,7 +59,7 @@ def deadwood(
         return
     console = Console()
     console.print(f"[bold]{result['cards']}[/bold]  ({n_cards} cards, rules {r.name})")
-    for meld in result["melds"]:  # type: ignore[union-attr]
+    for meld in result["melds"]:
         console.print(f"  meld       {meld}")
     console.print(f"  unmatched  {result['unmatched'] or '-'}")
     console.print(f"  deadwood   [bold]{best.deadwood}[/bold]")
@@ -117,7 +117,7 @@ def score(
     if as_json:
         print_json({"rules": r.to_dict(), **result.to_dict()})
         return
-    data = result.to_dict()
+    data: dict[str, Any] = result.to_dict()
     console = Console()
     limit = "any" if result.knock_limit is None else result.knock_limit
     who = "no knocker (stock exhausted)" if seat is None else f"seat {seat} knocks"
@@ -125,7 +125,7 @@ def score(
     table = Table()
     for column in ("seat", "melds", "unmatched", "laid off", "deadwood", "points"):
         table.add_column(column, justify="right" if column in ("deadwood", "points") else "left")
-    for s in data["seats"]:  # type: ignore[union-attr]
+    for s in data["seats"]:
         table.add_row(
             f"{s['seat']}{' (knocker)' if s['seat'] == seat else ''}",
             " | ".join(s["melds"]) or "-",

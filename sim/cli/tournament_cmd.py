@@ -33,10 +33,10 @@ from sim.cli.output import (
     chosen_seed,
     command_line,
     fmt,
-    print_json,
-    study_progress,
     study_size,
 )
+from sim.cli.runner import executor_of, run_study
+from sim.present.tournament import save_chart
 from sim.study.tournament import TournamentResult
 from sim.study.tournament import tournament as tournament_api
 
@@ -94,28 +94,25 @@ def tournament(
     --games: games won and net final score per game), row strategy against column
     strategy. With more than two players a cell is the row strategy alone against a
     field of the column strategy (an even win rate is 1 / players)."""
+    executor = executor_of(workers, backend, address)
     count, mode = study_size(deals, games, DEFAULT_TOURNAMENT_DEALS)
     rule_set = rules_of(rules, rule)
     seed, drawn = chosen_seed(seed)
-    with study_progress("tournament", seed, drawn, as_json) as progress:
+
+    def play(progress: Any) -> tuple[TournamentResult, tuple[Path, ...]]:
         result = tournament_api(
-            strategies,
-            rules=rule_set,
-            count=count,
-            mode=mode,  # type: ignore[arg-type]
-            seed=seed,
-            workers=workers,
-            out=out,
-            chart=chart,
-            backend=backend.value,  # type: ignore[arg-type]
-            address=address,
-            command=command_line(),
-            progress=progress,
-        )
-    if as_json:
-        print_json({**result.to_dict(), "seed_drawn": drawn})
-        return
-    _print_tournament(result)
+            strategies, rules=rule_set, count=count, mode=mode, seed=seed,  # type: ignore[arg-type]
+            executor=executor, out=out, command=command_line(), progress=progress,
+        )  # fmt: skip
+        return result, save_chart(result) if chart else ()
+
+    run_study(
+        "tournament", seed, drawn, as_json, play,
+        record=lambda done: {
+            **done[0].to_dict(), "charts": [str(p) for p in done[1]], "seed_drawn": drawn
+        },
+        show=lambda done: _print_tournament(*done),
+    )  # fmt: skip
 
 
 def _matrix_table(result: TournamentResult, title: str, cell: Any) -> Table:
@@ -132,7 +129,7 @@ def _matrix_table(result: TournamentResult, title: str, cell: Any) -> Table:
     return table
 
 
-def _print_tournament(result: TournamentResult) -> None:
+def _print_tournament(result: TournamentResult, charts: tuple[Path, ...]) -> None:
     console = Console(highlight=False, soft_wrap=True, markup=False)
     console.print(
         f"tournament {result.directory}: {len(result.strategies)} strategies under "
@@ -167,5 +164,5 @@ def _print_tournament(result: TournamentResult) -> None:
             f"an even win rate is {100 / result.players:.1f}% ({result.players} players); "
             "cells (i, j) and (j, i) are different tables"
         )
-    if result.chart_paths:
-        console.print("chart: " + ", ".join(str(p) for p in result.chart_paths))
+    if charts:
+        console.print("chart: " + ", ".join(str(p) for p in charts))

@@ -49,9 +49,11 @@ from sim.cli.output import (
     print_json,
     seed_line,
 )
-from sim.cli.studies import workers_text
+from sim.cli.runner import executor_of, refuse_on_resume
+from sim.present.tune import save_chart
 from sim.stats import format_p, p_clause
 from sim.store import StorageError, read_toml
+from sim.study.execute import Executor
 from sim.study.search import DEFAULT_MAX_EVALS, SEARCHES, label_of
 from sim.study.tune import SETTINGS_FILE, TuneResult, load_tune
 from sim.study.tune import resume as resume_tune
@@ -219,6 +221,7 @@ def tune(
     the same line-up on the same deals; reports the best with its 95% CI, its paired
     difference with the default parameters and whether it beats the runner-up
     (Holm-adjusted)."""
+    executor = executor_of(workers, backend, address)
     if deals is not None and games is not None:
         fail("give --deals or --games, not both")
     spec_flags = (
@@ -229,37 +232,13 @@ def tune(
         ("--rule", rule),
     )
     if resume is not None:
-        given = [
-            f
-            for f, v in (
-                *spec_flags,
-                ("--config", config),
-                ("--deals", deals),
-                ("--games", games),
-                ("--duplicate", duplicate),
-                ("--max-evals", max_evals),
-                ("--search", search),
-                ("--confirm", confirm),
-                ("--seed", seed),
-            )
-            if v is not None
-        ]
-        if given:
-            fail(
-                f"--resume takes the settings stored in the directory; drop {given[0]} "
-                "(only --workers, --chart and --json may be given)"
-            )
-        _run(
-            None,
-            workers=workers,
-            out=out,
-            chart=chart,
-            as_json=as_json,
-            resume=resume,
-            drawn=False,
-            backend=backend,
-            address=address,
-        )
+        refuse_on_resume(
+            [*spec_flags, ("--config", config), ("--deals", deals), ("--games", games),
+             ("--duplicate", duplicate), ("--max-evals", max_evals), ("--search", search),
+             ("--confirm", confirm), ("--seed", seed)],
+            "--workers, --backend, --address, --chart and --json",
+        )  # fmt: skip
+        _run(None, executor, out=out, chart=chart, as_json=as_json, resume=resume, drawn=False)
         return
     if config is not None:
         given = [f for f, v in spec_flags if v]
@@ -274,12 +253,10 @@ def tune(
             max_evals=max_evals,
             search=search,
             confirm=confirm,
-            workers=workers,
+            executor=executor,
             out=out,
             chart=chart,
             as_json=as_json,
-            backend=backend,
-            address=address,
         )
         return
     if strategy is None:
@@ -306,10 +283,7 @@ def tune(
         search=search or "auto",
         confirm=confirm if confirm is not None else count,
     )
-    _run(
-        request, workers=workers, out=out, chart=chart, as_json=as_json, drawn=drawn,
-        backend=backend, address=address,
-    )  # fmt: skip
+    _run(request, executor, out=out, chart=chart, as_json=as_json, drawn=drawn)
 
 
 def run_tune_file(
@@ -322,12 +296,10 @@ def run_tune_file(
     max_evals: int | None = None,
     search: str | None = None,
     confirm: int | None = None,
-    workers: int | None = None,
+    executor: Executor,
     out: Path = Path("results"),
     chart: bool = True,
     as_json: bool = False,
-    backend: Backend = Backend.local,
-    address: str | None = None,
 ) -> None:
     """Run a tune file; flags given win over the file (``rummy tune --config`` and
     ``rummy run FILE`` both come here)."""
@@ -343,10 +315,7 @@ def run_tune_file(
         overrides["count"] = deals if deals is not None else games
     request = load_tune_file(path, **overrides)
     drawn = seed is None and not _file_has_seed(path)
-    _run(
-        request, workers=workers, out=out, chart=chart, as_json=as_json, drawn=drawn,
-        backend=backend, address=address,
-    )  # fmt: skip
+    _run(request, executor, out=out, chart=chart, as_json=as_json, drawn=drawn)
 
 
 def _file_has_seed(path: Path) -> bool:
@@ -358,15 +327,13 @@ def _file_has_seed(path: Path) -> bool:
 
 def _run(
     request: TuneRequest | None,
+    executor: Executor,
     *,
-    workers: int | None,
     out: Path,
     chart: bool,
     as_json: bool,
     drawn: bool,
     resume: Path | None = None,
-    backend: Backend = Backend.local,
-    address: str | None = None,
 ) -> None:
     say = err_console() if as_json else console()
 
@@ -383,7 +350,7 @@ def _run(
                 f"tune {req.strategy} vs {'/'.join(req.against)} under {req.rules.name} "
                 f"({req.players} players): {req.size:,} settings ({sizes}); {how}; "
                 f"{req.count:,} {req.mode} per setting{seating}, "
-                f"{workers_text(workers, backend)}"
+                f"{executor.describe()}"
             )
         )
         say.print(seed_line(req.seed, drawn), markup=False)
@@ -395,21 +362,18 @@ def _run(
             view.bar.console.print(escape(f"{what}: {n} new setting{'s' if n != 1 else ''}"))
 
         options: dict[str, Any] = {
-            "workers": workers,
-            "chart": chart,
             "command": command_line(),
             "progress": view.progress,
             "on_batch": on_batch,
             "on_start": on_start,
-            "backend": backend.value,
-            "address": address,
         }
         if resume is not None:
-            result = resume_tune(resume, **options)
+            result = resume_tune(resume, executor, **options)
         else:
             assert request is not None
-            result = tune_api(request, out=out, **options)
-    record = load_tune(result.directory)
+            result = tune_api(request, executor, out=out, **options)
+    charts = save_chart(result) if chart else ()
+    record = load_tune(result.directory) | {"charts": [str(p) for p in charts]}
     say.print(
         f"{result.hands_played:,} hands played in {result.elapsed:.1f} s"
         + (
@@ -421,46 +385,14 @@ def _run(
     if as_json:
         print_json(record | {"seed_drawn": drawn})
         return
-    print_tune(result, say)
+    print_tune(result, charts, say)
 
 
-def print_tune(result: TuneResult, out: Any) -> None:
-    """The settings table (best first), the verdicts, where the results are."""
+def print_tune(result: TuneResult, charts: tuple[Path, ...], out: Any) -> None:
+    """The settings table (best first), the search, the verdicts, where the results are."""
     req = result.request
-    frame = result.settings.sort("mean", descending=True)
-    shown = frame.head(MAX_ROWS)
-    default_label = result.default_label
-    if default_label not in shown["setting"].to_list():
-        shown = shown.vstack(frame.filter(frame["setting"] == default_label))
-    unit = "deal" if req.mode == "deals" else "game"
-    table = Table(
-        title=escape(
-            f"{req.strategy} (seat 0) vs {'/'.join(req.against)} under {req.rules.name}: "
-            f"{result.metric}, {req.count:,} {req.mode} per setting, same deals; 95% t intervals"
-        ),
-        title_justify="left",
-    )
-    table.add_column("")
-    table.add_column("setting")
-    table.add_column(escape(f"net points/{unit} [95% CI]"), justify="right")
-    table.add_column("vs best", justify="right")
-    table.add_column("Holm p", justify="right")
-    table.add_column("vs default", justify="right")
-    for r in shown.iter_rows(named=True):
-        mark = "★" if r["best"] else ""
-        name = r["setting"] + (" (default)" if r["default"] else "")
-        if not r["candidate"]:
-            name += ", not in the space"
-        table.add_row(
-            mark,
-            escape(name),
-            escape(ci(r["mean"], r["low"], r["high"], 3)),
-            "" if r["best"] else ci(r["diff_vs_best"], None, None, 3, sign=True),
-            format_p(r["holm_p"]),
-            ci(r["diff_vs_default"], None, None, 3, sign=True),
-        )
+    table, hidden = _settings_table(result)
     out.print(table)
-    hidden = frame.height - shown.height
     if hidden > 0:
         out.print(f"({hidden} more settings in {result.directory / SETTINGS_FILE})")
     s = result.search
@@ -495,9 +427,9 @@ def print_tune(result: TuneResult, out: Any) -> None:
     else:
         out.print(
             escape(
-                f"best - default ({default_label}): {ci(d.mean_diff, d.ci.low, d.ci.high, 3)} "
-                f"(95% paired t on the same deals; optimistic: the best was picked on them), "
-                f"{p_clause(d.p_value)}"
+                f"best - default ({result.default_label}): "
+                f"{ci(d.mean_diff, d.ci.low, d.ci.high, 3)} (95% paired t on the same deals; "
+                f"optimistic: the best was picked on them), {p_clause(d.p_value)}"
             )
         )
     c = result.confirmation
@@ -518,5 +450,43 @@ def print_tune(result: TuneResult, out: Any) -> None:
             )
         )
     out.print(escape(f"results: {folder(result.directory)}"))
-    for chart_path in result.chart_paths:
+    for chart_path in charts:
         out.print(escape(f"chart: {chart_path}"))
+
+
+def _settings_table(result: TuneResult) -> tuple[Table, int]:
+    """The best settings (at most ``MAX_ROWS``, and the default), and how many are not shown."""
+    req = result.request
+    frame = result.settings.sort("mean", descending=True)
+    shown = frame.head(MAX_ROWS)
+    default_label = result.default_label
+    if default_label not in shown["setting"].to_list():
+        shown = shown.vstack(frame.filter(frame["setting"] == default_label))
+    unit = "deal" if req.mode == "deals" else "game"
+    table = Table(
+        title=escape(
+            f"{req.strategy} (seat 0) vs {'/'.join(req.against)} under {req.rules.name}: "
+            f"{result.metric}, {req.count:,} {req.mode} per setting, same deals; 95% t intervals"
+        ),
+        title_justify="left",
+    )
+    table.add_column("")
+    table.add_column("setting")
+    table.add_column(escape(f"net points/{unit} [95% CI]"), justify="right")
+    table.add_column("vs best", justify="right")
+    table.add_column("Holm p", justify="right")
+    table.add_column("vs default", justify="right")
+    for r in shown.iter_rows(named=True):
+        mark = "★" if r["best"] else ""
+        name = r["setting"] + (" (default)" if r["default"] else "")
+        if not r["candidate"]:
+            name += ", not in the space"
+        table.add_row(
+            mark,
+            escape(name),
+            escape(ci(r["mean"], r["low"], r["high"], 3)),
+            "" if r["best"] else ci(r["diff_vs_best"], None, None, 3, sign=True),
+            format_p(r["holm_p"]),
+            ci(r["diff_vs_default"], None, None, 3, sign=True),
+        )
+    return table, frame.height - shown.height

@@ -40,6 +40,7 @@ def warm(
 ) -> None:
     """Compile every kernel a command may run (the engine, the solver, the showdown,
     every strategy) into the cache, in parallel: later commands start at once."""
+    import sim.engine  # noqa: F401 - registers its entry kernels and the solver's
     from sim.warm import ENTRIES, all_pieces
     from sim.warm import warm as warm_all
 

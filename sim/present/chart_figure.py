@@ -157,7 +157,7 @@ def column_labels(chart: StrategyChart) -> list[str]:
     if spec.column_labels is not None:
         return list(spec.column_labels)
     last = spec.deadwood - 1
-    open_deadwood = chart.config.rules.knock_limit is None  # type: ignore[union-attr]
+    open_deadwood = chart.config.rule_set.knock_limit is None
     return [f"{j}+" if j == last and open_deadwood else str(j) for j in range(spec.deadwood)]
 
 
@@ -179,7 +179,7 @@ def chart_figures(chart: StrategyChart) -> list[tuple[str, Figure]]:
     ``took`` layers one ``knock_chart_took<k>`` per layer."""
     spec, config = chart.spec, chart.config
     title = (
-        f"{spec.chart.capitalize()} chart: {config.rules.name}, {short_lineup(config.lineup)}, "  # type: ignore[union-attr]
+        f"{spec.chart.capitalize()} chart: {config.rule_set.name}, {short_lineup(config.seats)}, "
         f"seat {spec.focal}\n{chart.deals:,} deals, "
         + (
             f"{chart.positions:,} discards"
@@ -232,9 +232,7 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
             "(docs/CHARTS.md). Nothing is sampled: it is what the policies did."
         )
         figures = figures if figures is not None else [f for _, f in chart_figures(chart)]
-        return Section(
-            "Discard chart", text=text, figures=figures, tables=[("Cells", chart.cells)]
-        )
+        return Section("Discard chart", text=text, figures=figures, tables=[("Cells", chart.cells)])
     if spec.chart == "knock":
         where = f"each discard decision of seat {spec.focal} where a knock was legal"
         actions = (
@@ -280,8 +278,8 @@ def write_chart_report(
 
     config = chart.config
     return write_report(
-        f"{chart.spec.chart.capitalize()} chart: {config.rules.name}, "  # type: ignore[union-attr]
-        f"{short_lineup(config.lineup)}",
+        f"{chart.spec.chart.capitalize()} chart: {config.rule_set.name}, "
+        f"{short_lineup(config.seats)}",
         [chart_section(chart, figures)],
         config=config.to_dict(),
         provenance=provenance(config),

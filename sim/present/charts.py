@@ -29,7 +29,7 @@ import io
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib as mpl
 import numpy as np
@@ -37,6 +37,9 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from sim import store
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 __all__ = [
     "OUTCOME_GROUPS",
@@ -64,7 +67,7 @@ OUTCOME_GROUPS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("stock exhausted", ("exhausted",), "#8C8C8C"),
 )
 
-_STYLE = {
+_STYLE: dict[RcKeyType, Any] = {
     "font.size": 10,
     "axes.titlesize": 11,
     "axes.titleweight": "bold",
@@ -307,7 +310,8 @@ def heatmap(
 
             pick = np.nanargmax if higher_is_better else np.nanargmin
             if mark_best == "all":
-                cells = [np.unravel_index(pick(grid), grid.shape)]
+                best = np.unravel_index(pick(grid), grid.shape)
+                cells = [(int(best[0]), int(best[1]))]
             else:
                 cells = [
                     (i, int(pick(grid[i])))
@@ -432,7 +436,7 @@ def hand_length(
         fig = new_figure(7.5, 4.0)
         ax = fig.subplots()
         colors = _colors(len(keys))
-        top = 0
+        top = 0.0
         for key, color in zip(keys, colors, strict=True):
             sub = counts.filter(*(pl.col(c) == v for c, v in key.items())) if key else counts
             t = sub[turns].to_numpy().astype(float)
@@ -505,12 +509,12 @@ def tournament_matrix(
         else 0.0
     )
     even = 100.0 * (1.0 - nobody) / players
-    players = list(
+    names = list(
         dict.fromkeys(df[row].cast(pl.String).to_list() + df[col].cast(pl.String).to_list())
     )
-    idx = {p: i for i, p in enumerate(players)}
+    idx = {p: i for i, p in enumerate(names)}
     panels = [(spec, kind) for spec, kind in ((win, "win"), (points, "points")) if spec is not None]
-    n = len(players)
+    n = len(names)
     with figure_style():
         fig = new_figure(max(4.8, 0.85 * n + 2.4) * len(panels), max(3.6, 0.75 * n + 2.0))
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
@@ -533,8 +537,8 @@ def tournament_matrix(
             )
             cbar = fig.colorbar(im, ax=ax, shrink=0.85)
             cbar.set_label(f"{won} (%), even {even:.1f}%" if kind == "win" else net_label)
-            ax.set_xticks(range(n), players, rotation=30, ha="right")
-            ax.set_yticks(range(n), players)
+            ax.set_xticks(range(n), names, rotation=30, ha="right")
+            ax.set_yticks(range(n), names)
             ax.set_xlabel("opponent (column)")
             ax.set_ylabel("player (row)")
             ax.set_title(

@@ -4,6 +4,7 @@ or one profile per parameter through the best (more)."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ import polars as pl
 
 from sim.stats import DEFAULT_CONFIDENCE
 from sim.study.search import Point
+from sim.study.tune import TuneResult
 from sim.study.tune_request import TuneRequest
 from sim.study.units import metric_name
 
@@ -18,6 +20,22 @@ __all__ = ["tune_chart"]
 
 
 # --- the chart -----------------------------------------------------------------------------------
+
+CHART_STEM = "charts/tune"  # charts/tune.png and .svg in the tune's folder
+
+
+def save_chart(result: TuneResult) -> tuple[Path, ...]:
+    """Draw the result's chart (:func:`tune_chart`) into its folder; the paths written."""
+    from sim.present import charts
+
+    fig = tune_chart(
+        result.settings,
+        result.request,
+        best=result.best,
+        default=result.default,
+        confidence=result.confidence,
+    )
+    return tuple(charts.save(fig, result.directory / CHART_STEM))
 
 
 def tune_chart(

@@ -1,10 +1,10 @@
 """Distributions without SciPy: the normal and Student t, and the incomplete beta.
 
 The normal quantile by Acklam's rational approximation refined by one Halley step on
-``erfc`` (|error| < 1e-14); the t CDF through the regularized incomplete beta function
-(Lentz's continued fraction), or Hill's normalizing transformation for large degrees
-of freedom; the t quantile by safeguarded Newton iteration on that CDF. SciPy checks
-all of them in the tests (``tests/stats``), tails included.
+``erfc`` (|error| < 1e-14); the t tail (:func:`t_sf`) through the regularized incomplete
+beta function (Lentz's continued fraction), or Hill's normalizing transformation for
+large degrees of freedom; the t quantile by safeguarded Newton iteration on that tail.
+SciPy checks all of them in the tests (``tests/sim/stats``), tails included.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ __all__ = [
     "normal_cdf",
     "normal_quantile",
     "regularized_beta",
-    "t_cdf",
     "t_quantile",
     "t_sf",
 ]
@@ -152,11 +151,6 @@ def _hill_tail(t: float, df: float) -> float:
         ((((-0.4 * y - 3.3) * y - 24.0) * y - 85.5) / (0.8 * y * y + 100.0 + b) + y + 3.0) / b + 1.0
     ) * math.sqrt(y)
     return normal_cdf(-y)
-
-
-def t_cdf(t: float, df: float) -> float:
-    """P(T <= t) for Student's t with ``df`` degrees of freedom."""
-    return 1.0 - t_sf(t, df) if t >= 0 else t_sf(-t, df)
 
 
 def _t_pdf(t: float, df: float) -> float:

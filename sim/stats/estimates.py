@@ -1,4 +1,4 @@
-"""Estimates with their intervals: proportions (Wilson), means (t, normal, bootstrap).
+"""Estimates with their intervals: proportions (Wilson), means (t, normal).
 
 Every estimate comes back as a small frozen dataclass that names its method, so that a
 table or chart can always say how an interval was made:
@@ -10,11 +10,11 @@ table or chart can always say how an interval was made:
 't'
 
 - Proportions: the Wilson score interval (good coverage even near 0 and 1).
-- Means: Student's t interval on ``n - 1`` degrees of freedom (``method="t"``), the
-  normal interval (``method="normal"``), or a percentile bootstrap
-  (:func:`bootstrap_mean_ci`). Means can be computed from raw values or from streamed
-  :class:`Moments` (count, mean and sum of squared deviations), which merge exactly with
-  Chan et al.'s parallel formula, so per-chunk summaries combine to the one-pass answer.
+- Means: Student's t interval on ``n - 1`` degrees of freedom (``method="t"``) or the
+  normal interval (``method="normal"``). Means can be computed from raw values or from
+  streamed :class:`Moments` (count, mean and sum of squared deviations), which merge
+  exactly with Chan et al.'s parallel formula, so per-chunk summaries combine to the
+  one-pass answer.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ __all__ = [
     "Interval",
     "Moments",
     "PLAN_LIMIT",
-    "bootstrap_mean_ci",
     "as_moments",
     "check_confidence",
     "half_width",
@@ -60,7 +59,7 @@ def check_confidence(confidence: float) -> float:
 class Interval:
     """An estimate with a two-sided confidence interval ``[low, high]``.
 
-    ``method`` names how it was made ("Wilson", "t", "normal", "bootstrap percentile").
+    ``method`` names how it was made ("Wilson", "t", "normal").
     """
 
     estimate: float
@@ -273,32 +272,6 @@ def half_width(m: MeanInput, confidence: float = DEFAULT_CONFIDENCE, method: str
     q = 0.5 + confidence / 2.0
     crit = t_quantile(q, m.n - 1) if method == "t" else normal_quantile(q)
     return crit * m.sem
-
-
-def bootstrap_mean_ci(
-    values: npt.ArrayLike,
-    confidence: float = DEFAULT_CONFIDENCE,
-    resamples: int = 2000,
-    seed: int = 0,
-) -> Interval:
-    """Percentile bootstrap interval for a mean (``resamples`` resamples, seeded)."""
-    confidence = check_confidence(confidence)
-    x = np.asarray(values, dtype=np.float64).ravel()
-    method = f"bootstrap percentile (B={resamples})"
-    if x.size < 2:
-        return Interval(
-            float(x.mean()) if x.size else math.nan, math.nan, math.nan, method, confidence, x.size
-        )
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    batch = max(1, 4_000_000 // x.size)
-    for start in range(0, resamples, batch):
-        stop = min(resamples, start + batch)
-        idx = rng.integers(0, x.size, size=(stop - start, x.size))
-        means[start:stop] = x[idx].mean(axis=1)
-    alpha = 1.0 - confidence
-    low, high = np.quantile(means, [alpha / 2.0, 1.0 - alpha / 2.0])
-    return Interval(float(x.mean()), float(low), float(high), method, confidence, int(x.size))
 
 
 PLAN_LIMIT = 2**62  # sample sizes planned beyond this are reported as this

@@ -1,11 +1,10 @@
 """Summaries of hand frames (polars): per-seat means and rates, outcome mixes.
 
-:func:`seat_summary`, :func:`outcome_mix`, :func:`group_means` and :func:`group_rates`
-read hand records with the column names of the ``hands`` table: per-seat
-``points_0 .. points_{P-1}`` (float, points), ``winner`` and ``knocker`` (seat, -1 for
-none), ``outcome`` (a label of ``kernels.layout.OUTCOME_LABELS`` or its integer code),
-``turns`` and grouping columns such as ``variant`` and ``lineup``. They take a polars
-``DataFrame`` or ``LazyFrame``.
+:func:`seat_summary` and :func:`outcome_mix` read hand records with the column names
+of the ``hands`` table: per-seat ``points_0 .. points_{P-1}`` (float, points), ``winner``
+and ``knocker`` (seat, -1 for none), ``outcome`` (a label of
+``kernels.layout.OUTCOME_LABELS`` or its integer code) and grouping columns such as
+``variant`` and ``lineup``. They take a polars ``DataFrame`` or ``LazyFrame``.
 """
 
 from __future__ import annotations
@@ -25,9 +24,6 @@ from sim.stats.estimates import (
 )
 
 __all__ = [
-    "combine_moments",
-    "group_means",
-    "group_rates",
     "net_points",
     "outcome_mix",
     "players_of",
@@ -37,10 +33,6 @@ __all__ = [
 # --- hand frames -------------------------------------------------------------------------
 
 Frame = pl.DataFrame | pl.LazyFrame
-
-
-def _collect(df: Frame) -> pl.DataFrame:
-    return df.collect() if isinstance(df, pl.LazyFrame) else df
 
 
 def players_of(df: Frame) -> int:
@@ -74,62 +66,6 @@ def _outcome_label_expr(schema: Mapping[str, Any]) -> pl.Expr:
             list(range(len(OUTCOME_LABELS))), list(OUTCOME_LABELS), return_dtype=pl.String
         )
     return pl.col("outcome").cast(pl.String)
-
-
-def group_means(
-    df: Frame,
-    value: str | pl.Expr,
-    by: Sequence[str] = (),
-    confidence: float = DEFAULT_CONFIDENCE,
-    method: str = "t",
-) -> pl.DataFrame:
-    """Per group: ``n``, ``mean``, ``sd``, ``low``, ``high``, ``half_width``, ``method``."""
-    expr = pl.col(value) if isinstance(value, str) else value
-    expr = expr.cast(pl.Float64)
-    aggs = [pl.len().alias("n"), expr.mean().alias("mean"), expr.var(ddof=1).alias("var")]
-    lf = df.lazy()
-    out = (
-        lf.group_by(list(by), maintain_order=True).agg(aggs) if by else lf.select(aggs)
-    ).collect()
-    rows = []
-    for n, mean, var in zip(out["n"], out["mean"], out["var"], strict=True):
-        m = Moments(
-            int(n),
-            float(mean) if mean is not None else 0.0,
-            (float(var) * (n - 1)) if var is not None else 0.0,
-        )
-        iv = mean_ci(m, confidence, method)
-        rows.append((m.sd, iv.low, iv.high, iv.half_width))
-    sd, low, high, hw = (list(c) for c in zip(*rows, strict=True)) if rows else ([], [], [], [])
-    return out.drop("var").with_columns(
-        pl.Series("sd", sd, pl.Float64),
-        pl.Series("low", low, pl.Float64),
-        pl.Series("high", high, pl.Float64),
-        pl.Series("half_width", hw, pl.Float64),
-        pl.lit(method).alias("method"),
-    )
-
-
-def group_rates(
-    df: Frame,
-    success: str | pl.Expr,
-    by: Sequence[str] = (),
-    confidence: float = DEFAULT_CONFIDENCE,
-) -> pl.DataFrame:
-    """Per group: ``n``, ``successes``, ``rate``, Wilson ``low``/``high``, ``method``."""
-    expr = pl.col(success) if isinstance(success, str) else success
-    aggs = [pl.len().alias("n"), expr.cast(pl.Int64).sum().alias("successes")]
-    lf = df.lazy()
-    out = (
-        lf.group_by(list(by), maintain_order=True).agg(aggs) if by else lf.select(aggs)
-    ).collect()
-    ivs = [wilson(s, n, confidence) for s, n in zip(out["successes"], out["n"], strict=True)]
-    return out.with_columns(
-        pl.Series("rate", [iv.estimate for iv in ivs], pl.Float64),
-        pl.Series("low", [iv.low for iv in ivs], pl.Float64),
-        pl.Series("high", [iv.high for iv in ivs], pl.Float64),
-        pl.lit("Wilson").alias("method"),
-    )
 
 
 def outcome_mix(
@@ -180,8 +116,8 @@ def outcome_mix(
     full = full.with_columns(
         (pl.col("count").sum().over(by) if by else pl.col("count").sum()).alias("hands")
     )
-    group_index = {tuple(r): i for i, r in enumerate(groups.select(by).iter_rows())} if by else None
     if by:
+        group_index = {tuple(r): i for i, r in enumerate(groups.select(by).iter_rows())}
         full = (
             full.with_columns(
                 pl.Series("_g", [group_index[tuple(r)] for r in full.select(by).iter_rows()])
@@ -287,28 +223,3 @@ def _sort_groups(out: pl.DataFrame, raw: pl.DataFrame, by: list[str]) -> pl.Data
         order.setdefault(tuple(key), len(order))
     idx = [order[tuple(k)] for k in out.select(by).iter_rows()]
     return out.with_columns(pl.Series("_g", idx)).sort(["_g", "seat"]).drop("_g")
-
-
-def combine_moments(
-    frame: pl.DataFrame | pl.LazyFrame,
-    by: Sequence[str] = (),
-    n: str = "n",
-    mean: str = "mean",
-    m2: str = "m2",
-) -> pl.DataFrame:
-    """Merge rows of moments (one per chunk, say) within groups ``by``.
-
-    The k-way form of Chan's formula: ``N = sum n``, ``mean = sum(n mean) / N``,
-    ``M2 = sum(m2) + sum(n (mean_i - mean)^2)`` (exact, order-free).
-    """
-    lf = frame.lazy()
-    total = pl.col(n).sum()
-    grand = (pl.col(n) * pl.col(mean)).sum() / total
-    aggs = [
-        total.alias(n),
-        grand.alias(mean),
-        (pl.col(m2).sum() + (pl.col(n) * (pl.col(mean) - grand) ** 2).sum()).alias(m2),
-    ]
-    if by:
-        return lf.group_by(list(by), maintain_order=True).agg(aggs).collect()
-    return lf.select(aggs).collect()

@@ -11,9 +11,10 @@ A study is a set of configurations (rules, line-up, seatings) played on one seed
       -> ``analysis``: intervals, paired differences, multiple testing
       -> ``records``: one record format per study directory, one loader
 
-A driver never plays, writes or prints; the executor never analyses; the command
-line only parses, calls and prints. The names below load their module on first use,
-so that ``import sim.study`` stays cheap.
+A driver takes what to study and an ``execute.Executor`` (how to play: threads here
+or a Ray cluster) and returns data: it never draws or prints (``sim.present`` draws,
+the command line parses, calls, draws and prints); the executor never analyses. The
+names below load their module on first use, so that ``import sim.study`` stays cheap.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ _EXPORTS = {
     "RunError": "runs",
     "RunResult": "runs",
     "new_seed": "runs",
+    "Executor": "execute",
+    "LOCAL": "execute",
     "Progress": "execute",
     "execute": "execute",
     "run": "execute",

@@ -36,7 +36,7 @@ from sim.study.sums import Sums, add_sums, knock_count, net_moments, own_moments
 from sim.study.tables import one_line
 from sim.study.units import focal_series, load_units
 
-__all__ = ["ExperimentData", "analyse", "data_from_run"]
+__all__ = ["Analysis", "ExperimentData", "data_from_run"]
 
 
 @dataclass(frozen=True)
@@ -103,8 +103,16 @@ def _unpaired(a: Moments, b: Moments) -> Moments:
     return Moments(n, a.mean - b.mean, var * (n - 1))
 
 
-class _Analysis:
-    """Statistics of every setting over all blocks (see :func:`analyse`)."""
+class Analysis:
+    """The analysis of finished runs: ``blocks[0]`` are the planned settings
+    (``expand(experiment)``), further blocks those ``precision`` added.
+
+    Per setting: the headline metric of template seat 0 with its t interval (per deal,
+    averaged over the seatings with ``duplicate``), points and net points per hand,
+    win rate (Wilson), outcome mix, hand lengths; per group of settings the best one
+    against every other on common deals (paired t on the per-deal values, joined by
+    deal number; Holm-adjusted). :meth:`data` gives it as :class:`ExperimentData`.
+    """
 
     def __init__(self, experiment: Experiment, blocks: Sequence[Sequence[Setting]]):
         self.experiment = experiment
@@ -567,21 +575,6 @@ def _frame(rows: list[dict[str, Any]], grid_keys: Sequence[str]) -> pl.DataFrame
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def analyse(experiment: Experiment, blocks: Sequence[Sequence[Setting]]) -> ExperimentData:
-    """The analysis of finished runs: ``blocks[0]`` are the planned settings
-    (``expand(experiment)``), further blocks those ``precision`` added.
-
-    Per setting: the headline metric of template seat 0 with its t interval (per deal,
-    averaged over the seatings with ``duplicate``), points and net points per hand,
-    win rate (Wilson), outcome mix, hand lengths; per group of settings the best one
-    against every other on common deals (paired t on the per-deal values, joined by
-    deal number; Holm-adjusted).
-    """
-    return _Analysis(experiment, blocks).data(
-        started=time.perf_counter(), hands_played=0, reached=None
-    )
-
-
 def data_from_run(run_dir: str | os.PathLike[str]) -> ExperimentData:
     """Analyse one run directory (``rummy run`` without an experiment) as a
     one-setting experiment: its seats, outcome mix and hand lengths."""
@@ -620,7 +613,7 @@ def data_from_run(run_dir: str | os.PathLike[str]) -> ExperimentData:
         rotations=(0,),
         run_dirs=(run_dir,),  # read in place, wherever the directory is now
     )
-    analysis = _Analysis(experiment, [[setting]])
+    analysis = Analysis(experiment, [[setting]])
     data = analysis.data(started=time.perf_counter(), hands_played=0, reached=None)
     record = dict(data.record)
     record.update(name=f"{cfg['experiment']}/{run_dir.name}", meta=_run_meta(cfg), charts=None)

@@ -28,6 +28,7 @@ from typing import Any
 
 import polars as pl
 
+from kernels.chart import TOOK_COUNT, TOOK_INTEREST, TOOK_NONE
 from sim import store
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
@@ -40,11 +41,12 @@ from sim.study.chart_cells import (
     gain_units,
     rates_for,
 )
-from sim.study.execute import Backend, Progress, execute
+from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.rundir import load_cells, load_manifest
 from sim.study.runs import RunConfig, RunError, RunResult
 
 __all__ = [
+    "ChartRequest",
     "StrategyChart",
     "cell_totals",
     "discard_chart",
@@ -117,90 +119,127 @@ def chart_spec(
         samples=0 if counting else check("samples", samples, 1, MAX_SAMPLES),
         turns=check("turns", turns, 1, MAX_TURNS),
         deadwood=deadwood,
-        took=(2 if counting else 3) if took else 1,
+        took=(TOOK_INTEREST if counting else TOOK_COUNT) if took else TOOK_NONE,
         per_cell=0 if counting else check("per_cell", per_cell, 0, 10**9),
         pilot=check("pilot", pilot, 1, 10**8),
         round=check("round", round, 0, MAX_ROUNDS),
     )  # fmt: skip
 
 
-def strategy_chart(
-    rules: str | RuleSet,
-    policy: str | tuple[str, ...],
-    *,
-    chart: str = "knock",
-    deals: int,
-    seed: int | None = None,
-    focal: int = 0,
-    samples: int = 32,
-    turns: int = 20,
-    deadwood: int | None = None,
-    took: bool = False,
-    per_cell: int = 2000,
-    pilot: int = 100_000,
-    round: int = 0,
-    min_positions: int = DEFAULT_MIN_POSITIONS,
-    experiment: str = "chart",
-    out: str | os.PathLike[str] = "results",
-    workers: int | None = None,
-    chunk_size: int | None = None,
-    backend: Backend = "local",
-    address: str | None = None,
-    progress: Callable[[Progress], None] | None = None,
-) -> StrategyChart:
-    """Play (or resume) a chart of kind ``chart`` ("knock", "draw" or "discard") and
-    return its cells.
+@dataclass(frozen=True, kw_only=True)
+class ChartRequest:
+    """What a strategy chart studies: a policy under rules, the chart's kind and shape
+    (:func:`chart_spec` checks them), its deals and seed, and where it is filed.
 
     ``policy`` is the line-up (one spec fills every seat); ``focal`` the seat whose
     decisions are charted; ``samples`` the plays of each action per position (the
     first with the deal's own stock, the others with its unseen order drawn anew);
-    ``round`` the round of ``solve`` the chart belongs to. Raises RunError (one line)
-    for a bad value.
+    ``round`` the round of ``solve`` the chart belongs to; ``min_positions`` the
+    positions a cell needs for a verdict.
     """
+
+    rules: str | RuleSet
+    policy: str | tuple[str, ...]
+    deals: int
+    chart: str = "knock"
+    seed: int | None = None
+    focal: int = 0
+    samples: int = 32
+    turns: int = 20
+    deadwood: int | None = None
+    took: bool = False
+    per_cell: int = 2000
+    pilot: int = 100_000
+    round: int = 0
+    min_positions: int = DEFAULT_MIN_POSITIONS
+    experiment: str = "chart"
+    out: str | os.PathLike[str] = "results"
+    chunk_size: int | None = None
+
+    def spec(self, rules: RuleSet) -> ChartSpec:
+        """The chart's checked spec under ``rules`` (RunError, one line)."""
+        return chart_spec(
+            rules, chart=self.chart, focal=self.focal, samples=self.samples, turns=self.turns,
+            deadwood=self.deadwood, took=self.took, per_cell=self.per_cell, pilot=self.pilot,
+            round=self.round,
+        )  # fmt: skip
+
+
+def strategy_chart(
+    request: ChartRequest,
+    executor: Executor = LOCAL,
+    *,
+    progress: Callable[[Progress], None] | None = None,
+) -> StrategyChart:
+    """Play (or resume) the chart ``request`` asks for on ``executor`` and return its
+    cells. Raises RunError (one line) for a bad value, before anything is played."""
+    deals = request.deals
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise RunError(f"deals={deals!r} is not allowed; give a positive number of deals")
-    r = resolve_rules(rules)
+    r = resolve_rules(request.rules)
     # The line-up normalised and the seed drawn once (when None) by a first config.
-    base = RunConfig(rules=r, lineup=policy, count=deals, mode="chart", seed=seed)
-    spec = chart_spec(
-        r, chart=chart, focal=focal, samples=samples, turns=turns, deadwood=deadwood,
-        took=took, per_cell=per_cell, pilot=pilot, round=round,
-    )  # fmt: skip
+    base = RunConfig(rules=r, lineup=request.policy, count=deals, mode="chart", seed=request.seed)
+    spec = request.spec(r)
     config = RunConfig(
         rules=r, lineup=base.lineup, count=deals, mode="chart", seed=base.seed,
-        experiment=experiment, chunk_size=chunk_size, workers=workers, backend=backend,
-        address=address, labels=spec.labels(), out=store.location(out),
+        experiment=request.experiment, chunk_size=request.chunk_size, labels=spec.labels(),
+        out=store.location(request.out),
     )  # fmt: skip
     # The rates are the pilot's: count it once here, before the worker threads ask.
     rates_for(r, config.lineup, config.seed, deals, spec)  # type: ignore[arg-type]
-    [result] = execute(
-        [config], workers=config.workers, backend=backend, address=address, progress=progress
-    )
-    done = load_chart(result.run_dir, min_positions=min_positions)
+    [result] = execute([config], executor, progress=progress)
+    done = load_chart(result.run_dir, min_positions=request.min_positions)
     return StrategyChart(config, spec, result.run_dir, done.cells, deals, result)
 
 
-def knock_chart(
-    rules: str | RuleSet, policy: str | tuple[str, ...], **options: Any
+def _chart_of(
+    chart: str,
+    rules: str | RuleSet,
+    policy: str | tuple[str, ...],
+    executor: Executor,
+    progress: Callable[[Progress], None] | None,
+    fields: dict[str, Any],
 ) -> StrategyChart:
-    """The knock chart: knock now or play on (``strategy_chart``'s options)."""
-    return strategy_chart(rules, policy, chart="knock", **options)
+    request = ChartRequest(rules=rules, policy=policy, chart=chart, **fields)
+    return strategy_chart(request, executor, progress=progress)
+
+
+def knock_chart(
+    rules: str | RuleSet,
+    policy: str | tuple[str, ...],
+    *,
+    executor: Executor = LOCAL,
+    progress: Callable[[Progress], None] | None = None,
+    **fields: Any,
+) -> StrategyChart:
+    """The knock chart: knock now or play on (``fields``: :class:`ChartRequest`'s)."""
+    return _chart_of("knock", rules, policy, executor, progress, fields)
 
 
 def draw_chart(
-    rules: str | RuleSet, policy: str | tuple[str, ...], **options: Any
+    rules: str | RuleSet,
+    policy: str | tuple[str, ...],
+    *,
+    executor: Executor = LOCAL,
+    progress: Callable[[Progress], None] | None = None,
+    **fields: Any,
 ) -> StrategyChart:
-    """The draw chart: take the pile's top card or draw (``strategy_chart``'s options)."""
-    return strategy_chart(rules, policy, chart="draw", **options)
+    """The draw chart: take the pile's top card or draw (``fields``: :class:`ChartRequest`'s)."""
+    return _chart_of("draw", rules, policy, executor, progress, fields)
 
 
 def discard_chart(
-    rules: str | RuleSet, policy: str | tuple[str, ...], **options: Any
+    rules: str | RuleSet,
+    policy: str | tuple[str, ...],
+    *,
+    executor: Executor = LOCAL,
+    progress: Callable[[Progress], None] | None = None,
+    **fields: Any,
 ) -> StrategyChart:
     """The discard chart: how often the next seat takes the focal seat's discard, by own
-    turn and rank, and what it saves the taker (``strategy_chart``'s options; nothing is
-    played twice, so ``samples`` and the thinning do not apply)."""
-    return strategy_chart(rules, policy, chart="discard", **options)
+    turn and rank, and what it saves the taker (``fields``: :class:`ChartRequest`'s;
+    nothing is played twice, so ``samples`` and the thinning do not apply)."""
+    return _chart_of("discard", rules, policy, executor, progress, fields)
 
 
 def is_chart_run(path: str | os.PathLike[str]) -> bool:

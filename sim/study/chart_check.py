@@ -136,10 +136,14 @@ class ChartCheck:
         unreached = (f"; {len(self.unreached)} cell(s) not reached in the {self.deals:,} "
                      "fresh deals" if self.unreached else "")  # fmt: skip
         if self.misses:
-            return (f"check: {len(self.misses)} of {reached} predictions MISS the measured "
-                    f"gain{unreached}: this chart's numbers are not to be trusted")
-        return (f"check: all {reached} predictions agree with the gains measured on "
-                f"{self.deals:,} fresh deals (at 95% over the {reached} cells){unreached}")
+            return (
+                f"check: {len(self.misses)} of {reached} predictions MISS the measured "
+                f"gain{unreached}: this chart's numbers are not to be trusted"
+            )
+        return (
+            f"check: all {reached} predictions agree with the gains measured on "
+            f"{self.deals:,} fresh deals (at 95% over the {reached} cells){unreached}"
+        )
 
     def _rows(self) -> list[dict[str, Any]]:
         return [c.to_dict() | {"verdict": self.verdict(c)} for c in self.cells]
@@ -202,7 +206,7 @@ def _nets(points: npt.NDArray[np.int64], seat: int) -> npt.NDArray[np.float64]:
 
 def check_chart(
     chart: StrategyChart, *, cells: int = 5, deals: int = 200_000, rank: str = "effect",
-    at: list[tuple[int, int]] | None = None, workers: int = 1,
+    at: list[tuple[int, int]] | None = None, threads: int = 1,
 ) -> ChartCheck:  # fmt: skip
     """Play the ``cells`` cells with the largest predicted effect (``rank="effect"``:
     the largest magnitude; ``"gain"``: the largest gain, the chart's most exploitable
@@ -227,9 +231,10 @@ def check_chart(
         chosen = pl.concat([predicted.filter(named), chosen]).unique(
             ["turn", spec.column_name, spec.layer_name], keep="first", maintain_order=True
         )
-    rules, lineup, seed = config.rules, config.lineup, config.seed
+    rules, lineup, seed = config.rule_set, config.lineup, config.seed
+    assert seed is not None  # a built config has drawn its seed
     first = chart.deals  # fresh: the deal numbers after the chart's
-    base = play_deals(rules, lineup, deals=deals, seed=seed, first=first, threads=workers)
+    base = play_deals(rules, lineup, deals=deals, seed=seed, first=first, threads=threads)
     base_nets = _nets(base.points, spec.focal)
     first_action = spec.actions[0]
 
@@ -250,14 +255,14 @@ def check_chart(
             row["positions"], row["gain"], predicted, measured,
         )  # fmt: skip
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         checked = list(pool.map(measure, chosen.iter_rows(named=True)))
     return ChartCheck(first, deals, tuple(checked))
 
 
 def checked(
     chart: StrategyChart, *, cells: int = 5, deals: int | None = None, rank: str = "effect",
-    at: list[tuple[int, int]] | None = None, workers: int = 1,
+    at: list[tuple[int, int]] | None = None, threads: int = 1,
 ) -> ChartCheck:  # fmt: skip
     """The chart's check with these settings (``deals``: by default as many as the
     chart's, at most ``DEFAULT_CHECK_DEALS``): the saved one, or played and saved."""
@@ -268,7 +273,7 @@ def checked(
     found = load_check(chart, settings)
     if found is not None:
         return found
-    check = check_chart(chart, cells=cells, deals=deals, rank=rank, at=at, workers=workers)
+    check = check_chart(chart, cells=cells, deals=deals, rank=rank, at=at, threads=threads)
     save_check(chart, check, settings)
     return check
 
@@ -305,13 +310,14 @@ def load_check(chart: StrategyChart, settings: dict[str, Any] | None = None) -> 
 
 
 def _cell_of(c: dict[str, Any]) -> CellCheck:
+    def number(key: str) -> float:
+        return math.nan if c[key] is None else float(c[key])
+
     intervals = {
-        name: Interval(*(math.nan if c[k] is None else float(c[k])
-                         for k in (name, f"{name}_low", f"{name}_high")), method)
+        name: Interval(number(name), number(f"{name}_low"), number(f"{name}_high"), method)
         for name, method in (("predicted", "normal (delta)"), ("measured", "t"))
-    }  # fmt: skip
+    }
     return CellCheck(
         int(c["turn"]), int(c["column"]), int(c["took"]), str(c["action"]), float(c["reach"]),
         int(c["positions"]), float(c["gain"]), **intervals,
     )  # fmt: skip
-

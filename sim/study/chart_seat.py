@@ -43,6 +43,7 @@ from strategies import parse_seat
 from strategies.chart import (
     DEFAULT_TAKE,
     HIGH_FIRST,
+    K0,
     KNOCK_TOP,
     RANKS,
     STRATEGY,
@@ -77,11 +78,11 @@ def _check(chart: StrategyChart | None, kind: str, knock: StrategyChart) -> None
         )
     if chart is knock:
         return
-    if chart.config.rules.to_dict() != knock.config.rules.to_dict():
+    if chart.config.rule_set.to_dict() != knock.config.rule_set.to_dict():
         raise RunError(
             f"the {kind} chart {chart.run_dir} was made under other rules "
-            f"({chart.config.rules.name}, {chart.config.players} players) than the knock "
-            f"chart ({knock.config.rules.name}, {knock.config.players} players)"
+            f"({chart.config.rule_set.name}, {chart.config.players} players) than the knock "
+            f"chart ({knock.config.rule_set.name}, {knock.config.players} players)"
         )
     theirs = (chart.config.lineup_label, chart.spec.focal, chart.spec.round)
     ours = (knock.config.lineup_label, knock.spec.focal, knock.spec.round)
@@ -95,7 +96,7 @@ def _check(chart: StrategyChart | None, kind: str, knock: StrategyChart) -> None
 
 def _policy(chart: StrategyChart) -> tuple[Any, Any]:
     """The focal seat's strategy and parameters in the chart's line-up."""
-    return parse_seat(chart.config.lineup[chart.spec.focal])  # type: ignore[index]
+    return parse_seat(chart.config.lineup[chart.spec.focal])
 
 
 def _policy_knocks(chart: StrategyChart, turn: int, deadwood: int) -> bool:
@@ -104,10 +105,10 @@ def _policy_knocks(chart: StrategyChart, turn: int, deadwood: int) -> bool:
     10); any other knocks whenever it may (at the rule's limit, or 10)."""
     strategy, params = _policy(chart)
     if strategy.name == STRATEGY.name:
-        return bool(params[turn - 1] >> min(deadwood, KNOCK_TOP) & 1)
+        return bool(params[K0 + turn - 1] >> min(deadwood, KNOCK_TOP) & 1)
     at = getattr(params, "knock_at", -1)
     if at < 0:
-        limit = chart.config.rules.knock_limit
+        limit = chart.config.rule_set.knock_limit
         at = limit if isinstance(limit, int) else DEFAULT_KNOCK_AT
     return deadwood <= at
 
@@ -183,9 +184,7 @@ def _knock_masks(chart: StrategyChart, familywise: bool) -> list[int]:
     return _masks(chart, columns, "knock", _policy_knocks, familywise)
 
 
-def _take_masks(
-    chart: StrategyChart | None, knock: StrategyChart, familywise: bool
-) -> list[int]:
+def _take_masks(chart: StrategyChart | None, knock: StrategyChart, familywise: bool) -> list[int]:
     if chart is None:
         return _own_play(knock)[0]
     return _masks(chart, chart.spec.n_columns, "take", _policy_takes, familywise)
@@ -207,8 +206,11 @@ def _safety(chart: StrategyChart | None, knock: StrategyChart) -> int:
 
 
 def chart_params(
-    knock: StrategyChart, draw: StrategyChart | None = None,
-    discard: StrategyChart | None = None, *, familywise: bool = False,
+    knock: StrategyChart,
+    draw: StrategyChart | None = None,
+    discard: StrategyChart | None = None,
+    *,
+    familywise: bool = False,
 ) -> Any:
     """The ``chart`` strategy's parameters from finished charts (see the module notes;
     ``familywise``: a verdict changes what the policy does only when it holds at 95%
@@ -228,12 +230,16 @@ def chart_params(
         zip([f"t{t}" for t in range(1, TURNS + 1)], _take_masks(draw, knock, familywise),
             strict=True)
     )  # fmt: skip
-    return STRATEGY.params(**values, safety=_safety(discard, knock))
+    params: Any = STRATEGY.params  # the chart's Params class (typed as any NamedTuple)
+    return params(**values, safety=_safety(discard, knock))
 
 
 def chart_seat(
-    knock: StrategyChart, draw: StrategyChart | None = None,
-    discard: StrategyChart | None = None, *, familywise: bool = False,
+    knock: StrategyChart,
+    draw: StrategyChart | None = None,
+    discard: StrategyChart | None = None,
+    *,
+    familywise: bool = False,
 ) -> str:
     """The seat spec of :func:`chart_params`, every field written out (a saved spec
     keeps its meaning if the strategy's defaults change)."""

@@ -92,7 +92,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -377,7 +377,7 @@ def _requires_token(where: str) -> bool:
     """Whether the head at ``where`` refuses a client without a token: one call to it
     without one, which it answers at once (False when this Ray cannot ask)."""
     try:
-        from ray._raylet import GcsClient
+        from ray._raylet import GcsClient  # type: ignore[attr-defined]  # no stubs: Ray's C core
         from ray.exceptions import AuthenticationError
     except ImportError:  # a Ray without token authentication
         return False
@@ -454,7 +454,10 @@ def _reload_auth() -> None:
     """Make Ray read the token settings again (it keeps what it read first); Rays
     without token authentication have nothing to reload."""
     with contextlib.suppress(ImportError, AttributeError):
-        from ray._raylet import AuthenticationTokenLoader, Config
+        from ray._raylet import (  # type: ignore[attr-defined]  # no stubs: Ray's C core
+            AuthenticationTokenLoader,
+            Config,
+        )
 
         Config.initialize("")
         AuthenticationTokenLoader.instance().reset_cache()
@@ -598,7 +601,7 @@ def play(
     address: str | None,
     resume_hint: str,
     notes: list[str],
-) -> Iterator[tuple[int, dict[str, Any]]]:
+) -> Generator[tuple[int, dict[str, Any]]]:
     """Play the chunks of ``todo`` (job index, chunk) on Ray; yield (job index, result).
 
     A result is :func:`sim.study.chunks.run_chunk`'s, or ``{"chunk", "hands",
@@ -615,8 +618,9 @@ def play(
         markers: list[str | None] = [None] * len(jobs)
         if os.environ.get(WRITE_ENV, "1") != "0":
             for i, job in enumerate(jobs):
-                markers[i] = str(job.run_dir / _MARKER.format(token=token))
-                store.write_text_atomic(markers[i], token)
+                marker = str(job.run_dir / _MARKER.format(token=token))
+                store.write_text_atomic(marker, token)
+                markers[i] = marker
         pending: dict[Any, tuple[int, Chunk, int]] = {}
         try:
             _warm(ray, ray.remote(**options)(_warm_node), jobs, markers, notes)
@@ -665,7 +669,7 @@ def play(
             for ref in pending:  # a stopped study leaves no work behind on the cluster
                 with contextlib.suppress(Exception):
                     ray.cancel(ref)
-            for marker in markers:
-                if marker is not None:
+            for written in markers:
+                if written is not None:
                     with contextlib.suppress(OSError):
-                        store.location(marker).unlink(missing_ok=True)
+                        store.location(written).unlink(missing_ok=True)

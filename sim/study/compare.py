@@ -83,7 +83,7 @@ from sim.stats import (
 )
 from sim.store import study_folder
 from sim.study import records
-from sim.study.execute import Backend, Progress, execute
+from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.records import study_id
 from sim.study.runs import RunConfig, check_count, new_seed
 from sim.study.units import (
@@ -332,14 +332,12 @@ def compare(
     mode: Mode = "deals",
     seed: int | None = None,
     duplicate: bool = False,
-    workers: int | None = None,
+    executor: Executor = LOCAL,
     out: Path | str = "results",
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
     progress: Callable[[Progress], None] | None = None,
-    backend: Backend = "local",
-    address: str | None = None,
 ) -> CompareResult:
     """Play both sides on the same deals and compare seat 0's net points.
 
@@ -354,14 +352,14 @@ def compare(
         back from ``result.seed``).
     duplicate : bool
         Also play every deal with the line-up rotated (``players`` runs per side).
-    workers, chunk_size
+    executor : Executor
+        How the runs play (``sim.study.execute``); default: threads, one per CPU.
+    chunk_size
         Passed to every ``RunConfig``.
     out : path
         Results root: the comparison goes to ``<out>/compare/<compare_id>/``.
     progress : callable, optional
         Called with the executor's :class:`Progress` as the runs play.
-    backend, address
-        Where the chunks play (``sim.study.execute``).
 
     Raises
     ------
@@ -395,9 +393,6 @@ def compare(
                 experiment="compare",
                 seed=seed,
                 chunk_size=chunk_size,
-                workers=workers,
-                backend=backend,
-                address=address,
                 labels=(("side", side), ("seating", r)),
                 out=root,
                 command=command,
@@ -420,13 +415,7 @@ def compare(
     }
     directory = root / compare_id
     with study_folder(directory):
-        execute(
-            runs["a"] + runs["b"],
-            workers=workers,
-            backend=backend,
-            address=address,
-            progress=progress,
-        )
+        execute(runs["a"] + runs["b"], executor, progress=progress)
 
     units = {
         side: [load_units(c.run_dir, mode, players) for c in configs]

@@ -7,8 +7,9 @@ charts and written up as a self-contained HTML report.
 
 >>> from sim.study.experiment_file import load_experiment
 >>> from sim.study.experiment import run_experiment
+>>> from sim.study.execute import Executor
 >>> exp = load_experiment("experiments/gin_knock_threshold.toml")
->>> result = run_experiment(exp, workers=2, out="results")
+>>> result = run_experiment(exp, Executor(workers=2), out="results")
 >>> result.data.summary.select("setting", "estimate", "low", "high", "best")
 
 The file format (every key but ``seats`` and one of ``deals``/``games`` is optional)::

@@ -4,7 +4,9 @@ A study (one run, a sweep, a comparison, a tournament, a tune) is a list of runs
 :func:`execute` opens each run's directory (locked for the study's duration, its
 manifest written or checked), lists each run's chunks lazily, skips the chunks already
 done (their records and digests check out) and feeds the rest, whichever run they
-belong to, to one pool of workers:
+belong to, to one pool of workers. How they play is one object, an :class:`Executor`
+(workers, backend, address), made once by the command line or a notebook and handed
+to every driver; it never changes a result:
 
 * ``backend="local"``: threads of this process. The engine kernels release the GIL,
   so chunks play in parallel as on a process pool, without a process start and an
@@ -33,18 +35,19 @@ import contextlib
 import itertools
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from sim import store
+from sim.limits import MAX_WORKERS
 from sim.study import rundir as D
 from sim.study.chunks import load_engine, payload_of, run_chunk, write_chunk, write_record
 from sim.study.runs import Chunk, RunConfig, RunError, RunResult
 
-__all__ = ["Backend", "Progress", "check_backend", "execute", "resume", "run"]
+__all__ = ["LOCAL", "Backend", "Executor", "Progress", "execute", "resume", "run"]
 
 Backend = Literal["local", "ray"]
 _IN_FLIGHT_PER_WORKER = 2  # chunks queued per worker: keeps workers busy, memory flat
@@ -116,13 +119,80 @@ class _Run:
         )
 
 
+@dataclass(frozen=True)
+class Executor:
+    """How a study plays its chunks: never what it plays, so never its results.
+
+    Attributes
+    ----------
+    workers : int or None
+        Threads (local) or Ray workers (chunks in flight: twice as many); None: this
+        machine's CPU count (local), the cluster's (Ray, known once it plays).
+    backend : {"local", "ray"}
+    address : str or None
+        Ray cluster address (``ray.init(address=...)``, ``"auto"``); None attaches to
+        ``RAY_ADDRESS`` when set, else starts a private instance (``sim.study.cluster``).
+    """
+
+    workers: int | None = None
+    backend: Backend = "local"
+    address: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.backend not in ("local", "ray"):
+            raise RunError(f"backend={self.backend!r} is not allowed; choose 'local' or 'ray'")
+        workers = self.workers
+        if workers is not None:
+            ok = isinstance(workers, int) and not isinstance(workers, bool)
+            if not ok or not 1 <= workers <= MAX_WORKERS:
+                raise RunError(
+                    f"workers={workers!r} is not allowed; choose an integer 1..{MAX_WORKERS}"
+                )
+        if self.address is not None and self.backend != "ray":
+            raise RunError(
+                f"address={self.address!r} is not allowed with backend='local'; an address "
+                "needs backend='ray'"
+            )
+
+    @property
+    def local_workers(self) -> int:
+        """Threads a local study plays on: ``workers``, or this machine's CPU count."""
+        return self.workers or os.cpu_count() or 1
+
+    def describe(self) -> str:
+        """``4 workers``; on Ray without workers, the cluster's CPUs (known once it plays)."""
+        if self.workers is None and self.backend == "ray":
+            return "a worker per CPU of the Ray cluster"
+        return f"{self.local_workers} workers"
+
+    def to_dict(self) -> dict[str, Any]:
+        """As stored in a run's manifest (a resume plays on it unless told otherwise)."""
+        workers = self.local_workers if self.backend == "local" else self.workers
+        return {"workers": workers, "backend": self.backend, "address": self.address}
+
+    def check(self) -> None:
+        """Fail before anything is written when this backend cannot run here."""
+        if self.backend == "ray":
+            from sim.study.cluster import MISSING_RAY, code_mode, worker_logs
+
+            try:
+                import ray  # noqa: F401
+            except ImportError:
+                raise RunError(MISSING_RAY) from None
+            code_mode()  # a bad RUMMY_RAY_CODE (or RUMMY_RAY_LOGS) is one line before
+            worker_logs()  # anything is written
+
+
+LOCAL = Executor()  # threads of this process, one per CPU
+
+
 # --- backends: each takes the queue of (run, chunk) and yields results in any order ----
 
 Task = tuple[int, Chunk]  # (run index, chunk)
 Result = tuple[int, dict[str, Any]]
 
 
-def _threads(runs: list[_Run], todo: Iterator[Task], workers: int) -> Iterator[Result]:
+def _threads(runs: list[_Run], todo: Iterator[Task], workers: int) -> Generator[Result]:
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rummy-chunk")
     pending: dict[Future[dict[str, Any]], int] = {}
     limit = workers * _IN_FLIGHT_PER_WORKER
@@ -147,7 +217,7 @@ def _threads(runs: list[_Run], todo: Iterator[Task], workers: int) -> Iterator[R
 
 def _ray(
     runs: list[_Run], todo: Iterator[Task], workers: int | None, address: str | None
-) -> Iterator[Result]:
+) -> Generator[Result]:
     """Chunks on Ray (``sim.study.cluster``); what the workers wrote is not written again."""
     from sim.study import cluster
 
@@ -185,27 +255,10 @@ def _resume_hint(runs: list[_Run]) -> str:
 # --- the study ---------------------------------------------------------------------------
 
 
-def check_backend(backend: str) -> None:
-    """Fail before anything is written when the backend cannot run here."""
-    if backend == "ray":
-        from sim.study.cluster import MISSING_RAY, code_mode, worker_logs
-
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise RunError(MISSING_RAY) from None
-        code_mode()  # a bad RUMMY_RAY_CODE (or RUMMY_RAY_LOGS) is one line before
-        worker_logs()  # anything is written
-    elif backend != "local":
-        raise RunError(f"backend={backend!r} is not allowed; choose 'local' or 'ray'")
-
-
 def execute(
     configs: Sequence[RunConfig],
+    executor: Executor = LOCAL,
     *,
-    workers: int | None = None,
-    backend: Backend = "local",
-    address: str | None = None,
     progress: Callable[[Progress], None] | None = None,
     run_dirs: Sequence[Path] | None = None,
 ) -> list[RunResult]:
@@ -215,9 +268,8 @@ def execute(
     ----------
     configs : sequence of RunConfig
         The study's runs; a run listed twice (the same directory) is played once.
-    workers : int, optional
-        Threads (local) or Ray workers (chunks in flight: twice as many); default: this
-        machine's CPU count (local), the cluster's (Ray).
+    executor : Executor
+        How to play them (default: threads of this process, one per CPU).
     run_dirs : sequence of Path, optional
         Where each run lives when not at ``config.run_dir`` (a resumed run read in
         place after its folder was moved).
@@ -231,20 +283,18 @@ def execute(
         chunk could not be written; Ray is missing or failed.
     """
     started = time.perf_counter()
-    check_backend(backend)
+    executor.check()
     dirs = list(run_dirs) if run_dirs is not None else [c.run_dir for c in configs]
     index_of: dict[Path, int] = {}
     for d in dirs:
         index_of.setdefault(d, len(index_of))
     unique = [(configs[dirs.index(d)], d) for d in index_of]
-    if backend == "local":
-        workers = workers or os.cpu_count() or 1
     with contextlib.ExitStack() as stack:
         runs: list[_Run] = []
         for config, run_dir in unique:
             D.make_run_dir(run_dir)
             stack.enter_context(D.locked(run_dir))
-            config, notes = D.prepare(config, run_dir)
+            config, notes = D.prepare(config, run_dir, executor.to_dict())
             for folder in (*config.tables, D.CHUNKS):
                 (run_dir / folder).mkdir(exist_ok=True)
             runs.append(
@@ -290,13 +340,13 @@ def execute(
                         report()
 
         report()
-        if backend == "ray":  # workers None: as many as the cluster has CPUs
-            results = _ray(runs, todo(), workers and min(workers, totals[0]), address)
+        workers = executor.workers
+        if executor.backend == "ray":  # workers None: as many as the cluster has CPUs
+            results = _ray(runs, todo(), workers and min(workers, totals[0]), executor.address)
         else:
             for run in runs:
                 load_engine(run.payload)
-            assert workers is not None
-            results = _threads(runs, todo(), min(workers, totals[0]) or 1)
+            results = _threads(runs, todo(), min(executor.local_workers, totals[0]) or 1)
         with contextlib.closing(results):
             for i, result in results:
                 run = runs[i]
@@ -318,48 +368,36 @@ def execute(
     return [by_dir[d] for d in dirs]
 
 
-def run(config: RunConfig, progress: Callable[[Progress], None] | None = None) -> RunResult:
-    """Play a run into ``config.run_dir`` on ``config.workers`` (chunks already done
-    there are kept).
+def run(
+    config: RunConfig,
+    executor: Executor = LOCAL,
+    progress: Callable[[Progress], None] | None = None,
+) -> RunResult:
+    """Play a run into ``config.run_dir`` (chunks already done there are kept).
 
     Raises
     ------
     RunError
         The run directory cannot be made or written, holds another run, or is in use.
     """
-    return execute(
-        [config],
-        workers=config.workers,
-        backend=config.backend,
-        address=config.address,
-        progress=progress,
-    )[0]
+    return execute([config], executor, progress=progress)[0]
 
 
 def resume(
     run_dir: str | os.PathLike[str],
+    executor: Executor | None = None,
     *,
-    workers: int | None = None,
-    backend: Backend | None = None,
-    address: str | None = None,
     command: str | None = None,
     progress: Callable[[Progress], None] | None = None,
 ) -> RunResult:
     """Finish the run in ``run_dir`` from its manifest: plays only the missing chunks.
 
-    ``workers``, ``backend`` and ``address`` may differ from the first call (they do
-    not change results); by default the stored ones, local workers capped at this
-    machine's CPU count. A run made by other code (any source in its identity) is
-    refused with a line that says what changed.
+    ``executor`` may differ from the first call's (it does not change results); by
+    default the stored one, local workers capped at this machine's CPU count. A run
+    made by other code (any source in its identity) is refused with a line that says
+    what changed.
     """
-    config = D.resume_config(
-        run_dir, workers=workers, backend=backend, address=address, command=command
-    )
-    return execute(
-        [config],
-        workers=config.workers,
-        backend=config.backend,
-        address=config.address,
-        progress=progress,
-        run_dirs=[store.location(run_dir)],
-    )[0]
+    config, stored = D.resume_config(run_dir, command=command)
+    if executor is None:
+        executor = Executor(**stored)
+    return execute([config], executor, progress=progress, run_dirs=[store.location(run_dir)])[0]

@@ -1,10 +1,14 @@
-"""Running an experiment: play every setting (resumable), analyse, write, chart, report.
+"""Running an experiment: play every setting (resumable), analyse, write its tables.
 
 >>> from sim.study.experiment_file import load_experiment
 >>> from sim.study.experiment import run_experiment
+>>> from sim.study.execute import Executor
 >>> exp = load_experiment("experiments/gin_knock_threshold.toml")
->>> result = run_experiment(exp, workers=2, out="results")
+>>> result = run_experiment(exp, Executor(workers=2), out="results")
 >>> result.data.summary.select("setting", "estimate", "low", "high", "best")
+
+Charts and the HTML report are drawn from ``result.data`` by ``sim.present.experiment``
+(``save_charts``, ``write_experiment_report``); the command line does both.
 
 Every run of every setting goes through one queue (``sim.study.execute``); with
 ``precision`` further blocks of deals are added until the widest headline interval is
@@ -25,11 +29,10 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from sim import store
-from sim.present.experiment import save_charts, write_experiment_report
 from sim.study import records, rundir
-from sim.study.analysis import ExperimentData, _Analysis
+from sim.study.analysis import Analysis, ExperimentData
 from sim.study.design import EXPERIMENT_JSON, MIN_EXTENSION, PRECISION_CAP, Experiment
-from sim.study.execute import Progress, check_backend, execute
+from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.experiment_store import EXPERIMENT_KIND, record_of, write_tables
 from sim.study.runs import RunResult, new_seed
 from sim.study.settings import Setting, expand
@@ -43,11 +46,11 @@ __all__ = ["ExperimentProgress", "ExperimentResult", "run_experiment"]
 class ExperimentProgress(NamedTuple):
     """What a ``progress`` callback of :func:`run_experiment` receives.
 
-    ``phase``: "engine" (loading or compiling the engine), "run", "analyse",
-    "charts", "report". During "run": deals or games done of the total over every
-    run of this block (chunks found done count as done), hands played by this call,
-    seconds since the block started, runs finished, and the block (0: the planned
-    size; 1, 2, ...: blocks added by ``precision``).
+    ``phase``: "engine" (loading or compiling the engine), "run", "analyse". During
+    "run": deals or games done of the total over every run of this block (chunks found
+    done count as done), hands played by this call, seconds since the block started,
+    runs finished, and the block (0: the planned size; 1, 2, ...: blocks added by
+    ``precision``).
     """
 
     phase: str
@@ -72,8 +75,6 @@ class ExperimentResult:
     settings: tuple[Setting, ...]
     data: ExperimentData
     runs: tuple[RunResult, ...]
-    charts: tuple[Path, ...]
-    report: Path | None
     elapsed: float
     hands_played: int
     blocks: int
@@ -82,25 +83,21 @@ class ExperimentResult:
 
 def run_experiment(
     experiment: Experiment,
+    executor: Executor = LOCAL,
     *,
-    workers: int | None = None,
     out: str | os.PathLike[str] = "results",
     progress: ProgressCallback | None = None,
-    backend: Literal["local", "ray"] = "local",
-    address: str | None = None,
     rows: Literal["hands", "none"] | None = None,
-    charts: bool = True,
-    report: bool = True,
     command: str | None = None,
 ) -> ExperimentResult:
-    """Play every setting (resumable), analyse, and write tables, charts and report.
+    """Play every setting (resumable), analyse, and write the tables and the record.
 
     Parameters
     ----------
     experiment : Experiment
         Its seed, when None, is drawn here (read it back from ``result.experiment``).
-    workers : int, optional
-        Threads (local) or Ray workers; default: the CPU count (of the cluster on Ray).
+    executor : Executor
+        How to play (default: threads of this process, one per CPU).
     out : path
         Results root; everything goes to ``<out>/<experiment.name>/``.
     progress : callable, optional
@@ -120,19 +117,11 @@ def run_experiment(
         experiment = dataclasses.replace(experiment, seed=new_seed())
     if rows is not None and rows != experiment.rows:
         experiment = dataclasses.replace(experiment, rows=rows)
-    if backend == "local":  # Ray: as many as the cluster has CPUs, when it plays
-        workers = workers or os.cpu_count() or 1
     command = command if command is not None else shlex.join(sys.argv)
     out = store.location(out)
     directory = out / experiment.name
-    options: dict[str, Any] = {
-        "out": out,
-        "workers": workers,
-        "backend": backend,
-        "address": address,
-    }
-    settings = expand(experiment, command=command, **options)
-    check_backend(backend)
+    settings = expand(experiment, command=command, out=out)
+    executor.check()
     # The runs already there (a resume, the same command again) are checked before
     # anything is written: an edited or damaged manifest stops the study here, whole.
     for config in (c for s in settings for c in s.configs):
@@ -174,13 +163,13 @@ def run_experiment(
                 )
 
         configs = [c for s in block_settings for c in s.configs]
-        done = execute(configs, workers=workers, backend=backend, address=address, progress=report)
+        done = execute(configs, executor, progress=report)
         all_runs.extend(done)
         hands_played += sum(r.hands_played for r in {r.run_dir: r for r in done}.values())
 
     play(settings, 0)
     tell("analyse")
-    analysis = _Analysis(experiment, blocks)
+    analysis = Analysis(experiment, blocks)
     reached: bool | None = None
     if experiment.precision is not None:
         target = experiment.precision
@@ -196,22 +185,14 @@ def run_experiment(
                 break
             extra = min(cap - total, max(analysis.extra_units(target), MIN_EXTENSION))
             block = len(blocks)
-            more = expand(experiment, block=block, count=extra, command=command, **options)
+            more = expand(experiment, block=block, count=extra, command=command, out=out)
             blocks.append(more)
             play(more, block)
             total += extra
             tell("analyse")
-            analysis = _Analysis(experiment, blocks)
+            analysis = Analysis(experiment, blocks)
     data = analysis.data(started=started, hands_played=hands_played, reached=reached)
     written = write_tables(data, directory)
-    chart_paths: list[Path] = []
-    if charts:
-        tell("charts")
-        chart_paths = save_charts(data, directory / "charts")
-    report_path = None
-    if report:
-        tell("report")
-        report_path = write_experiment_report(data, directory / "report.html")
     record.update(analysis=record_of(data), tables=written)
     records.write_record(directory / EXPERIMENT_JSON, EXPERIMENT_KIND, record)
     return ExperimentResult(
@@ -220,8 +201,6 @@ def run_experiment(
         settings=tuple(settings),
         data=data,
         runs=tuple(all_runs),
-        charts=tuple(chart_paths),
-        report=report_path,
         elapsed=time.perf_counter() - started,
         hands_played=hands_played,
         blocks=len(blocks),

@@ -4,7 +4,7 @@ Every Parquet file carries one schema-metadata key, ``b"rummy_sim"``, holding JS
 (:func:`provenance`): ``schema_version``, package name, version, kernel source digest
 and git revision, the RNG, ``point_scale``, the outcome labels, the run's full config
 (every rule parameter, the line-up and each seat's strategy with all its parameters,
-mode, count, seed, chunking, workers, backend, command line), library versions and,
+mode, count, seed, chunking, command line), library versions and,
 per file, the table name, the chunk and the row count. :func:`read_provenance`
 validates it and raises ``ResultsError`` (one line) for anything else.
 """

@@ -37,7 +37,7 @@ import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -85,7 +85,7 @@ class Layout(NamedTuple):
     """
 
     config_hash: str
-    count: int
+    count: int  # type: ignore[assignment]  # a field named like tuple.count, read as such
     chunk_size: int
     tables: list[str]
 
@@ -178,7 +178,7 @@ def locked(run_dir: Path) -> Iterator[None]:
     if store.is_remote(run_dir):
         from sim import remote  # on use: a chunk imports TABLE_SOURCES only (provenance.py)
 
-        lock = run_dir / ".lock"
+        lock: remote.RemotePath = run_dir / ".lock"  # type: ignore[assignment]  # is_remote
         try:
             mine = remote.acquire(lock)
         except BlockingIOError as holder:
@@ -294,8 +294,13 @@ def make_run_dir(run_dir: Path) -> None:
         raise RunError(str(error)) from None
 
 
-def prepare(config: RunConfig, run_dir: Path) -> tuple[RunConfig, list[str]]:
+def prepare(
+    config: RunConfig, run_dir: Path, executor: dict[str, Any]
+) -> tuple[RunConfig, list[str]]:
     """Under the lock: check or write the manifest, remove stale temporary files.
+
+    ``executor`` (``Executor.to_dict``) is stored with a new run: a resume plays on it
+    unless told otherwise.
 
     Returns the config to play (an existing run keeps its chunk size) and notes for
     the user (a chunk size that was asked for but not used).
@@ -333,6 +338,7 @@ def prepare(config: RunConfig, run_dir: Path) -> tuple[RunConfig, list[str]]:
         manifest = provenance(config)
         manifest["created"] = datetime.now(UTC).isoformat(timespec="seconds")
         manifest["tables"] = config.tables
+        manifest["executor"] = executor
         write_or_fail(write_sealed, manifest_path, manifest)
     for folder in (run_dir, *(run_dir / table for table in (*TABLES, CHUNKS))):
         if folder.is_dir():
@@ -350,28 +356,27 @@ def write_or_fail(writer: Callable[..., Any], *args: Any) -> Any:
 
 
 def resume_config(
-    run_dir: str | os.PathLike[str],
-    *,
-    workers: int | None = None,
-    backend: Literal["local", "ray"] | None = None,
-    address: str | None = None,
-    command: str | None = None,
-) -> RunConfig:
-    """The config :func:`resume` would play, checked (RunError, one line, if it cannot)."""
+    run_dir: str | os.PathLike[str], *, command: str | None = None
+) -> tuple[RunConfig, dict[str, Any]]:
+    """The config :func:`resume` would play, checked (RunError, one line, if it cannot),
+    and the executor the run was started on (``Executor`` keywords; local workers
+    capped at this machine's CPU count)."""
     run_dir = store.location(run_dir)
     manifest = load_manifest(run_dir)
     stored = manifest["config"]
-    if workers is None and (backend or stored.get("backend")) == "local":
-        stored_workers = stored.get("workers")
-        cpus = os.cpu_count() or 1
-        workers = min(stored_workers, cpus) if isinstance(stored_workers, int) else cpus
+    # Runs made before the executor had its own entry kept it in their config.
+    execution = manifest.get("executor") or stored
+    backend = execution.get("backend", "local")
+    workers = execution.get("workers")
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        workers = None
+    if backend == "local":
+        workers = min(workers or os.cpu_count() or 1, os.cpu_count() or 1)
+    executor = {"workers": workers, "backend": backend, "address": execution.get("address")}
     try:
         config = RunConfig.from_dict(
             stored,
             out=run_dir.parent.parent,
-            workers=workers,
-            backend=backend,
-            address=address,
             command=command if command is not None else shlex.join(sys.argv),
         )
     except (KeyError, TypeError, ValueError) as error:
@@ -383,7 +388,7 @@ def resume_config(
             f"cannot resume {run_dir}: {first_difference(theirs, mine)}; "
             "start a new run instead (the same command without --resume)"
         )
-    return config
+    return config, executor
 
 
 def is_live(run_dir: Path) -> bool:
@@ -392,7 +397,7 @@ def is_live(run_dir: Path) -> bool:
         from sim import remote
 
         try:
-            return remote.lock_holder(run_dir / ".lock") is not None
+            return remote.lock_holder(run_dir / ".lock") is not None  # type: ignore[arg-type]
         except OSError:
             return False
     try:

@@ -20,7 +20,8 @@ digests of every source that can change a table's bytes: the kernels and strateg
 the ``sim`` modules that play and shape the tables (``provenance.tables_digest``), and
 the package of every plugin strategy seated (``strategies.plugin_digests``). Not in
 it: chunk size (the tables do not depend on it: an existing run keeps the chunk size
-it was started with), workers, backend, address, output root, command line.
+it was started with), how it is played (``sim.study.execute.Executor``), output root,
+command line.
 ``run_id`` is its first 12 hex digits. A directory whose manifest holds another
 identity is refused, never overwritten, and a resume after an edit to any of those
 sources is refused with a line that names what changed.
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shlex
 import sys
 from collections.abc import Iterator, Mapping
@@ -154,15 +154,6 @@ class RunConfig:
         Master seed; None draws a fresh one (read it back from ``config.seed``).
     chunk_size : int or None
         Deals or games per chunk; None: ``CHUNK_DEALS`` or ``CHUNK_GAMES``.
-    workers : int or None
-        Threads (local) or Ray workers; None: this machine's CPU count (local), or the
-        cluster's when the run plays (Ray: stays None).
-    backend : {"local", "ray"}
-    address : str or None
-        Ray cluster address (``ray.init(address=...)``, ``"auto"``); None attaches to
-        ``RAY_ADDRESS`` when set, else starts a private instance (or uses the
-        connection this process already has). ``sim.study.cluster`` ships the code to
-        the nodes and checks it there.
     rows : {"hands", "none"}
         Keep the per-hand and per-game rows, or only the summary aggregates.
     labels : mapping or tuple of pairs
@@ -183,9 +174,6 @@ class RunConfig:
     variant: str | None = None
     seed: int | None = None
     chunk_size: int | None = None
-    workers: int | None = None
-    backend: Literal["local", "ray"] = "local"
-    address: str | None = None
     rows: Literal["hands", "none"] = "hands"
     labels: tuple[tuple[str, Any], ...] | Mapping[str, Any] = ()
     out: Path | str | Any = Path("results")
@@ -207,7 +195,7 @@ class RunConfig:
             raise RunError(
                 f"rules {rules.name!r} have game='hand': play single deals, or set a game mode"
             )
-        for name in ("count", "chunk_size", "workers", "seed"):
+        for name in ("count", "chunk_size", "seed"):
             value = getattr(self, name)
             if value is None:
                 continue
@@ -222,12 +210,6 @@ class RunConfig:
         if self.chunk_size is None:
             sizes = {"deals": CHUNK_DEALS, "games": CHUNK_GAMES, "chart": CHUNK_CHART}
             put("chunk_size", sizes[self.mode])
-        if self.backend not in ("local", "ray"):
-            raise RunError(f"backend={self.backend!r} is not allowed; choose 'local' or 'ray'")
-        if self.workers is None and self.backend == "local":  # Ray: the cluster's CPUs
-            put("workers", os.cpu_count() or 1)
-        if self.address is not None and self.backend != "ray":
-            raise RunError("an address needs backend='ray'")
         if self.rows not in ("hands", "none"):
             raise RunError(f"rows={self.rows!r} is not allowed; choose 'hands' or 'none'")
         if self.variant is None:
@@ -242,8 +224,20 @@ class RunConfig:
     # --- identity ------------------------------------------------------------------
 
     @property
+    def rule_set(self) -> RuleSet:
+        """``rules`` as built: a preset name given is a RuleSet by then."""
+        assert isinstance(self.rules, RuleSet)
+        return self.rules
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """``lineup`` as built: one canonical seat spec per seat."""
+        assert isinstance(self.lineup, tuple)
+        return self.lineup
+
+    @property
     def players(self) -> int:
-        return self.rules.players  # type: ignore[union-attr]
+        return self.rule_set.players
 
     @property
     def lineup_label(self) -> str:
@@ -284,7 +278,7 @@ class RunConfig:
 
     @property
     def run_dir(self) -> Path:
-        return self.out / self.experiment / self.run_id  # type: ignore[operator, no-any-return]
+        return self.out / self.experiment / self.run_id  # type: ignore[operator]
 
     @property
     def n_chunks(self) -> int:
@@ -326,9 +320,6 @@ class RunConfig:
             ],
             "chunk_size": self.chunk_size,
             "n_chunks": self.n_chunks,
-            "workers": self.workers,
-            "backend": self.backend,
-            "address": self.address,
             "out": str(self.out),
             "command": self.command,
         }
@@ -345,9 +336,6 @@ class RunConfig:
             "variant": data["variant"],
             "seed": data["seed"],
             "chunk_size": data["chunk_size"],
-            "workers": data.get("workers"),
-            "backend": data.get("backend", "local"),
-            "address": data.get("address"),
             "rows": data["rows"],
             "labels": tuple((k, v) for k, v in (data.get("labels") or {}).items()),
             "out": data.get("out", "results"),

@@ -13,7 +13,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -124,7 +124,8 @@ def parse_param(strategy: Any, text: str) -> ParamRange:
             make_params(strategy, **{name: v})
         except StrategyError as error:
             raise TuneError(f"{where}: {error}") from None
-    return ParamRange(name, kind, tuple(values), spec.strip())
+    numbers = cast(list[float], values)  # parse_values gives text only where no kind is given
+    return ParamRange(name, kind, tuple(numbers), spec.strip())
 
 
 def grid_points(space: Sequence[ParamRange]) -> list[Point]:

@@ -54,9 +54,10 @@ from sim.engine import play_deals
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
 from sim.stats import Interval, mean_ci
-from sim.study.chart import StrategyChart, strategy_chart
+from sim.study.chart import ChartRequest, StrategyChart, strategy_chart
 from sim.study.chart_check import ChartCheck, checked
 from sim.study.chart_seat import chart_seat
+from sim.study.execute import LOCAL, Executor
 from sim.study.records import write_sealed
 from sim.study.runs import RunError, new_seed
 from sim.study.units import rotate
@@ -180,7 +181,7 @@ def solve(
     seed: int | None = None,
     name: str = "solve",
     out: str | os.PathLike[str] = "results",
-    workers: int | None = None,
+    executor: Executor = LOCAL,
     progress: Callable[[str], None] | None = None,
 ) -> SolveResult:
     """Solve from ``start`` (one seat spec, played by every seat); see the module notes.
@@ -190,7 +191,8 @@ def solve(
     ``deals`` for each knock chart, ``draw_deals`` and ``discard_deals`` (default: the
     same) for the draw and discard charts; ``strength_deals`` duplicate deals for each
     strength measurement, ``check_cells`` and ``check_deals`` for the final check.
-    Raises RunError (one line) for a bad value.
+    ``executor`` plays the charts; the strength and check games play on its local
+    worker count of threads in this process. Raises RunError (one line) for a bad value.
     """
     r = resolve_rules(rules)
     for label, value, low, high in (("rounds", rounds, 0, MAX_ROUNDS),
@@ -217,6 +219,7 @@ def solve(
     }  # fmt: skip
     folder = store.location(out) / name / _solve_id(settings)
     say = progress or (lambda _: None)
+    threads = executor.local_workers
     sizes = {"knock": deals, "draw": draw_deals or deals, "discard": discard_deals or deals}
 
     def lineup_of(seat: str) -> str:
@@ -226,15 +229,17 @@ def solve(
         made = {}
         for kind in ("knock", "draw", "discard"):
             say(f"round {k}: {kind} chart of {_short(seat)}")
-            made[kind] = strategy_chart(
-                r, lineup_of(seat), chart=kind, deals=sizes[kind], seed=seed, samples=samples,
-                turns=turns, per_cell=per_cell, round=k, min_positions=min_positions,
-                experiment="charts", out=folder, workers=workers,
+            request = ChartRequest(
+                rules=r, policy=lineup_of(seat), chart=kind, deals=sizes[kind], seed=seed,
+                samples=samples, turns=turns, per_cell=per_cell, round=k,
+                min_positions=min_positions, experiment="charts", out=folder,
             )  # fmt: skip
+            made[kind] = strategy_chart(request, executor)
         return made
 
     done: list[SolveRound] = []
-    seat, previous = start, None
+    seat = start
+    previous: dict[str, StrategyChart] | None = None
     fixed, cycle = False, 0
     for k in range(rounds + 1):
         charts = charts_of(seat, k)
@@ -242,17 +247,16 @@ def solve(
             break  # the last seat charted, to be checked
         nxt = chart_seat(charts["knock"], charts["draw"], charts["discard"], familywise=True)
         say(f"round {k}: strength of the exported seat")
-        vs_prev = head_to_head(r, nxt, seat, deals=strength_deals, seed=seed, threads=workers or 1)
-        vs_start = head_to_head(r, nxt, start, deals=strength_deals, seed=seed,
-                                threads=workers or 1)  # fmt: skip
+        vs_prev = head_to_head(r, nxt, seat, deals=strength_deals, seed=seed, threads=threads)
+        vs_start = head_to_head(r, nxt, start, deals=strength_deals, seed=seed, threads=threads)
         vs_against = None if against is None else head_to_head(
-            r, nxt, against, deals=strength_deals, seed=seed, threads=workers or 1
+            r, nxt, against, deals=strength_deals, seed=seed, threads=threads
         )  # fmt: skip
         done.append(SolveRound(
             k, seat, {kind: str(c.run_dir) for kind, c in charts.items()}, nxt,
             _bits(nxt, seat) if _params(seat) is not None else None,
-            _verdict_changes(charts["knock"], previous and previous["knock"]),
-            _verdict_changes(charts["draw"], previous and previous["draw"]),
+            _verdict_changes(charts["knock"], previous["knock"] if previous else None),
+            _verdict_changes(charts["draw"], previous["draw"] if previous else None),
             vs_prev, vs_start, vs_against,
         ))  # fmt: skip
         _write(folder, settings, done, None)
@@ -269,7 +273,7 @@ def solve(
     say("the final seat's largest deviations")
     exploit = {
         kind: checked(charts[kind], cells=check_cells, deals=check_deals, rank="gain",
-                      workers=workers or 1)
+                      threads=threads)
         for kind in ("knock", "draw")
     }  # fmt: skip
     result = SolveResult(folder, start, tuple(done), fixed, seat, cycle=cycle, exploit=exploit)

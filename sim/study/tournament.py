@@ -4,7 +4,8 @@
 >>> result = tournament(["greedy", "simple", "defensive", "random"], rules="gin",
 ...                     count=20_000, seed=7)
 >>> result.matrix          # one row per (player, opponent), with CIs
->>> result.chart_paths     # matrix.png, matrix.svg
+
+``sim.present.tournament.save_chart(result)`` draws the matrix (``matrix.png``/``.svg``).
 
 Scheme
 ------
@@ -35,8 +36,7 @@ Statistics (per cell; the unit is a deal, or a game with ``mode="games"``)
 Storage
 -------
 ``<out>/tournament/<tournament_id>/``: one runner directory per distinct line-up
-(``<run_id>/``: manifest and Parquet parts), then ``matrix.parquet`` (the cells),
-``matrix.png`` / ``matrix.svg`` (``sim.present.charts.tournament_matrix``), and
+(``<run_id>/``: manifest and Parquet parts), then ``matrix.parquet`` (the cells) and
 ``tournament.json`` last (config, runs, methods, the matrix's digest), each written
 atomically.
 """
@@ -47,7 +47,7 @@ import dataclasses
 import shlex
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ from sim.stats import DEFAULT_CONFIDENCE, difference_test, wilson
 from sim.store import study_folder
 from sim.study import records
 from sim.study import tables as T
-from sim.study.execute import Backend, Progress, execute
+from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.provenance import with_provenance
 from sim.study.records import study_id
 from sim.study.runs import RunConfig, RunError, check_count, new_seed
@@ -77,7 +77,6 @@ __all__ = [
 TOURNAMENT_FILE = "tournament.json"
 TOURNAMENT_KIND = "rummy-tournament"
 MATRIX_FILE = "matrix.parquet"
-CHART_STEM = "matrix"
 WIN_METHOD = "Wilson"
 NET_METHOD = "t"
 
@@ -122,7 +121,6 @@ class TournamentResult:
     strategies: tuple[str, ...]
     matrix: pl.DataFrame
     confidence: float = DEFAULT_CONFIDENCE
-    chart_paths: tuple[Path, ...] = field(default_factory=tuple)
 
     @property
     def players(self) -> int:
@@ -165,7 +163,6 @@ class TournamentResult:
             "confidence": self.confidence,
             "methods": self.methods(),
             "matrix": self.matrix.to_dicts(),
-            "charts": [str(p) for p in self.chart_paths],
         }
 
 
@@ -206,15 +203,12 @@ def tournament(
     count: int,
     mode: Mode = "deals",
     seed: int | None = None,
-    workers: int | None = None,
+    executor: Executor = LOCAL,
     out: Path | str = "results",
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
-    chart: bool = True,
     command: str | None = None,
     progress: Callable[[Progress], None] | None = None,
-    backend: Backend = "local",
-    address: str | None = None,
 ) -> TournamentResult:
     """Play a round robin of ``strategies`` under ``rules`` (see the module docstring).
 
@@ -226,8 +220,8 @@ def tournament(
         Deals (or games) per seating run, at least 2.
     seed : int or None
         The seed of every run (identical deals everywhere); None draws one.
-    chart : bool
-        Save the matrix chart (PNG and SVG) next to the tables.
+    executor : Executor
+        How the runs play (``sim.study.execute``); default: threads, one per CPU.
 
     Raises
     ------
@@ -251,9 +245,6 @@ def tournament(
             experiment="tournament",
             seed=seed,
             chunk_size=chunk_size,
-            workers=workers,
-            backend=backend,
-            address=address,
             out=root,
             command=command,
         )
@@ -270,13 +261,7 @@ def tournament(
     configs = {k: dataclasses.replace(c, experiment=tournament_id) for k, c in draft.items()}
     directory = root / tournament_id
     with study_folder(directory):
-        execute(
-            list(configs.values()),
-            workers=workers,
-            backend=backend,
-            address=address,
-            progress=progress,
-        )
+        execute(list(configs.values()), executor, progress=progress)
 
     units = {
         lineup: load_units(config.run_dir, mode, players) for lineup, config in configs.items()
@@ -302,9 +287,6 @@ def tournament(
         ],
     }
     digest = _write_matrix(matrix, directory / MATRIX_FILE, record, tournament_id)
-    paths: tuple[Path, ...] = ()
-    if chart:
-        paths = _save_chart(matrix, directory, rule_set, mode, confidence)
     result = TournamentResult(
         tournament_id=tournament_id,
         directory=directory,
@@ -315,7 +297,6 @@ def tournament(
         strategies=names,
         matrix=matrix,
         confidence=confidence,
-        chart_paths=paths,
     )
     record.update(result.to_dict())
     record["tables"] = {MATRIX_FILE: digest}
@@ -335,19 +316,3 @@ def _write_matrix(
     }
     table = matrix.to_arrow()
     return T.write_parquet_atomic(with_provenance(table, meta), path)
-
-
-def _save_chart(
-    matrix: pl.DataFrame, directory: Path, rules: RuleSet, mode: str, confidence: float
-) -> tuple[Path, ...]:
-    from sim.present import charts
-
-    field = "heads-up" if rules.players == 2 else f"one against a field of {rules.players - 1}"
-    fig = charts.tournament_matrix(
-        matrix,
-        title=f"Round robin under {rules.name} ({field}): row against column, per {mode[:-1]}",
-        confidence=confidence,
-        players=rules.players,
-        mode=mode,
-    )
-    return tuple(charts.save(fig, directory / CHART_STEM))

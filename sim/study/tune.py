@@ -1,8 +1,10 @@
 """Parameter search on common random numbers: which setting of a strategy plays best.
 
 >>> from sim.study.tune import tune
->>> result = tune("greedy", ["knock_at=0..10"], against="simple", rules="gin",
-...               count=50_000, seed=7, duplicate=True)
+>>> from sim.study.tune_request import make_request
+>>> request = make_request("greedy", ["knock_at=0..10"], against="simple", rules="gin",
+...                        count=50_000, seed=7, duplicate=True)
+>>> result = tune(request)                       # on this machine's CPUs (an Executor)
 >>> result.best_label, result.vs_default          # knock_at=..., paired t vs the default
 
 What is compared
@@ -56,12 +58,13 @@ Storage
 -------
 ``<out>/tune/<tune_id>/``: ``request.json`` (the resolved request, written first,
 atomically), one runner directory per (setting, rotation) (``<run_id>/``), then
-``settings.parquet`` (one row per setting played), ``charts/tune.png`` and
-``charts/tune.svg``, and ``tune.json`` (request, search path and results), written
-last and atomically. ``tune_id`` hashes the request and the engine's identity (the
-default runs' config hashes). The same request again (or :func:`resume` on the
-directory) plays only what is missing: finished runs are found by the runner, and the
-search takes the same path because every evaluation is a pure function of the seed.
+``settings.parquet`` (one row per setting played) and ``tune.json`` (request, search
+path and results), written last and atomically (``sim.present.tune.save_chart`` draws
+``charts/tune.png`` and ``.svg`` from the result). ``tune_id`` hashes the request and
+the engine's identity (the default runs' config hashes). The same request again (or
+:func:`resume` on the directory) plays only what is missing: finished runs are found by
+the runner, and the search takes the same path because every evaluation is a pure
+function of the seed.
 """
 
 from __future__ import annotations
@@ -79,9 +82,6 @@ from typing import Any
 import polars as pl
 
 from sim import store
-from sim.present import charts
-from sim.present.tune import tune_chart
-from sim.rules import RuleSet
 from sim.stats import (
     DEFAULT_CONFIDENCE,
     Comparison,
@@ -94,14 +94,11 @@ from sim.stats import (
 from sim.store import study_folder
 from sim.study import records
 from sim.study import tables as T
-from sim.study.execute import Backend, Progress, execute
+from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.provenance import with_provenance
 from sim.study.records import study_id
 from sim.study.runs import RunConfig
 from sim.study.search import (
-    DEFAULT_MAX_EVALS,
-    DEFAULT_MAX_ROUNDS,
-    ParamRange,
     Point,
     SearchResult,
     TuneError,
@@ -110,7 +107,7 @@ from sim.study.search import (
 )
 from sim.study.search import search as _search
 from sim.study.settings import block_seed
-from sim.study.tune_request import TuneRequest, make_request, whole
+from sim.study.tune_request import TuneRequest, whole
 from sim.study.units import (
     Units,
     check_joined,
@@ -126,7 +123,6 @@ __all__ = ["TuneResult", "load_tune", "resume", "tune"]
 REQUEST_FILE = "request.json"
 TUNE_FILE = "tune.json"
 SETTINGS_FILE = "settings.parquet"
-CHART_STEM = "charts/tune"
 REQUEST_KIND = "rummy-tune-request"
 TUNE_KIND = "rummy-tune"
 CONFIRM_BLOCK = 1  # SeedSequence spawn key of the confirmation deals (independent of the seed's)
@@ -150,7 +146,7 @@ class TuneResult:
     vs_default: Comparison
     confirmation: Comparison | None
     confirm_seed: int | None
-    chart_paths: tuple[Path, ...]
+    confidence: float
     hands_played: int
     elapsed: float
 
@@ -246,7 +242,6 @@ class TuneResult:
             "alpha": verdict.alpha,
             "verdict": verdict.summary(),
             "settings": self.settings.to_dicts(),
-            "charts": [str(p) for p in self.chart_paths],
             "hands_played": self.hands_played,
             "elapsed": self.elapsed,
         }
@@ -261,26 +256,20 @@ class _Player:
     def __init__(
         self,
         request: TuneRequest,
+        executor: Executor,
         *,
         root: Path,
-        workers: int | None,
         chunk_size: int | None,
         command: str,
         progress: Callable[[Progress], None] | None,
-        backend: Backend = "local",
-        address: str | None = None,
     ):
         self.request = request
+        self.executor = executor
         self.root = root
         self.tune_id = "pending"
-        if workers is None and backend == "local":  # Ray: None, the cluster's CPUs
-            workers = os.cpu_count() or 1
-        self.workers = workers
         self.chunk_size = chunk_size
         self.command = command
         self.progress = progress
-        self.backend: Backend = backend
-        self.address = address
         self.references: dict[tuple[int, int], Units] = {}  # (seed, count) -> first Units
         self.hands_played = 0
 
@@ -303,9 +292,6 @@ class _Player:
                 experiment=self.tune_id,
                 seed=seed,
                 chunk_size=self.chunk_size,
-                workers=self.workers,
-                backend=self.backend,
-                address=self.address,
                 labels=(*labels, ("seating", r)),
                 out=self.root,
                 command=self.command,
@@ -316,13 +302,7 @@ class _Player:
     def play(self, points: Sequence[Point], *, seed: int, count: int) -> list[Values]:
         """Each point's per-unit values: the tuned seat's net, averaged over seatings."""
         per_point = [self.configs(p, seed=seed, count=count) for p in points]
-        done = execute(
-            [c for cs in per_point for c in cs],
-            workers=self.workers,
-            backend=self.backend,
-            address=self.address,
-            progress=self.progress,
-        )
+        done = execute([c for cs in per_point for c in cs], self.executor, progress=self.progress)
         self.hands_played += sum(r.hands_played for r in {r.run_dir: r for r in done}.values())
         req = self.request
         positions = [position(0, r, req.players) for r in range(req.rotations)]
@@ -402,38 +382,24 @@ def _write_settings(frame: pl.DataFrame, path: Path, tune_id: str) -> dict[str, 
 
 
 def tune(
-    strategy: str | TuneRequest,
-    params: Sequence[str | ParamRange] = (),
+    request: TuneRequest,
+    executor: Executor = LOCAL,
     *,
-    against: str | Sequence[str] = "",
-    rules: RuleSet | str = "gin",
-    count: int = 100_000,
-    mode: str = "deals",
-    seed: int | None = None,
-    duplicate: bool = False,
-    max_evals: int = DEFAULT_MAX_EVALS,
-    search: str = "auto",
-    max_rounds: int = DEFAULT_MAX_ROUNDS,
-    confirm: int = 0,
-    workers: int | None = None,
     out: Path | str = "results",
     chunk_size: int | None = None,
-    chart: bool = True,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
     progress: Callable[[Progress], None] | None = None,
-    backend: Backend = "local",
-    address: str | None = None,
     on_batch: Callable[[str, int], None] | None = None,
     on_start: Callable[[TuneRequest, Path], None] | None = None,
 ) -> TuneResult:
-    """Search the strategy's parameters on common deals; see the module docstring.
+    """Search the request's parameters on common deals; see the module docstring.
 
-    ``strategy`` may be a ready :class:`TuneRequest` (the other request arguments are
-    then ignored). Everything is checked before the first deal is played and before
-    anything is written. ``progress`` receives the executor's :class:`Progress`
-    during each batch of runs, ``on_batch`` a description before each batch and
-    ``on_start`` the request and the directory once everything is checked.
+    ``request`` comes from :func:`make_request` (or a tune file), checked before the
+    first deal is played and before anything is written; ``executor`` says how the runs
+    play. ``progress`` receives the executor's :class:`Progress` during each batch of
+    runs, ``on_batch`` a description before each batch and ``on_start`` the request and
+    the directory once everything is checked.
 
     Raises
     ------
@@ -441,40 +407,16 @@ def tune(
         One-line messages (all ``ValueError``).
     """
     started = time.perf_counter()
-    if isinstance(strategy, TuneRequest):
-        request = strategy
-    else:
-        request = make_request(
-            strategy,
-            params,
-            against=against,
-            rules=rules,
-            count=count,
-            mode=mode,
-            seed=seed,
-            duplicate=duplicate,
-            max_evals=max_evals,
-            search=search,
-            max_rounds=max_rounds,
-            confirm=confirm,
-        )
+    if not isinstance(request, TuneRequest):
+        raise TuneError(f"a tune needs a TuneRequest (make_request), got {type(request).__name__}")
     command = command if command is not None else shlex.join(sys.argv)
     root = store.location(out) / "tune"
     player = _Player(
-        request,
-        root=root,
-        workers=workers,
-        chunk_size=chunk_size,
-        command=command,
-        progress=progress,
-        backend=backend,
-        address=address,
+        request, executor, root=root, chunk_size=chunk_size, command=command, progress=progress
     )
     tune_id = _tune_id(request, player)
     player.tune_id = tune_id
     directory = root / tune_id
-    if workers is not None:
-        whole("workers", workers, 1)
     if chunk_size is not None:
         whole("chunk_size", chunk_size, 1)
     if on_start is not None:
@@ -532,10 +474,6 @@ def tune(
     )
     settings = _settings_frame(request, found, values, default, verdict, confidence)
     digest = _write_settings(settings, directory / SETTINGS_FILE, tune_id)
-    chart_paths: tuple[Path, ...] = ()
-    if chart:
-        fig = tune_chart(settings, request, best=best, default=default, confidence=confidence)
-        chart_paths = tuple(charts.save(fig, directory / CHART_STEM))
     result = TuneResult(
         tune_id=tune_id,
         directory=directory,
@@ -548,7 +486,7 @@ def tune(
         vs_default=vs_default,
         confirmation=confirmation,
         confirm_seed=confirm_seed,
-        chart_paths=chart_paths,
+        confidence=confidence,
         hands_played=player.hands_played,
         elapsed=time.perf_counter() - started,
     )
@@ -562,10 +500,12 @@ def tune(
     return result
 
 
-def resume(directory: str | os.PathLike[str], **options: Any) -> TuneResult:
+def resume(
+    directory: str | os.PathLike[str], executor: Executor = LOCAL, **options: Any
+) -> TuneResult:
     """Finish (or redo the analysis of) the tune in ``directory`` from its request.
 
-    ``options`` are :func:`tune`'s run options (``workers``, ``out`` is implied, ...).
+    ``options`` are :func:`tune`'s other keywords (``out`` is implied).
     """
     directory = store.location(directory)
     path = directory / REQUEST_FILE
@@ -574,7 +514,7 @@ def resume(directory: str | os.PathLike[str], **options: Any) -> TuneResult:
         request = TuneRequest.from_dict(data)
     except (KeyError, TypeError) as error:
         raise TuneError(f"{path}: incomplete request ({error})") from None
-    result = tune(request, out=directory.parent.parent, **options)
+    result = tune(request, executor, out=directory.parent.parent, **options)
     if result.directory.resolve() != directory.resolve():
         raise TuneError(
             f"cannot resume {directory}: it was made by another version of the engine "

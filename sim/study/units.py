@@ -95,10 +95,10 @@ class Units:
         if players == 1:
             return own.copy()
         others = np.delete(self.points, seat, axis=1)
-        return own - others.sum(axis=1) / (players - 1)  # type: ignore[no-any-return]
+        return own - others.sum(axis=1) / (players - 1)
 
     def won(self, seat: int) -> npt.NDArray[np.bool_]:
-        return self.winner == seat  # type: ignore[no-any-return]
+        return self.winner == seat
 
 
 def load_units(run_dir: Path, mode: Mode, players: int) -> Units:

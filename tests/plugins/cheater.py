@@ -15,7 +15,7 @@ from numba import njit
 
 from kernels.bits import lowest_bit
 from kernels.obs import BIG_GIN, CONTINUE, KNOCK
-from strategies import Strategy
+from strategies import Strategy, param_slots
 
 
 class Params(NamedTuple):
@@ -24,14 +24,17 @@ class Params(NamedTuple):
     how: int = 0
 
 
+SLOT = param_slots(Params)  # params[SLOT.how] reads how
+
+
 @njit(cache=True)
 def take_nb(obs, params, scratch):
-    return params[0] == 1 and obs.pile_n > 0
+    return params[SLOT.how] == 1 and obs.pile_n > 0
 
 
 @njit(cache=True)
 def discard_nb(obs, params, scratch):
-    how = params[0]
+    how = params[SLOT.how]
     if how == 0:
         for card in range(52):  # the lowest card it does NOT hold
             if not (obs.hand >> card) & 1:
@@ -43,7 +46,7 @@ def discard_nb(obs, params, scratch):
 
 @njit(cache=True)
 def knock_nb(obs, params, scratch, discard):
-    how = params[0]
+    how = params[SLOT.how]
     if how == 2:
         return KNOCK
     if how == 3:

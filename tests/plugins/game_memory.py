@@ -11,13 +11,16 @@ from typing import NamedTuple
 from numba import njit
 
 from kernels.obs import GAME_FREE, GAME_HANDS, GAME_OPP_GINS, GAME_OPP_KNOCKS
-from strategies import Strategy, greedy
+from strategies import Strategy, greedy, param_slots
 
 
 class Params(NamedTuple):
     """Greedy's pile test."""
 
     min_gain: int = 1
+
+
+SLOT = param_slots(Params)  # params[SLOT.min_gain] reads min_gain
 
 
 @njit(cache=True)
@@ -34,7 +37,7 @@ def threshold(scratch):
 
 @njit(cache=True)
 def take_nb(obs, params, scratch):
-    return greedy.memo_take(obs, params[0], scratch)
+    return greedy.memo_take(obs, params[SLOT.min_gain], scratch)
 
 
 @njit(cache=True)
@@ -65,7 +68,7 @@ class MemoryRef:
     def take(self, obs, params, scratch):  # type: ignore[no-untyped-def]
         from tests.reference import strategies_ref as S
 
-        return S.greedy_take(obs, int(params[0]))
+        return S.greedy_take(obs, int(params[SLOT.min_gain]))
 
     def discard(self, obs, params, scratch):  # type: ignore[no-untyped-def]
         from tests.reference import strategies_ref as S

@@ -230,4 +230,3 @@ def _view(rule_row: list[int], players: int, seat: int, upcard: int, drawn: int 
         phase=PHASE_DISCARD if drawn >= 0 else PHASE_DRAW, upcard=upcard, drawn=drawn,
         from_pile=from_pile, dealer=players - 1, rules=rule_row, scores=[0] * players,
     )  # fmt: skip
-

@@ -1,5 +1,5 @@
 """The draw chart's card classes the plain way (``kernels.chart.draw_class``'s twin):
-used by the chart twin (``tests/study/test_chart.py``) and the chart strategy's twin
+used by the chart twin (``tests/sim/study/test_chart.py``) and the chart strategy's twin
 (``strategies_ref.ChartRef``)."""
 
 from __future__ import annotations

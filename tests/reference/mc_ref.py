@@ -165,7 +165,11 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
 
 def _score(obs: Any, hands: list[int], knocker: int | None) -> tuple[Fraction, int, int]:
     result = score_showdown_ref(
-        scoring_namespace(obs.rules), [S.cards_of(h) for h in hands], knocker, obs.upcard, obs.dealer
+        scoring_namespace(obs.rules),
+        [S.cards_of(h) for h in hands],
+        knocker,
+        obs.upcard,
+        obs.dealer,
     )
     points = [Fraction(p) for p in result["points"]]
     me = obs.seat
@@ -211,19 +215,28 @@ def scoring_namespace(rules: Any) -> Any:
     v = [int(x) for x in rules]
     limit = v[L.R_KNOCK_LIMIT]
     return make_rules(
-        players=v[L.R_PLAYERS], hand_size=v[R_HAND_SIZE], jokers=v[R_JOKERS],
-        joker_value=v[L.R_JOKER_VALUE], ace=S.ACE_NAMES[v[L.R_ACE]],
+        players=v[L.R_PLAYERS],
+        hand_size=v[R_HAND_SIZE],
+        jokers=v[R_JOKERS],
+        joker_value=v[L.R_JOKER_VALUE],
+        ace=S.ACE_NAMES[v[L.R_ACE]],
         ace_high_value=v[L.R_ACE_HIGH_VALUE],
-        knock_limit=None if limit == L.KNOCK_ANY else ("upcard" if limit == L.KNOCK_UPCARD else limit),
-        big_gin_bonus=v[R_BIG_GIN_BONUS], layoff=bool(v[L.R_LAYOFF]),
+        knock_limit=None
+        if limit == L.KNOCK_ANY
+        else ("upcard" if limit == L.KNOCK_UPCARD else limit),
+        big_gin_bonus=v[R_BIG_GIN_BONUS],
+        layoff=bool(v[L.R_LAYOFF]),
         layoff_play="greedy" if v[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY else "optimal",
         scoring="gin" if v[L.R_SCORING] == L.SCORING_GIN else "knock",
-        rummy_bonus=v[L.R_RUMMY_BONUS], undercut_penalty=v[L.R_UNDERCUT_PENALTY],
+        rummy_bonus=v[L.R_RUMMY_BONUS],
+        undercut_penalty=v[L.R_UNDERCUT_PENALTY],
         tied_winners="split" if v[L.R_TIED_WINNERS] == L.TIED_SPLIT else "nearest_left",
         knocker_tie="neutral" if v[L.R_KNOCKER_TIE] == L.KNOCKER_TIE_NEUTRAL else "undercut",
         penalty_to="each_lower" if v[L.R_PENALTY_TO] == L.PENALTY_TO_EACH_LOWER else "winner",
-        gin_bonus=v[L.R_GIN_BONUS], undercut_bonus=v[L.R_UNDERCUT_BONUS],
-        undercut_on_tie=bool(v[L.R_UNDERCUT_ON_TIE]), spade_double=bool(v[L.R_SPADE_DOUBLE]),
+        gin_bonus=v[L.R_GIN_BONUS],
+        undercut_bonus=v[L.R_UNDERCUT_BONUS],
+        undercut_on_tie=bool(v[L.R_UNDERCUT_ON_TIE]),
+        spade_double=bool(v[L.R_SPADE_DOUBLE]),
     )
 
 
@@ -265,9 +278,9 @@ def gin_key(obs: Any, hand: int, card: int) -> tuple[int, int]:
 def gin_drop(obs: Any, hand: int, forbidden: int | None) -> int:
     """Twin of ``kernels.rollout.gin_drop``: the natural card first by ``gin_key``, then
     the lowest index."""
-    return min(
-        (gin_key(obs, hand, c), c) for c in range(52) if (hand >> c) & 1 and c != forbidden
-    )[1]
+    return min((gin_key(obs, hand, c), c) for c in range(52) if (hand >> c) & 1 and c != forbidden)[
+        1
+    ]
 
 
 def play_out(obs, hands, stock, pile, skey, seat, first, knock_at, min_gain):
@@ -508,13 +521,16 @@ class McRef:
         knock_at = self.policy(obs, p, scratch)
 
         def play(acts: list, first: int, count: int) -> tuple[list, list]:
-            net, _, ends = evaluate(obs, acts, key, first, count, p["model"], knock_at, p["min_gain"])
+            net, _, ends = evaluate(
+                obs, acts, key, first, count, p["model"], knock_at, p["min_gain"]
+            )
             return net, ends
 
         def best_of(net: list, ends: list) -> tuple[int, list[float]]:
             # The kernel's float arithmetic, so that near-ties break the same way.
             values = [
-                np.mean(np.array([float(v) for v in n])) + p["game_weight"] * np.mean(np.array(e, float))
+                np.mean(np.array([float(v) for v in n]))
+                + p["game_weight"] * np.mean(np.array(e, float))
                 for n, e in zip(net, ends, strict=True)
             ]
             return max(range(len(values)), key=lambda a: (values[a], -a)), values

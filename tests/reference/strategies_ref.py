@@ -527,9 +527,7 @@ class AdviceRef:
             return False
         rank, suit = card % 13, card // 13
         others = [c for c in cards_of(hand) if c != card and c < 52]
-        return any(
-            c % 13 == rank or (c // 13 == suit and abs(c % 13 - rank) == 1) for c in others
-        )
+        return any(c % 13 == rank or (c // 13 == suit and abs(c % 13 - rank) == 1) for c in others)
 
     def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
         p = read_params(params, self.FIELDS)

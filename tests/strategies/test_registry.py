@@ -236,6 +236,7 @@ def test_run_identity_follows_every_plugin_source(plugin_dir: Any, tmp_path: Any
     """A run seating a plugin is tied to its package's sources: after an edit (a helper
     module too) a resume is refused with a line that says so, never a mixed run."""
     from sim.study import rundir
+    from sim.study.execute import LOCAL
     from sim.study.runs import RunConfig, RunError
 
     module = plugin_dir("h5_pkg_id.strat", None, HOOKED_PLUGIN_SOURCE.format(name="h5id"))
@@ -247,8 +248,9 @@ def test_run_identity_follows_every_plugin_source(plugin_dir: Any, tmp_path: Any
     )  # fmt: skip
     assert config.identity()["plugin_digests"].keys() == {"h5_pkg_id"}
     config.run_dir.mkdir(parents=True)
-    rundir.prepare(config, config.run_dir)
-    assert rundir.resume_config(config.run_dir).config_hash == config.config_hash
+    rundir.prepare(config, config.run_dir, LOCAL.to_dict())
+    resumed, _ = rundir.resume_config(config.run_dir)
+    assert resumed.config_hash == config.config_hash
     helper.write_text("LIMIT = 2\n")
     with pytest.raises(RunError, match="sources of a plugin strategy's package changed"):
         rundir.resume_config(config.run_dir)
