@@ -10,6 +10,7 @@ Examples::
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -112,30 +113,19 @@ def run(
     """
     executor = executor_of(workers, backend, address)
     check_common(deals, games, precision)
-    settings: dict[str, Any] = {
-        "--rules": rules,
-        "--rule": rule,
-        "--seats": seats,
-        "--deals": deals,
-        "--games": games,
-        "--seed": seed,
-        "--name": name,
-        "--rows": rows,
-        "--precision": precision,
-        "--max-count": max_count,
-        "--duplicate": duplicate,
-        "--headline": headline,
-        "--chunk-size": chunk_size,
-    }
+    settings = _Settings(
+        rules, rule, seats, deals, games, seed, name, rows, precision, max_count, duplicate,
+        headline, chunk_size,
+    )  # fmt: skip
     if resume_dir is not None:
         refuse_on_resume(
-            [*settings.items(), ("an experiment file", experiment_file)],
+            [*settings.given(), ("an experiment file", experiment_file)],
             "--workers, --backend and --address",
         )
         _resume(resume_dir, executor, as_json)
     elif experiment_file is not None:
-        for flag in ("--rules", "--rule", "--seats"):
-            if settings[flag]:
+        for flag, value in settings.given("rules", "rule", "seats"):
+            if value:
                 fail(
                     f"{flag} cannot be combined with an experiment file: edit the file, "
                     "or use `rummy sweep` for a grid from the command line"
@@ -143,9 +133,10 @@ def run(
         if is_tune_file(experiment_file):  # a [tune] file: as `rummy tune --config`
             from sim.cli.tune_cmd import run_tune_file
 
-            for flag in ("--name", "--rows", "--precision", "--max-count", "--headline",
-                         "--chunk-size"):  # fmt: skip
-                if settings[flag]:
+            for flag, value in settings.given(
+                "name", "rows", "precision", "max_count", "headline", "chunk_size"
+            ):
+                if value:
                     fail(f"{flag} does not apply to a tune file ({experiment_file})")
             run_tune_file(
                 experiment_file, deals=deals, games=games, seed=seed, duplicate=duplicate,
@@ -161,10 +152,35 @@ def run(
         )  # fmt: skip
 
 
-def _experiment_file(path: Path, settings: dict[str, Any], **play: Any) -> None:
+@dataclass(frozen=True)
+class _Settings:
+    """What ``rummy run`` was told to play, flag by flag (None: not given); a field is
+    the experiment key of the same name, and its flag is spelt ``--field-name``."""
+
+    rules: str | None
+    rule: list[str] | None
+    seats: list[str] | None
+    deals: int | None
+    games: int | None
+    seed: int | None
+    name: str | None
+    rows: Any
+    precision: float | None
+    max_count: int | None
+    duplicate: bool | None
+    headline: Any
+    chunk_size: int | None
+
+    def given(self, *names: str) -> list[tuple[str, Any]]:
+        """``(flag, value)`` of the fields named (every field when none is)."""
+        names = names or tuple(f.name for f in dataclasses.fields(self))
+        return [(f"--{n.replace('_', '-')}", getattr(self, n)) for n in names]
+
+
+def _experiment_file(path: Path, settings: _Settings, **play: Any) -> None:
     experiment = load_experiment(path)
     changes: dict[str, Any] = {}
-    deals, games = settings["--deals"], settings["--games"]
+    deals, games = settings.deals, settings.games
     if deals is not None or games is not None:
         changes["mode"] = "deals" if deals is not None else "games"
         changes["count"] = deals if deals is not None else games
@@ -172,11 +188,9 @@ def _experiment_file(path: Path, settings: dict[str, Any], **play: Any) -> None:
             changes["headline"] = ""  # the mode's default headline
         if experiment.max_count is not None and experiment.max_count < changes["count"]:
             changes["max_count"] = None
-    for flag, key in (("--seed", "seed"), ("--name", "name"), ("--rows", "rows"),
-                      ("--precision", "precision"), ("--max-count", "max_count"),
-                      ("--duplicate", "duplicate"), ("--headline", "headline"),
-                      ("--chunk-size", "chunk_size")):  # fmt: skip
-        value = settings[flag]
+    for key in ("seed", "name", "rows", "precision", "max_count", "duplicate", "headline",
+                "chunk_size"):  # fmt: skip
+        value = getattr(settings, key)
         if value is not None:
             changes[key] = value.value if hasattr(value, "value") else value
     if changes:
@@ -187,49 +201,48 @@ def _experiment_file(path: Path, settings: dict[str, Any], **play: Any) -> None:
     play_experiment(experiment, drawn=drawn, **play)
 
 
-def _from_flags(settings: dict[str, Any], **play: Any) -> None:
-    seats = settings["--seats"]
+def _from_flags(settings: _Settings, **play: Any) -> None:
+    seats = settings.seats
     if not seats:
         fail(
             "give a line-up with --seats (e.g. greedy:knock_at=7/simple), or an "
             "experiment file (e.g. experiments/gin_knock_threshold.toml)"
         )
-    games, deals = settings["--games"], settings["--deals"]
+    games, deals = settings.games, settings.deals
     mode = "games" if games is not None else "deals"
     count = games if games is not None else (deals if deals is not None else 100_000)
-    seed, drawn = chosen_seed(settings["--seed"])
-    rows = settings["--rows"].value if settings["--rows"] else "hands"
-    preset = settings["--rules"] or "gin"
-    overrides = parse_overrides(settings["--rule"] or [])
-    headline = settings["--headline"]
-    if settings["--precision"] is not None or settings["--duplicate"] or headline is not None:
+    seed, drawn = chosen_seed(settings.seed)
+    rows = settings.rows.value if settings.rows else "hands"
+    preset = settings.rules or "gin"
+    overrides = parse_overrides(settings.rule or [])
+    headline = settings.headline
+    if settings.precision is not None or settings.duplicate or headline is not None:
         data: dict[str, Any] = {
-            "name": settings["--name"] or "default",
+            "name": settings.name or "default",
             "seed": seed,
             mode: count,
             "rules": {"preset": preset, **overrides},
             "seats": list(seats),
-            "duplicate": bool(settings["--duplicate"]),
+            "duplicate": bool(settings.duplicate),
             "rows": rows,
         }
-        for flag, key in (("--precision", "precision"), ("--max-count", "max_count"),
-                          ("--chunk-size", "chunk_size")):  # fmt: skip
-            if settings[flag] is not None:
-                data[key] = settings[flag]
+        for key in ("precision", "max_count", "chunk_size"):
+            if getattr(settings, key) is not None:
+                data[key] = getattr(settings, key)
         if headline is not None:
             data["headline"] = headline.value
         play_experiment(experiment_from_dict(data, source="rummy run"), drawn=drawn, **play)
         return
-    if settings["--max-count"] is not None:
+    if settings.max_count is not None:
         fail("--max-count needs --precision")
     config = RunConfig(
         rules=get_rules(preset, **overrides),
         lineup=tuple(seats),
         count=count,
         mode=mode,  # type: ignore[arg-type]
-        experiment=settings["--name"] or "default",
+        experiment=settings.name or "default",
         seed=seed,
-        chunk_size=settings["--chunk-size"],
+        chunk_size=settings.chunk_size,
         rows=rows,  # type: ignore[arg-type]
         out=play["out"],
         command=command_line(),

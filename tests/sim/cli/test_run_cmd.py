@@ -252,6 +252,9 @@ def test_experiment_file_errors(tmp_path: Path, captured: list[R.RunConfig]) -> 
         "--rules cannot be combined with an experiment file",
     )
     one_line_error(invoke("run", "--resume", str(tmp_path), "--seed", "3"), "drop --seed")
+    # A falsy value is given all the same (--seed 0 used to slip through to the resume).
+    one_line_error(invoke("run", "--resume", str(tmp_path), "--seed", "0"), "drop --seed")
+    one_line_error(invoke("run", "--resume", str(tmp_path), "--max-count", "5"), "drop --max-count")
     assert captured == []
 
 
