@@ -2,7 +2,8 @@
 
 Layout of ``<out>/<experiment>/<run_id>/``::
 
-    manifest.json                 full config and provenance (written first, atomically)
+    manifest.json                 full config, provenance and the executor it was started
+                                  on (a resume's default; written first, atomically)
     hands/part-000000.parquet     one part per chunk (rows="hands")
     games/part-000000.parquet     one part per chunk (mode="games", rows="hands")
     summary/part-000000.parquet   exact per-chunk aggregates (always)
