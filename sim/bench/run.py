@@ -539,7 +539,7 @@ def _memory_child(spec: dict[str, Any]) -> dict[str, Any]:
             elapsed = time.perf_counter() - start
     return asdict(
         MemoryReport(
-            rules=config.rules.name,  # type: ignore[union-attr]
+            rules=config.rule_set.name,
             lineup=config.lineup_label,
             deals=config.count,
             workers=spec["workers"],

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -46,6 +46,9 @@ from sim.cli.options import (
 from sim.cli.output import chosen_seed, console, fail, print_json
 from sim.cli.runner import executor_of, run_study
 from sim.study.chart import ChartRequest, StrategyChart, strategy_chart
+
+if TYPE_CHECKING:  # loaded with the check, when one is asked for
+    from sim.study.chart_check import ChartCheck
 
 app = typer.Typer(
     help="Strategy charts a player can take to the table.",
@@ -211,7 +214,7 @@ class _Charted:
     """What a chart command made: the chart, its check, its figures and report."""
 
     chart: StrategyChart
-    verdict: Any
+    verdict: ChartCheck | None  # the check, when one was asked for
     figures: list[Path]
     report: Path
 
@@ -220,7 +223,7 @@ class _Charted:
         return {
             "seed": chart.config.seed,
             "run_dir": str(chart.run_dir),
-            "rules": chart.config.rules.name,  # type: ignore[union-attr]
+            "rules": chart.config.rule_set.name,
             "lineup": chart.config.lineup_label,
             "focal": chart.spec.focal,
             "deals": chart.deals,

@@ -115,7 +115,7 @@ def play_run(config: RunConfig, executor: Executor, *, drawn: bool, as_json: boo
     """Play one run (resumable), then print its summary or its JSON."""
     say = err_console() if as_json else console()
     say.print(
-        f"[bold]{escape(config.experiment)}[/bold]: {config.rules.name} "  # type: ignore[union-attr]
+        f"[bold]{escape(config.experiment)}[/bold]: {config.rule_set.name} "
         f"({config.players} players), {escape(config.lineup_label)}, {config.count:,} "
         f"{config.mode}, {executor.describe()}"
     )

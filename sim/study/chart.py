@@ -186,7 +186,7 @@ def strategy_chart(
         out=store.location(request.out),
     )  # fmt: skip
     # The rates are the pilot's: count it once here, before the worker threads ask.
-    rates_for(r, config.lineup, config.seed, deals, spec)  # type: ignore[arg-type]
+    rates_for(r, config.seats, config.seed, deals, spec)  # type: ignore[arg-type]
     [result] = execute([config], executor, progress=progress)
     done = load_chart(result.run_dir, min_positions=request.min_positions)
     return StrategyChart(config, spec, result.run_dir, done.cells, deals, result)

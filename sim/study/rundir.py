@@ -372,7 +372,8 @@ def resume_config(
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         workers = None
     if backend == "local":
-        workers = min(workers or os.cpu_count() or 1, os.cpu_count() or 1)
+        cpus = os.cpu_count() or 1
+        workers = min(workers or cpus, cpus)
     executor = {"workers": workers, "backend": backend, "address": execution.get("address")}
     try:
         config = RunConfig.from_dict(

@@ -246,7 +246,7 @@ class RunConfig:
 
     @property
     def hollywood(self) -> bool:
-        return self.rules.game_mode[0] == "hollywood"  # type: ignore[union-attr]
+        return self.rule_set.game_mode[0] == "hollywood"
 
     def identity(self) -> dict[str, Any]:
         """What determines the results: hashed into ``config_hash``."""
@@ -259,7 +259,7 @@ class RunConfig:
             "package_version": __version__,
             **P.code_digests(seated),
             "variant": self.variant,
-            "rules": self.rules.to_dict(),  # type: ignore[union-attr]
+            "rules": self.rule_set.to_dict(),
             "lineup": list(self.lineup),
             "mode": self.mode,
             "count": self.count,
