@@ -6,7 +6,8 @@
 >>> from sim.study import run, load_hands, scan_hands     # runs and studies
 
 The names below load their module on first use, so that ``import sim`` (and the
-``rummy`` command's ``--help``) stays fast.
+``rummy`` command's ``--help``) stays fast. For notebooks, ``import rummy`` runs the
+common studies over this API and returns estimates with units (docs/PYTHON.md).
 """
 
 from __future__ import annotations

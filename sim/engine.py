@@ -3,6 +3,12 @@
 >>> from sim.engine import play_deals
 >>> hands = play_deals("gin", ["greedy", "simple"], deals=1000, seed=7)
 >>> hands.outcome[:5]            # kernels.layout outcome codes, one per hand
+>>> game_points(hands.points)    # points per hand and seat, in game points
+
+Points and scores in these columns are integers in the engine's unit, 1/60 of a game
+point (``kernels.layout.POINT_SCALE``: a pot split among up to five tied winners stays
+exact); :func:`game_points` turns them into game points. The study tables
+(``sim.study``) and the ``rummy`` package hold game points already.
 
 Every hand is a pure function of (rule set, line-up, seed, deal number): the same
 arguments give identical columns whatever ``threads`` is.
@@ -34,6 +40,7 @@ __all__ = [
     "Lineup",
     "StrategyDecisionError",
     "engine_of",
+    "game_points",
     "key_of",
     "lineup_of",
     "play_deals",
@@ -157,6 +164,12 @@ def _map(function: Any, items: list[Any], threads: int) -> list[Any]:
         return list(pool.map(function, items))
 
 
+def game_points(units: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """Engine units (1/60 point: the ``points`` and ``scores`` columns of
+    :func:`play_deals` and :func:`play_games`) as game points."""
+    return np.asarray(units, np.float64) / L.POINT_SCALE
+
+
 def _threads(threads: int | None) -> int:
     if threads is None:
         return os.cpu_count() or 1
@@ -189,7 +202,8 @@ def play_deals(
 ) -> Any:
     """Play single hands ``first .. first + deals - 1`` (each dealt by the last seat).
 
-    Returns the engine's ``HandColumns`` (numpy arrays, one row per hand).
+    Returns the engine's ``HandColumns`` (numpy arrays, one row per hand; ``points``
+    in 1/60 point: :func:`game_points`).
     """
     r, seats, engine, sids, params = _deals_setup(rules, lineup, first, deals, core=True)
     n_threads = _threads(threads)
@@ -445,7 +459,8 @@ def play_games(
     """Play whole games ``first .. first + games - 1`` of the rule set's ``game`` mode.
 
     Returns ``(game_columns, hand_columns)``: one row per game, and one row per hand
-    dealt (dead hands included) in game order, per-seat values in game seats.
+    dealt (dead hands included) in game order, per-seat values in game seats; points
+    and scores in 1/60 point (:func:`game_points`).
     """
     r = resolve_rules(rules)
     seats = lineup_of(lineup, r.players)

@@ -21,6 +21,11 @@ uploads it as one object (one PUT below the store's part size, a multipart uploa
 appears whole on completion above it), so a reader sees the old object or the new one,
 never a torn one, and a killed writer leaves nothing.
 
+:class:`RemotePath` also carries the storage interface ``sim.store.LocalPath`` offers for
+local files (``write_atomic``, ``make_folder``, ``unwritable``, ``remove_tree``,
+``arrow_source``, ``reason``, ``hold_lock``, ``lock_is_held``, ``folder_text``):
+``sim.store`` and the run directory call those and never ask which store a path is in.
+
 The text of a path is its URI with the query (``str(path)``): a Ray worker rebuilds the
 same path (and file system) from it, its credentials coming from its own environment as
 pyarrow reads them (``AWS_ACCESS_KEY_ID``, ``.aws/credentials`` in the home folder, an
@@ -34,6 +39,7 @@ files keep their temporary-file-and-rename writes and their OS lock.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import os
@@ -295,6 +301,16 @@ class RemotePath:
     def parent(self) -> RemotePath:
         return self._at(str(PurePosixPath(self._key).parent))
 
+    @property
+    def parents(self) -> list[RemotePath]:
+        """The folders above, nearest first, up to the bucket."""
+        above = []
+        path = self
+        while "/" in path.key:
+            path = path.parent
+            above.append(path)
+        return above
+
     def with_name(self, name: str) -> RemotePath:
         return self.parent / name
 
@@ -379,6 +395,66 @@ class RemotePath:
         if any(True for _ in self.iterdir()):
             raise OSError(f"{self}: folder not empty")
         self.filesystem.delete_dir(self._key)
+
+    # --- the storage interface (sim.store.LocalPath's) --------------------------------------
+
+    write_atomic = write_bytes  # one upload: the object appears whole or not at all
+
+    def make_folder(self) -> bool:
+        """Check the bucket is there and writable; True when nothing lay under this
+        folder before. Fails on a missing bucket, no credentials, no permission."""
+        existed = self.is_dir()
+        self.mkdir()
+        return not existed
+
+    def unwritable(self) -> str | None:
+        """None: :meth:`make_folder` has checked the bucket can be written."""
+        return None
+
+    def remove_tree(self) -> None:
+        """Delete this folder and every object under it."""
+        self.filesystem.delete_dir(self._key)
+
+    def arrow_source(self) -> tuple[str, Any]:
+        """``(key, filesystem)`` for pyarrow's readers."""
+        return self._key, self.filesystem
+
+    def reason(self, error: BaseException) -> str:
+        """Why an operation on this path failed, in words (:func:`reason`)."""
+        return reason(error, self)
+
+    @contextlib.contextmanager
+    def hold_lock(self) -> Iterator[None]:
+        """Hold this lock object (:func:`acquire`, exclusive only as far as it can be).
+
+        Raises
+        ------
+        BlockingIOError
+            Another live process holds it (its host and pid in the message, and what to
+            do if that process is gone: a lock object outlives a killed holder).
+        """
+        try:
+            mine = acquire(self)
+        except BlockingIOError as holder:
+            raise BlockingIOError(
+                f"{holder}; if none is playing it any more, delete {self} and run again"
+            ) from None
+        try:
+            yield
+        finally:
+            release(self, mine)
+
+    def lock_is_held(self) -> bool:
+        """Whether a live process holds this lock object now."""
+        try:
+            return lock_holder(self) is not None
+        except OSError:
+            return False
+
+    @property
+    def folder_text(self) -> str:
+        """The folder as a person types it: its URI."""
+        return str(self)
 
 
 # --- the run lock ------------------------------------------------------------------------------

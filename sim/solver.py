@@ -29,7 +29,7 @@ from kernels.deadwood import (
 )
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
 from kernels.tables import build_tables
-from sim.cards import CardError, cards_of, parse_cards
+from sim.cards import CardError, cards_of, format_cards, parse_cards
 from sim.rules import RuleSet, get_rules
 from sim.warm import ensure, warm_entry
 
@@ -179,11 +179,30 @@ def _warm_batches() -> None:
 
 @dataclass(frozen=True)
 class Arrangement:
-    """How one hand is laid down: melds (each a list of card indices) and the rest."""
+    """How one hand is laid down: melds (each a list of card indices, ``sim.cards``) and
+    the rest; ``meld_cards``, ``unmatched_cards`` and ``text`` say the same in card text."""
 
     melds: list[list[int]]
     unmatched: list[int]
     deadwood: int
+
+    @property
+    def meld_cards(self) -> list[str]:
+        """Each meld as card text: ``["7C 7D 7H", "AS 2S 3S"]``."""
+        return [format_cards(meld) for meld in self.melds]
+
+    @property
+    def unmatched_cards(self) -> str:
+        """The unmatched cards as text: ``"9C TC JD QH"``."""
+        return format_cards(self.unmatched)
+
+    @property
+    def text(self) -> str:
+        """``7C 7D 7H | AS 2S 3S | unmatched 9C TC JD QH | deadwood 39``."""
+        return " | ".join(
+            [*self.meld_cards, f"unmatched {self.unmatched_cards or '-'}",
+             f"deadwood {self.deadwood}"]
+        )  # fmt: skip
 
 
 def arrangement(hand: int | str, rules: str | RuleSet = "gin") -> Arrangement:

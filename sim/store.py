@@ -15,11 +15,14 @@ Errors are one line and name the path and the reason in words: a full disk says
 "No space left on device", a read-only mount "Read-only file system" (not
 "permission denied").
 
-A study's folder may also be in an object store (``--out s3://bucket/prefix``):
-:func:`location` turns such text into a ``sim.remote.RemotePath``, which every function
-here accepts in place of a ``Path``. Its writes are one upload of the whole file (an
-object store has no rename; an object appears whole or not at all), and leave no
-temporary file.
+Where the files are is decided once, by :func:`location`: a folder on this machine is a
+:class:`LocalPath`, a folder in an object store (``--out s3://bucket/prefix``) a
+``sim.remote.RemotePath``. Both are ``pathlib.Path``-like and carry what differs between
+the two as methods of one interface (:data:`StorePath`): an atomic write
+(``write_atomic``: a temporary file and a rename here; one upload there, since an object
+store has no rename and an object appears whole or not at all), a folder's creation, the
+run lock, pyarrow's view of a file, and the reason of a failure in words. Code below
+:func:`location` calls those methods and never asks which store it is in.
 
 No write lands on a run's or a study's own files: every ``--out`` goes through
 :func:`refuse_record_path` before anything is written, and a write onto a folder is
@@ -29,34 +32,39 @@ refused before its temporary file is made.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import secrets
+import shutil
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from sim.remote import RemotePath
+
 __all__ = [
+    "LocalPath",
+    "PathInput",
+    "StorePath",
     "StorageError",
     "arrow_source",
     "digest_of",
     "dumps",
+    "failure",
     "file_digest",
-    "is_remote",
     "location",
     "make_dir",
     "os_reason",
     "read_toml",
     "refuse_record_path",
-    "remote_failure",
-    "remove_stale_temporaries",
     "strict_json",
     "study_folder",
-    "temporary_beside",
     "verify_file",
     "write_bytes_atomic",
     "write_json_atomic",
@@ -70,57 +78,10 @@ class StorageError(ValueError):
     """A file or folder that cannot be written or trusted (one line naming the path)."""
 
 
-def location(value: str | os.PathLike[str] | Any) -> Path | Any:
-    """Where a study's files go: a ``Path``, or a ``sim.remote.RemotePath`` for a URI
-    (``s3://bucket/prefix?endpoint_override=...``; ``file:///abs`` is a ``Path``; any
-    other scheme is refused without a request: ``sim.remote.parse``).
-
-    Raises
-    ------
-    StorageError
-        One line naming a URI that cannot be used (its credentials masked) and what is
-        allowed.
-    """
-    if isinstance(value, Path) or is_remote(value):
-        return value
-    text = os.fspath(value)
-    if "://" not in text:
-        return Path(text)
-    from sim import remote
-
-    try:
-        return remote.parse(text)
-    except remote.URIError as error:
-        raise StorageError(str(error)) from None
-
-
-def is_remote(path: Any) -> bool:
-    """Whether ``path`` is in an object store (a ``sim.remote.RemotePath``). Without
-    importing ``sim.remote`` (and pyarrow's file systems): until something imported it,
-    no such path exists."""
-    remote = sys.modules.get("sim.remote")
-    return remote is not None and isinstance(path, remote.RemotePath)
-
-
-def arrow_source(path: str | os.PathLike[str] | Any) -> tuple[str, Any]:
-    """``(path, filesystem)`` for pyarrow's readers (``pq.read_table(path,
-    filesystem=...)``): the filesystem is None for a local file."""
-    where = location(path)
-    if isinstance(where, Path):
-        return str(where), None
-    return where.key, where.filesystem  # a sim.remote.RemotePath
-
-
-def remote_failure(path: Any, error: Exception, what: str = "") -> StorageError:
-    """An object store's failure about ``path`` as one line, ``WHAT PATH: REASON`` (a
-    store that does not answer named by its endpoint: ``sim.remote.reason``)."""
-    from sim import remote
-
-    return StorageError(f"{what} {path}: {remote.reason(error, path)}".lstrip())
-
-
-def os_reason(error: OSError) -> str:
+def os_reason(error: BaseException) -> str:
     """Why an OS call failed, in words: ``No space left on device``."""
+    if not isinstance(error, OSError):
+        return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     if not error.strerror and "AWS Error" in str(error):
         from sim import remote  # pyarrow's long S3 messages: the store's own sentence
 
@@ -128,15 +89,167 @@ def os_reason(error: OSError) -> str:
     return error.strerror or str(error).strip().splitlines()[0] or type(error).__name__
 
 
-def _why_not_writable(folder: Path) -> str:
-    """The reason a folder that exists cannot be written: read-only mount or permissions."""
-    with contextlib.suppress(OSError, AttributeError):
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return "Read-only file system"
-    return "Permission denied"
+# Path's concrete class on this system (PosixPath or WindowsPath): the one a subclass extends.
+if TYPE_CHECKING:
+    _ConcretePath = Path
+else:
+    _ConcretePath = type(Path())
 
 
-def make_dir(path: str | os.PathLike[str], what: str = "output directory") -> bool:
+class LocalPath(_ConcretePath):
+    """A file or folder on this machine: a ``pathlib.Path`` with the storage interface
+    that ``sim.remote.RemotePath`` offers for an object store (paths made from it with
+    ``/``, ``parent`` or ``with_name`` are LocalPaths too)."""
+
+    def write_atomic(self, data: bytes | memoryview | Any) -> None:
+        """Write ``data`` to a hidden temporary file beside this one, flush it to disk and
+        rename it into place; on any failure the temporary file is gone too."""
+        if self.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "it is a folder; give a file's name")
+        tmp = self.with_name(f".{self.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        try:
+            with open(tmp, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        # Temporaries of writers killed mid-write: this process just wrote the file, so
+        # no other writer of it is running (a run's files are written under its lock).
+        for stale in self.parent.glob(f".{self.name}.*.tmp"):
+            stale.unlink(missing_ok=True)
+
+    def make_folder(self) -> bool:
+        """Create this folder and its parents; True when it did not exist before."""
+        existed = self.is_dir()
+        self.mkdir(parents=True, exist_ok=True)
+        return not existed
+
+    def unwritable(self) -> str | None:
+        """Why this existing folder cannot be written (read-only mount, permissions), or
+        None when it can."""
+        if os.access(self, os.W_OK):
+            return None
+        with contextlib.suppress(OSError, AttributeError):
+            if os.statvfs(self).f_flag & os.ST_RDONLY:
+                return "Read-only file system"
+        return "Permission denied"
+
+    def remove_tree(self) -> None:
+        """Delete this folder and everything in it."""
+        shutil.rmtree(self)
+
+    def arrow_source(self) -> tuple[str, Any]:
+        """``(path, filesystem)`` for pyarrow's readers: no filesystem, a local file."""
+        return str(self), None
+
+    def reason(self, error: BaseException) -> str:
+        """Why an operation on this path failed, in words."""
+        return os_reason(error)
+
+    @contextlib.contextmanager
+    def hold_lock(self) -> Iterator[None]:
+        """Hold this lock file (released by the OS even on ``kill -9``).
+
+        Raises
+        ------
+        BlockingIOError
+            Another process holds it.
+        """
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no lock
+            yield
+            return
+        with open(self, "a+b") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise BlockingIOError() from None  # the OS frees it when its holder dies
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def lock_is_held(self) -> bool:
+        """Whether a process holds this lock file now."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no lock
+            return False
+        try:
+            with open(self, "rb") as handle:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return True
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        except OSError:
+            return False
+        return False
+
+    @property
+    def folder_text(self) -> str:
+        """The folder as a person types it: ``results/run/``."""
+        return f"{self}/"
+
+
+# A path in either store: what :func:`location` returns and the code below it passes on.
+StorePath: TypeAlias = "LocalPath | RemotePath"
+# What a caller may give for one: a path, its text (a folder or a URI), or a StorePath.
+PathInput: TypeAlias = "str | os.PathLike[str] | RemotePath"
+
+
+def location(value: PathInput) -> StorePath:
+    """Where a study's files go, decided once: a :class:`LocalPath`, or a
+    ``sim.remote.RemotePath`` for a URI (``s3://bucket/prefix?endpoint_override=...``;
+    ``file:///abs`` is local; any other scheme is refused without a request:
+    ``sim.remote.parse``). A path that is either already is returned as it is.
+
+    Raises
+    ------
+    StorageError
+        One line naming a URI that cannot be used (its credentials masked) and what is
+        allowed.
+    """
+    if isinstance(value, LocalPath) or _is_remote(value):
+        return value  # type: ignore[return-value]  # _is_remote: a RemotePath
+    text = os.fspath(value)  # type: ignore[arg-type]  # not a RemotePath: _is_remote
+    if "://" not in text:
+        return LocalPath(text)
+    from sim import remote
+
+    try:
+        where = remote.parse(text)
+    except remote.URIError as error:
+        raise StorageError(str(error)) from None
+    return LocalPath(where) if isinstance(where, Path) else where  # file:///abs: local
+
+
+def _is_remote(path: Any) -> bool:
+    """Whether ``path`` is in an object store (a ``sim.remote.RemotePath``). Without
+    importing ``sim.remote`` (and pyarrow's file systems): until something imported it,
+    no such path exists."""
+    remote = sys.modules.get("sim.remote")
+    return remote is not None and isinstance(path, remote.RemotePath)
+
+
+def arrow_source(path: PathInput) -> tuple[str, Any]:
+    """``(path, filesystem)`` for pyarrow's readers (``pq.read_table(path,
+    filesystem=...)``): the filesystem is None for a local file."""
+    return location(path).arrow_source()
+
+
+def failure(path: PathInput, error: BaseException, what: str = "") -> StorageError:
+    """A failure about ``path`` as one line, ``WHAT PATH: REASON`` (an object store that
+    does not answer named by its endpoint: ``sim.remote.reason``)."""
+    where = location(path)
+    return StorageError(f"{what} {where}: {where.reason(error)}".lstrip())
+
+
+def make_dir(path: PathInput, what: str = "output directory") -> bool:
     """Create ``path`` (and its parents) and check that it can be written.
 
     Returns True when the folder did not exist before.
@@ -149,21 +262,15 @@ def make_dir(path: str | os.PathLike[str], what: str = "output directory") -> bo
     if str(path) == "":
         raise StorageError(f"the {what} is empty text; give a folder, e.g. results")
     folder = location(path)
-    if is_remote(folder):
-        try:
-            existed = folder.is_dir()
-            folder.mkdir()  # fails on a missing bucket, no credentials, no permission
-        except (OSError, ValueError) as error:  # pyarrow's errors are both
-            raise remote_failure(folder, error, f"cannot create {what}") from None
-        return not existed
-    existed = folder.is_dir()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise StorageError(f"cannot create {what} {folder}: {os_reason(error)}") from None
-    if not os.access(folder, os.W_OK):
-        raise StorageError(f"cannot write to {what} {folder}: {_why_not_writable(folder)}")
-    return not existed
+        # An object store checks its bucket, credentials and permission here.
+        created = folder.make_folder()
+    except (OSError, ValueError) as error:  # pyarrow's errors are both
+        raise failure(folder, error, f"cannot create {what}") from None
+    why = folder.unwritable()
+    if why is not None:
+        raise StorageError(f"cannot write to {what} {folder}: {why}")
+    return created
 
 
 # What makes a folder a run's (its manifest: sim/study/rundir.py) or a study's (its record:
@@ -193,17 +300,7 @@ def _names_in(folder: Any) -> set[str]:
         return set()
 
 
-def _folders_above(path: Any) -> Iterator[Any]:
-    """``path``'s parents, nearest first, up to the root (an object store: its bucket)."""
-    if is_remote(path):
-        while "/" in path.key:
-            path = path.parent
-            yield path
-    else:
-        yield from path.parents
-
-
-def refuse_record_path(path: str | os.PathLike[str] | Any, *, root: bool = False) -> None:
+def refuse_record_path(path: PathInput, *, root: bool = False) -> None:
     """Refuse to write at ``path`` when it is, or is inside, one of the own files of a run
     or a study folder (its manifest, chunk records, parts, records, tables): every
     ``--out`` goes through here before anything is written. Other files in such a folder
@@ -217,9 +314,7 @@ def refuse_record_path(path: str | os.PathLike[str] | Any, *, root: bool = False
     StorageError
         One line naming the path and the folder whose files it would overwrite.
     """
-    target = location(path)
-    if not is_remote(target):
-        target = target.resolve()  # "..", links: where the files would really go
+    target = location(path).resolve()  # "..", links: where the files would really go
     try:
         if root and RUN_MANIFEST in _names_in(target):
             raise StorageError(
@@ -227,7 +322,7 @@ def refuse_record_path(path: str | os.PathLike[str] | Any, *, root: bool = False
                 "round; give another folder"
             )
         child = target
-        for folder in _folders_above(target):
+        for folder in target.parents:  # nearest first, up to the root (or the bucket)
             names = _names_in(folder)
             if RUN_MANIFEST in names and root:
                 raise StorageError(
@@ -244,32 +339,12 @@ def refuse_record_path(path: str | os.PathLike[str] | Any, *, root: bool = False
                 )
             child = folder
     except OSError as error:  # an object store that does not answer, a folder unread
-        if is_remote(target):
-            raise remote_failure(target, error) from None
-        raise StorageError(f"cannot check {target}: {os_reason(error)}") from None
+        raise failure(target, error) from None
 
 
-def temporary_beside(path: Path) -> Path:
-    """A hidden temporary name in ``path``'s folder, unique to this process and call."""
-    return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
-
-
-def remove_stale_temporaries(path: Path) -> None:
-    """Remove temporaries of ``path`` left by writers that were killed mid-write.
-
-    Call it only while no other process may be writing ``path`` (under the run's lock,
-    or right after this process wrote ``path`` itself). An object store's writes leave
-    no temporaries.
-    """
-    if is_remote(path):
-        return
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):
-        stale.unlink(missing_ok=True)
-
-
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes | memoryview | Any) -> None:
+def write_bytes_atomic(path: PathInput, data: bytes | memoryview | Any) -> None:
     """Write ``data`` (bytes or a buffer) to ``path``: absent, old or complete, never torn;
-    on any failure the temporary file is gone too.
+    on any failure no temporary file is left.
 
     Raises
     ------
@@ -278,30 +353,15 @@ def write_bytes_atomic(path: str | os.PathLike[str], data: bytes | memoryview | 
         a folder where the file should be).
     """
     target = location(path)
-    if not target.name or (not is_remote(target) and target.is_dir()):
+    if not target.name:
         raise StorageError(f"cannot write {target}: it is a folder; give a file's name")
-    if is_remote(target):
-        try:
-            target.write_bytes(data)  # one upload: the object appears whole or not at all
-        except (OSError, ValueError) as error:
-            raise remote_failure(target, error, "cannot write") from None
-        return
-    tmp = temporary_beside(target)
     try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException as error:
-        tmp.unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise StorageError(f"cannot write {target}: {os_reason(error)}") from None
-        raise
-    remove_stale_temporaries(target)
+        target.write_atomic(data)
+    except (OSError, ValueError) as error:  # pyarrow's errors are both
+        raise failure(target, error, "cannot write") from None
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+def write_text_atomic(path: PathInput, text: str) -> None:
     """:func:`write_bytes_atomic` of UTF-8 text."""
     write_bytes_atomic(path, text.encode("utf-8"))
 
@@ -344,13 +404,13 @@ def dumps(value: Any, *, indent: int | None = 2, sort_keys: bool = True) -> str:
     )
 
 
-def write_json_atomic(path: str | os.PathLike[str], value: Any) -> None:
+def write_json_atomic(path: PathInput, value: Any) -> None:
     """Write ``value`` as strict, indented JSON (see :func:`dumps`), atomically."""
     write_text_atomic(path, dumps(value) + "\n")
 
 
 @contextlib.contextmanager
-def study_folder(path: Path) -> Iterator[bool]:
+def study_folder(path: StorePath) -> Iterator[bool]:
     """Make a study's folder (:func:`make_dir`) and yield whether it is new; when the
     study fails and the new folder is still empty, remove it again, so that a refused
     study leaves nothing behind."""
@@ -376,7 +436,7 @@ def read_toml(path: str | os.PathLike[str], what: str = "file") -> dict[str, Any
     import tomllib
 
     where = str(path)
-    p = Path(path)
+    p = Path(path)  # a file the user gives on this machine
     if not p.exists():
         raise StorageError(f"{where}: no such {what}")
     if p.is_dir():
@@ -400,7 +460,7 @@ def digest_of(data: bytes | memoryview | Any) -> dict[str, Any]:
     return {"bytes": view.nbytes, "sha256": hashlib.sha256(view).hexdigest()}
 
 
-def file_digest(path: str | os.PathLike[str]) -> dict[str, Any]:
+def file_digest(path: PathInput) -> dict[str, Any]:
     """``{"bytes": size, "sha256": hex}`` of a file as it is on disk (or in the store) now."""
     h = hashlib.sha256()
     size = 0
@@ -411,7 +471,7 @@ def file_digest(path: str | os.PathLike[str]) -> dict[str, Any]:
     return {"bytes": size, "sha256": h.hexdigest()}
 
 
-def verify_file(path: str | os.PathLike[str], digest: Mapping[str, Any]) -> None:
+def verify_file(path: PathInput, digest: Mapping[str, Any]) -> None:
     """Check a file against the digest recorded when it was written.
 
     Raises

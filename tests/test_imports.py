@@ -1,5 +1,5 @@
 """The package direction holds: no import circles, no private names across modules,
-and no arrow against the layers (``sim/study/__init__.py``, the README's layout).
+and no arrow against the layers (``sim/study/__init__.py``, docs/PYTHON.md's layout).
 
 The graph is read from the sources (every ``import``, at any depth, ``TYPE_CHECKING``
 blocks included), so a lazy import inside a function counts as much as one at the top.

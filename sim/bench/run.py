@@ -71,6 +71,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the study layer loads on first use (bench engine does not need it)
+    from sim.store import StorePath
     from sim.study.execute import Executor
 
 __all__ = [
@@ -365,7 +366,7 @@ def bench_run(
         def kernel() -> None:
             play_deals(ruleset, seats, deals=deals, seed=SEED, threads=n_workers)
 
-        run_dirs: dict[str, Path] = {}
+        run_dirs: dict[str, StorePath] = {}
 
         def run_rows(mode: str, index: int) -> Callable[[], None]:
             rows = "none" if mode == "none" else "hands"

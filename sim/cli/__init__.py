@@ -3,7 +3,10 @@
 Each command lives in its own module (``sim/cli/*_cmd.py``) as a small typer app; the
 top-level group knows every command's name and one-line help (:data:`COMMANDS`) and
 imports a command's module only when that command runs, so ``rummy --help`` and
-``rummy --version`` never load numba, polars or the engine.
+``rummy --version`` never load numba, polars or the engine. ``python -m rummy``
+(``rummy/__main__.py``) runs this same app. The group's own options: ``--quiet``
+(``sim.cli.output.set_quiet``), ``--version`` and typer's shell completion
+(``--install-completion``, ``--show-completion``).
 
 Every mistake ends in one line on stderr, never a traceback. Exit status: 0 done; 1 a
 value, file or run that cannot be used (an error raised by rummy-sim itself, or
@@ -191,6 +194,9 @@ class RummyGroup(TyperGroup):
             return None
         module = importlib.import_module(f"sim.cli.{spec.module}")
         _unwrap_all(module.app)
+        # Help in click's two columns (option, description), which wrap within any
+        # terminal: rich's five-column panels squeeze descriptions into 20 characters at 80.
+        module.app.rich_markup_mode = None
         # As a group, even with one subcommand (``rummy stats deadwood``), and without
         # the shell-completion options a typer app adds on its own.
         group = typer.main.get_group(module.app)
@@ -273,9 +279,10 @@ app = typer.Typer(
     cls=RummyGroup,
     help="Monte Carlo strategy simulator for Knock Rummy and Gin Rummy.",
     no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    # Help wraps to the terminal, up to 120 columns (click's own cap is 80).
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120},
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,
 )
 
@@ -300,8 +307,20 @@ def main(
             "--version", callback=_version, is_eager=True, help="Print the version and exit."
         ),
     ] = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="Print only results (stdout) and errors (stderr): no seed line, progress "
+            "bar, notes or timings. Give it before the command: rummy -q run ...",
+        ),
+    ] = False,
 ) -> None:
     """Monte Carlo strategy simulator for Knock Rummy and Gin Rummy."""
+    from sim.cli.output import set_quiet  # here: --help and --version stay light
+
+    set_quiet(quiet)  # every command, so that one in-process call does not leak to the next
 
 
 def unwrap_help(text: str) -> str:

@@ -11,17 +11,16 @@ import math
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from kernels.engine import MAX_TURNS
 from sim.advise import MAX_SAMPLES, MODELS, AdviseError, Position
 from sim.advise import advise as run_advise
 from sim.cards import CardError
-from sim.cli.options import JsonOption, RuleOverrides, RulesOption, rules_of
-from sim.cli.output import fail, print_json
+from sim.cli.options import JsonOption, RuleOverrides, RulesOption, at_most, rules_of
+from sim.cli.output import compact_table, console, fail, print_json
 from sim.limits import MAX_SEED
 from sim.rules import MAX_KNOCK_LIMIT
+from sim.stats import format_estimate, format_p
 
 
 def _seat_cards(values: list[str] | None, option: str) -> dict[int, str]:
@@ -127,7 +126,7 @@ def advise(
         ),
     ] = None,
     seed: Annotated[
-        int, typer.Option("--seed", min=0, max=MAX_SEED, help="Seed of the samples.")
+        int, typer.Option("--seed", min=0, callback=at_most(MAX_SEED), help="Seed of the samples.")
     ] = 0,
     model: Annotated[
         str,
@@ -205,23 +204,24 @@ def advise(
     if as_json:
         print_json({"rules": r.name, **result.as_dict()})
         return
-    table = Table(
-        title=f"{r.name}: {result.samples} samples in {result.seconds:.2f} s "
-        f"(seed {seed}, {model} model)"
+    table = compact_table(
+        f"{r.name}: {result.samples} samples in {result.seconds:.2f} s (seed {seed}, {model} model)"
     )
-    for name in ("action", "net points", "win %", "vs best", "p"):
+    for name in ("action", "net points", "hands won", "vs best", "p"):
         table.add_column(name, justify="left" if name == "action" else "right", no_wrap=True)
     for a in result.actions:
         best = a is result.actions[0]
         table.add_row(
             a.label,
-            f"{a.points.estimate:+.2f} ±{a.points.half_width:.2f}",
-            f"{100 * a.win.estimate:.1f} ({100 * a.win.low:.1f}-{100 * a.win.high:.1f})",
-            "best" if best else f"{a.vs_best.estimate:+.2f} ±{a.vs_best.half_width:.2f}",
-            "" if best else ("<1e-4" if a.p_value < 1e-4 else f"{a.p_value:.2g}"),
+            format_estimate(a.points.estimate, a.points.low, a.points.high, sign=True),
+            format_estimate(a.win.estimate, a.win.low, a.win.high, percent=True),
+            "best"
+            if best
+            else format_estimate(a.vs_best.estimate, a.vs_best.low, a.vs_best.high, sign=True),
+            "" if best else format_p(a.p_value),
         )
-    Console().print(table)
-    typer.echo(
+    console().print(table)
+    console().print(
         "net points: your points minus the mean of the others' for this hand (95% t interval), "
         "play continued by rollouts (yours greedy, knocking at "
         f"{result.rollout_knock_at} or less"
@@ -229,6 +229,8 @@ def advise(
         + (f"playing {opponents}" if opponents else "greedy, knocking at the rule's limit")
         + "); "
         "knock CARD: lay CARD away and knock; "
-        "win %: 95% Wilson interval; "
-        "vs best: paired difference on the same samples (95% t interval) and its p-value"
+        "hands won: 95% Wilson interval; "
+        "vs best: paired difference on the same samples (95% t interval) and its p-value",
+        markup=False,
+        highlight=False,
     )

@@ -40,6 +40,7 @@ from sim.cli.options import (
     SeedOption,
     StudyGamesOption,
     WorkersOption,
+    at_most,
     rules_of,
 )
 from sim.cli.output import (
@@ -122,7 +123,7 @@ def compare(
             "--deals",
             "-n",
             min=2,
-            max=MAX_COUNT,
+            callback=at_most(MAX_COUNT),
             help=f"Single deals per run (default: {DEFAULT_COMPARE_DEALS:,}).",
             show_default=False,
         ),

@@ -11,6 +11,7 @@ each other are checked by the library (exit status 1).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,6 +34,8 @@ __all__ = [
     "JsonOption",
     "MaxCountOption",
     "NameOption",
+    "ForceOption",
+    "at_most",
     "OutOption",
     "PrecisionOption",
     "RuleOverrides",
@@ -49,6 +52,22 @@ __all__ = [
     "path_text",
     "rules_of",
 ]
+
+
+def at_most(limit: int, then: Callable[[Any], Any] | None = None) -> Callable[[Any], Any]:
+    """An option's callback that refuses a value above ``limit`` (a usage error, as a
+    declared ``max`` is), then runs ``then``. For caps far beyond any real use (a count's
+    int64, a seed's 128 bits): a declared ``max`` would print them in ``--help`` and
+    squeeze every description; ``.maximum`` says what is allowed, for the tests."""
+
+    def check(value: Any) -> Any:
+        if value is not None and value > limit:
+            # typer's own words for a declared max: sim.cli adds the value given to them
+            raise typer.BadParameter(f"Input should be less than or equal to {limit}")
+        return value if then is None else then(value)
+
+    check.maximum = limit  # type: ignore[attr-defined]
+    return check
 
 
 def _chunk_size(value: int | None) -> int | None:
@@ -96,9 +115,7 @@ def path_text(value: str | Path) -> Path | Any:
     "."), and so is a URI pyarrow cannot use, in one line naming it."""
     from sim import store
 
-    if isinstance(value, Path) or store.is_remote(value):  # a default, or parsed already
-        return value
-    if not value.strip():
+    if isinstance(value, str) and not value.strip():
         raise typer.BadParameter("empty text; give a path")
     try:
         return store.location(value)
@@ -156,7 +173,7 @@ DealsOption = Annotated[
         "--deals",
         "-n",
         min=1,
-        max=MAX_COUNT,
+        callback=at_most(MAX_COUNT),
         help="Single hands to play (per run).",
         show_default=False,
     ),
@@ -166,7 +183,7 @@ GamesOption = Annotated[
     typer.Option(
         "--games",
         min=1,
-        max=MAX_COUNT,
+        callback=at_most(MAX_COUNT),
         help="Whole games of the rule set's game mode (instead of --deals); the metric is "
         "then the net final score per game.",
         show_default=False,
@@ -177,7 +194,7 @@ StudyGamesOption = Annotated[
     typer.Option(
         "--games",
         min=2,
-        max=MAX_COUNT,
+        callback=at_most(MAX_COUNT),
         help="Whole games per run (instead of --deals); the metric is then the net final "
         "score per game.",
         show_default=False,
@@ -189,7 +206,7 @@ SeedOption = Annotated[
     typer.Option(
         "--seed",
         min=0,
-        max=MAX_SEED,
+        callback=at_most(MAX_SEED),
         help="Master seed: every run plays the same deals. Drawn and printed when omitted.",
         show_default=False,
     ),
@@ -243,7 +260,7 @@ MaxCountOption = Annotated[
     typer.Option(
         "--max-count",
         min=1,
-        max=MAX_COUNT,
+        callback=at_most(MAX_COUNT),
         help="Cap per setting for --precision (default: 10 x the size).",
         show_default=False,
     ),
@@ -267,7 +284,20 @@ HeadlineOption = Annotated[
 ]
 NameOption = Annotated[
     str | None,
-    typer.Option("--name", help="Folder under --out for the results.", show_default=False),
+    typer.Option(
+        "--name",
+        help="Folder under --out for the results (default: named by the study's settings "
+        "and seed).",
+        show_default=False,
+    ),
+]
+ForceOption = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Replace another study in the same folder (it is deleted); without it, that "
+        "is refused.",
+    ),
 ]
 ChunkOption = Annotated[
     int | None,

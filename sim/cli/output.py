@@ -8,6 +8,8 @@
   through ``sim.stats.format_p`` (one rule everywhere).
 * :func:`seed_line`: the seed, and how to repeat the run when it was drawn.
 * :class:`ProgressView`: the progress bar of a run, a study, or a tune.
+* :func:`set_quiet`: ``rummy --quiet``: standard output carries only results and
+  standard error only errors (:func:`chatter` is where a command says what it does).
 """
 
 from __future__ import annotations
@@ -31,16 +33,20 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Table
 
-from sim.store import dumps, is_remote
+from sim.stats import format_estimate
+from sim.store import dumps, location
 
 __all__ = [
     "folder",
     "ProgressView",
     "study_progress",
     "study_size",
+    "chatter",
     "ci",
     "command_line",
+    "compact_table",
     "console",
     "err_console",
     "fail",
@@ -48,7 +54,19 @@ __all__ = [
     "pct",
     "print_json",
     "seed_line",
+    "set_quiet",
 ]
+
+# ``rummy --quiet``: set once per command by the top-level group (sim.cli), read here.
+_quiet = False
+
+
+def set_quiet(quiet: bool) -> None:
+    """Silence everything but results and errors: the seed line, progress bars, notes
+    and what a command says it plays or took (errors are printed by ``fail`` and
+    ``sim.cli``, which do not look at this switch)."""
+    global _quiet
+    _quiet = quiet
 
 
 def fail(message: str) -> NoReturn:
@@ -68,27 +86,33 @@ def command_line() -> str:
 
 
 def console() -> Console:
-    """Standard output; tables keep their width when piped (rich assumes 80 columns)."""
+    """Standard output; tables keep their width when piped (rich assumes 80 columns);
+    in a terminal, its width (or ``COLUMNS``)."""
     wide = None if sys.stdout.isatty() else 160
     return Console(highlight=False, soft_wrap=False, width=wide)
 
 
 def err_console() -> Console:
-    return Console(stderr=True, highlight=False)
+    """Standard error, for progress and notes (silent under ``--quiet``)."""
+    return Console(stderr=True, highlight=False, quiet=_quiet)
+
+
+def chatter(as_json: bool) -> Console:
+    """Where a command says what it does (what it plays, the seed, how long it took):
+    standard output, or standard error with ``--json`` (standard output then holds only
+    the JSON); nowhere under ``--quiet``."""
+    return err_console() if as_json or _quiet else console()
 
 
 def folder(path: Any) -> str:
     """A results folder as shown: ``results/x/``, or an object store's URI as it is (a
     slash after its query would name another place)."""
-    return str(path) if is_remote(path) else f"{path}/"
+    return location(path).folder_text
 
 
 def fmt(value: float, digits: int, sign: bool = False) -> str:
     """A number without the "-0.00" of a tiny negative."""
-    text = f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
-    if float(text) == 0.0:
-        text = f"{0.0:+.{digits}f}" if sign else f"{0.0:.{digits}f}"
-    return text
+    return format_estimate(value, sign=sign, decimals=digits)
 
 
 def ci(
@@ -99,14 +123,34 @@ def ci(
     scale: float = 1.0,
     sign: bool = False,
 ) -> str:
-    """``1.23 [0.98, 1.48]``: an estimate with its interval ("-" when there is none)."""
-    if estimate is None or math.isnan(estimate):
-        return "-"
-    if low is None or high is None or math.isnan(low) or math.isnan(high):
-        return fmt(estimate * scale, digits, sign)
-    return (
-        f"{fmt(estimate * scale, digits, sign)} "
-        f"[{fmt(low * scale, digits, sign)}, {fmt(high * scale, digits, sign)}]"
+    """``1.23 [0.98, 1.48]``: a table cell's estimate with its interval, in the decimals
+    its width calls for (``sim.stats.format_estimate``, the one rule); ``digits`` only
+    when there is no interval; ``scale=100``: a rate in %, the % sign left to the
+    column's header ("-" when there is no estimate)."""
+    percent = scale == 100.0
+    has_interval = low is not None and high is not None and math.isfinite(high - low)
+    return format_estimate(
+        estimate,
+        low,
+        high,
+        percent=percent,
+        sign=sign,
+        decimals=None if has_interval else digits,
+    ).replace("%", "")
+
+
+def compact_table(title: str = "") -> Table:
+    """A table without borders, its columns one space apart and its header underlined:
+    what fits an 80-column terminal."""
+    return Table(
+        title=title or None,
+        title_justify="left",
+        title_style="bold",
+        box=None,
+        padding=(0, 1),
+        pad_edge=False,
+        collapse_padding=True,
+        header_style="bold underline",
     )
 
 
@@ -149,6 +193,7 @@ class ProgressView:
             TimeElapsedColumn(),
             console=err_console(),
             transient=False,
+            disable=_quiet,
         )
         self.task = self.bar.add_task(label, total=None, rate="")
         self.started = time.perf_counter()
@@ -220,16 +265,16 @@ def study_size(deals: int | None, games: int | None, default: int) -> tuple[int,
 
 @contextlib.contextmanager
 def study_progress(
-    label: str, seed: int, drawn: bool, quiet: bool
+    label: str, seed: int, drawn: bool, as_json: bool
 ) -> Iterator[Callable[[Any], None]]:
     """Yield the progress callback to give a study. Its first call (the study's first
-    progress, so after every check of its input) prints the seed line (on stderr when
-    ``quiet``) and starts a progress bar; a study that reports no progress prints the
-    line when it ends. A refused study prints only its error."""
+    progress, so after every check of its input) prints the seed line (see
+    :func:`chatter`) and starts a progress bar; a study that reports no progress prints
+    the line when it ends. A refused study prints only its error."""
     view: ProgressView | None = None
 
     def print_seed() -> None:
-        (err_console() if quiet else console()).print(seed_line(seed, drawn), markup=False)
+        chatter(as_json).print(seed_line(seed, drawn), markup=False)
 
     def progress(p: Any) -> None:
         nonlocal view

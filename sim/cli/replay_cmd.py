@@ -16,6 +16,7 @@ from sim.cli.options import (
     JsonOption,
     RuleOverrides,
     RulesOption,
+    at_most,
     rules_of,
 )
 from sim.cli.output import fail, print_json
@@ -109,16 +110,18 @@ def replay(
             "e.g. simple,greedy:knock_at=5.",
         ),
     ],
-    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="The run's seed.")],
+    seed: Annotated[int, typer.Option(min=0, callback=at_most(MAX_SEED), help="The run's seed.")],
     deal: Annotated[
         int | None,
-        typer.Option(min=0, max=MAX_COUNT, help="The deal number to replay (one hand)."),
+        typer.Option(
+            min=0, callback=at_most(MAX_COUNT), help="The deal number to replay (one hand)."
+        ),
     ] = None,
     game: Annotated[
         int | None,
         typer.Option(
             min=0,
-            max=MAX_COUNT,
+            callback=at_most(MAX_COUNT),
             help="The game number to replay: its every hand, under the rules' game mode.",
         ),
     ] = None,

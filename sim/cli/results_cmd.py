@@ -47,14 +47,15 @@ ResultsArgument = Annotated[
 
 @contextmanager
 def _store_errors(path: Path) -> Iterator[None]:
-    """A failure of the object store the results are in (unreachable, no answer) as one
-    line naming them and the store's endpoint, not pyarrow's own message."""
+    """A failure that names no file (an object store that is unreachable or does not
+    answer) as one line naming the results and why (a store by its endpoint), not
+    pyarrow's own message; one that names its file is left to ``sim.cli``'s line."""
     try:
         yield
     except OSError as error:
-        if not store.is_remote(path):
+        if error.filename:
             raise
-        raise store.remote_failure(path, error) from None
+        raise store.failure(path, error) from None
 
 
 def _results_dir(path: Path) -> Path:
@@ -101,8 +102,8 @@ def chart(
                 console().print(str(file), markup=False)
             return
         data = load_results(path)
-        target = out if out is not None else _results_dir(path) / "charts"
-        for file in save_charts(data, target, [k.value for k in kind] if kind else None):
+        charts = out if out is not None else _results_dir(path) / "charts"
+        for file in save_charts(data, charts, [k.value for k in kind] if kind else None):
             console().print(str(file), markup=False)
 
 

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sim.cli.output import fail, print_json
+from sim.cli.output import compact_table, fail, print_json
 from sim.rules import (
     PRESET_DESCRIPTIONS,
     PRESETS,
@@ -64,15 +64,23 @@ def list_presets(
             }
         )
         return
-    table = Table(title="Rule presets", caption="Every rule and formula: docs/RULES.md")
-    table.add_column("name", no_wrap=True, style="bold")
-    table.add_column("players", no_wrap=True)
-    table.add_column("knock limit", no_wrap=True)
-    table.add_column("layoff", no_wrap=True)
-    table.add_column("scoring", no_wrap=True)
-    table.add_column("stock exhaustion", no_wrap=True)
-    table.add_column("game", no_wrap=True)
-    table.add_column("description")
+    out = Console()
+    # Two tables, so that each fits 80 columns whole: what each preset is, then its
+    # main parameters (no name is ever cut).
+    about = compact_table("Rule presets (every rule and formula: docs/RULES.md)")
+    about.add_column("name", no_wrap=True, style="bold")
+    about.add_column("description")
+    for name in PRESETS:
+        about.add_row(name, PRESET_DESCRIPTIONS[name])
+    out.print(about)
+    out.print()
+    table = compact_table(
+        "Their main parameters (knock: the knock limit; `rummy rules show NAME`: all)"
+    )
+    for column in ("name", "players", "knock", "layoff", "scoring", "stock", "game"):
+        table.add_column(
+            column, no_wrap=column != "game", style="bold" if column == "name" else None
+        )
     for name, rules in PRESETS.items():
         table.add_row(
             name,
@@ -82,9 +90,8 @@ def list_presets(
             rules.scoring,
             rules.stock_exhaustion,
             rules.game,
-            PRESET_DESCRIPTIONS[name],
         )
-    Console().print(table)
+    out.print(table)
 
 
 @app.command("show")

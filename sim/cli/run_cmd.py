@@ -23,6 +23,7 @@ from sim.cli.options import (
     ChunkOption,
     DealsOption,
     DuplicateOption,
+    ForceOption,
     GamesOption,
     HeadlineOption,
     JsonOption,
@@ -39,10 +40,9 @@ from sim.cli.options import (
 )
 from sim.cli.output import (
     ProgressView,
+    chatter,
     chosen_seed,
     command_line,
-    console,
-    err_console,
     fail,
 )
 from sim.cli.runner import executor_of, refuse_on_resume
@@ -51,7 +51,12 @@ from sim.rules import get_rules, parse_overrides
 from sim.study import records
 from sim.study.design import EXPERIMENT_JSON
 from sim.study.execute import Executor, resume
-from sim.study.experiment_file import experiment_from_dict, load_experiment, replace_checked
+from sim.study.experiment_file import (
+    experiment_from_dict,
+    load_experiment,
+    named_by_identity,
+    replace_checked,
+)
 from sim.study.experiment_store import EXPERIMENT_KIND
 from sim.study.rundir import MANIFEST, resume_config
 from sim.study.runs import RunConfig, RunError
@@ -85,6 +90,7 @@ def run(
     workers: WorkersOption = None,
     out: OutOption = Path("results"),
     name: NameOption = None,
+    force: ForceOption = False,
     backend: BackendOption = Backend.local,
     address: AddressOption = None,
     rows: RowsOption = None,
@@ -144,11 +150,12 @@ def run(
             )  # fmt: skip
             return
         _experiment_file(
-            experiment_file, settings, executor=executor, out=out, as_json=as_json
+            experiment_file, settings, executor=executor, out=out, as_json=as_json,
+            replace=force,
         )  # fmt: skip
     else:
         _from_flags(
-            settings, executor=executor, out=out, as_json=as_json
+            settings, executor=executor, out=out, as_json=as_json, replace=force
         )  # fmt: skip
 
 
@@ -218,7 +225,7 @@ def _from_flags(settings: _Settings, **play: Any) -> None:
     headline = settings.headline
     if settings.precision is not None or settings.duplicate or headline is not None:
         data: dict[str, Any] = {
-            "name": settings.name or "default",
+            "name": settings.name or "run",
             "seed": seed,
             mode: count,
             "rules": {"preset": preset, **overrides},
@@ -231,7 +238,10 @@ def _from_flags(settings: _Settings, **play: Any) -> None:
                 data[key] = getattr(settings, key)
         if headline is not None:
             data["headline"] = headline.value
-        play_experiment(experiment_from_dict(data, source="rummy run"), drawn=drawn, **play)
+        experiment = experiment_from_dict(data, source="rummy run")
+        if settings.name is None:  # a folder of its own: results/run-ID
+            experiment = named_by_identity(experiment, "run")
+        play_experiment(experiment, drawn=drawn, **play)
         return
     if settings.max_count is not None:
         fail("--max-count needs --precision")
@@ -253,7 +263,7 @@ def _from_flags(settings: _Settings, **play: Any) -> None:
 def _resume(directory: Path, executor: Executor, as_json: bool) -> None:
     """Finish an experiment or a run. A run keeps its stored worker count unless
     --workers is given (or the backend changes)."""
-    say = err_console() if as_json else console()
+    say = chatter(as_json)
     if (directory / EXPERIMENT_JSON).exists():
         record = records.load_record(directory / EXPERIMENT_JSON, EXPERIMENT_KIND, finished=False)
         experiment = experiment_from_dict(

@@ -18,9 +18,11 @@ from rich.console import Console
 from rich.table import Table
 
 from kernels.layout import N_NATURAL
+from sim.cli.options import at_most
 from sim.cli.output import fail, print_json
 from sim.limits import MAX_SEED
 from sim.rules import RuleError, get_rules, parse_overrides
+from sim.stats import format_estimate, normal_quantile, wilson
 from sim.stats.deadwood import MAX_CARDS, MIN_CARDS, DeadwoodDistribution, deadwood_distribution
 
 __all__ = ["app"]
@@ -42,37 +44,54 @@ EXACT_SECONDS_2_CORES = {10: "2.5", 11: "12"}
 
 
 def _summary_lines(result: DeadwoodDistribution, elapsed: float, rules_text: str) -> list[str]:
-    mean = f"{result.mean:.4f}"
     if result.sem is not None:
-        mean += f" ± {1.96 * result.sem:.4f} (95% CI; standard error {result.sem:.4f})"
+        z = normal_quantile(0.975)
+        low, high = result.mean - z * result.sem, result.mean + z * result.sem
+        mean = format_estimate(result.mean, low, high, unit="points of deadwood")
+        mean += f" (95% CI, normal; standard error {result.sem:.2g})"
+    else:
+        mean = f"{result.mean:.4f} points of deadwood (exact)"
     quantiles = ", ".join(f"{p}%: {v}" for p, v in result.quantiles.items())
     lines = [
         f"method: {result.method}" + (f", seed {result.seed}" if result.seed is not None else ""),
         f"rules: {rules_text}; hands: {result.n:,} of {result.cards} cards",
         f"mean: {mean}",
-        f"standard deviation: {result.std:.4f}",
+        f"standard deviation: {result.std:.4f} points of deadwood",
         f"quantiles: {quantiles}",
         f"elapsed: {elapsed:.2f} s",
     ]
     return lines
 
 
-def _probability(p: float) -> str:
-    # Six decimals, or three significant digits for the far tails (which round to 0).
-    return f"{p:.6f}" if p >= 1e-4 or p == 0 else f"{p:.3e}"
+def _percent(p: float) -> str:
+    """A share in %, four significant digits, never in exponent notation."""
+    if p <= 0:
+        return "0"
+    x = p * 100
+    return f"{x:.{max(0, 3 - math.floor(math.log10(x)))}f}"
+
+
+def _probability(result: DeadwoodDistribution, count: int) -> str:
+    """Exact: the share in %; Monte Carlo: its estimate [95% Wilson interval] in %."""
+    if result.sem is None:  # every hand counted
+        return _percent(count / result.n)
+    iv = wilson(count, result.n)
+    return format_estimate(iv.estimate, iv.low, iv.high, percent=True)
 
 
 def _print_table(result: DeadwoodDistribution, elapsed: float, rules_text: str) -> None:
     table = Table(title=f"Least deadwood of a random {result.cards}-card hand ({result.method})")
     table.add_column("deadwood", justify="right", no_wrap=True)
     table.add_column("count", justify="right", no_wrap=True)
-    table.add_column("probability", justify="right", no_wrap=True)
-    table.add_column("cumulative", justify="right", no_wrap=True)
+    exact = result.sem is None
+    table.add_column(
+        "probability %" + ("" if exact else " [95% Wilson]"), justify="right", no_wrap=True
+    )
+    table.add_column("cumulative %", justify="right", no_wrap=True)
     cumulative = 0.0
     for value, count in result.counts.items():
-        probability = result.probabilities[value]
-        cumulative += probability
-        table.add_row(str(value), f"{count:,}", _probability(probability), f"{cumulative:.6f}")
+        cumulative += result.probabilities[value]
+        table.add_row(str(value), f"{count:,}", _probability(result, count), _percent(cumulative))
     console = Console()
     console.print(table)
     for line in _summary_lines(result, elapsed, rules_text):
@@ -114,7 +133,7 @@ def deadwood(
         typer.Option(
             "--seed",
             min=0,
-            max=MAX_SEED,
+            callback=at_most(MAX_SEED),
             help="Monte Carlo seed (>= 0); drawn at random and printed when omitted.",
             show_default=False,
         ),

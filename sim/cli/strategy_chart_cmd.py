@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from sim import store
 from sim.cli.options import (
@@ -39,12 +38,14 @@ from sim.cli.options import (
     SeatsOption,
     SeedOption,
     WorkersOption,
+    at_most,
     file_text,
     out_check,
     rules_of,
 )
-from sim.cli.output import chosen_seed, console, fail, print_json
+from sim.cli.output import chosen_seed, ci, compact_table, console, fail, print_json
 from sim.cli.runner import executor_of, run_study
+from sim.store import StorePath
 from sim.study.chart import ChartRequest, StrategyChart, strategy_chart
 
 if TYPE_CHECKING:  # loaded with the check, when one is asked for
@@ -96,13 +97,17 @@ SamplesOption = Annotated[
 ]  # fmt: skip
 PerCellOption = Annotated[
     int,
-    typer.Option("--per-cell", min=0, max=MAX_COUNT, help="Positions a cell should get "
-                 "(common cells are thinned; 0: score every position)."),
+    typer.Option("--per-cell", min=0, callback=at_most(MAX_COUNT),
+                 help="Positions a cell should get (common cells are thinned; 0: score every "
+                 "position)."),
 ]  # fmt: skip
 MinPositionsOption = Annotated[
     int,
     typer.Option(
-        "--min-positions", min=2, max=MAX_COUNT, help="Fewer positions: 'too few', no verdict."
+        "--min-positions",
+        min=2,
+        callback=at_most(MAX_COUNT),
+        help="Fewer positions: 'too few', no verdict.",
     ),
 ]  # the first action green, the second blue
 
@@ -116,7 +121,10 @@ def _command(kind: str) -> Callable[..., None]:
         rule: RuleOverrides = None,
         players: PlayersOption = None,
         deals: Annotated[
-            int, typer.Option("--deals", "-n", min=1, max=MAX_COUNT, help="Deals the policy plays.")
+            int,
+            typer.Option(
+                "--deals", "-n", min=1, callback=at_most(MAX_COUNT), help="Deals the policy plays."
+            ),
         ] = 100_000,
         seat: Annotated[int, typer.Option("--seat", min=0, max=5, help="The focal seat.")] = 0,
         samples: SamplesOption = 32,
@@ -139,7 +147,7 @@ def _command(kind: str) -> Callable[..., None]:
             typer.Option(
                 "--check",
                 min=0,
-                max=MAX_COUNT,
+                callback=at_most(MAX_COUNT),
                 help="Knock and draw charts: play this many cells with the largest predicted "
                 "effect as single-cell deviations on fresh deals (0: none).",
             ),
@@ -149,7 +157,7 @@ def _command(kind: str) -> Callable[..., None]:
             typer.Option(
                 "--check-deals",
                 min=2,
-                max=MAX_COUNT,
+                callback=at_most(MAX_COUNT),
                 help="Fresh deals per checked cell (default: as many as --deals, at most "
                 "1,000,000).",
                 show_default=False,
@@ -215,8 +223,8 @@ class _Charted:
 
     chart: StrategyChart
     verdict: ChartCheck | None  # the check, when one was asked for
-    figures: list[Path]
-    report: Path
+    figures: list[StorePath]
+    report: StorePath
 
     def record(self) -> dict[str, Any]:
         chart = self.chart
@@ -264,19 +272,18 @@ def _cell_of(text: str) -> tuple[int, int]:
 def _print_check(chart: StrategyChart, check: Any) -> None:
     """The checked cells: the chart's prediction against the deviation played."""
     column = chart.spec.column_name
-    table = Table(
-        title=f"check: the other action in one cell, predicted and played on {check.deals:,} "
-        "fresh deals (points per hand, 95% intervals)",
-        box=None, pad_edge=False, padding=(0, 1),
-    )  # fmt: skip
-    for name in ("turn", column, "action", "reach", "predicted", "measured", ""):
+    table = compact_table(
+        f"check: the other action in one cell, predicted and played on {check.deals:,} "
+        "fresh deals (points per hand, 95% intervals)"
+    )
+    for name in ("turn", column, "action", "reach %", "predicted", "measured", ""):
         table.add_column(name, justify="left" if name in ("action", "") else "right")
     for cell in check.cells:
         p, m = cell.predicted, cell.measured
         table.add_row(
-            str(cell.turn), str(cell.column), cell.action, f"{cell.reach:.4f}",
-            f"{p.estimate:+.4f} [{p.low:+.4f}, {p.high:+.4f}]",
-            f"{m.estimate:+.4f} [{m.low:+.4f}, {m.high:+.4f}]",
+            str(cell.turn), str(cell.column), cell.action, f"{cell.reach * 100:.2g}",
+            ci(p.estimate, p.low, p.high, sign=True),
+            ci(m.estimate, m.low, m.high, sign=True),
             _VERDICT_STYLE[check.verdict(cell)],
         )  # fmt: skip
     console().print(table)
@@ -288,7 +295,7 @@ _VERDICT_STYLE = {"agrees": "[green]agrees[/]", "MISSES": "[bold red]MISSES[/]",
                   "not reached": "[dim]not reached[/]"}  # fmt: skip
 
 
-def _save_figures(chart: StrategyChart) -> tuple[list[Path], Path]:
+def _save_figures(chart: StrategyChart) -> tuple[list[StorePath], StorePath]:
     """The chart's PNG and SVG files, and its HTML report, in its run folder."""
     from sim.present.chart_figure import save_chart_figures, write_chart_report
 
@@ -299,14 +306,16 @@ def _save_figures(chart: StrategyChart) -> tuple[list[Path], Path]:
 
 def _print_card(chart: StrategyChart) -> None:
     """Own turn by column (deadwood, what the pile card does, or the rank thrown): each
-    cell's mean gain of the first action (points), coloured by the verdict (green the
-    first action, blue the second, yellow too close, dim too few); for the discard
-    chart the share of discards the next seat took (percent, redder when higher)."""
+    cell's mean gain of the first action (points), marked and coloured by the verdict
+    (■ green the first action, □ blue the second, ~ yellow too close, · dim too few: the
+    marks tell them apart without colour, piped or printed); for the discard chart the
+    share of discards the next seat took (percent, redder when higher)."""
     from sim.present.chart_figure import column_labels
 
     spec = chart.spec
     first, second = spec.actions
     style = {first: "bold green", second: "bold blue", **STYLE}
+    mark = {first: "■", second: "□", "too close": "~"}
     labels = column_labels(chart)
     layers = [None] if spec.took == 1 else list(range(spec.took))
     for layer in layers:
@@ -322,7 +331,7 @@ def _print_card(chart: StrategyChart) -> None:
             title = f"{'knock now' if first == 'knock' else first} minus {second}, points per hand"
             if layer is not None:
                 title += f" (opponents took {layer}{'+' if layer == spec.took - 1 else ''})"
-        table = Table(title=title, box=None, pad_edge=False, padding=(0, 1))
+        table = compact_table(title)
         table.add_column("turn", justify="right", style="bold")
         for label in labels:
             table.add_column(label, justify="right")
@@ -339,14 +348,16 @@ def _print_card(chart: StrategyChart) -> None:
                     colour = "bold red" if rate >= 0.2 else "red" if rate >= 0.1 else "default"
                     row.append(f"[{colour}]{100 * rate:.0f}[/]")
                 else:
-                    row.append(f"[{style[cell['verdict']]}]{cell['gain']:+.0f}[/]")
+                    verdict = cell["verdict"]
+                    row.append(f"[{style[verdict]}]{cell['gain']:+.0f}{mark[verdict]}[/]")
             table.add_row(f"{t}+" if t == spec.turns else str(t), *row)
         console().print(table)
     if spec.chart == "discard":
         console().print(f"[dim]· too few[/]  {chart.positions:,} discards counted")
         return
     console().print(
-        f"[bold green]{first}[/] [bold blue]{second}[/] [yellow]too close[/] [dim]· too few[/]  "
+        f"[bold green]■ {first}[/]  [bold blue]□ {second}[/]  [yellow]~ too close[/]  "
+        "[dim]· too few[/]  "
         f"{chart.positions:,} positions, {spec.samples} samples each"
     )
 
@@ -381,7 +392,7 @@ def export(
         typer.Option(
             "--min-positions",
             min=2,
-            max=MAX_COUNT,
+            callback=at_most(MAX_COUNT),
             help="Fewer positions: no verdict (as the charts).",
         ),
     ] = 30,
@@ -443,7 +454,11 @@ def solve_command(
     deals: Annotated[
         int,
         typer.Option(
-            "--deals", "-n", min=1, max=MAX_COUNT, help="Deals of each round's knock chart."
+            "--deals",
+            "-n",
+            min=1,
+            callback=at_most(MAX_COUNT),
+            help="Deals of each round's knock chart.",
         ),
     ] = 2_000_000,
     draw_deals: Annotated[
@@ -451,7 +466,7 @@ def solve_command(
         typer.Option(
             "--draw-deals",
             min=1,
-            max=MAX_COUNT,
+            callback=at_most(MAX_COUNT),
             help="Deals of each draw chart (default: --deals).",
             show_default=False,
         ),
@@ -461,7 +476,7 @@ def solve_command(
         typer.Option(
             "--discard-deals",
             min=1,
-            max=MAX_COUNT,
+            callback=at_most(MAX_COUNT),
             help="Deals of each discard chart (default: --deals).",
             show_default=False,
         ),
@@ -472,18 +487,29 @@ def solve_command(
     strength_deals: Annotated[
         int,
         typer.Option(
-            "--strength-deals", min=2, max=MAX_COUNT, help="Duplicate deals per strength figure."
+            "--strength-deals",
+            min=2,
+            callback=at_most(MAX_COUNT),
+            help="Duplicate deals per strength figure.",
         ),
     ] = 200_000,
     check: Annotated[
         int,
         typer.Option(
-            "--check", min=1, max=MAX_COUNT, help="Cells of the final charts checked (most gain)."
+            "--check",
+            min=1,
+            callback=at_most(MAX_COUNT),
+            help="Cells of the final charts checked (most gain).",
         ),
     ] = 5,
     check_deals: Annotated[
         int,
-        typer.Option("--check-deals", min=2, max=MAX_COUNT, help="Fresh deals per checked cell."),
+        typer.Option(
+            "--check-deals",
+            min=2,
+            callback=at_most(MAX_COUNT),
+            help="Fresh deals per checked cell.",
+        ),
     ] = 200_000,
     seed: SeedOption = None,
     workers: WorkersOption = None,
@@ -530,8 +556,7 @@ def solve_command(
             }
         )
         return
-    table = Table(title="rounds (strength: net points per hand on duplicate deals, 95% CI)",
-                  box=None, pad_edge=False, padding=(0, 1))  # fmt: skip
+    table = compact_table("rounds (strength: net points per hand on duplicate deals, 95% CI)")
     labels = ["round", "bits changed", "knock cells", "draw cells", "vs previous", "vs start"]
     for label in labels + (["vs against"] if against else []):
         table.add_column(label, justify="right")

@@ -10,27 +10,39 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 
 from sim.cli.output import (
     ProgressView,
+    chatter,
     ci,
     command_line,
+    compact_table,
     console,
     err_console,
     fail,
-    fmt,
     folder,
     pct,
     print_json,
     seed_line,
 )
-from sim.present.experiment import save_charts, write_experiment_report
+from sim.present.experiment import (
+    HOUSE_UNITS,
+    house_rule_label,
+    rule_names,
+    save_charts,
+    seat0_text,
+    short_labels,
+    write_experiment_report,
+)
 from sim.stats import format_p
+from sim.store import StorePath
 from sim.study.analysis import ExperimentData, data_from_run
 from sim.study.claims import display_rows
 from sim.study.design import HEADLINES, RATE_HEADLINES, Experiment
@@ -61,10 +73,12 @@ def play_experiment(
     out: Path,
     drawn: bool,
     as_json: bool = False,
+    replace: bool = False,
 ) -> None:
     """Play an experiment (resumable), draw its charts and report, then print its
-    summary or its JSON."""
-    say = err_console() if as_json else console()
+    summary or its JSON; ``replace``: another study in its folder is deleted
+    (``--force``), else refused."""
+    say = chatter(as_json)
     seed = experiment.seed
     assert seed is not None
     runs = sum(len(s.configs) for s in expand(experiment, seed=seed))
@@ -77,8 +91,9 @@ def play_experiment(
     say.print(seed_line(seed, drawn))
     with ProgressView(experiment.name) as view:
         result = run_experiment(
-            experiment, executor, out=out, progress=view.phase, command=command_line()
-        )
+            experiment, executor, out=out, progress=view.phase, command=command_line(),
+            replace=replace,
+        )  # fmt: skip
         view.phase(ExperimentProgress("charts"))
         charts = save_charts(result.data, result.directory / "charts")
         view.phase(ExperimentProgress("report"))
@@ -92,7 +107,7 @@ def play_experiment(
     )
     say.print(f"{result.hands_played:,} hands played in {result.elapsed:.1f} s{rate}")
     if as_json:
-        record = {
+        record: dict[str, Any] = {
             "kind": "experiment",
             "name": experiment.name,
             "seed": result.experiment.seed,
@@ -106,14 +121,18 @@ def play_experiment(
         }
         if result.data.claims is not None:  # only where the experiment states claims
             record["claims"] = result.data.claims.to_dicts()
+        if len(result.data.groups) > 1:  # settings under different rules
+            record["groups"] = result.data.groups
+        if result.data.house_rules is not None:
+            record["house_rules"] = result.data.house_rules.to_dicts()
         print_json(record)
         return
-    print_experiment_summary(result.data, result.directory, say)
+    print_experiment_summary(result.data, result.directory, console())
 
 
 def play_run(config: RunConfig, executor: Executor, *, drawn: bool, as_json: bool = False) -> None:
     """Play one run (resumable), then print its summary or its JSON."""
-    say = err_console() if as_json else console()
+    say = chatter(as_json)
     say.print(
         f"[bold]{escape(config.experiment)}[/bold]: {config.rule_set.name} "
         f"({config.players} players), {escape(config.lineup_label)}, {config.count:,} "
@@ -127,7 +146,7 @@ def play_run(config: RunConfig, executor: Executor, *, drawn: bool, as_json: boo
 
 def print_run_result(result: RunResult, as_json: bool = False) -> None:
     """What a run did (notes, chunks played) and its summary, or the same as JSON."""
-    say = err_console() if as_json else console()
+    say = chatter(as_json)
     for note in result.notes:
         err_console().print(f"note: {note}", markup=False)
     if result.chunks_skipped:
@@ -152,73 +171,163 @@ def print_run_result(result: RunResult, as_json: bool = False) -> None:
             }
         )
         return
-    print_run_summary(data, result.run_dir, say)
+    print_run_summary(data, result.run_dir, console())
 
 
-def print_experiment_summary(data: ExperimentData, directory: Path, out: Console) -> None:
-    """The per-setting table (best marked per group), the verdicts, where results are."""
+def print_experiment_summary(data: ExperimentData, directory: StorePath, out: Console) -> None:
+    """Per rule setting, the table of its settings (the best marked) and its verdict;
+    how the rules change the game when settings differ in their rules; the claims."""
     s = data.summary
-    headline = data.headline
-    label = HEADLINES[headline][1]
-    rate = headline in RATE_HEADLINES
-    method = s["method"][0] if s.height else "t"
     unit = "deals" if data.mode == "deals" else "games"
     rotations = int(s["rotations"].max() or 1) if s.height else 1  # type: ignore[arg-type]
     units = int(s["units"][0]) if s.height else 0
-    table = Table(
-        title=escape(
-            f"{data.name}: seat 0 = {data.seat0()}; {units:,} {unit} per setting"
-            + (f", each played in {rotations} seatings (duplicate)" if rotations > 1 else "")
-            + "; 95% intervals"
-        ),
-        title_justify="left",
+    out.print(
+        f"{data.name}: seat 0 = {seat0_text(data)}; {units:,} {unit} per setting"
+        + (f", each played in {rotations} seatings (duplicate)" if rotations > 1 else "")
+        + "; estimate [95% interval]",
+        markup=False,
     )
-    table.add_column("")
-    table.add_column("setting")
-    short = "Wilson" if method == "Wilson" else method.split(" ")[0]
-    table.add_column(escape(f"{label}{' %' if rate else ''} [{short}]"), justify="right")
-    games = data.mode == "games"
-    table.add_column(escape(f"{'games' if games else 'hands'} won % [Wilson]"), justify="right")
-    for name in ("knock %", "undercut %", "turns", "vs best", "Holm p"):
-        table.add_column(name, justify="right")
-    for row in s.iter_rows(named=True):
-        scale = 100.0 if rate else 1.0
-        best = bool(row.get("best"))
-        diff = row.get("diff_vs_best")
-        won = ("game_win_rate", "game_win_low", "game_win_high") if games else (
-            "win_rate", "win_low", "win_high"
-        )  # fmt: skip
-        cells = [
-            "★" if best else "",
-            row["setting"],
-            ci(row["estimate"], row["low"], row["high"], 2, scale),
-            ci(row[won[0]], row[won[1]], row[won[2]], 1, 100.0),
-            pct(row["knock_rate"]),
-            pct(row["undercut_rate"]),
-            f"{row['mean_turns']:.1f}",
-            "best"
-            if best
-            else ("" if diff is None or math.isnan(diff) else fmt(diff * scale, 2, True)),
-            format_p(row.get("holm_p")),
-        ]
-        table.add_row(*(escape(c) for c in cells), style="bold" if best else None)
-    out.print(table)
-    for verdict in data.verdicts:
-        group = "" if verdict["group"] == "all" else f"{verdict['group']}: "
-        out.print(f"{group}{verdict['summary']}", markup=False)
+    groups = data.groups or {"all": s["setting"].to_list()}
+    if len(groups) > 1:
+        out.print(
+            f"compared within each rule setting: {len(groups)} groups ({'; '.join(groups)})",
+            markup=False,
+        )
+    verdicts = {v["group"]: v for v in data.verdicts}
+    if len(groups) > 1 and all(len(m) == 1 for m in groups.values()):
+        out.print("one setting per rule setting: nothing to compare within one", markup=False)
+        groups = {"": s["setting"].to_list()}  # one table, no comparisons
+    for group, members in groups.items():
+        rows = s.filter(pl.col("setting").is_in(members))
+        _print_group(data, rows, "" if group == "all" else group, out)
+        verdict = verdicts.get(group)
+        if verdict is not None:
+            out.print(verdict["summary"], markup=False)
+    if data.house_rules is not None and data.house_rules.height:
+        print_house_rules(data, out)
     if data.claims is not None:
         print_claims(data.claims, out)
     if data.record.get("precision") is not None:
         widest = float(s["half_width"].max()) if s.height else math.nan  # type: ignore[arg-type]
         state = "reached" if data.record.get("precision_reached") else "NOT reached (max-count)"
         out.print(
-            f"precision ±{data.record['precision']:g}: {state}; widest half-width {widest:.4g} "
-            f"after {data.record.get('blocks', 1)} block(s)"
+            f"precision: half-width target {data.record['precision']:g} {data.unit}: {state}; "
+            f"widest {widest:.2g} after {data.record.get('blocks', 1)} block(s)",
+            markup=False,
         )
     out.print(
         f"results: {folder(directory)} (summary.parquet, seats.parquet, charts/, report.html)",
         markup=False,
     )
+
+
+def _print_group(data: ExperimentData, rows: pl.DataFrame, group: str, out: Console) -> None:
+    """One rule setting's settings: headline, won %, knock %, turns, against the best
+    (turns left out where the table would not fit the terminal: the report has them)."""
+    header, labels, legend = short_labels(data, rows)
+    table = _group_table(data, rows, group, header, labels, turns=True)
+    natural = Measurement.get(out, out.options.update(width=1_000), table).maximum
+    if natural > out.width:
+        table = _group_table(data, rows, group, header, labels, turns=False)
+    out.print(table)
+    for line in legend:
+        out.print(f"  {line}", markup=False)
+
+
+def _group_table(
+    data: ExperimentData,
+    rows: pl.DataFrame,
+    group: str,
+    header: str,
+    labels: list[str],
+    turns: bool,
+) -> Table:
+    rate = data.headline in RATE_HEADLINES
+    games = data.mode == "games"
+    table = compact_table(escape(group))
+    table.add_column("", no_wrap=True, min_width=1)
+    # Never squeezed: the labels are what tell the rows apart.
+    table.add_column(escape(header), no_wrap=True, min_width=max(map(len, [header, *labels])))
+    short = HEADLINES[data.headline][1].replace(" per ", "/")
+    table.add_column(escape(f"{short}{' %' if rate else ''}"), justify="right", no_wrap=True)
+    table.add_column(
+        escape(f"{'games' if games else 'hands'} won %"), justify="right", no_wrap=True
+    )
+    compared = rows.height > 1 and bool(rows["best"].any())
+    tail = ["vs best", "Holm p"] if compared else []
+    for name in ("knock %", *(["turns"] if turns else []), *tail):
+        table.add_column(name, justify="right", no_wrap=True)
+    won = ("game_win_rate", "game_win_low", "game_win_high") if games else (
+        "win_rate", "win_low", "win_high"
+    )  # fmt: skip
+    for label, row in zip(labels, rows.iter_rows(named=True), strict=True):
+        best = bool(row.get("best"))
+        diff = row.get("diff_vs_best")
+        cells = [
+            "★" if best else "",
+            label,
+            ci(row["estimate"], row["low"], row["high"], scale=100.0 if rate else 1.0),
+            ci(row[won[0]], row[won[1]], row[won[2]], scale=100.0),
+            pct(row["knock_rate"]),
+            *([f"{row['mean_turns']:.1f}"] if turns else []),
+        ]
+        if compared:
+            cells += [
+                "best"
+                if best
+                else (
+                    ""
+                    if diff is None or math.isnan(diff)
+                    else ci(diff, None, None, 2, 100.0 if rate else 1.0, sign=True)
+                ),
+                format_p(row.get("holm_p")),
+            ]
+        table.add_row(*(escape(c) for c in cells), style="bold" if best else None)
+    return table
+
+
+def print_house_rules(data: ExperimentData, out: Console) -> None:
+    """How each rule setting changes the game against the first, on the same deals."""
+    frame = data.house_rules
+    assert frame is not None
+    reference = str(frame["reference"][0])
+    out.print(
+        f"How the rules change the game: each rule setting against {reference}, paired on "
+        "the same deals (change = rule setting minus reference, 95% interval); "
+        + HOUSE_UNITS.format(headline=HEADLINES[data.headline][1]),
+        markup=False,
+    )
+    for (group,), rows in frame.group_by("group", maintain_order=True):
+        table = compact_table(escape(f"{group} against {reference}"))
+        table.add_column("measure")
+        before, after = rule_names(reference, str(group))
+        table.add_column(escape(_clip(before)), justify="right", no_wrap=True)
+        table.add_column(escape(_clip(after)), justify="right", no_wrap=True)
+        table.add_column("change [95% CI]", justify="right", no_wrap=True)
+        table.add_column("p", justify="right", no_wrap=True)
+        for r in rows.iter_rows(named=True):
+            percent = r["unit"] == "%"
+            table.add_row(
+                escape(house_rule_label(r, data.headline, short=True)),
+                ci(r["reference_value"], None, None, 2, 100.0 if percent else 1.0),
+                ci(r["value"], None, None, 2, 100.0 if percent else 1.0),
+                escape(
+                    ci(
+                        r["difference"],
+                        r["low"],
+                        r["high"],
+                        2,
+                        100.0 if percent else 1.0,
+                        sign=True,
+                    )
+                ),  # fmt: skip
+                format_p(r["p_value"]),
+            )
+        out.print(table)
+
+
+def _clip(text: str, width: int = 12) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def print_claims(claims: pl.DataFrame, out: Console) -> None:
@@ -244,50 +353,51 @@ def print_claims(claims: pl.DataFrame, out: Console) -> None:
         out.print(note, markup=False)
 
 
-def print_run_summary(data: ExperimentData, run_dir: Path, out: Console) -> None:
+def print_run_summary(data: ExperimentData, run_dir: StorePath, out: Console) -> None:
     """Per seat: points and net points per hand (t), win rate (Wilson); how hands end."""
     games = data.mode == "games"
     row0 = data.summary.row(0, named=True)
-    table = Table(
-        title=escape(
-            f"{data.name}: {int(row0['units']):,} {data.mode}, "
-            f"{int(row0['hands']):,} hands, 95% intervals"
-        ),
-        title_justify="left",
+    out.print(
+        f"{data.name}: {int(row0['units']):,} {data.mode}, {int(row0['hands']):,} hands; "
+        "estimate [95% interval]: t for points, Wilson for %",
+        markup=False,
     )
-    columns = [
-        ("seat", "right"),
-        ("strategy", "left"),
-        ("points/hand [t]", "right"),
-        ("net points/hand [t]", "right"),
-        ("win % [Wilson]", "right"),
-        ("knock %", "right"),
+    tables = [
+        (
+            "per hand",
+            [("points/hand", "points"), ("net points/hand", "net"), ("won %", "win_rate")],
+        )
     ]
     if games:
-        columns += [("net score/game [t]", "right"), ("games won % [Wilson]", "right")]
-    for name, justify in columns:
-        table.add_column(escape(name), justify=justify)  # type: ignore[arg-type]
-    for r in data.seats.iter_rows(named=True):
-        cells = [
-            str(r["seat"]),
-            r["strategy"],
-            ci(r["points"], r["points_low"], r["points_high"]),
-            ci(r["net"], r["net_low"], r["net_high"]),
-            ci(r["win_rate"], r["win_low"], r["win_high"], 1, 100.0),
-            pct(r["knock_rate"]),
-        ]
-        if games:
-            cells += [
-                ci(r["net_score"], r["net_score_low"], r["net_score_high"], 1),
-                ci(r["game_win_rate"], r["game_win_low"], r["game_win_high"], 1, 100.0),
-            ]
-        table.add_row(*(escape(c) for c in cells))
-    out.print(table)
+        tables.append(
+            ("per game", [("net score/game", "net_score"), ("games won %", "game_win_rate")])
+        )
+    for title, columns in tables:
+        table = compact_table(title if games else "")
+        table.add_column("seat", justify="right")
+        table.add_column("strategy", overflow="fold")
+        for name, _ in columns:
+            table.add_column(escape(name), justify="right", no_wrap=True)
+        for r in data.seats.iter_rows(named=True):
+            cells = [str(r["seat"]), r["strategy"]]
+            for _, key in columns:
+                low, high = ("win_low", "win_high") if key == "win_rate" else (
+                    ("game_win_low", "game_win_high") if key == "game_win_rate"
+                    else (f"{key}_low", f"{key}_high")
+                )  # fmt: skip
+                scale = 100.0 if key.endswith("win_rate") else 1.0
+                cells.append(ci(r[key], r[low], r[high], scale=scale))
+            table.add_row(*(escape(c) for c in cells))
+        out.print(table)
     mix = ", ".join(
         f"{o} {share * 100:.1f}%"
         for o, share in data.outcomes.select("outcome", "share").iter_rows()
         if share and share > 0
     )
     out.print(f"outcomes: {mix}", markup=False)
+    knocks = ", ".join(
+        f"seat {r['seat']} {pct(r['knock_rate'])}%" for r in data.seats.iter_rows(named=True)
+    )
+    out.print(f"hands knocked: {knocks}", markup=False)
     out.print(f"mean turns per hand: {row0['mean_turns']:.1f}")
     out.print(f"results: {folder(run_dir)}", markup=False)

@@ -19,6 +19,7 @@ from sim.cli.options import (
     ChunkOption,
     DealsOption,
     DuplicateOption,
+    ForceOption,
     GamesOption,
     HeadlineOption,
     JsonOption,
@@ -37,7 +38,7 @@ from sim.cli.runner import executor_of
 from sim.cli.studies import check_common, play_experiment
 from sim.rules import parse_overrides
 from sim.study.design import MAX_SETTINGS
-from sim.study.experiment_file import experiment_from_dict, replace_checked
+from sim.study.experiment_file import sweep_experiment
 from sim.study.grid import GridError, parse_values
 
 app = typer.Typer()
@@ -77,6 +78,7 @@ def sweep(
     workers: WorkersOption = None,
     out: OutOption = Path("results"),
     name: NameOption = None,
+    force: ForceOption = False,
     backend: BackendOption = Backend.local,
     address: AddressOption = None,
     rows: RowsOption = None,
@@ -108,30 +110,14 @@ def sweep(
             table[key] = parse_values(text, limit=MAX_SETTINGS)
         except GridError as error:
             fail(f"bad --grid {item!r}: {error}")
-    mode = "games" if games is not None else "deals"
-    presets = list(dict.fromkeys(rules or ["gin"]))
-    data: dict[str, Any] = {
-        "name": name or "sweep",
-        mode: games if games is not None else (deals if deals is not None else 100_000),
-        "rules": {"preset": presets[0], **parse_overrides(rule or [])},
-        "seats": list(seats),
-        "grid": table,
-        "duplicate": bool(duplicate),
-        "rows": rows.value if rows else "hands",
-    }
-    if len(presets) > 1:
-        data["variants"] = {p: {"preset": p} for p in presets}
-    for key, value in (
-        ("seed", seed),
-        ("headline", headline.value if headline else None),
-        ("precision", precision),
-        ("max_count", max_count),
-        ("chunk_size", chunk_size),
-    ):
-        if value is not None:
-            data[key] = value
-    experiment = experiment_from_dict(data, source="rummy sweep")
-    seed, drawn = chosen_seed(experiment.seed)
-    if drawn:
-        experiment = replace_checked(experiment, seed=seed)
-    play_experiment(experiment, executor, out=out, drawn=drawn, as_json=as_json)
+    seed, drawn = chosen_seed(seed)
+    experiment = sweep_experiment(
+        list(seats), table, presets=list(dict.fromkeys(rules or ["gin"])), seed=seed,
+        mode="games" if games is not None else "deals",
+        count=games if games is not None else (deals if deals is not None else 100_000),
+        rule=parse_overrides(rule or []), duplicate=bool(duplicate),
+        rows=rows.value if rows else "hands", name=name,
+        headline=headline.value if headline else None, precision=precision,
+        max_count=max_count, chunk_size=chunk_size,
+    )  # fmt: skip
+    play_experiment(experiment, executor, out=out, drawn=drawn, as_json=as_json, replace=force)

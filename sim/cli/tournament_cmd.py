@@ -27,16 +27,19 @@ from sim.cli.options import (
     SeedOption,
     StudyGamesOption,
     WorkersOption,
+    at_most,
     rules_of,
 )
 from sim.cli.output import (
     chosen_seed,
+    ci,
     command_line,
-    fmt,
     study_size,
 )
 from sim.cli.runner import executor_of, run_study
 from sim.present.tournament import save_chart
+from sim.stats import format_estimate, format_p
+from sim.store import StorePath
 from sim.study.tournament import TournamentResult
 from sim.study.tournament import tournament as tournament_api
 
@@ -72,7 +75,7 @@ def tournament(
             "--deals",
             "-n",
             min=2,
-            max=MAX_COUNT,
+            callback=at_most(MAX_COUNT),
             help=f"Single deals per seating run (default: {DEFAULT_TOURNAMENT_DEALS:,}).",
             show_default=False,
         ),
@@ -99,7 +102,7 @@ def tournament(
     rule_set = rules_of(rules, rule)
     seed, drawn = chosen_seed(seed)
 
-    def play(progress: Any) -> tuple[TournamentResult, tuple[Path, ...]]:
+    def play(progress: Any) -> tuple[TournamentResult, tuple[StorePath, ...]]:
         result = tournament_api(
             strategies, rules=rule_set, count=count, mode=mode, seed=seed,  # type: ignore[arg-type]
             executor=executor, out=out, command=command_line(), progress=progress,
@@ -129,7 +132,12 @@ def _matrix_table(result: TournamentResult, title: str, cell: Any) -> Table:
     return table
 
 
-def _print_tournament(result: TournamentResult, charts: tuple[Path, ...]) -> None:
+def _two_lines(text: str) -> str:
+    """``estimate [low, high]`` as two lines of a narrow cell."""
+    return text.replace(" [", "\n[", 1)
+
+
+def _print_tournament(result: TournamentResult, charts: tuple[StorePath, ...]) -> None:
     console = Console(highlight=False, soft_wrap=True, markup=False)
     console.print(
         f"tournament {result.directory}: {len(result.strategies)} strategies under "
@@ -142,17 +150,19 @@ def _print_tournament(result: TournamentResult, charts: tuple[Path, ...]) -> Non
         _matrix_table(
             result,
             f"Win rate of row vs column ({level} Wilson CI)",
-            lambda r: (
-                f"{r['win_rate'] * 100:.1f}%\n[{r['win_low'] * 100:.1f}, {r['win_high'] * 100:.1f}]"
+            lambda r: _two_lines(
+                format_estimate(r["win_rate"], r["win_low"], r["win_high"], percent=True)
             ),
         )
     )
     console.print(
         _matrix_table(
             result,
-            f"{result.metric.capitalize()}, row vs column (± {level} t CI half-width)",
-            # t intervals are symmetric: estimate ± half-width
-            lambda r: f"{fmt(r['net'], 2, True)}\n±{(r['net_high'] - r['net_low']) / 2:.2f}",
+            f"{result.metric.capitalize()}, row vs column ({level} t CI; p of net = 0)",
+            lambda r: (
+                _two_lines(ci(r["net"], r["net_low"], r["net_high"], sign=True))
+                + f"\np {format_p(r['p_value']) or '-'}"
+            ),
         )
     )
     for name, method in result.methods().items():

@@ -35,15 +35,16 @@ from sim.cli.options import (
     RuleOverrides,
     SeedOption,
     WorkersOption,
+    at_most,
     path_text,
     rules_of,
 )
 from sim.cli.output import (
     ProgressView,
+    chatter,
     ci,
     command_line,
     console,
-    err_console,
     fail,
     folder,
     print_json,
@@ -52,7 +53,7 @@ from sim.cli.output import (
 from sim.cli.runner import executor_of, refuse_on_resume
 from sim.present.tune import save_chart
 from sim.stats import format_p, p_clause
-from sim.store import StorageError, read_toml
+from sim.store import StorageError, StorePath, read_toml
 from sim.study.execute import Executor
 from sim.study.search import DEFAULT_MAX_EVALS, SEARCHES, label_of
 from sim.study.tune import SETTINGS_FILE, TuneResult, load_tune
@@ -132,7 +133,7 @@ def tune(
             "--deals",
             "-n",
             min=2,
-            max=MAX_COUNT,
+            callback=at_most(MAX_COUNT),
             help=f"Single deals per setting (default: {DEFAULT_DEALS:,}).",
             show_default=False,
         ),
@@ -142,7 +143,7 @@ def tune(
         typer.Option(
             "--games",
             min=2,
-            max=MAX_COUNT,
+            callback=at_most(MAX_COUNT),
             help="Whole games per setting instead of deals; the metric becomes the net "
             "final score per game.",
             show_default=False,
@@ -161,7 +162,7 @@ def tune(
         typer.Option(
             "--max-evals",
             min=1,
-            max=MAX_COUNT,
+            callback=at_most(MAX_COUNT),
             help=f"Settings to play at most: a space this small is played in full (grid), a "
             f"larger one by coordinate descent (default: {DEFAULT_MAX_EVALS}).",
             show_default=False,
@@ -181,8 +182,7 @@ def tune(
         typer.Option(
             "--confirm",
             min=0,
-            max=MAX_COUNT,
-            callback=_confirm,
+            callback=at_most(MAX_COUNT, _confirm),
             help="Replay the best and the default on this many fresh deals (another seed) for "
             "an unbiased difference; 0: no replay (default: as many as --deals).",
             show_default=False,
@@ -335,7 +335,7 @@ def _run(
     drawn: bool,
     resume: Path | None = None,
 ) -> None:
-    say = err_console() if as_json else console()
+    say = chatter(as_json)
 
     def on_start(req: TuneRequest, directory: Path) -> None:
         sizes = ", ".join(f"{r.name}: {len(r)} value{'s' if len(r) > 1 else ''}" for r in req.space)
@@ -385,10 +385,10 @@ def _run(
     if as_json:
         print_json(record | {"seed_drawn": drawn})
         return
-    print_tune(result, charts, say)
+    print_tune(result, charts, console())
 
 
-def print_tune(result: TuneResult, charts: tuple[Path, ...], out: Any) -> None:
+def print_tune(result: TuneResult, charts: tuple[StorePath, ...], out: Any) -> None:
     """The settings table (best first), the search, the verdicts, where the results are."""
     req = result.request
     table, hidden = _settings_table(result)

@@ -9,8 +9,7 @@ section of an HTML report.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,6 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from sim.present.charts import annotate_cell, figure_style, new_figure, save
+from sim.store import PathInput, StorePath, location
 from sim.study.chart_cells import RANKS
 from sim.study.chart_check import load_check
 
@@ -168,10 +168,10 @@ def short_lineup(lineup: tuple[str, ...]) -> str:
     return f"{names[0]} in every seat" if len(set(lineup)) == 1 else "/".join(names)
 
 
-def save_chart_figures(chart: StrategyChart, folder: Path | None = None) -> list[Path]:
+def save_chart_figures(chart: StrategyChart, folder: PathInput | None = None) -> list[StorePath]:
     """Write the chart's figures as PNG and SVG (in its run folder by default)."""
-    folder = chart.run_dir if folder is None else folder
-    return [path for stem, fig in chart_figures(chart) for path in save(fig, folder / stem)]
+    where = chart.run_dir if folder is None else location(folder)
+    return [path for stem, fig in chart_figures(chart) for path in save(fig, where / stem)]
 
 
 def chart_figures(chart: StrategyChart) -> list[tuple[str, Figure]]:
@@ -253,7 +253,7 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
     )
     notes = [f"{verdict}: {n} cell(s)" for verdict, n in counts]
     notes.append(f"positions thinned to about {spec.per_cell:,} per cell")
-    tables: list[Any] = [("Cells", chart.cells)]
+    tables: list[Any] = [("Cells (every column: the run's cells table)", _cell_rows(chart))]
     check = load_check(chart)
     if check is not None and check.cells:
         notes.append(check.summary())
@@ -261,7 +261,7 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
             "Check: the other action in one cell, its predicted gain per hand (reach x gain) "
             f"and the gain measured on {check.deals:,} fresh paired deals (95% intervals)"
         )
-        tables.append((caption, check.frame()))
+        tables.append((caption, _check_rows(chart, check)))
     figures = figures if figures is not None else [f for _, f in chart_figures(chart)]
     return Section(
         f"{spec.chart.capitalize()} chart", text=text, figures=figures, notes=notes,
@@ -269,18 +269,119 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
     )  # fmt: skip
 
 
+def chart_answer(chart: StrategyChart) -> list[str]:
+    """The chart's answer in plain words: how many cells say which action, and where
+    each action pays most (its gain with the 95% interval, in points per hand)."""
+    from sim.stats import format_estimate
+
+    spec = chart.spec
+    cells = chart.cells
+    if not cells.height or "verdict" not in cells.columns:
+        return ["No cell was met: play more deals."]
+    counts = dict(cells["verdict"].value_counts().rows())
+    first, second = spec.actions
+    total = sum(counts.values())
+    out = [
+        f"Of {total} cells (own turn by {spec.column_name}), {counts.get(first, 0)} say "
+        f"{first}, {counts.get(second, 0)} say {second}, {counts.get('too close', 0)} are too "
+        f"close to call and {counts.get('too few', 0)} have too few positions."
+    ]
+    if spec.chart == "discard":
+        return out
+    labels = column_labels(chart)
+    for action, pick in ((first, "max"), (second, "min")):
+        chosen = cells.filter(pl.col("verdict") == action)
+        if not chosen.height:
+            continue
+        r = chosen.sort("gain", descending=pick == "max").row(0, named=True)
+        gain = format_estimate(r["gain"], r["gain_low"], r["gain_high"], sign=True)
+        out.append(
+            f"{action.capitalize()} pays most at own turn {r['turn']}, {spec.column_name} "
+            f"{labels[r[spec.column_name]]}: {first} minus {second} is {gain} points per hand."
+        )
+    return out
+
+
+def _check_rows(chart: StrategyChart, check: Any) -> list[dict[str, str]]:
+    """The check's cells, compact: where, the action, its reach, predicted and measured
+    gain per hand [95% CI], the verdict."""
+    from sim.stats import format_estimate
+
+    labels = column_labels(chart)
+    rows = []
+    for c in check.cells:
+        rows.append(
+            {
+                "turn": str(c.turn),
+                chart.spec.column_name: labels[c.column],
+                "action": c.action,
+                "reach %": f"{c.reach * 100:.2g}",
+                "predicted, points/hand": format_estimate(
+                    c.predicted.estimate, c.predicted.low, c.predicted.high, sign=True
+                ),
+                "measured, points/hand": format_estimate(
+                    c.measured.estimate, c.measured.low, c.measured.high, sign=True
+                ),
+                "verdict": check.verdict(c),
+            }
+        )
+    return rows
+
+
+def _cell_rows(chart: StrategyChart) -> list[dict[str, str]]:
+    """The cells, compact: where, how many positions, the gain [95% CI], the verdict and
+    how often the policy itself took the first action."""
+    from sim.stats import format_estimate
+
+    spec = chart.spec
+    if spec.chart == "discard" or not chart.cells.height:
+        return chart.cells.to_dicts()
+    labels = column_labels(chart)
+    first = spec.actions[0].split()[0]
+    chosen = f"{first}_chosen"
+    rows = []
+    for r in chart.cells.iter_rows(named=True):
+        row = {"turn": str(r["turn"]), spec.column_name: labels[r[spec.column_name]]}
+        if spec.took > 1:
+            row["took"] = str(r["took"])
+        row.update(
+            {
+                "positions": f"{r['positions']:,}",
+                "gain, points/hand": format_estimate(
+                    r["gain"], r["gain_low"], r["gain_high"], sign=True
+                ),
+                "verdict": str(r["verdict"]),
+                f"policy chose {first} %": ""
+                if r.get(chosen) is None
+                else f"{r[chosen] * 100:.0f}",
+            }
+        )
+        rows.append(row)
+    return rows
+
+
 def write_chart_report(
-    chart: StrategyChart, path: str | os.PathLike[str], figures: list[Any] | None = None
-) -> Path:
+    chart: StrategyChart, path: PathInput, figures: list[Any] | None = None
+) -> StorePath:
     """The chart's self-contained HTML report (its section, config and provenance)."""
-    from sim.present.report import write_report
+    from sim.present.report import Section, write_report
     from sim.study.provenance import provenance
 
     config = chart.config
+    section = chart_section(chart, figures)
+    question = {
+        "knock": "Where a knock is legal: knock now, or play on?",
+        "draw": "With a card on the pile: take it, or draw from the stock?",
+        "discard": "How safe is each discard: how often does the next seat take it?",
+    }[chart.spec.chart]
+    answer = Section(
+        "Answer", text=question, notes=chart_answer(chart), figures=section.figures[:1]
+    )
+    rest = dataclasses.replace(section, figures=section.figures[1:])
     return write_report(
         f"{chart.spec.chart.capitalize()} chart: {config.rule_set.name}, "
         f"{short_lineup(config.seats)}",
-        [chart_section(chart, figures)],
+        [answer, rest],
         config=config.to_dict(),
         provenance=provenance(config),
         path=path,

@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import matplotlib as mpl
@@ -37,6 +35,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from sim import store
+from sim.store import PathInput, StorePath
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -160,8 +159,11 @@ def knock_curve(
 ) -> Figure:
     """Expected points per hand (top) and win rate (bottom) against the knock threshold.
 
-    One line per ``line`` group with its confidence band; a star marks each line's best
-    threshold for points. Win rates are fractions in the frame, shown in percent.
+    One line per ``line`` group with its confidence interval (a band, and bars with caps
+    so that a narrow interval still shows); a star marks each line's best threshold for
+    points. Win rates are fractions in the frame, shown in percent; groups whose win
+    rates are identical (rules that change only the scoring play the same hands) are
+    drawn as one line, labelled with every group it stands for.
     """
     df = _frame(frame).sort(x)
     groups = _as_list(line)
@@ -171,13 +173,16 @@ def knock_curve(
         fig = new_figure(7.5, 3.3 * panels + 0.6)
         axes = fig.subplots(panels, 1, sharex=True, squeeze=False)[:, 0]
         colors = _colors(len(keys))
+        drawn_win: list[tuple[Any, Any]] = []  # (values, its Line2D) per win line drawn
         for key, color in zip(keys, colors, strict=True):
             sub = df.filter(*(pl.col(c) == v for c, v in key.items())) if key else df
             label = _label_of(key, groups) if key else None
             xs = sub[x].to_numpy()
             mean, low, high = (sub[c].to_numpy().astype(float) for c in points)
             ax = axes[0]
-            ax.fill_between(xs, low, high, color=color, alpha=0.18, linewidth=0)
+            ax.fill_between(xs, low, high, color=color, alpha=0.25, linewidth=0)
+            ax.errorbar(xs, mean, yerr=_bar_lengths(mean, low, high), fmt="none",
+                        ecolor=color, elinewidth=1.0, capsize=3)  # fmt: skip
             ax.plot(xs, mean, "-o", color=color, markersize=4, label=label)
             if np.isfinite(mean).any():
                 b = int(np.nanargmax(mean))
@@ -194,8 +199,16 @@ def knock_curve(
                 )
             if win is not None:
                 w, wl, wh = (sub[c].to_numpy().astype(float) * 100.0 for c in win)
-                axes[1].fill_between(xs, wl, wh, color=color, alpha=0.18, linewidth=0)
-                axes[1].plot(xs, w, "-o", color=color, markersize=4, label=label)
+                values = (tuple(xs), tuple(w), tuple(wl), tuple(wh))
+                same = next((line for seen, line in drawn_win if seen == values), None)
+                if same is not None:  # the same hands under another scoring: name it there
+                    same.set_label(f"{same.get_label()} = {label}")
+                    continue
+                axes[1].fill_between(xs, wl, wh, color=color, alpha=0.25, linewidth=0)
+                axes[1].errorbar(xs, w, yerr=_bar_lengths(w, wl, wh), fmt="none",
+                                 ecolor=color, elinewidth=1.0, capsize=3)  # fmt: skip
+                (drawn,) = axes[1].plot(xs, w, "-o", color=color, markersize=4, label=label)
+                drawn_win.append((values, drawn))
         ax = axes[0]
         ax.axhline(0.0, color="black", linewidth=0.8, alpha=0.6)
         ax.set_ylabel(points_label)
@@ -205,6 +218,12 @@ def knock_curve(
         if win is not None:
             axes[1].axhline(50.0, color="black", linewidth=0.8, alpha=0.6, linestyle=":")
             axes[1].set_ylabel(WIN_LABEL)
+            merged = [str(ln.get_label()) for _, ln in drawn_win if " = " in str(ln.get_label())]
+            if merged:
+                axes[1].set_title(
+                    "the same hands, so the same win rate: " + "; ".join(merged),
+                    fontsize=8.5, fontweight="normal", color="0.3",
+                )  # fmt: skip
         axes[-1].set_xlabel(x_label)
         xs_all = np.unique(df[x].to_numpy())
         if xs_all.size and np.issubdtype(xs_all.dtype, np.number) and xs_all.size <= 25:
@@ -230,6 +249,13 @@ def knock_curve(
     return fig
 
 
+def _bar_lengths(mean: Any, low: Any, high: Any) -> Any:
+    """Error-bar lengths below and above each mean (0 where an end is missing)."""
+    below = np.nan_to_num(np.asarray(mean) - np.asarray(low))
+    above = np.nan_to_num(np.asarray(high) - np.asarray(mean))
+    return np.vstack([np.maximum(below, 0.0), np.maximum(above, 0.0)])
+
+
 # --- heatmap ---------------------------------------------------------------------------
 
 
@@ -252,7 +278,7 @@ def heatmap(
 ) -> Figure:
     """A grid of ``value`` over ``x`` (columns) by ``y`` (rows), cells annotated.
 
-    Each cell shows the value and, given ``low``/``high``, the CI half-width (±). A
+    Each cell shows the value and, given ``low``/``high``, its interval ``[low, high]``. A
     diverging colour scale centred on 0 is used when values take both signs.
     ``mark_best="row"`` outlines the best cell of each row (``"all"``: of the grid;
     None: none), the highest unless ``higher_is_better=False``.
@@ -265,14 +291,14 @@ def heatmap(
     y_keys = df.select(ys).unique(maintain_order=True).to_dicts()
     y_names = [_label_of(k, ys) for k in y_keys]
     grid = np.full((len(y_keys), len(x_vals)), np.nan)
-    hw = np.full_like(grid, np.nan)
+    lo, hi = np.full_like(grid, np.nan), np.full_like(grid, np.nan)
     x_index = {v: i for i, v in enumerate(x_vals)}
     y_index = {tuple(k.values()): i for i, k in enumerate(y_keys)}
     for row in df.iter_rows(named=True):
         i, j = y_index[tuple(row[c] for c in ys)], x_index[row[x]]
         grid[i, j] = float(row[value]) * scale
         if low and high and row.get(low) is not None and row.get(high) is not None:
-            hw[i, j] = (float(row[high]) - float(row[low])) * scale / 2.0
+            lo[i, j], hi[i, j] = float(row[low]) * scale, float(row[high]) * scale
     finite = grid[np.isfinite(grid)]
     with figure_style():
         fig = new_figure(max(5.5, 0.75 * len(x_vals) + 3.2), max(2.6, 0.62 * len(y_keys) + 1.8))
@@ -302,9 +328,9 @@ def heatmap(
                 if not np.isfinite(v) or not small:
                     continue
                 text = format(v, fmt) + ("%" if percent else "")
-                if np.isfinite(hw[i, j]):
-                    text += f"\n±{format(hw[i, j], fmt)}"
-                annotate_cell(ax, im, i, j, text, fontsize=7.5)
+                if np.isfinite(lo[i, j]) and np.isfinite(hi[i, j]):
+                    text += f"\n[{format(lo[i, j], fmt)}, {format(hi[i, j], fmt)}]"
+                annotate_cell(ax, im, i, j, text, fontsize=7.0)
         if mark_best and finite.size:
             from matplotlib.patches import Rectangle
 
@@ -324,7 +350,7 @@ def heatmap(
                         (j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2.0
                     )
                 )
-        notes = ["± = CI half-width"] if np.isfinite(hw).any() else []
+        notes = ["[95% CI] under each value"] if np.isfinite(lo).any() else []
         if mark_best and finite.size:
             notes.append(
                 "outlined: best of each row" if mark_best == "row" else "outlined: best cell"
@@ -521,12 +547,12 @@ def tournament_matrix(
         for ax, (spec, kind) in zip(axes, panels, strict=True):
             scale = 100.0 if kind == "win" else 1.0
             grid = np.full((n, n), np.nan)
-            hw = np.full((n, n), np.nan)
+            lo, hi = np.full((n, n), np.nan), np.full((n, n), np.nan)
             for r in df.iter_rows(named=True):
                 i, j = idx[str(r[row])], idx[str(r[col])]
                 grid[i, j] = float(r[spec[0]]) * scale
                 if r.get(spec[1]) is not None and r.get(spec[2]) is not None:
-                    hw[i, j] = (float(r[spec[2]]) - float(r[spec[1]])) * scale / 2.0
+                    lo[i, j], hi[i, j] = float(r[spec[1]]) * scale, float(r[spec[2]]) * scale
             finite = grid[np.isfinite(grid)]
             center = even if kind == "win" else 0.0
             lim = float(np.abs(finite - center).max()) if finite.size else 1.0
@@ -551,10 +577,10 @@ def tournament_matrix(
                         ax.text(j, i, "—", ha="center", va="center", color="0.5")
                         continue
                     text = format(grid[i, j], fmt)
-                    if np.isfinite(hw[i, j]):
-                        text += f"\n±{format(hw[i, j], fmt)}"
-                    annotate_cell(ax, im, i, j, text, fontsize=8)
-        fig.suptitle(f"{title} (± = {confidence * 100:g}% CI half-width)", fontweight="bold")
+                    if np.isfinite(lo[i, j]) and np.isfinite(hi[i, j]):
+                        text += f"\n[{format(lo[i, j], fmt)}, {format(hi[i, j], fmt)}]"
+                    annotate_cell(ax, im, i, j, text, fontsize=7.5)
+        fig.suptitle(f"{title} ([{confidence * 100:g}% CI] under each value)", fontweight="bold")
     return fig
 
 
@@ -562,8 +588,8 @@ def tournament_matrix(
 
 
 def save(
-    fig: Figure, path_stem: str | os.PathLike[str], formats: Sequence[str] = ("png", "svg")
-) -> list[Path]:
+    fig: Figure, path_stem: PathInput, formats: Sequence[str] = ("png", "svg")
+) -> list[StorePath]:
     """Write ``fig`` as ``<path_stem>.png`` and ``<path_stem>.svg`` (atomically: each to
     a temporary file in the same folder, then renamed). Returns the paths written."""
     stem = store.location(path_stem)

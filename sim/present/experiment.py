@@ -7,27 +7,40 @@ return matplotlib figures; :func:`save_charts` writes them as PNG and SVG, and
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
-from pathlib import Path
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
 from sim import store
+from sim.stats import format_estimate, format_p, p_clause
+from sim.store import PathInput, StorePath
 from sim.study.analysis import ExperimentData
 from sim.study.claims import display_rows
 from sim.study.design import (
     CHART_KINDS,
     HEADLINES,
+    PLACEHOLDER,
     RATE_HEADLINES,
     ExperimentError,
     applicable_charts,
     why_not,
 )
-from sim.study.settings import short_key
+from sim.study.house_rules import MEASURES
+from sim.study.settings import format_value, short_key
 
-__all__ = ["chart_figures", "save_charts", "write_experiment_report"]
+__all__ = [
+    "chart_figures",
+    "answers",
+    "HOUSE_UNITS",
+    "house_rule_label",
+    "rule_names",
+    "save_charts",
+    "seat0_text",
+    "short_labels",
+    "write_experiment_report",
+]
 
 
 # --- charts ----------------------------------------------------------------------------
@@ -39,17 +52,33 @@ def _headline_label(data: ExperimentData) -> str:
 
 
 def _curve_columns(data: ExperimentData) -> tuple[tuple[str, str, str], tuple[str, str, str], str]:
+    """The top panel's columns (the headline when it is a net result: the same numbers
+    and intervals as the answer and the table), the win panel's, and the top's label."""
     if data.mode == "games":
+        top = ("estimate", "low", "high") if data.headline == "net_score" else (
+            "net_score", "net_score_low", "net_score_high"
+        )  # fmt: skip
         return (
-            ("net_score", "net_score_low", "net_score_high"),
+            top,
             ("game_win_rate", "game_win_low", "game_win_high"),
             "net score per game (points)",
         )
-    return (
-        ("net", "net_low", "net_high"),
-        ("win_rate", "win_low", "win_high"),
-        "net points per hand (points)",
+    top = (
+        ("estimate", "low", "high")
+        if data.headline == "net_points"
+        else ("net", "net_low", "net_high")
     )
+    return top, ("win_rate", "win_low", "win_high"), "net points per hand (points)"
+
+
+def seat0_text(data: ExperimentData) -> str:
+    """Seat 0 in words: its strategy, and which of its parameters the grid varies
+    (``greedy, knock_at varied``) instead of the raw template ``greedy:knock_at={knock_at}``."""
+    seat = data.seat0()
+    varied = PLACEHOLDER.findall(seat)
+    if not varied:
+        return seat
+    return f"{seat.split(':')[0]}, {' and '.join(dict.fromkeys(varied))} varied"
 
 
 def chart_figures(
@@ -91,7 +120,7 @@ def chart_figures(
                 points=points,
                 win=win,
                 points_label=points_label,
-                subtitle=f"{title}: seat 0 = {data.seat0()}; mean and 95% CI per setting",
+                subtitle=f"{title}: seat 0 = {seat0_text(data)}; mean and 95% CI per setting",
             )
         elif kind == "curve":
             x = meta["numeric_keys"][0]
@@ -144,9 +173,9 @@ def chart_figures(
                 percent=percent,
             )
         elif kind == "outcome_mix":
-            fig = charts.outcome_mix(
-                data.outcomes, setting="setting", title=f"How hands end ({title})"
-            )
+            mix, merged = _distinct_outcomes(data)
+            note = "\n(settings that play identical hands are drawn once)" if merged else ""
+            fig = charts.outcome_mix(mix, setting="setting", title=f"How hands end ({title}){note}")
         else:
             subset, merged = _length_subset(data)
             note = "\n(settings that play identical hands are drawn once)" if merged else ""
@@ -160,6 +189,86 @@ def chart_figures(
             )
         figures.append((kind, fig))
     return figures
+
+
+LABEL_WIDTH = 18  # a setting label longer than this is shown as S1, S2, ... with a legend
+REPORT_LABEL_WIDTH = 48  # the same in the report's tables (a page has more room)
+
+
+def short_labels(
+    data: ExperimentData, rows: pl.DataFrame, width: int = LABEL_WIDTH
+) -> tuple[str, list[str], list[str]]:
+    """Labels that tell ``rows`` (summary rows) apart with only what varies among them:
+    the column header, a label per row, and the legend when labels were longer than
+    ``width`` (``S1: variant=gin, knock_at=0``; empty otherwise)."""
+    meta = data.meta
+    keys = (["variant"] if len(meta.get("variants") or []) > 1 else []) + list(
+        meta.get("grid_keys") or []
+    )
+    keys = [k for k in keys if k in rows.columns]
+    varying = [k for k in keys if rows[k].n_unique() > 1]
+    grid = list(meta.get("grid_keys") or [])
+    if not varying:
+        return "setting", [str(x) for x in rows["setting"]], []
+    if len(varying) == 1:
+        key = varying[0]
+        header = short_key(key, grid)
+        labels = [format_value(v) for v in rows[key]]
+    else:
+        header = "setting"
+        labels = [
+            ", ".join(f"{short_key(k, grid)}={format_value(r[k])}" for k in varying)
+            for r in rows.iter_rows(named=True)
+        ]
+    if max(len(x) for x in labels) <= width:
+        return header, labels, []
+    codes = [f"S{i}" for i in range(1, len(labels) + 1)]
+    return "setting", codes, [f"{c}: {x}" for c, x in zip(codes, labels, strict=True)]
+
+
+def house_rule_label(row: Mapping[str, Any], headline: str, short: bool = False) -> str:
+    """A house-rule row's measure in words, with its unit: "turns per hand", "undercut
+    %", "seat 0's net points/hand, knock_at=0"; ``short``: without the units (a terminal
+    says them once, :data:`HOUSE_UNITS`)."""
+    if row["measure"] == "headline":
+        what = HEADLINES[headline][1].replace(" per ", "/") + (" %" if row["unit"] == "%" else "")
+        if short:
+            return "seat 0" + (f", {row['strategy']}" if row["strategy"] else "")
+        return f"seat 0's {what}" + (f", {row['strategy']}" if row["strategy"] else "")
+    return (HOUSE_SHORT if short else HOUSE_LABELS)[row["measure"]]
+
+
+HOUSE_LABELS = {
+    "turns": "turns per hand",
+    "gin_rate": "gin % (with big gin, rummy)",
+    "undercut_rate": "undercut %",
+    "first_edge": "first player's edge, points/hand",
+}
+HOUSE_SHORT = {
+    "turns": "turns/hand",
+    "gin_rate": "gin %",
+    "undercut_rate": "undercut %",
+    "first_edge": "first player's edge",
+}
+HOUSE_UNITS = (
+    "gin % counts big gin and rummy; the first player's edge is in points per hand; "
+    "seat 0's rows give its {headline}"
+)
+
+
+def rule_names(reference: str, group: str) -> tuple[str, str]:
+    """Two rule settings named by what tells them apart: ``undercut_bonus=10`` and
+    ``undercut_bonus=25`` as ``10`` and ``25`` (the key is in the title)."""
+    a, b = reference.split(", "), group.split(", ")
+    a_only = [x for x in a if x not in b] or a
+    b_only = [x for x in b if x not in a] or b
+    keys_a = [x.partition("=")[0] for x in a_only]
+    if all("=" in x for x in a_only + b_only) and keys_a == [x.partition("=")[0] for x in b_only]:
+        return (
+            ", ".join(x.partition("=")[2] for x in a_only),
+            ", ".join(x.partition("=")[2] for x in b_only),
+        )
+    return ", ".join(a_only), ", ".join(b_only)
 
 
 def _without_best_marks(fig: Any) -> None:
@@ -180,6 +289,33 @@ def _without_best_marks(fig: Any) -> None:
         fig.legend(
             handles, labels, loc="outside lower center", ncol=min(len(handles), 5), frameon=False
         )
+
+
+def _distinct_outcomes(data: ExperimentData) -> tuple[pl.DataFrame, bool]:
+    """The outcome mix with each distinct bar once (rules that change only the scoring
+    play identical hands; the chart counts gin, big gin and rummy as one), labelled by
+    what varies among the settings kept; and whether any setting was merged."""
+    from sim.present.charts import OUTCOME_GROUPS
+
+    seen: dict[tuple[int, ...], str] = {}
+    for (label,), rows in data.outcomes.group_by("setting", maintain_order=True):
+        count = dict(zip(rows["outcome"].to_list(), rows["count"].to_list(), strict=True))
+        bar = tuple(sum(count.get(o, 0) for o in group) for _, group, _ in OUTCOME_GROUPS)
+        seen.setdefault(bar, str(label))
+    kept = list(seen.values())
+    if len(kept) == data.outcomes["setting"].n_unique():
+        return data.outcomes, False
+    rows = data.summary.filter(pl.col("setting").is_in(kept))
+    header, labels, legend = short_labels(data, rows, width=REPORT_LABEL_WIDTH)
+    if legend:  # too long for codes on a chart axis: the full labels
+        labels = [x.split(": ", 1)[1] for x in legend]
+    elif header != "setting":
+        labels = [f"{header} {x}" for x in labels]
+    names = dict(zip(rows["setting"].to_list(), labels, strict=True))
+    frame = data.outcomes.filter(pl.col("setting").is_in(kept)).with_columns(
+        pl.col("setting").replace_strict(names, return_dtype=pl.String)
+    )
+    return frame, True
 
 
 def _length_subset(data: ExperimentData, limit: int = 6) -> tuple[pl.DataFrame, bool]:
@@ -228,12 +364,12 @@ def _length_subset(data: ExperimentData, limit: int = 6) -> tuple[pl.DataFrame, 
 
 
 def save_charts(
-    data: ExperimentData, directory: str | os.PathLike[str], kinds: Sequence[str] | None = None
-) -> list[Path]:
+    data: ExperimentData, directory: PathInput, kinds: Sequence[str] | None = None
+) -> list[StorePath]:
     """Draw the charts and write each as PNG and SVG under ``directory``."""
     from sim.present import charts
 
-    written: list[Path] = []
+    written: list[StorePath] = []
     directory = store.location(directory)
     for kind, fig in chart_figures(data, kinds):
         try:
@@ -248,139 +384,276 @@ def save_charts(
 # --- the report ------------------------------------------------------------------------
 
 
-_SUMMARY_COLUMNS = (
-    "setting",
-    "units",
-    "hands",
-    "estimate",
-    "low",
-    "high",
-    "method",
-    "win_rate",
-    "win_low",
-    "win_high",
-    "knock_rate",
-    "gin_rate",
-    "undercut_rate",
-    "mean_turns",
-    "best",
-    "diff_vs_best",
-    "p_value",
-    "holm_p",
-)
+def _within(label: str, group: str) -> str:
+    """A setting's label without its rule setting's parts (``knock_at=0`` of
+    ``gin, knock_at=0`` under ``gin``)."""
+    drop = set(group.split(", ")) if group != "all" else set()
+    return ", ".join(x for x in label.split(", ") if x not in drop) or label
+
+
+def _effect(data: ExperimentData, estimate: float, low: float, high: float, sign: bool) -> str:
+    """A headline number with its interval and unit (a rate in %, differences of rates
+    in percentage points)."""
+    rate = data.headline in RATE_HEADLINES
+    return format_estimate(estimate, low, high, unit=data.unit, percent=rate, sign=sign)
+
+
+def answers(data: ExperimentData) -> list[str]:
+    """The answer in plain words: per rule setting, the best setting and what it beats
+    the runner-up by (or that none is clearly best); then what the rules change."""
+    if data.kind == "run":
+        return [
+            f"Seat {r['seat']} ({r['strategy']}) scores "
+            + format_estimate(r["net"], r["net_low"], r["net_high"], unit="net points per hand")
+            + " and wins "
+            + format_estimate(r["win_rate"], r["win_low"], r["win_high"], percent=True)
+            + " of hands."
+            for r in data.seats.iter_rows(named=True)
+        ]
+    out = []
+    verdicts = {v["group"]: v for v in data.verdicts}
+    groups = data.groups or {"all": data.summary["setting"].to_list()}
+    metric = HEADLINES[data.headline][1]
+    for group, labels in groups.items():
+        under = "" if group == "all" else f"Under {group}, "
+        verdict = verdicts.get(group)
+        if verdict is None or verdict.get("runner_up") is None:
+            row = data.summary.filter(pl.col("setting") == labels[0]).row(0, named=True)
+            rate = data.headline in RATE_HEADLINES
+            what = format_estimate(row["estimate"], row["low"], row["high"], percent=rate)
+            only = _within(labels[0], group)
+            where = f"Under {group}" if group != "all" else f"With {only}"
+            if group != "all" and only != labels[0]:
+                where += f" and {only}"
+            out.append(f"{where}, seat 0's {metric}: {what}.")
+            continue
+        best, runner = _within(verdict["best"], group), _within(verdict["runner_up"], group)
+        comp = data.comparisons.filter(
+            (pl.col("group") == group) & (pl.col("setting") == verdict["runner_up"])
+        ).row(0, named=True)
+        diff = _effect(data, comp["difference"], comp["low"], comp["high"], True)
+        p = p_clause(comp["holm_p"])
+        if verdict["significant"]:
+            out.append(
+                f"{under}{best} is best: it beats the runner-up, {runner}, by {diff} "
+                f"({metric}; Holm-adjusted {p})."
+            )
+        else:
+            out.append(
+                f"{under}no setting is clearly best: {best} leads the runner-up, {runner}, "
+                f"by {diff}, which the noise could explain ({metric}; Holm-adjusted {p})."
+            )
+    house = data.house_rules
+    if house is not None and house.height:
+        for (group,), rows in house.group_by("group", maintain_order=True):
+            parts = []
+            for r in rows.filter(pl.col("measure") != "headline").iter_rows(named=True):
+                percent = r["unit"] == "%"
+                if r["low"] == r["high"] == 0:  # the very same hands: nothing to estimate
+                    parts.append(f"{MEASURES[r['measure']][0].split(' (')[0]} unchanged")
+                    continue
+                change = format_estimate(
+                    r["difference"], r["low"], r["high"], percent=percent, sign=True,
+                    unit=r["unit"],
+                )  # fmt: skip
+                parts.append(f"{MEASURES[r['measure']][0].split(' (')[0]} {change}")
+            out.append(
+                f"{group} against {rows['reference'][0]}, on the same deals: "
+                + "; ".join(parts) + "."
+            )  # fmt: skip
+    return out
+
+
+def _method_notes(data: ExperimentData) -> list[str]:
+    """How every number of the report is estimated, said once."""
+    s = data.summary
+    rotations = int(s["rotations"].max() or 1) if s.height else 1  # type: ignore[arg-type]
+    units = "deals" if data.mode == "deals" else "games"
+    notes = [
+        f"Headline: {data.headline}, {HEADLINES[data.headline][2]} ({data.unit}). Seat 0 is "
+        f"the first seat of the line-up ({seat0_text(data)})."
+    ]
+    if data.kind != "run":
+        notes.append(
+            f"Every setting played the same {units} (one seed: common random numbers)"
+            + (
+                f", each also with the seats rotated ({rotations} seatings), the headline "
+                "averaging each deal over them, so the luck of the cards cancels."
+                if rotations > 1
+                else "."
+            )
+        )
+    notes.append(
+        "Numbers are written estimate [95% interval]: t intervals for means, Wilson for "
+        "rates (%); 'vs best' is the paired difference from the best setting of the same "
+        "rules on common deals, its p Holm-adjusted within those rules."
+    )
+    if data.record.get("precision") is not None:
+        reached = data.record.get("precision_reached")
+        notes.append(
+            f"Precision target: half-width {data.record['precision']:g} {data.unit}, "
+            + ("reached" if reached else "not reached (stopped at max_count)")
+            + f" after {data.record.get('blocks', 1)} block(s)."
+        )
+    return notes
+
+
+def _settings_table(data: ExperimentData, rows: pl.DataFrame) -> list[dict[str, str]]:
+    """One rule setting's settings, compact: what varies, the headline, won %, how
+    hands end, length, and the comparison with the best."""
+    header, labels, _ = short_labels(data, rows, width=REPORT_LABEL_WIDTH)
+    rate = data.headline in RATE_HEADLINES
+    games = data.mode == "games"
+    won = ("game_win_rate", "game_win_low", "game_win_high") if games else (
+        "win_rate", "win_low", "win_high"
+    )  # fmt: skip
+    unit = "%" if rate else data.unit.replace(" per ", "/")
+    compared = rows.height > 1 and bool(rows["best"].any())
+    out = []
+    for label, r in zip(labels, rows.iter_rows(named=True), strict=True):
+        best = bool(r["best"])
+        diff = r.get("diff_vs_best")
+        out.append(
+            {
+                "": "★" if best else "",
+                header: label,
+                f"{data.headline} ({unit})": format_estimate(
+                    r["estimate"], r["low"], r["high"], percent=rate
+                ),
+                f"{'games' if games else 'hands'} won %": format_estimate(
+                    r[won[0]], r[won[1]], r[won[2]], percent=True
+                ),
+                "knock %": f"{r['knock_rate'] * 100:.1f}",
+                "gin %": f"{r['gin_rate'] * 100:.1f}",
+                "undercut %": f"{r['undercut_rate'] * 100:.1f}",
+                "turns": f"{r['mean_turns']:.1f}",
+            }
+        )
+        if not compared:
+            continue
+        out[-1].update(
+            {
+                "vs best": "best"
+                if best
+                else (
+                    ""
+                    if diff is None or math.isnan(diff)
+                    else format_estimate(
+                        diff, r["diff_low"], r["diff_high"], percent=rate, sign=True
+                    )
+                ),
+                "Holm p": format_p(r.get("holm_p")),
+            }
+        )
+    return out
+
+
+def _house_table(data: ExperimentData) -> list[tuple[str, list[dict[str, str]]]]:
+    house = data.house_rules
+    if house is None or not house.height:
+        return []
+    out = []
+    for (group,), rows in house.group_by("group", maintain_order=True):
+        reference = str(rows["reference"][0])
+        before, after = rule_names(reference, str(group))
+        table = []
+        for r in rows.iter_rows(named=True):
+            percent = r["unit"] == "%"
+            table.append(
+                {
+                    "measure": house_rule_label(r, data.headline),
+                    before: format_estimate(r["reference_value"], percent=percent, decimals=2),
+                    after: format_estimate(
+                        r["value"], r["value_low"], r["value_high"], percent=percent
+                    ),
+                    "change": format_estimate(
+                        r["difference"], r["low"], r["high"], percent=percent, sign=True
+                    ),
+                    "p": format_p(r["p_value"]),
+                }
+            )
+        out.append((f"{group} against {reference} (change = {after} minus {before})", table))
+    return out
 
 
 def write_experiment_report(
     data: ExperimentData,
-    path: str | os.PathLike[str],
+    path: PathInput,
     figures: Sequence[tuple[str, Any]] | None = None,
-) -> Path:
-    """The self-contained HTML report: verdicts, tables, charts, config, provenance."""
+) -> StorePath:
+    """The self-contained HTML report: the question and its answer in plain words, the
+    chart that shows it, a compact table per rule setting (the method stated once),
+    what the rules change, the claims, the other charts; configuration and provenance
+    at the end."""
     from sim.present.report import Section, write_report
 
     figs = dict(figures) if figures is not None else dict(chart_figures(data))
-    headline = data.headline
-    what = HEADLINES[headline][2]
     summary = data.summary
-    sections = []
     description = str(data.record.get("description") or "")
-    intro = [description] if description else []
-    units = "deals" if data.mode == "deals" else "games"
-    if data.kind == "run":
-        intro.append(
-            f"One run of {int(summary['units'][0]):,} {units} with the line-up "
-            f"{summary['lineup'][0]} (seat 0 plays first); headline metric: {headline} — "
-            f"{what}."
-        )
-    else:
-        intro.append(
-            f"Headline metric: {headline} — {what}; seat 0 is the first seat of the line-up "
-            f"({data.seat0()}). Every setting played the same {units} (one seed: common "
-            "random numbers)."
-        )
-    if summary.height and int(summary["rotations"].max() or 1) > 1:  # type: ignore[arg-type]
-        intro.append(
-            "Duplicate: every deal was also played with the seats rotated, and the "
-            "headline averages each deal over the seatings, so the luck of the cards cancels."
-        )
-    notes = [v["summary"] for v in data.verdicts]
-    if data.record.get("precision") is not None:
-        reached = data.record.get("precision_reached")
-        notes.append(
-            f"precision target ±{data.record['precision']:g}: "
-            + ("reached" if reached else "not reached (stopped at max_count)")
-            + f" after {data.record.get('blocks', 1)} block(s)"
-        )
-    notes.append(
-        "Intervals are 95%: t for means, Wilson for rates; comparisons are paired on common "
-        "deals and Holm-adjusted within each group."
+    question = description or (
+        f"What seat 0 ({seat0_text(data)}) achieves"
+        + ("" if data.kind == "run" else ", setting by setting")
+        + f": {HEADLINES[data.headline][2]}."
     )
-    cols = [c for c in _SUMMARY_COLUMNS if c in summary.columns]
-    sections.append(
-        Section(
-            "Summary",
-            text="\n\n".join(intro),
-            notes=notes,
-            tables=[("Per setting (seat 0)", summary.select(cols))],
-        )
-    )
-    if data.claims is not None:
-        sections.append(_claims_section(data.claims))
-    curve_figs = [(k, figs[k]) for k in ("knock_curve", "curve", "heatmap") if k in figs]
-    if curve_figs:
+    main = [(_caption(k), figs[k]) for k in ("knock_curve", "curve", "heatmap") if k in figs]
+    sections = [
+        Section("Answer", text=f"Question: {question}", notes=answers(data), figures=main[:1])
+    ]
+    groups = data.groups or {"all": summary["setting"].to_list()}
+    if len(groups) > 1 and all(len(m) == 1 for m in groups.values()):
+        groups = {"all": summary["setting"].to_list()}  # one setting per rule setting
+    tables: list[Any] = []
+    for group, labels in groups.items():
+        rows = summary.filter(pl.col("setting").is_in(labels))
+        caption = "Every setting" if group == "all" else f"Under {group}"
+        tables.append((caption, _settings_table(data, rows)))
+    heading = "Settings" if len(groups) == 1 else "Settings, per rule setting"
+    sections.append(Section(heading, notes=_method_notes(data), tables=tables))
+    house = _house_table(data)
+    if house:
         sections.append(
             Section(
-                "Settings compared",
-                text="Mean and 95% confidence interval per setting; a star or an outline "
-                "marks the best.",
-                figures=[(_caption(k), f) for k, f in curve_figs],
+                "What the rules change",
+                text="Each rule setting against the first, deal by deal on the same deals: "
+                "hand length, how often hands end in gin or an undercut, the edge of the "
+                "player who moves first, and seat 0's headline under each strategy setting "
+                "(paired t intervals, two-sided p).",
+                tables=house,
             )
         )
-    if data.comparisons.height:
+    if data.claims is not None:
+        sections.append(_claims_section(data.claims))
+    if main[1:]:
+        sections.append(Section("More charts", figures=main[1:]))
+    if "outcome_mix" in figs or "hand_length" in figs:
         sections.append(
             Section(
-                "Paired comparisons",
-                text="The best setting of each group against every other, on the same deals: "
-                "difference = best minus the other (a positive difference favours the best).",
-                tables=[("Best vs each setting", data.comparisons)],
+                "How hands end and how long they last",
+                figures=[
+                    (_caption(k), figs[k]) for k in ("outcome_mix", "hand_length") if k in figs
+                ],
             )
         )
     sections.append(
         Section(
             "Seats",
-            text="Every seat of every setting (seatings pooled under duplicate).",
-            tables=[("Per seat", data.seats)],
+            text="Every seat of every setting (seatings pooled under duplicate); points per "
+            "hand, win rate in %.",
+            tables=[("Per seat", _seats_table(data))],
         )
     )
-    wide = data.outcomes.with_columns((pl.col("share") * 100).round(2).alias("percent")).pivot(
-        on="outcome", index="setting", values="percent"
-    )
-    sections.append(
-        Section(
-            "How hands end",
-            figures=[(_caption("outcome_mix"), figs["outcome_mix"])]
-            if "outcome_mix" in figs
-            else [],
-            tables=[("Share of hands (%) per outcome", wide)],
-        )
-    )
-    if "hand_length" in figs:
-        sections.append(
-            Section(
-                "Hand length",
-                figures=[(_caption("hand_length"), figs["hand_length"])],
-                tables=[("Mean turns per hand", summary.select("setting", "mean_turns"))],
-            )
-        )
     if data.runs.height:
         sections.append(
             Section(
                 "Runs",
-                text="One run directory per setting, seating and block; each holds its "
-                "Parquet tables and manifest.json.",
-                tables=[("Run directories", data.runs)],
+                text="One run directory per setting, seating and block under the results "
+                "folder; each holds its Parquet tables and manifest.json.",
+                tables=[("Run directories", data.runs.select(
+                    [c for c in ("setting", "block", "rotation", "run_id", "seed", "count")
+                     if c in data.runs.columns]
+                ))],
             )
-        )
+        )  # fmt: skip
     title = f"rummy-sim: {data.name}"
     subtitle = (
         f"{'experiment' if data.kind == 'experiment' else 'run'}; seed {data.record.get('seed')}"
@@ -389,6 +662,23 @@ def write_experiment_report(
         return write_report(title, sections, data.config, data.provenance, path, subtitle=subtitle)
     except OSError as error:
         raise ExperimentError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _seats_table(data: ExperimentData) -> list[dict[str, str]]:
+    header, labels, _ = short_labels(data, data.summary, width=REPORT_LABEL_WIDTH)
+    label_of = dict(zip(data.summary["setting"].to_list(), labels, strict=True))
+    return [
+        {
+            header: label_of.get(r["setting"], r["setting"]),
+            "seat": str(r["seat"]),
+            "strategy": r["strategy"],
+            "points/hand": format_estimate(r["points"], r["points_low"], r["points_high"]),
+            "net points/hand": format_estimate(r["net"], r["net_low"], r["net_high"]),
+            "won %": format_estimate(r["win_rate"], r["win_low"], r["win_high"], percent=True),
+            "knock %": f"{r['knock_rate'] * 100:.1f}",
+        }
+        for r in data.seats.iter_rows(named=True)
+    ]
 
 
 def _claims_section(claims: pl.DataFrame) -> Any:

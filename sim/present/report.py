@@ -24,6 +24,7 @@ import io
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from sim import store
+from sim.store import PathInput, StorePath
 
 __all__ = ["Section", "render_report", "write_report"]
 
@@ -85,7 +87,9 @@ table { border-collapse: collapse; font-size: 0.88em; font-variant-numeric: tabu
 caption { caption-side: top; text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border: 1px solid var(--line); padding: 3px 8px; }
 th { background: var(--bg-alt); text-align: left; }
-td.num { text-align: right; }
+td.num { text-align: right; white-space: nowrap; }
+section:first-of-type ul.notes { font-size: 1.1em; line-height: 1.45; }
+section:first-of-type ul.notes li { margin: 0.35em 0; }
 tr:nth-child(even) td { background: #fbfcfd; }
 pre { background: var(--bg-alt); border: 1px solid var(--line); border-radius: 6px;
   padding: 10px 12px; overflow-x: auto; font-size: 0.85em; line-height: 1.4; }
@@ -185,7 +189,11 @@ def _format_cell(value: Any) -> tuple[str, bool]:
         if a >= 100:
             return f"{value:,.1f}".replace(",", "\u2009"), True
         return f"{value:.4g}" if a < 1 else f"{value:.3f}", True
-    return str(value), False
+    text = str(value)
+    return text, bool(_NUMBER_TEXT.match(text))
+
+
+_NUMBER_TEXT = re.compile(r"^([+\-]?\d|< \d|best$)")  # preformatted numbers: right-aligned
 
 
 def _as_frame(table: TableLike) -> pl.DataFrame:
@@ -311,8 +319,9 @@ def render_report(
             sub,
             f"<nav><strong>Contents</strong><ol>{''.join(toc)}</ol></nav>",
             *parts,
-            f"<footer>Generated {generated} by rummy-sim. Intervals are "
-            "two-sided confidence intervals; each table names its method.</footer>",
+            f"<footer>Generated {generated} by rummy-sim. Numbers are written estimate "
+            "[95% interval]: two-sided confidence intervals, their methods named in the "
+            "text.</footer>",
             "</main></body>",
             "</html>",
             "",
@@ -325,9 +334,9 @@ def write_report(
     sections: Iterable[Section | Mapping[str, Any]],
     config: Any,
     provenance: Any,
-    path: str | os.PathLike[str],
+    path: PathInput,
     subtitle: str | None = None,
-) -> Path:
+) -> StorePath:
     """Write the self-contained HTML report to ``path`` (atomically) and return it.
 
     ``sections``: :class:`Section` objects (or dicts of their fields). ``config`` and

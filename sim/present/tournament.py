@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from sim.present import charts
+from sim.store import StorePath
 from sim.study.tournament import TournamentResult
 
 __all__ = ["CHART_STEM", "save_chart"]
@@ -12,7 +11,7 @@ __all__ = ["CHART_STEM", "save_chart"]
 CHART_STEM = "matrix"  # matrix.png and matrix.svg beside matrix.parquet
 
 
-def save_chart(result: TournamentResult) -> tuple[Path, ...]:
+def save_chart(result: TournamentResult) -> tuple[StorePath, ...]:
     """Draw the matrix into the tournament's folder (PNG and SVG); their paths."""
     rules = result.rules
     field = "heads-up" if rules.players == 2 else f"one against a field of {rules.players - 1}"

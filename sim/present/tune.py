@@ -4,13 +4,13 @@ or one profile per parameter through the best (more)."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
 from sim.stats import DEFAULT_CONFIDENCE
+from sim.store import StorePath
 from sim.study.search import Point
 from sim.study.tune import TuneResult
 from sim.study.tune_request import TuneRequest
@@ -24,7 +24,7 @@ __all__ = ["tune_chart"]
 CHART_STEM = "charts/tune"  # charts/tune.png and .svg in the tune's folder
 
 
-def save_chart(result: TuneResult) -> tuple[Path, ...]:
+def save_chart(result: TuneResult) -> tuple[StorePath, ...]:
     """Draw the result's chart (:func:`tune_chart`) into its folder; the paths written."""
     from sim.present import charts
 

@@ -33,6 +33,8 @@ __all__ = [
     "VarianceReduction",
     "best_vs_runner_up",
     "difference_test",
+    "decimals_for",
+    "format_estimate",
     "format_p",
     "holm",
     "mcnemar_exact",
@@ -88,16 +90,69 @@ class Comparison:
 
 
 def format_p(p: float | None) -> str:
-    """A p-value as every table prints it: 3 significant digits, "<1e-300" when it
+    """A p-value as every table prints it: two significant digits, "< 1e-300" when it
     underflows to 0, "" when there is none (the best setting against itself)."""
     if p is None or math.isnan(p):
         return ""
-    return "<1e-300" if p == 0 else f"{p:.3g}"
+    return "< 1e-300" if p == 0 else f"{p:.2g}"
 
 
 def p_clause(p: float) -> str:
-    """``p = 0.0123``, or ``p < 1e-300``: a p-value in a sentence."""
-    return "p < 1e-300" if p == 0 else f"p = {p:.3g}"
+    """``p = 0.012``, or ``p < 1e-300``: a p-value in a sentence."""
+    return "p < 1e-300" if p == 0 else f"p = {p:.2g}"
+
+
+def decimals_for(half_width: float, default: int = 2) -> int:
+    """Decimals that show an interval's half-width with two significant digits
+    (``default`` when it has none: NaN or 0); between 0 and 6."""
+    if not math.isfinite(half_width) or half_width <= 0:
+        return default
+    return min(6, max(0, 1 - math.floor(math.log10(half_width))))
+
+
+def _number(value: float, decimals: int, sign: bool) -> str:
+    text = f"{value:+.{decimals}f}" if sign else f"{value:.{decimals}f}"
+    if float(text) == 0.0:  # no "-0.00" for a tiny negative
+        text = f"{0.0:+.{decimals}f}" if sign else f"{0.0:.{decimals}f}"
+    return text.replace("-", "−") if False else text
+
+
+def format_estimate(
+    estimate: float | None,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    unit: str = "",
+    percent: bool = False,
+    sign: bool = False,
+    decimals: int | None = None,
+) -> str:
+    """How every number with uncertainty is written: ``estimate [low, high]``.
+
+    The decimals follow the interval's width (:func:`decimals_for`: the half-width to
+    two significant digits) unless ``decimals`` is given; ``percent``: a rate stored as
+    a fraction, written in % (``37.9% [36.6, 39.1]``); ``unit`` follows the interval
+    (``1.8 [1.2, 2.4] points per hand``; a difference of rates, ``sign`` and
+    ``percent``, is in percentage points); ``sign``: ``+`` on a positive estimate (a
+    difference). "-" when there is no estimate; the estimate alone without an interval.
+    """
+    if estimate is None or not math.isfinite(estimate):
+        return "-"
+    scale = 100.0 if percent else 1.0
+    ok = low is not None and high is not None and math.isfinite(low) and math.isfinite(high)
+    if decimals is None:
+        width = (high - low) * scale / 2 if ok else math.nan  # type: ignore[operator]
+        decimals = decimals_for(width, 1 if percent else 2)
+    points = percent and sign  # a difference of two rates: percentage points
+    text = _number(estimate * scale, decimals, sign) + ("%" if percent and not sign else "")
+    if ok:
+        text += (
+            f" [{_number(low * scale, decimals, False)}, "  # type: ignore[operator]
+            f"{_number(high * scale, decimals, False)}]"  # type: ignore[operator]
+        )
+    if points and unit:
+        return f"{text} percentage points"
+    return f"{text} {unit}" if unit and not percent else text
 
 
 def difference_test(
@@ -230,14 +285,18 @@ class SweepVerdict:
             if p < self.alpha and (c.mean_diff > 0) == self.higher_is_better
         )
 
-    def summary(self) -> str:
+    def summary(self, unit: str = "", percent: bool = False) -> str:
+        """The verdict in a sentence; the difference in ``unit`` (``percent``: a rate)."""
         if self.runner_up is None:
             return f"{self.best} is the only setting"
         comp, p = self.comparisons[0], self.adjusted_p[0]
         verdict = "significantly" if self.significant else "not significantly"
+        diff = format_estimate(
+            comp.mean_diff, comp.ci.low, comp.ci.high, unit=unit, percent=percent, sign=True
+        )
         return (
             f"best: {self.best}; {verdict} better than the runner-up {self.runner_up} "
-            f"(difference {comp.ci.format()}, Holm-adjusted {p_clause(p)} over "
+            f"(difference {diff}, Holm-adjusted {p_clause(p)} over "
             f"{len(self.comparisons)} comparisons, alpha = {self.alpha:g})"
         )
 

@@ -39,6 +39,7 @@ _EXPORTS = {
     "load_manifest": "rundir",
     "scan_hands": "experiment_store",
     "scan_games": "experiment_store",
+    "scan_players": "experiment_store",
     "load_results": "experiment_store",
     "run_experiment": "experiment",
     "load_experiment": "experiment_file",

@@ -14,7 +14,6 @@ import dataclasses
 import itertools
 import json
 import math
-import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,11 +26,20 @@ from kernels import layout as L
 from sim import store
 from sim.rules import PRESETS, RuleSet
 from sim.stats import Interval, Moments, best_vs_runner_up, mean_ci, needed_for_half_width, wilson
+from sim.store import PathInput
 from sim.study import rundir
 from sim.study.claims import claims_frame, derive_columns, evaluate_claims
-from sim.study.design import ALPHA, Experiment, ExperimentError, default_charts
+from sim.study.design import (
+    ALPHA,
+    RATE_HEADLINES,
+    Experiment,
+    ExperimentError,
+    default_charts,
+    headline_unit,
+)
+from sim.study.house_rules import house_rule_table, setting_measures
 from sim.study.runs import RunConfig
-from sim.study.settings import Setting, format_value
+from sim.study.settings import Setting, format_value, short_key
 from sim.study.sums import Sums, add_sums, knock_count, net_moments, own_moments, sums_of
 from sim.study.tables import one_line
 from sim.study.units import focal_series, load_units
@@ -56,6 +64,8 @@ class ExperimentData:
     config: dict[str, Any]
     provenance: dict[str, Any]
     claims: pl.DataFrame | None = None  # the claims' cells and verdicts (sim.study.claims)
+    # how each rule setting changes the game (sim.study.house_rules); None: one rule set
+    house_rules: pl.DataFrame | None = None
 
     @property
     def headline(self) -> str:
@@ -72,6 +82,24 @@ class ExperimentData:
     @property
     def verdicts(self) -> list[dict[str, Any]]:
         return list(self.record.get("verdicts") or [])
+
+    @property
+    def groups(self) -> dict[str, list[str]]:
+        """The settings compared with each other, by rule setting ("all": one); from
+        the summary's ``group`` column for a record written before it listed them."""
+        stored = self.record.get("groups")
+        if stored:
+            return {str(k): list(v) for k, v in stored.items()}
+        out: dict[str, list[str]] = {}
+        if "group" in self.summary.columns:
+            for group, setting in self.summary.select("group", "setting").iter_rows():
+                out.setdefault(str(group), []).append(str(setting))
+        return out
+
+    @property
+    def unit(self) -> str:
+        """The headline's unit as printed: "%", "points per hand" or "points per game"."""
+        return headline_unit(self.headline)
 
     def seat0(self) -> str:
         """Seat 0's spec in the line-up template (placeholders kept: ``greedy:knock_at={k}``)."""
@@ -126,6 +154,10 @@ class Analysis:
         self.sums: list[list[Sums]] = [[{} for _ in s.configs] for s in self.settings]
         self.units = [0] * n
         self.values: list[dict[str, np.ndarray]] = [{} for _ in range(n)]
+        # the house-rule measures per deal (sim.study.house_rules): only when the
+        # settings differ in their rules and per-hand rows of single deals are kept
+        self.house = len(self.groups()) > 1 and self.rows_kept and self.mode == "deals"
+        self.measures: list[dict[str, np.ndarray]] = [{} for _ in range(n)]
         for block in blocks:
             for i, setting in enumerate(block):
                 self.units[i] += setting.configs[0].count
@@ -135,6 +167,13 @@ class Analysis:
                     )
                 if self.rows_kept:
                     self._add_values(i, setting)
+                if self.house:
+                    _, measures = setting_measures(
+                        setting.dirs, setting.players, f"setting {setting.label}"
+                    )
+                    for name, v in measures.items():
+                        old = self.measures[i].get(name)
+                        self.measures[i][name] = v if old is None else np.concatenate([old, v])
         self.headline_iv: list[Interval] = []
         self.headline_m: list[Moments] = []
         for i in range(n):
@@ -233,16 +272,36 @@ class Analysis:
             extra = max(extra, math.ceil((need - m.n) / max(per_unit, 1e-9)))
         return extra
 
-    def groups(self) -> dict[str, list[int]]:
-        """Settings compared with each other: per variant when a grid runs within
-        several variants (scores of different rule sets are not one scale), else all."""
+    def rule_setting(self, i: int) -> str:
+        """Setting ``i``'s rules in words: its variant (when there are several) and its
+        ``rule.*`` grid values; "" when every setting has the same rules."""
         exp = self.experiment
-        if exp.grid and len(exp.variants) > 1:
-            out: dict[str, list[int]] = {}
-            for i, s in enumerate(self.settings):
-                out.setdefault(s.variant, []).append(i)
-            return out
-        return {"all": list(range(len(self.settings)))}
+        s = self.settings[i]
+        keys = exp.grid_keys
+        parts = [s.variant] if len(exp.variants) > 1 else []
+        parts += [
+            f"{short_key(k, keys)}={format_value(v)}" for k, v in s.params if k.startswith("rule.")
+        ]
+        return ", ".join(parts)
+
+    def strategy_setting(self, i: int) -> str:
+        """Setting ``i``'s grid values that are not rules (what tells strategies apart)."""
+        keys = self.experiment.grid_keys
+        return ", ".join(
+            f"{short_key(k, keys)}={format_value(v)}"
+            for k, v in self.settings[i].params
+            if not k.startswith("rule.")
+        )
+
+    def groups(self) -> dict[str, list[int]]:
+        """Settings compared with each other: those under the same rules (variant and
+        ``rule.*`` grid values, so also the same number of seats). Scores under
+        different rules are not one scale, so a best is named per rule setting; one
+        group, "all", when every setting has the same rules."""
+        out: dict[str, list[int]] = {}
+        for i in range(len(self.settings)):
+            out.setdefault(self.rule_setting(i), []).append(i)
+        return out if len(out) > 1 else {"all": list(range(len(self.settings)))}
 
     def compare(
         self,
@@ -306,7 +365,9 @@ class Analysis:
                         "method": method,
                     }
                 )
-            text = verdict.summary()
+            text = verdict.summary(
+                headline_unit(self.headline), percent=self.headline in RATE_HEADLINES
+            )
             if not self.rows_kept:
                 text = text.replace("Holm-adjusted", "unpaired, Holm-adjusted")
             verdicts.append(
@@ -327,8 +388,11 @@ class Analysis:
         frames = [rundir.load_hands(d) for block in self.blocks for d in block[i].dirs]
         return derive_columns(pl.concat(frames, how="diagonal_relaxed"), self.settings[i].players)
 
-    def claims(self) -> tuple[pl.DataFrame | None, list[dict[str, Any]]]:
-        """The experiment's claims tested: their cells' frame and one record each."""
+    def claims(
+        self, per_setting: Mapping[int, Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]
+    ) -> tuple[pl.DataFrame | None, list[dict[str, Any]]]:
+        """The experiment's claims tested: their cells' frame and one record each.
+        ``per_setting`` and ``rows``: :meth:`compare`'s (what best claims judge by)."""
         exp = self.experiment
         if not exp.claims:
             return None, []
@@ -336,6 +400,9 @@ class Analysis:
         points = [
             {**({"variant": s.variant} if many else {}), **dict(s.params)} for s in self.settings
         ]
+        n_of = {r["setting"]: r["n"] for r in rows}
+        labels = [s.label for s in self.settings]
+        standing = {i: {**row, "n": n_of.get(labels[i], 0)} for i, row in per_setting.items()}
         results = evaluate_claims(
             exp.claims,
             points,
@@ -344,6 +411,10 @@ class Analysis:
             unit=exp.mode,
             headline=exp.headline,
             where=exp.source,
+            groups=self.groups(),
+            standing=standing,
+            labels=labels,
+            alpha=ALPHA,
         )
         record = [
             {"name": c.name, "says": c.says, "source": c.source, "verdict": verdict}
@@ -354,7 +425,7 @@ class Analysis:
     def data(self, *, started: float, hands_played: int, reached: bool | None) -> ExperimentData:
         exp = self.experiment
         verdicts, comparisons, per_setting = self.compare()
-        claims, claim_record = self.claims()
+        claims, claim_record = self.claims(per_setting, comparisons)
         summary_rows, seat_rows, outcome_rows, turn_rows, run_rows = [], [], [], [], []
         for i, setting in enumerate(self.settings):
             params = dict(setting.params)
@@ -497,6 +568,19 @@ class Analysis:
                         }
                     )
         keys = exp.grid_keys
+        groups = self.groups()
+        house = (
+            house_rule_table(
+                groups,
+                self.measures,
+                [self.values[i][self.headline] for i in range(len(self.settings))],
+                [self.strategy_setting(i) for i in range(len(self.settings))],
+                headline_unit(self.headline),
+                self.headline in RATE_HEADLINES,
+            )
+            if self.house
+            else None
+        )
         record = {
             "name": exp.name,
             "description": exp.description,
@@ -506,6 +590,7 @@ class Analysis:
             "grid_keys": list(keys),
             "meta": exp.meta(),
             "charts": list(exp.charts) if exp.charts is not None else None,
+            "groups": {g: [self.settings[i].label for i in m] for g, m in groups.items()},
             "verdicts": verdicts,
             **({"claims": claim_record} if claims is not None else {}),
             "elapsed": time.perf_counter() - started,
@@ -545,6 +630,7 @@ class Analysis:
             config=exp.to_dict(),
             provenance=_provenance_of(first_manifest, exp.seed, record["hands_played"]),
             claims=claims,
+            house_rules=house,
         )
 
 
@@ -575,7 +661,7 @@ def _frame(rows: list[dict[str, Any]], grid_keys: Sequence[str]) -> pl.DataFrame
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def data_from_run(run_dir: str | os.PathLike[str]) -> ExperimentData:
+def data_from_run(run_dir: PathInput) -> ExperimentData:
     """Analyse one run directory (``rummy run`` without an experiment) as a
     one-setting experiment: its seats, outcome mix and hand lengths."""
     run_dir = store.location(run_dir)

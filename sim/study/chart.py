@@ -19,11 +19,9 @@ what the pile card does for the hand; optionally the pile cards the opponents to
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -33,6 +31,7 @@ from sim import store
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
 from sim.stats import Moments, mean_ci, wilson
+from sim.store import PathInput, StorePath
 from sim.study.chart_cells import (
     CHARTS,
     DRAW_CLASSES,
@@ -72,7 +71,7 @@ class StrategyChart:
 
     config: RunConfig
     spec: ChartSpec
-    run_dir: Path
+    run_dir: StorePath
     cells: pl.DataFrame
     deals: int
     result: RunResult | None = None  # None when loaded from disk
@@ -153,7 +152,7 @@ class ChartRequest:
     round: int = 0
     min_positions: int = DEFAULT_MIN_POSITIONS
     experiment: str = "chart"
-    out: str | os.PathLike[str] = "results"
+    out: PathInput = "results"
     chunk_size: int | None = None
 
     def spec(self, rules: RuleSet) -> ChartSpec:
@@ -242,7 +241,7 @@ def discard_chart(
     return _chart_of("discard", rules, policy, executor, progress, fields)
 
 
-def is_chart_run(path: str | os.PathLike[str]) -> bool:
+def is_chart_run(path: PathInput) -> bool:
     """True when ``path`` is a run folder holding a strategy chart."""
     try:
         return load_manifest(path)["config"].get("mode") == "chart"
@@ -250,9 +249,7 @@ def is_chart_run(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def load_chart(
-    run_dir: str | os.PathLike[str], *, min_positions: int = DEFAULT_MIN_POSITIONS
-) -> StrategyChart:
+def load_chart(run_dir: PathInput, *, min_positions: int = DEFAULT_MIN_POSITIONS) -> StrategyChart:
     """A finished chart run's cells (every part checked against its digest)."""
     manifest = load_manifest(run_dir)
     config = RunConfig.from_dict(manifest["config"])

@@ -13,12 +13,12 @@ run directory writes the parts and the driver only the record.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from sim.rules import RuleSet
+from sim.store import StorePath
 from sim.study import provenance as P
 from sim.study import summaries as S
 from sim.study import tables as T
@@ -137,14 +137,14 @@ def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> 
     return {"chunk": chunk_index, "hands": n_hands, "tables": tables}
 
 
-def write_chunk(run_dir: Path, layout: Layout, chunk: Chunk, result: dict[str, Any]) -> None:
+def write_chunk(run_dir: StorePath, layout: Layout, chunk: Chunk, result: dict[str, Any]) -> None:
     """Write a chunk's parts, then its record: the chunk is done once the record is."""
     parts = write_parts(run_dir, layout, chunk[0], result["tables"])
     write_record(run_dir, layout, chunk, result["hands"], parts)
 
 
 def write_parts(
-    run_dir: Path, layout: Layout, index: int, tables: dict[str, Any]
+    run_dir: StorePath, layout: Layout, index: int, tables: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
     """Write a chunk's tables as Parquet parts, atomically; their digests by table."""
     return {
@@ -154,7 +154,7 @@ def write_parts(
 
 
 def write_record(
-    run_dir: Path, layout: Layout, chunk: Chunk, hands: int, parts: dict[str, dict[str, Any]]
+    run_dir: StorePath, layout: Layout, chunk: Chunk, hands: int, parts: dict[str, dict[str, Any]]
 ) -> None:
     """Write a chunk's record (its parts' digests): after its parts, never before."""
     index, first, n = chunk

@@ -22,6 +22,12 @@ with the title of the text it comes from, and what would show it::
     level = 0.5
     settings = { ... }                            # optional: which settings (default all)
 
+    [[claims]]                                    # the best under each rule setting
+    says = "Under every scoring, wait for gin."
+    source = "..."
+    best = { knock_at = 0 }                       # the setting named best, per rule setting
+    settings = { ... }                            # optional: which settings (default all)
+
 A **comparison** pairs every treatment setting with the control setting that has the
 same values of every other grid key (and variant): one *cell* per such pair. The
 effect in a cell is the mean over deals of treatment minus control (per deal, averaged
@@ -31,7 +37,13 @@ same difference in the baseline's cell, deal by deal (so "gin gains more under a
 stricter limit" is one paired interval). A **rate** is the share of hands meeting
 ``event`` among those meeting ``among`` (SQL conditions over the hands table's columns
 and a few derived ones, ``DERIVED``), per selected setting, with its Wilson interval,
-against ``level``.
+against ``level``. A **best** claim names one setting per rule setting (settings
+under the same rules: ``Analysis.groups``) and says it is the best there: its cell per
+rule setting is the named setting minus the best of the others (the runner-up when it
+is the best itself), the paired t interval on common deals, and its verdict follows the
+experiment's own Holm-adjusted test within that rule setting: **supported** when the
+named setting is the best and beats the runner-up significantly, **refuted** when the
+best beats it significantly, **too close to call** otherwise.
 
 The verdict of a cell (95% intervals, ``verdict_of``): **supported** when the interval
 lies entirely on the expected side (of 0, or of ``level``), **refuted** when entirely
@@ -53,8 +65,16 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from sim.stats import Moments, difference_test, needed_for_half_width, normal_quantile, wilson
-from sim.study.design import HEADLINES, ExperimentError, fail
+from sim.stats import (
+    Moments,
+    difference_test,
+    format_estimate,
+    needed_for_half_width,
+    normal_quantile,
+    p_clause,
+    wilson,
+)
+from sim.study.design import HEADLINES, ExperimentError, fail, headline_unit
 
 __all__ = [
     "CLAIM_KEYS",
@@ -74,10 +94,11 @@ SUPPORTED, REFUTED, TOO_CLOSE = "supported", "refuted", "too close to call"
 VERDICTS = (SUPPORTED, REFUTED, TOO_CLOSE, "depends on ...")
 CLAIM_KEYS = (
     "name", "says", "source", "expect", "treatment", "control", "metric", "baseline",
-    "among", "event", "level", "settings",
+    "among", "event", "level", "settings", "best",
 )  # fmt: skip
 _COMPARE_KEYS = {"treatment", "control", "metric", "baseline"}
 _RATE_KEYS = {"among", "event", "level", "settings"}
+_BEST_KEYS = {"name", "says", "source", "best", "settings"}
 _DIRECTIONS = {"compare": ("higher", "lower"), "rate": ("above", "below")}
 MAX_PLAYERS = 6
 
@@ -114,14 +135,20 @@ class Claim:
     event: str = ""
     level: float = 0.5
     settings: tuple[tuple[str, Any], ...] = ()
+    best: tuple[tuple[str, Any], ...] = ()
 
     @property
     def kind(self) -> str:
-        return "rate" if self.event else "compare"
+        return "best" if self.best else "rate" if self.event else "compare"
 
     def to_dict(self) -> dict[str, Any]:
         """The claim in the file's keys."""
         out: dict[str, Any] = {"name": self.name, "says": self.says, "source": self.source}
+        if self.kind == "best":
+            out["best"] = dict(self.best)
+            if self.settings:
+                out["settings"] = dict(self.settings)
+            return out
         out["expect"] = self.expect
         if self.kind == "compare":
             out.update(treatment=dict(self.treatment), control=dict(self.control))
@@ -181,6 +208,25 @@ def _read_claim(where: str, i: int, table: Mapping[str, Any], mode: str) -> Clai
     for key in table:
         if key not in CLAIM_KEYS:
             raise fail(where, f"{at}: unknown key {key!r}; allowed: {', '.join(CLAIM_KEYS)}")
+    if "best" in table:
+        wrong_keys = sorted(set(table) - _BEST_KEYS)
+        if wrong_keys:
+            raise fail(
+                where,
+                f"{at}: {', '.join(wrong_keys)} do not fit a best claim; it has "
+                "says, source, best and optionally name and settings",
+            )
+        best: dict[str, Any] = {"name": f"claim {i}", "expect": "best"}
+        if "name" in table:
+            best["name"] = _text(where, f"{at}.name", table["name"])
+        for key in ("says", "source"):
+            if key not in table:
+                raise fail(where, f'{at}: {key} is missing; give {key} = "..."')
+            best[key] = _text(where, f"{at}.{key}", table[key])
+        best["best"] = _selector(where, f"{at}.best", table["best"])
+        if "settings" in table:
+            best["settings"] = _selector(where, f"{at}.settings", table["settings"])
+        return Claim(**best)
     kind = "rate" if "event" in table else "compare"
     wrong = (_RATE_KEYS if kind == "compare" else _COMPARE_KEYS) & set(table)
     if wrong:
@@ -270,7 +316,7 @@ def check_claims(
     if len(variants) > 1:
         choices["variant"] = list(variants)
     for i, claim in enumerate(claims, 1):
-        for key in ("treatment", "control", "baseline", "settings"):
+        for key in ("treatment", "control", "baseline", "settings", "best"):
             for k, v in getattr(claim, key):
                 if k not in choices:
                     raise fail(
@@ -430,16 +476,27 @@ def evaluate_claims(
     unit: str,
     headline: str,
     where: str,
+    groups: Mapping[str, Sequence[int]] | None = None,
+    standing: Mapping[int, Mapping[str, Any]] | None = None,
+    labels: Sequence[str] = (),
+    alpha: float = 0.05,
 ) -> list[tuple[Claim, list[Cell], str]]:
     """Every claim's cells and verdict.
 
     ``points[i]``: setting i's grid values (with ``variant`` when the experiment has
     several); ``values(i, metric)``: its per-deal values of a metric (common deals, in
     deal order); ``hands(i)``: its hands as one LazyFrame (every seating and block).
+    Best claims need ``groups`` (the settings compared with each other, by rule
+    setting), ``standing[i]`` (setting i against its group's best: ``best``,
+    ``diff_vs_best``, ``diff_low``, ``diff_high``, ``holm_p``, ``n``) and ``labels``.
     """
     out = []
     for claim in claims:
-        if claim.kind == "compare":
+        if claim.kind == "best":
+            if groups is None or standing is None:
+                raise ExperimentError(f"{where}: claim {claim.name!r}: no comparisons to judge")
+            cells = _best(claim, points, groups, standing, labels, alpha, where)
+        elif claim.kind == "compare":
             cells = _compare(claim, points, values, unit, headline, where)
         else:
             cells = _rate(claim, points, hands)
@@ -499,6 +556,57 @@ def _compare(
     return cells
 
 
+def _best(
+    claim: Claim,
+    points: Sequence[Mapping[str, Any]],
+    groups: Mapping[str, Sequence[int]],
+    standing: Mapping[int, Mapping[str, Any]],
+    labels: Sequence[str],
+    alpha: float,
+    where: str,
+) -> list[Cell]:
+    """One cell per rule setting: the named setting against the best of the others."""
+    cells = []
+    for members in groups.values():
+        members = [i for i in members if _matches(claim.settings, points[i]) and i in standing]
+        named = [i for i in members if _matches(claim.best, points[i])]
+        if not named or len(members) < 2:
+            continue
+        if len(named) > 1:
+            shown = ", ".join(labels[i] for i in named)
+            raise ExperimentError(
+                f"{where}: claim {claim.name!r}: best = {dict(claim.best)} matches "
+                f"{len(named)} settings under the same rules ({shown}); "
+                "name one setting per rule setting"
+            )
+        i = named[0]
+        at = tuple((k, v) for k, v in points[i].items() if k == "variant" or k.startswith("rule."))
+        row = standing[i]
+        if row["best"]:
+            others = [j for j in members if j != i]
+            runner = max(others, key=lambda j: standing[j]["diff_vs_best"])
+            r = standing[runner]
+            estimate, low, high = -r["diff_vs_best"], -r["diff_high"], -r["diff_low"]
+            p, n = r["holm_p"], r["n"]
+            verdict = SUPPORTED if p < alpha and estimate > 0 else TOO_CLOSE
+            note = f"runner-up: {labels[runner]}"
+        else:
+            estimate, low, high = row["diff_vs_best"], row["diff_low"], row["diff_high"]
+            p, n = row["holm_p"], row["n"]
+            verdict = REFUTED if p < alpha and estimate < 0 else TOO_CLOSE
+            best = next(j for j in members if standing[j]["best"])
+            note = f"best here: {labels[best]}"
+        cells.append(
+            Cell(at, estimate, low, high, int(n), verdict, f"{note}; Holm-adjusted {p_clause(p)}")
+        )
+    if not cells:
+        raise ExperimentError(
+            f"{where}: claim {claim.name!r}: best = {dict(claim.best)} matches no setting "
+            "compared with others"
+        )
+    return cells
+
+
 def _column(pairs: Mapping[tuple[tuple[str, Any], ...], Any], key: str) -> list[Any]:
     return [dict(at)[key] for at in pairs]
 
@@ -546,7 +654,10 @@ def claims_frame(
                     "verdict": cell.verdict,
                     "claim_verdict": overall,
                     "note": cell.note,
-                    "method": "Wilson" if claim.kind == "rate" else "paired t over deals",
+                    "method": {
+                        "rate": "Wilson",
+                        "best": "paired t over deals, verdict Holm-adjusted within the rules",
+                    }.get(claim.kind, "paired t over deals"),
                 }
             )
     return pl.DataFrame(
@@ -589,23 +700,22 @@ def display_rows(frame: pl.DataFrame) -> list[dict[str, str]]:
 
 def _cell_text(cell: Mapping[str, Any]) -> dict[str, str]:
     rate = cell["kind"] == "rate"
-    scale, digits = (100.0, 1) if rate else (1.0, 3)
-
-    def num(x: float, sign: bool) -> str:
-        text = f"{x * scale:+.{digits}f}" if sign else f"{x * scale:.{digits}f}"
-        return text.replace("+0.000", "0.000") if float(text) == 0 else text
-
     if math.isnan(cell["estimate"]):
         effect, interval = "-", "-"
     else:
-        effect = num(cell["estimate"], not rate) + ("%" if rate else "")
-        interval = f"[{num(cell['low'], not rate)}, {num(cell['high'], not rate)}]"
+        # one rule for every number (sim.stats.format_estimate): split into the estimate
+        # and its interval, the two columns of the claims' table
+        text = format_estimate(
+            cell["estimate"], cell["low"], cell["high"], percent=rate, sign=not rate
+        )
+        effect, _, rest = text.partition(" [")
+        interval = f"[{rest}" if rest else ""
     if rate:
         effect += f" vs {cell['reference'] * 100:g}%"
         n = f"{cell['successes'] or 0:,} of {cell['n']:,} hands"
     else:
         n = f"{cell['n']:,} deals"
-        effect += f" {cell['metric']}"
+        effect += f" {headline_unit(cell['metric'])} ({cell['metric']})"
     return {
         "claim": cell["cell"],
         "verdict": cell["verdict"],

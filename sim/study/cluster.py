@@ -97,6 +97,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sim import store
+from sim.store import StorePath
 from sim.study import provenance as P
 from sim.study.chunks import load_engine, run_chunk, write_parts
 from sim.study.rundir import Layout
@@ -154,7 +155,7 @@ class Job(NamedTuple):
     """One run as the cluster sees it: what its chunks need and where they go."""
 
     payload: dict[str, Any]
-    run_dir: Path | Any  # absolute (a worker's current folder is not the driver's), or a URI
+    run_dir: StorePath  # absolute (a worker's current folder is not the driver's), or a URI
     layout: Layout
 
 
@@ -237,7 +238,7 @@ def _play_chunk(
     index: int,
     first: int,
     n: int,
-    run_dir: Path | Any,
+    run_dir: StorePath,
     layout: Layout,
     marker: str | None,
 ) -> dict[str, Any]:
@@ -247,7 +248,7 @@ def _play_chunk(
     result = run_chunk(payload, index, first, n)
     if not _sees(marker):
         return result
-    parts = write_parts(store.location(run_dir), layout, index, result["tables"])
+    parts = write_parts(run_dir, layout, index, result["tables"])
     return {"chunk": index, "hands": result["hands"], "parts": parts}
 
 

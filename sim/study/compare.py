@@ -57,12 +57,10 @@ complete in that directory are not played again (the runner resumes them).
 from __future__ import annotations
 
 import dataclasses
-import os
 import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -81,7 +79,7 @@ from sim.stats import (
     variance_reduction,
     wilson,
 )
-from sim.store import study_folder
+from sim.store import PathInput, StorePath, study_folder
 from sim.study import records
 from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.records import study_id
@@ -212,7 +210,7 @@ class SideResult:
     label: str
     rules: RuleSet
     lineup: tuple[str, ...]
-    run_dirs: tuple[Path, ...]  # one per rotation (rotation 0 first)
+    run_dirs: tuple[StorePath, ...]  # one per rotation (rotation 0 first)
     net: Interval  # focal strategy's net points per deal (t)
     win: Interval  # focal strategy's win rate (Wilson)
 
@@ -239,7 +237,7 @@ class CompareResult:
     ``variance_reduction`` compares the two."""
 
     compare_id: str
-    directory: Path
+    directory: StorePath
     seed: int
     mode: str
     count: int
@@ -333,7 +331,7 @@ def compare(
     seed: int | None = None,
     duplicate: bool = False,
     executor: Executor = LOCAL,
-    out: Path | str = "results",
+    out: PathInput = "results",
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
@@ -487,6 +485,6 @@ def compare(
     return result
 
 
-def load_comparison(directory: str | os.PathLike[str]) -> dict[str, Any]:
+def load_comparison(directory: PathInput) -> dict[str, Any]:
     """The ``comparison.json`` of a finished comparison, checked (``load_record``)."""
     return records.load_record(store.location(directory) / COMPARISON_FILE, COMPARISON_KIND)

@@ -80,10 +80,13 @@ is narrow enough or ``max_count`` is reached. The analysis writes to ``<out>/<na
     How hands ended (``outcome``, ``count``, ``share`` with Wilson CI) and how long
     they lasted (``turns``, ``count``), per setting.
 ``comparisons.parquet``
-    Per group: the best setting against every other one on common deals (paired t;
-    Holm-adjusted over the group).
+    Per group (the settings under the same rules): the best setting against every other
+    one on common deals (paired t; Holm-adjusted over the group).
 ``claims.parquet``
     Only with claims: one row per claim and cell, its effect, interval, n and verdict.
+``house_rules.parquet``
+    Only where settings differ in their rules (single deals, hand rows kept): each rule
+    setting against the first on the same deals (``sim/study/house_rules.py``).
 ``experiment.json``, ``charts/*.png|svg``, ``report.html``
     The resolved experiment (seed included), the runs, the verdicts and provenance;
     the charts; the report.
@@ -113,6 +116,7 @@ __all__ = [
     "applicable_charts",
     "default_charts",
     "fail",
+    "headline_unit",
     "rule_value",
     "why_not",
 ]
@@ -140,6 +144,14 @@ HEADLINES: dict[str, tuple[str, str, str]] = {
 }
 DEFAULT_HEADLINE = {"deals": "net_points", "games": "net_score"}
 RATE_HEADLINES = frozenset({"win_rate", "game_win_rate"})
+
+
+def headline_unit(headline: str) -> str:
+    """A headline metric's unit as printed (rates are stored as fractions of 1)."""
+    if headline in RATE_HEADLINES:
+        return "%"
+    return "points per game" if HEADLINES[headline][0] == "games" else "points per hand"
+
 
 CHART_KINDS = ("knock_curve", "curve", "heatmap", "outcome_mix", "hand_length")
 """``knock_curve``: headline and win rate against the knock threshold; ``curve``: the

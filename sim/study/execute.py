@@ -38,11 +38,11 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from sim import store
 from sim.limits import MAX_WORKERS
+from sim.store import PathInput, StorePath
 from sim.study import rundir as D
 from sim.study.chunks import load_engine, payload_of, run_chunk, write_chunk, write_record
 from sim.study.runs import Chunk, RunConfig, RunError, RunResult
@@ -83,7 +83,7 @@ class _Run:
     """One run's bookkeeping while the study plays."""
 
     config: RunConfig
-    run_dir: Path
+    run_dir: StorePath
     layout: D.Layout
     payload: dict[str, Any]
     notes: list[str]
@@ -260,7 +260,7 @@ def execute(
     executor: Executor = LOCAL,
     *,
     progress: Callable[[Progress], None] | None = None,
-    run_dirs: Sequence[Path] | None = None,
+    run_dirs: Sequence[PathInput] | None = None,
 ) -> list[RunResult]:
     """Play every chunk of every run not yet done; one result per config, in order.
 
@@ -270,7 +270,7 @@ def execute(
         The study's runs; a run listed twice (the same directory) is played once.
     executor : Executor
         How to play them (default: threads of this process, one per CPU).
-    run_dirs : sequence of Path, optional
+    run_dirs : sequence of StorePath, optional
         Where each run lives when not at ``config.run_dir`` (a resumed run read in
         place after its folder was moved).
     progress : callable, optional
@@ -284,8 +284,10 @@ def execute(
     """
     started = time.perf_counter()
     executor.check()
-    dirs = list(run_dirs) if run_dirs is not None else [c.run_dir for c in configs]
-    index_of: dict[Path, int] = {}
+    dirs = (
+        [c.run_dir for c in configs] if run_dirs is None else [store.location(d) for d in run_dirs]
+    )
+    index_of: dict[StorePath, int] = {}
     for d in dirs:
         index_of.setdefault(d, len(index_of))
     unique = [(configs[dirs.index(d)], d) for d in index_of]
@@ -384,7 +386,7 @@ def run(
 
 
 def resume(
-    run_dir: str | os.PathLike[str],
+    run_dir: PathInput,
     executor: Executor | None = None,
     *,
     command: str | None = None,

@@ -19,20 +19,26 @@ setting, so pairing still holds) or ``max_count`` is reached.
 from __future__ import annotations
 
 import dataclasses
-import os
 import shlex
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from sim import store
+from sim.store import PathInput, StorePath
 from sim.study import records, rundir
 from sim.study.analysis import Analysis, ExperimentData
-from sim.study.design import EXPERIMENT_JSON, MIN_EXTENSION, PRECISION_CAP, Experiment
+from sim.study.design import (
+    EXPERIMENT_JSON,
+    MIN_EXTENSION,
+    PRECISION_CAP,
+    Experiment,
+    ExperimentError,
+)
 from sim.study.execute import LOCAL, Executor, Progress, execute
+from sim.study.experiment_file import experiment_identity
 from sim.study.experiment_store import EXPERIMENT_KIND, record_of, write_tables
 from sim.study.runs import RunResult, new_seed
 from sim.study.settings import Setting, expand
@@ -71,7 +77,7 @@ class ExperimentResult:
     """What :func:`run_experiment` did and found."""
 
     experiment: Experiment
-    directory: Path
+    directory: StorePath
     settings: tuple[Setting, ...]
     data: ExperimentData
     runs: tuple[RunResult, ...]
@@ -85,10 +91,11 @@ def run_experiment(
     experiment: Experiment,
     executor: Executor = LOCAL,
     *,
-    out: str | os.PathLike[str] = "results",
+    out: PathInput = "results",
     progress: ProgressCallback | None = None,
     rows: Literal["hands", "none"] | None = None,
     command: str | None = None,
+    replace: bool = False,
 ) -> ExperimentResult:
     """Play every setting (resumable), analyse, and write the tables and the record.
 
@@ -104,13 +111,16 @@ def run_experiment(
         Called with :class:`ExperimentProgress` as the work goes on.
     rows : {"hands", "none"}, optional
         Overrides the experiment's ``rows``.
+    replace : bool
+        When ``<out>/<name>/`` holds another study (an experiment of that name with other
+        settings), delete it and play this one there; without it, that is refused.
 
     Raises
     ------
     ExperimentError, sim.study.runs.RunError
-        One line: an unwritable output directory, a run directory holding another run,
-        in use, or whose manifest was edited or damaged (refused before anything is
-        written).
+        One line: an unwritable output directory, a folder holding another study
+        (without ``replace``), a run directory holding another run, in use, or whose
+        manifest was edited or damaged (refused before anything is written).
     """
     started = time.perf_counter()
     if experiment.seed is None:
@@ -122,6 +132,7 @@ def run_experiment(
     directory = out / experiment.name
     settings = expand(experiment, command=command, out=out)
     executor.check()
+    _claim(directory, experiment, {c.run_id for s in settings for c in s.configs}, replace)
     # The runs already there (a resume, the same command again) are checked before
     # anything is written: an edited or damaged manifest stops the study here, whole.
     for config in (c for s in settings for c in s.configs):
@@ -206,3 +217,33 @@ def run_experiment(
         blocks=len(blocks),
         precision_reached=reached,
     )
+
+
+def _claim(directory: StorePath, experiment: Experiment, run_ids: set[str], replace: bool) -> None:
+    """Make sure ``directory`` holds no other study before this one writes there: an
+    experiment record of other settings is refused in one line, or with ``replace``
+    deleted with everything of its own (its runs, tables, charts and report)."""
+    path = directory / EXPERIMENT_JSON
+    if not path.exists():
+        return
+    try:
+        there = records.load_record(path, EXPERIMENT_KIND, finished=False).get("experiment")
+    except records.RecordError:
+        there = None  # a damaged record: another study, for all we can tell
+    mine = experiment_identity(experiment.to_dict())
+    theirs = experiment_identity(there or {})
+    if theirs == mine:
+        return  # the same study: resumed, or played again
+    if not replace:
+        what = rundir.first_difference(theirs, mine) if there else "its record is damaged"
+        raise ExperimentError(
+            f"{directory} holds another study ({what}); give this one another name "
+            "(--name, or name in the experiment file) or --out, or --force to replace it"
+        )
+    for child in directory.iterdir():  # the other study's runs and files; ours are kept
+        if child.name in run_ids:
+            continue
+        if child.is_dir():
+            child.remove_tree()
+        else:
+            child.unlink()

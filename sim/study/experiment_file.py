@@ -36,10 +36,16 @@ from sim.study.settings import expand
 
 __all__ = [
     "experiment_from_dict",
+    "experiment_identity",
     "load_experiment",
+    "named_by_identity",
     "parse_grid_values",
     "replace_checked",
+    "sweep_experiment",
 ]
+
+# Keys of an experiment that change neither its runs nor its analysis.
+_NOT_IDENTITY = ("description", "chunk_size", "charts")
 
 
 def experiment_from_dict(
@@ -60,6 +66,61 @@ def replace_checked(experiment: Experiment, **changes: Any) -> Experiment:
     new = dataclasses.replace(experiment, **changes)
     expand(new, seed=0)
     return new
+
+
+def experiment_identity(experiment: Mapping[str, Any]) -> dict[str, Any]:
+    """What makes an experiment (its file's keys) the study it is: two that differ
+    here are different studies (``run_experiment`` refuses to put one in the other's
+    folder)."""
+    return {k: v for k, v in experiment.items() if k not in _NOT_IDENTITY}
+
+
+def named_by_identity(experiment: Experiment, prefix: str) -> Experiment:
+    """``experiment`` named ``PREFIX-ID``, ID a digest of its settings and seed: a study
+    made from flags or arguments gets a folder of its own (``rummy sweep`` without
+    ``--name``: ``results/sweep-3f9c2a1b4d5e/``)."""
+    from sim.study.records import study_id
+
+    settings = experiment_identity(experiment.to_dict())
+    settings.pop("name")
+    return dataclasses.replace(experiment, name=f"{prefix}-{study_id(settings)}")
+
+
+def sweep_experiment(
+    seats: str | list[str],
+    grid: Mapping[str, Any],
+    *,
+    presets: list[str],
+    seed: int,
+    mode: str = "deals",
+    count: int = 100_000,
+    rule: Mapping[str, Any] | None = None,
+    duplicate: bool = False,
+    rows: str = "hands",
+    name: str | None = None,
+    source: str = "rummy sweep",
+    **optional: Any,
+) -> Experiment:
+    """The experiment a sweep plays (``rummy sweep``, ``rummy.sweep``): the line-up
+    template ``seats`` over ``grid`` (already parsed values), one variant per preset when
+    there are several, ``optional`` keys (``headline``, ``precision``, ``max_count``,
+    ``chunk_size``) where not None. Without a ``name`` it is named by its identity
+    (:func:`named_by_identity`), so that another sweep never lands in its folder."""
+    data: dict[str, Any] = {
+        "name": name or "sweep",
+        "seed": seed,
+        mode: count,
+        "rules": {"preset": presets[0], **dict(rule or {})},
+        "seats": [seats] if isinstance(seats, str) else list(seats),
+        "grid": dict(grid),
+        "duplicate": bool(duplicate),
+        "rows": rows,
+    }
+    if len(presets) > 1:
+        data["variants"] = {p: {"preset": p} for p in presets}
+    data.update({key: value for key, value in optional.items() if value is not None})
+    experiment = experiment_from_dict(data, source=source)
+    return experiment if name else named_by_identity(experiment, "sweep")
 
 
 # --- reading the file ----------------------------------------------------------------

@@ -2,20 +2,20 @@
 
 ``<out>/<name>/``: ``summary.parquet``, ``seats.parquet``, ``outcomes.parquet``,
 ``turns.parquet``, ``comparisons.parquet`` (see ``sim/study/design.py``), ``claims.parquet``
-when the experiment states claims (``sim/study/claims.py``) and
+when the experiment states claims (``sim/study/claims.py``), ``house_rules.parquet`` when its
+settings differ in their rules (``sim/study/house_rules.py``) and
 ``experiment.json``, the study's record (``sim/study/records.py``): the resolved
 experiment, the runs, the verdicts, the provenance and each table's digest.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from sim import store
+from sim.store import PathInput, StorePath
 from sim.study import provenance as P
 from sim.study import records, rundir
 from sim.study import tables as T
@@ -29,15 +29,17 @@ __all__ = [
     "record_of",
     "scan_games",
     "scan_hands",
+    "scan_players",
     "write_tables",
 ]
 
 
 EXPERIMENT_KIND = "rummy-sim experiment"
 CLAIMS_FILE = "claims.parquet"  # only for experiments with claims: older ones have none
+HOUSE_RULES_FILE = "house_rules.parquet"  # only where settings differ in their rules
 
 
-def write_tables(data: ExperimentData, directory: Path) -> dict[str, dict[str, Any]]:
+def write_tables(data: ExperimentData, directory: StorePath) -> dict[str, dict[str, Any]]:
     """Write the frames as Parquet with provenance (each file atomically).
 
     Returns each file's digest by file name: the record lists them, so that
@@ -47,6 +49,8 @@ def write_tables(data: ExperimentData, directory: Path) -> dict[str, dict[str, A
     tables = dict(TABLE_FILES)
     if data.claims is not None:
         tables["claims"] = CLAIMS_FILE
+    if data.house_rules is not None:
+        tables["house_rules"] = HOUSE_RULES_FILE
     for table, filename in tables.items():
         frame: pl.DataFrame = getattr(data, table)
         meta = P.provenance({"experiment": data.record.get("name"), **data.config})
@@ -56,7 +60,7 @@ def write_tables(data: ExperimentData, directory: Path) -> dict[str, dict[str, A
     return digests
 
 
-def load_experiment_data(directory: str | os.PathLike[str]) -> ExperimentData:
+def load_experiment_data(directory: PathInput) -> ExperimentData:
     """Read an experiment directory's tables back (checked: ours, complete, intact)."""
     directory = store.location(directory)
     record = records.load_record(directory / EXPERIMENT_JSON, EXPERIMENT_KIND)
@@ -64,8 +68,9 @@ def load_experiment_data(directory: str | os.PathLike[str]) -> ExperimentData:
         raise ExperimentError(f"{directory / EXPERIMENT_JSON}: no analysis in the record")
     frames = {}
     tables = dict(TABLE_FILES)
-    if CLAIMS_FILE in (record.get("tables") or {}):
-        tables["claims"] = CLAIMS_FILE
+    for table, filename in (("claims", CLAIMS_FILE), ("house_rules", HOUSE_RULES_FILE)):
+        if filename in (record.get("tables") or {}):
+            tables[table] = filename
     for table, filename in tables.items():
         frames[table] = records.read_table(directory, record, filename)
         meta, _ = P.read_footer(directory / filename)
@@ -84,7 +89,7 @@ def load_experiment_data(directory: str | os.PathLike[str]) -> ExperimentData:
     )
 
 
-def load_results(path: str | os.PathLike[str]) -> ExperimentData:
+def load_results(path: PathInput) -> ExperimentData:
     """An experiment directory, a run directory, or one of their Parquet files.
 
     Raises
@@ -113,38 +118,96 @@ def load_results(path: str | os.PathLike[str]) -> ExperimentData:
     )
 
 
-def scan_hands(path: str | os.PathLike[str]) -> pl.LazyFrame:
-    """Every hand of an experiment (or of one run) as one polars LazyFrame.
+def scan_hands(path: PathInput) -> pl.LazyFrame:
+    """Every hand of a study as one polars LazyFrame: an experiment (or sweep), a
+    comparison, a tournament, a tune, or one run.
 
-    Each row carries its run's labels (``variant``, ``lineup``, ``setting``,
-    ``seating`` and one column per grid key), so the whole study is one dataset to
-    filter and group. Only the runs the experiment's record lists are read (a folder
-    may also hold runs of an earlier version of the experiment), and every part is
-    checked against its digest first. Runs with fewer seats lack the columns of the
+    Each row carries its run's labels (``variant``, ``lineup``, who sat where:
+    ``strategy_k`` and ``player_k``, and a study's ``setting``, ``seating`` and grid
+    values), so the whole study is one dataset to filter and group. Of an experiment
+    only the runs its record lists are read (a folder may also hold runs of an earlier
+    version of the experiment); of another study, every run in its folder. Every part
+    is checked against its digest first. Runs with fewer seats lack the columns of the
     missing seats (``deadwood_3``, ...): those are null in their rows.
+    :func:`scan_players` reads the same rows once per seat.
 
     Raises
     ------
     sim.study.records.RecordError, sim.study.runs.RunError, sim.study.tables.ResultsError
-        Not a finished experiment or run; a run kept no hand rows; a damaged part.
+        Not a finished study or run; a run kept no hand rows; a damaged part.
     """
     return _scan(store.location(path), rundir.load_hands)
 
 
-def scan_games(path: str | os.PathLike[str]) -> pl.LazyFrame:
-    """Every game of an experiment (or of one run) of whole games, as :func:`scan_hands`."""
+def scan_games(path: PathInput) -> pl.LazyFrame:
+    """Every game of a study (or of one run) of whole games, as :func:`scan_hands`."""
     return _scan(store.location(path), rundir.load_games)
 
 
-def _scan(path: Path, load: Any) -> pl.LazyFrame:
+def scan_players(path: PathInput, table: str = "hands") -> pl.LazyFrame:
+    """The rows of :func:`scan_hands` (``table="games"``: :func:`scan_games`) once per
+    seat: a long table that is read per player, right under duplicate play.
+
+    Each row is one seat of one hand (game): the hand's own columns and labels, then
+    ``seat``, ``player`` (its index in the study's line-up: the same strategy of a
+    template in every seating), ``strategy`` (the spec that sat there), the seat's
+    values without the ``_k`` suffix (``points``, ``deadwood``, ``laid_off``; for games
+    ``points``, ``score``, ``boxes``), its net (``net_points``, for games ``net_score``:
+    its value minus the mean of the other seats', the zero-sum edge every study
+    compares) and ``won`` (it won the hand, or the game).
+
+    >>> players = scan_players("results/gin_knock_threshold")
+    >>> players.filter(pl.col("player") == 0).group_by("variant", "knock_at").agg(
+    ...     pl.col("net_points").mean())  # the experiment's headline, per setting
+    """
+    if table not in ("hands", "games"):
+        raise ValueError(f"table={table!r} is not allowed; choose 'hands' or 'games'")
+    frame = scan_hands(path) if table == "hands" else scan_games(path)
+    fields = T.HAND_SEAT_FIELDS if table == "hands" else T.GAME_SEAT_FIELDS
+    values = [name for name, _ in fields.values()]
+    net = "points" if table == "hands" else "score"
+    names = frame.collect_schema().names()
+    seats = sum(1 for name in names if name.startswith("strategy_"))
+    per_seat = {f"{name}_{k}" for name in (*values, *T.SEAT_LABELS) for k in range(seats)}
+    shared = [name for name in names if name not in per_seat and not name.startswith("column")]
+    # Runs with fewer seats leave the last seats' columns null: they are not seats there.
+    present = pl.sum_horizontal(pl.col(f"strategy_{k}").is_not_null() for k in range(seats))
+    total = pl.sum_horizontal(pl.col(f"{net}_{k}") for k in range(seats))
+    long = [
+        frame.filter(pl.col(f"strategy_{k}").is_not_null()).select(
+            *shared,
+            pl.lit(k, pl.Int8).alias("seat"),
+            pl.col(f"player_{k}").alias("player"),
+            pl.col(f"strategy_{k}").cast(pl.String).alias("strategy"),
+            *(pl.col(f"{name}_{k}").alias(name) for name in values),
+            (pl.col(f"{net}_{k}") - (total - pl.col(f"{net}_{k}")) / (present - 1)).alias(
+                f"net_{net}"
+            ),
+            (pl.col("winner") == k).alias("won"),
+        )
+        for k in range(seats)
+    ]
+    return pl.concat(long, how="vertical_relaxed")
+
+
+def _scan(path: StorePath, load: Any) -> pl.LazyFrame:
     if (path / rundir.MANIFEST).exists():
         return load(path)
-    record = records.load_record(path / EXPERIMENT_JSON, EXPERIMENT_KIND)
-    runs = (record.get("analysis") or {}).get("runs") or []
-    run_ids = list(dict.fromkeys(str(r["run_id"]) for r in runs))
-    if not run_ids:
-        raise ExperimentError(f"{path / EXPERIMENT_JSON}: the record lists no runs")
-    return pl.concat([load(path / run_id) for run_id in run_ids], how="diagonal_relaxed")
+    if (path / EXPERIMENT_JSON).exists():
+        record = records.load_record(path / EXPERIMENT_JSON, EXPERIMENT_KIND)
+        runs = (record.get("analysis") or {}).get("runs") or []
+        run_ids = list(dict.fromkeys(str(r["run_id"]) for r in runs))
+        if not run_ids:
+            raise ExperimentError(f"{path / EXPERIMENT_JSON}: the record lists no runs")
+        run_dirs = [path / run_id for run_id in run_ids]
+    else:  # a comparison, tournament or tune: its folder holds its runs only
+        run_dirs = sorted((p.parent for p in path.glob(f"*/{rundir.MANIFEST}")), key=str)
+        if not run_dirs:
+            raise ExperimentError(
+                f"{path}: no runs in it; give a run directory or a study's folder "
+                "(an experiment, sweep, comparison, tournament or tune)"
+            )
+    return pl.concat([load(run_dir) for run_dir in run_dirs], how="diagonal_relaxed")
 
 
 def record_of(data: ExperimentData) -> dict[str, Any]:

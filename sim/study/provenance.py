@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from kernels import layout as L
 from sim import store
+from sim.store import PathInput
 from sim.study.tables import SCHEMA_VERSION, ResultsError, one_line
 
 __all__ = [
@@ -205,7 +206,7 @@ def _decode(raw: bytes | None, where: str) -> dict[str, Any]:
     return meta
 
 
-def read_footer(path: str | os.PathLike[str]) -> tuple[dict[str, Any], int]:
+def read_footer(path: PathInput) -> tuple[dict[str, Any], int]:
     """Provenance and row count of a Parquet file, from its footer alone."""
     where = str(path)
     source, filesystem = store.arrow_source(path)

@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from sim import store
+from sim.store import PathInput, StorePath
 from sim.study.tables import ResultsError, read_verified
 
 __all__ = [
@@ -86,7 +85,7 @@ def seal_of(value: Mapping[str, Any]) -> str:
     return hashlib.sha256(store.dumps(content, indent=None).encode()).hexdigest()
 
 
-def write_sealed(path: str | os.PathLike[str], value: Mapping[str, Any]) -> None:
+def write_sealed(path: PathInput, value: Mapping[str, Any]) -> None:
     """Write a record as strict JSON, atomically, with its own digest under :data:`SEAL`
     (:func:`read_sealed` reads it back). ``value`` itself is not changed.
 
@@ -99,7 +98,7 @@ def write_sealed(path: str | os.PathLike[str], value: Mapping[str, Any]) -> None
 
 
 def read_sealed(
-    path: str | os.PathLike[str], rebuild: str, *, error: type[ValueError] = RecordError
+    path: PathInput, rebuild: str, *, error: type[ValueError] = RecordError
 ) -> dict[str, Any]:
     """A record written by :func:`write_sealed`, checked against its digest; its content
     without the digest.
@@ -143,7 +142,9 @@ def read_sealed(
     return value
 
 
-def write_record(path: Path, kind: str, body: Mapping[str, Any], *, status: str = "done") -> None:
+def write_record(
+    path: StorePath, kind: str, body: Mapping[str, Any], *, status: str = "done"
+) -> None:
     """Write the record of a study (strict JSON, atomically).
 
     ``body`` holds the study's own fields and may set ``created``, ``command`` and
@@ -156,9 +157,7 @@ def write_record(path: Path, kind: str, body: Mapping[str, Any], *, status: str 
     write_sealed(path, record)
 
 
-def load_record(
-    path: str | os.PathLike[str], kind: str, *, finished: bool = True
-) -> dict[str, Any]:
+def load_record(path: PathInput, kind: str, *, finished: bool = True) -> dict[str, Any]:
     """A study's record, checked: its own digest, kind, version, status and tables'
     digests. Returned without its digest (:func:`read_sealed`).
 
@@ -198,7 +197,7 @@ def load_record(
     return record
 
 
-def read_table(directory: Path, record: Mapping[str, Any], name: str) -> pl.DataFrame:
+def read_table(directory: StorePath, record: Mapping[str, Any], name: str) -> pl.DataFrame:
     """Table ``name`` of a study, checked against the digest its record holds."""
     digest = (record.get("tables") or {}).get(name)
     if not isinstance(digest, dict):

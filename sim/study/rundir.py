@@ -37,12 +37,12 @@ import shlex
 import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import polars as pl
 
 from sim import store
+from sim.store import PathInput, StorePath
 from sim.study.provenance import provenance
 from sim.study.records import read_sealed, write_sealed
 from sim.study.runs import Chunk, RunConfig, RunError, chunks_of, stored_hash
@@ -95,7 +95,7 @@ class Layout(NamedTuple):
         return cls(config.config_hash, config.count, config.chunk_size, config.tables)  # type: ignore[arg-type]
 
     @classmethod
-    def of_manifest(cls, run_dir: Path, manifest: dict[str, Any]) -> Layout:
+    def of_manifest(cls, run_dir: StorePath, manifest: dict[str, Any]) -> Layout:
         cfg = manifest["config"]
         ok = (
             isinstance(cfg.get("config_hash"), str)
@@ -116,14 +116,14 @@ class Layout(NamedTuple):
         """A chunk's number in file names, zero-padded so that names sort in order."""
         return f"{index:0{max(6, len(str(max(self.n_chunks - 1, 0))))}d}"
 
-    def part(self, run_dir: Path, table: str, index: int) -> Path:
+    def part(self, run_dir: StorePath, table: str, index: int) -> StorePath:
         return run_dir / table / f"part-{self._number(index)}.parquet"
 
-    def record(self, run_dir: Path, index: int) -> Path:
+    def record(self, run_dir: StorePath, index: int) -> StorePath:
         return run_dir / CHUNKS / f"chunk-{self._number(index)}.json"
 
 
-def read_record(run_dir: Path, layout: Layout, chunk: Chunk) -> dict[str, Any] | None:
+def read_record(run_dir: StorePath, layout: Layout, chunk: Chunk) -> dict[str, Any] | None:
     """A chunk's record, checked (its digest, and that it is this run's and chunk's);
     None while the chunk has none (not played yet).
 
@@ -152,7 +152,7 @@ def read_record(run_dir: Path, layout: Layout, chunk: Chunk) -> dict[str, Any] |
     return record
 
 
-def check_chunk(run_dir: Path, layout: Layout, chunk: Chunk) -> tuple[int | None, bool]:
+def check_chunk(run_dir: StorePath, layout: Layout, chunk: Chunk) -> tuple[int | None, bool]:
     """``(hands, corrupted)`` of a chunk: hands None when it must be played (again).
 
     ``corrupted`` is True when the chunk was recorded as done but its record is damaged
@@ -173,41 +173,18 @@ def check_chunk(run_dir: Path, layout: Layout, chunk: Chunk) -> tuple[int | None
 
 
 @contextlib.contextmanager
-def locked(run_dir: Path) -> Iterator[None]:
+def locked(run_dir: StorePath) -> Iterator[None]:
     """Hold ``run_dir/.lock`` (released by the OS even on ``kill -9``; in an object
-    store, a lock object: ``sim.remote.acquire``, exclusive only as far as it can be)."""
-    if store.is_remote(run_dir):
-        from sim import remote  # on use: a chunk imports TABLE_SOURCES only (provenance.py)
-
-        lock: remote.RemotePath = run_dir / ".lock"  # type: ignore[assignment]  # is_remote
-        try:
-            mine = remote.acquire(lock)
-        except BlockingIOError as holder:
-            raise RunError(
-                f"{run_dir} is in use by another rummy process ({holder}); if none is "
-                f"playing it any more, delete {lock} and run again"
-            ) from None
-        except OSError as error:
-            raise RunError(f"cannot lock {run_dir}: {store.os_reason(error)}") from None
-        try:
-            yield
-        finally:
-            remote.release(lock, mine)
-        return
+    store, a lock object, exclusive only as far as it can be: ``sim.remote.acquire``)."""
+    lock = run_dir / ".lock"
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no lock
-        yield
-        return
-    with open(run_dir / ".lock", "a+b") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RunError(f"{run_dir} is in use by another rummy process") from None
-        try:
+        with lock.hold_lock():
             yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    except BlockingIOError as holder:  # an object store's lock says whose it is
+        whose = f" ({holder})" if str(holder) else ""
+        raise RunError(f"{run_dir} is in use by another rummy process{whose}") from None
+    except OSError as error:
+        raise RunError(f"cannot lock {run_dir}: {lock.reason(error)}") from None
 
 
 # What every manifest's config holds, with its JSON types (checked on load, so that a
@@ -226,7 +203,7 @@ _MANIFEST_KEYS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def _runs_inside(folder: str | os.PathLike[str]) -> str:
+def _runs_inside(folder: PathInput) -> str:
     """``; runs inside it: ...`` when run folders sit one level below ``folder`` (the
     ``--out``/``--name`` folder a command printed its run under), else nothing."""
     try:
@@ -238,7 +215,7 @@ def _runs_inside(folder: str | os.PathLike[str]) -> str:
     return "; runs inside it: " + ", ".join(runs[:3]) + (" ..." if len(runs) > 3 else "")
 
 
-def load_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
+def load_manifest(run_dir: PathInput) -> dict[str, Any]:
     """The manifest of a run directory, checked: its own digest, its layout, and that
     its ``config_hash`` is the hash of its config (``runs.stored_hash``).
 
@@ -256,7 +233,13 @@ def load_manifest(run_dir: str | os.PathLike[str]) -> dict[str, Any]:
         hint = _runs_inside(run_dir)
         raise RunError(f"{run_dir} is not a run directory (no {MANIFEST}){hint}") from None
     config = manifest.get("config")
-    if manifest.get("schema_version") != SCHEMA_VERSION or not isinstance(config, dict):
+    found = manifest.get("schema_version")
+    if isinstance(found, int) and 0 < found < SCHEMA_VERSION:
+        raise RunError(
+            f"{path}: made by an older rummy-sim (schema_version {found}; this one reads "
+            f"{SCHEMA_VERSION}): {again}"
+        )
+    if found != SCHEMA_VERSION or not isinstance(config, dict):
         raise RunError(f"{path}: not a rummy-sim manifest of schema_version {SCHEMA_VERSION}")
     for key, kinds in _MANIFEST_KEYS.items():
         if not isinstance(config.get(key), kinds) or isinstance(config.get(key), bool):
@@ -287,7 +270,7 @@ def first_difference(theirs: dict[str, Any], mine: dict[str, Any]) -> str:
     return _HASH_MISMATCH
 
 
-def make_run_dir(run_dir: Path) -> None:
+def make_run_dir(run_dir: StorePath) -> None:
     """Create a run directory (RunError, one line, when it cannot be written)."""
     try:
         store.make_dir(run_dir, "run directory")
@@ -296,7 +279,7 @@ def make_run_dir(run_dir: Path) -> None:
 
 
 def prepare(
-    config: RunConfig, run_dir: Path, executor: dict[str, Any]
+    config: RunConfig, run_dir: StorePath, executor: dict[str, Any]
 ) -> tuple[RunConfig, list[str]]:
     """Under the lock: check or write the manifest, remove stale temporary files.
 
@@ -357,7 +340,7 @@ def write_or_fail(writer: Callable[..., Any], *args: Any) -> Any:
 
 
 def resume_config(
-    run_dir: str | os.PathLike[str], *, command: str | None = None
+    run_dir: PathInput, *, command: str | None = None
 ) -> tuple[RunConfig, dict[str, Any]]:
     """The config :func:`resume` would play, checked (RunError, one line, if it cannot),
     and the executor the run was started on (``Executor`` keywords; local workers
@@ -393,32 +376,12 @@ def resume_config(
     return config, executor
 
 
-def is_live(run_dir: Path) -> bool:
+def is_live(run_dir: StorePath) -> bool:
     """Whether another process holds the run's lock now (it is still playing)."""
-    if store.is_remote(run_dir):
-        from sim import remote
-
-        try:
-            return remote.lock_holder(run_dir / ".lock") is not None  # type: ignore[arg-type]
-        except OSError:
-            return False
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no lock
-        return False
-    try:
-        with open(run_dir / ".lock", "rb") as handle:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-    except OSError:
-        return False
-    return False
+    return (run_dir / ".lock").lock_is_held()
 
 
-def _parts(run_dir: str | os.PathLike[str], table: str) -> tuple[list[Path], dict[str, Any]]:
+def _parts(run_dir: PathInput, table: str) -> tuple[list[StorePath], dict[str, Any]]:
     """Every part of ``table``, in chunk order, each checked against its recorded digest.
 
     Raises
@@ -466,7 +429,7 @@ def _parts(run_dir: str | os.PathLike[str], table: str) -> tuple[list[Path], dic
     return paths, manifest
 
 
-def load_hands(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
+def load_hands(run_dir: PathInput) -> pl.LazyFrame:
     """The ``hands`` table of a finished run, lazily (sorted by ``game``, ``deal``).
 
     Every part is checked against its digest first. The parts are scanned in chunk
@@ -477,13 +440,13 @@ def load_hands(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
     return scan_parquet_parts(paths).set_sorted("game")
 
 
-def load_games(run_dir: str | os.PathLike[str]) -> pl.LazyFrame:
+def load_games(run_dir: PathInput) -> pl.LazyFrame:
     """The ``games`` table of a finished games run, lazily (sorted by ``game``)."""
     paths, _ = _parts(run_dir, "games")
     return scan_parquet_parts(paths).set_sorted("game")
 
 
-def load_cells(run_dir: str | os.PathLike[str]) -> pl.DataFrame:
+def load_cells(run_dir: PathInput) -> pl.DataFrame:
     """A finished chart run's ``cells`` table: every part's per-cell sums, stacked
     (``sim.study.chart`` adds them up), each part checked against its digest."""
     paths, _ = _parts(run_dir, "cells")
@@ -491,7 +454,7 @@ def load_cells(run_dir: str | os.PathLike[str]) -> pl.DataFrame:
     return pl.concat(frames) if frames else pl.DataFrame()
 
 
-def load_summary(run_dir: str | os.PathLike[str]) -> pl.DataFrame:
+def load_summary(run_dir: PathInput) -> pl.DataFrame:
     """The run's exact aggregates (``sim.study.summaries.combine_summaries`` of every part).
 
     The parts are checked against their digests and read with page checksums on.

@@ -43,7 +43,6 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -51,6 +50,7 @@ import numpy as np
 from sim import store
 from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import RuleSet, get_rules
+from sim.store import PathInput, StorePath
 from sim.study import provenance as P
 from sim.study import tables as T
 
@@ -81,7 +81,11 @@ _RESERVED = {
     *T.RUN_COLUMNS,
 }
 _SEAT_PREFIXES = tuple(
-    f"{name}_" for name, _ in (*T.HAND_SEAT_FIELDS.values(), *T.GAME_SEAT_FIELDS.values())
+    f"{name}_"
+    for name in (
+        *(name for name, _ in (*T.HAND_SEAT_FIELDS.values(), *T.GAME_SEAT_FIELDS.values())),
+        *T.SEAT_LABELS,
+    )
 ) + ("column",)
 
 
@@ -176,7 +180,7 @@ class RunConfig:
     chunk_size: int | None = None
     rows: Literal["hands", "none"] = "hands"
     labels: tuple[tuple[str, Any], ...] | Mapping[str, Any] = ()
-    out: Path | str | Any = Path("results")
+    out: PathInput = "results"  # a StorePath once made (sim.store.location)
     command: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -277,8 +281,8 @@ class RunConfig:
         return self.config_hash[:12]
 
     @property
-    def run_dir(self) -> Path:
-        return self.out / self.experiment / self.run_id  # type: ignore[operator]
+    def run_dir(self) -> StorePath:
+        return store.location(self.out) / self.experiment / self.run_id
 
     @property
     def n_chunks(self) -> int:
@@ -301,8 +305,20 @@ class RunConfig:
 
     @property
     def row_labels(self) -> dict[str, Any]:
-        """The constant columns of every row: ``variant``, ``lineup``, then the labels."""
-        return {"variant": self.variant, "lineup": self.lineup_label, **dict(self.labels)}
+        """The constant columns of every row: ``variant``, ``lineup``, who sat where
+        (``strategy_k``: seat k's spec; ``player_k``: the player of the study's line-up
+        in seat k, rotated by the ``seating`` label of duplicate play), then the labels."""
+        seats = self.seats
+        rotation = int(dict(self.labels).get("seating", 0))
+        strategies = {f"strategy_{k}": spec for k, spec in enumerate(seats)}
+        players = {f"player_{k}": (k + rotation) % len(seats) for k in range(len(seats))}
+        return {
+            "variant": self.variant,
+            "lineup": self.lineup_label,
+            **strategies,
+            **players,
+            **dict(self.labels),
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """The full config, JSON-ready (stored in the manifest and every file)."""
@@ -351,7 +367,7 @@ class RunResult:
     read its tables)."""
 
     config: RunConfig
-    run_dir: Path
+    run_dir: StorePath
     chunks_total: int
     chunks_run: int
     chunks_skipped: int

@@ -8,18 +8,17 @@ play identical deals (common random numbers).
 from __future__ import annotations
 
 import itertools
-import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
 from sim import store
 from sim.rules import RuleError, RuleSet, get_rules
+from sim.store import PathInput, StorePath
 from sim.study.design import PLACEHOLDER, Experiment, Variant, fail, rule_value
 from sim.study.runs import RunConfig, RunError, new_seed
 from sim.study.units import position, seatings
@@ -45,10 +44,10 @@ class Setting:
     lineup: tuple[str, ...]
     configs: tuple[RunConfig, ...]
     rotations: tuple[int, ...]
-    run_dirs: tuple[Path, ...] = ()
+    run_dirs: tuple[StorePath, ...] = ()
 
     @property
-    def dirs(self) -> tuple[Path, ...]:
+    def dirs(self) -> tuple[StorePath, ...]:
         """Each config's run directory (``run_dirs`` when given: a run read in place)."""
         return self.run_dirs or tuple(c.run_dir for c in self.configs)
 
@@ -91,7 +90,7 @@ def format_value(value: Any) -> str:
 def expand(
     experiment: Experiment,
     *,
-    out: str | os.PathLike[str] = "results",
+    out: PathInput = "results",
     rows: Literal["hands", "none"] | None = None,
     block: int = 0,
     count: int | None = None,

@@ -41,10 +41,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -54,6 +52,7 @@ from sim.engine import play_deals
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
 from sim.stats import Interval, mean_ci
+from sim.store import PathInput, StorePath
 from sim.study.chart import ChartRequest, StrategyChart, strategy_chart
 from sim.study.chart_check import ChartCheck, checked
 from sim.study.chart_seat import chart_seat
@@ -100,7 +99,7 @@ class SolveRound:
 class SolveResult:
     """The rounds, the final seat and its exploitability within its charts' cells."""
 
-    folder: Path
+    folder: StorePath
     start: str
     rounds: tuple[SolveRound, ...]
     fixed: bool  # the last round exported its own seat
@@ -180,7 +179,7 @@ def solve(
     check_deals: int = 200_000,
     seed: int | None = None,
     name: str = "solve",
-    out: str | os.PathLike[str] = "results",
+    out: PathInput = "results",
     executor: Executor = LOCAL,
     progress: Callable[[str], None] | None = None,
 ) -> SolveResult:
@@ -292,7 +291,7 @@ def _short(seat: str) -> str:
     return seat if len(seat) < 40 else seat[:37] + "..."
 
 
-def _write(folder: Path, settings: dict[str, Any], rounds: list[SolveRound],
+def _write(folder: StorePath, settings: dict[str, Any], rounds: list[SolveRound],
            result: SolveResult | None) -> None:  # fmt: skip
     body: dict[str, Any] = {"settings": settings, "rounds": [r.to_dict() for r in rounds]}
     if result is not None:

@@ -26,6 +26,12 @@ A run (``sim/study/runs.py``) writes three tables as Parquet parts, one part per
     ``points_k``    float64                          seat k's points (engine units / 60)
     ``variant``     dictionary<int32, string>        the run's variant label
     ``lineup``      dictionary<int32, string>        the run's line-up, seats joined by "/"
+    ``strategy_k``  dictionary<int32, string>        the strategy spec that sat in seat k
+    ``player_k``    int64                            the player in seat k: its index in the
+                                                     study's line-up (duplicate play rotates
+                                                     the seats: in seating ``r`` seat k
+                                                     holds player ``(k + r) % players``;
+                                                     without seatings, k)
     labels          text: dictionary; numbers        a study's setting, seating and grid
                                                      values (``RunConfig.labels``), one
                                                      constant column each
@@ -37,7 +43,7 @@ A run (``sim/study/runs.py``) writes three tables as Parquet parts, one part per
     (cumulative hand points), ``score_k`` float64 (final score: Gin boxes and bonuses
     added), ``boxes_k`` int32 (hands won), and for Hollywood games only
     ``column{c}_score_k`` float64 (c = 0, 1, 2: the three columns' final scores);
-    then ``variant``, ``lineup`` and the labels as above.
+    then ``variant``, ``lineup``, ``strategy_k``, ``player_k`` and the labels as above.
 
 ``summary``: exact per-chunk aggregates, one row per statistic (``SUMMARY_STATS``)
     ``stat`` string, ``seat`` int8 (-1: not per seat), ``key`` int32 (-1: none; an
@@ -67,7 +73,6 @@ summaries' statistics are described in ``sim/study/summaries.py``.
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -80,6 +85,7 @@ import pyarrow.parquet as pq
 from kernels import layout as L
 from kernels.engine import N_COLUMNS
 from sim import store
+from sim.store import PathInput
 
 __all__ = [
     "GAME_FIELDS",
@@ -104,10 +110,11 @@ __all__ = [
     "write_parquet_atomic",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the table layout and the provenance record; bump on any change.
 
-2: summary values are decimal128(38, 0) (were int64); parts carry a content digest."""
+2: summary values are decimal128(38, 0) (were int64); parts carry a content digest.
+3: hand and game rows say who sat where (``strategy_k``, ``player_k``)."""
 
 OUTCOME_TYPE = pa.dictionary(pa.int8(), pa.string())
 """``outcome``: the engine's int8 code indexes ``kernels.layout.OUTCOME_LABELS``."""
@@ -152,6 +159,9 @@ GAME_COLUMN_FIELD = "columns"  # int64[n, N_COLUMNS, players] -> column{c}_score
 SCALED_FIELDS = frozenset({"points", "scores", "columns"})
 RUN_COLUMNS = ("variant", "lineup")
 """The labels every run's rows carry; a study adds its own (``RunConfig.labels``)."""
+SEAT_LABELS = ("strategy", "player")
+"""Who sat where, one run constant per seat (``strategy_k``, ``player_k``), after
+:data:`RUN_COLUMNS`."""
 Labels = Mapping[str, str | int | float | bool]
 
 
@@ -323,7 +333,7 @@ def _encodings(schema: pa.Schema) -> dict[str, Any]:
     }
 
 
-def write_parquet_atomic(table: pa.Table, path: str | os.PathLike[str]) -> dict[str, Any]:
+def write_parquet_atomic(table: pa.Table, path: PathInput) -> dict[str, Any]:
     """Write ``table`` to ``path`` (zstd, page checksums) atomically; return its digest.
 
     The file is made in memory, its digest taken, then written with
@@ -346,7 +356,7 @@ def write_parquet_atomic(table: pa.Table, path: str | os.PathLike[str]) -> dict[
     return digest
 
 
-def read_verified(path: str | os.PathLike[str], digest: Mapping[str, Any]) -> pl.DataFrame:
+def read_verified(path: PathInput, digest: Mapping[str, Any]) -> pl.DataFrame:
     """A whole Parquet file, after ``sim.store.verify_file``, its page checksums checked.
 
     Raises
@@ -360,7 +370,7 @@ def read_verified(path: str | os.PathLike[str], digest: Mapping[str, Any]) -> pl
     return read_parquet_checked(path)
 
 
-def read_parquet_checked(path: str | os.PathLike[str]) -> pl.DataFrame:
+def read_parquet_checked(path: PathInput) -> pl.DataFrame:
     """A whole Parquet file, every page's CRC checked (ResultsError, one line, if bad)."""
     where, filesystem = store.arrow_source(path)
     try:
@@ -374,14 +384,15 @@ def scan_parquet_parts(paths: Sequence[Any]) -> pl.LazyFrame:
     """Parquet parts as one lazy frame, in the order given: local files through polars'
     own reader, files in an object store (``sim.remote``) through pyarrow's file system
     (its options and credentials are the URI's and the environment's, not polars')."""
-    if not any(store.is_remote(p) for p in paths):
-        return pl.scan_parquet([str(p) for p in paths])
+    sources = [store.arrow_source(p) for p in paths]
+    if all(filesystem is None for _, filesystem in sources):  # all on this machine
+        return pl.scan_parquet([where for where, _ in sources])
     import pyarrow.dataset as ds
 
     return pl.concat(
         [
-            pl.scan_pyarrow_dataset(ds.dataset(p.key, filesystem=p.filesystem, format="parquet"))
-            for p in paths
+            pl.scan_pyarrow_dataset(ds.dataset(where, filesystem=filesystem, format="parquet"))
+            for where, filesystem in sources
         ]
     )
 

@@ -48,7 +48,6 @@ import shlex
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -57,7 +56,7 @@ import polars as pl
 from sim import store
 from sim.rules import RuleSet, get_rules
 from sim.stats import DEFAULT_CONFIDENCE, difference_test, wilson
-from sim.store import study_folder
+from sim.store import PathInput, StorePath, study_folder
 from sim.study import records
 from sim.study import tables as T
 from sim.study.execute import LOCAL, Executor, Progress, execute
@@ -113,7 +112,7 @@ class TournamentResult:
     """The matrix of a round robin and where it is stored."""
 
     tournament_id: str
-    directory: Path
+    directory: StorePath
     seed: int
     mode: str
     count: int
@@ -204,7 +203,7 @@ def tournament(
     mode: Mode = "deals",
     seed: int | None = None,
     executor: Executor = LOCAL,
-    out: Path | str = "results",
+    out: PathInput = "results",
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
@@ -305,7 +304,7 @@ def tournament(
 
 
 def _write_matrix(
-    matrix: pl.DataFrame, path: Path, record: dict[str, Any], tournament_id: str
+    matrix: pl.DataFrame, path: StorePath, record: dict[str, Any], tournament_id: str
 ) -> dict[str, Any]:
     """The cells as Parquet, with the tournament's identity under ``b"rummy_sim"``."""
     meta = {

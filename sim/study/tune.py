@@ -70,13 +70,11 @@ function of the seed.
 from __future__ import annotations
 
 import math
-import os
 import shlex
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -91,7 +89,7 @@ from sim.stats import (
     difference_test,
     mean_ci,
 )
-from sim.store import study_folder
+from sim.store import PathInput, StorePath, study_folder
 from sim.study import records
 from sim.study import tables as T
 from sim.study.execute import LOCAL, Executor, Progress, execute
@@ -136,7 +134,7 @@ class TuneResult:
     """What :func:`tune` found. ``settings`` has one row per setting played."""
 
     tune_id: str
-    directory: Path
+    directory: StorePath
     request: TuneRequest
     search: SearchResult
     settings: pl.DataFrame
@@ -258,7 +256,7 @@ class _Player:
         request: TuneRequest,
         executor: Executor,
         *,
-        root: Path,
+        root: StorePath,
         chunk_size: int | None,
         command: str,
         progress: Callable[[Progress], None] | None,
@@ -376,7 +374,7 @@ def _settings_frame(
     return pl.DataFrame(rows)
 
 
-def _write_settings(frame: pl.DataFrame, path: Path, tune_id: str) -> dict[str, Any]:
+def _write_settings(frame: pl.DataFrame, path: StorePath, tune_id: str) -> dict[str, Any]:
     meta = {"schema_version": T.SCHEMA_VERSION, "table": "tune_settings", "tune_id": tune_id}
     return T.write_parquet_atomic(with_provenance(frame.to_arrow(), meta), path)
 
@@ -385,13 +383,13 @@ def tune(
     request: TuneRequest,
     executor: Executor = LOCAL,
     *,
-    out: Path | str = "results",
+    out: PathInput = "results",
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
     progress: Callable[[Progress], None] | None = None,
     on_batch: Callable[[str, int], None] | None = None,
-    on_start: Callable[[TuneRequest, Path], None] | None = None,
+    on_start: Callable[[TuneRequest, StorePath], None] | None = None,
 ) -> TuneResult:
     """Search the request's parameters on common deals; see the module docstring.
 
@@ -500,9 +498,7 @@ def tune(
     return result
 
 
-def resume(
-    directory: str | os.PathLike[str], executor: Executor = LOCAL, **options: Any
-) -> TuneResult:
+def resume(directory: PathInput, executor: Executor = LOCAL, **options: Any) -> TuneResult:
     """Finish (or redo the analysis of) the tune in ``directory`` from its request.
 
     ``options`` are :func:`tune`'s other keywords (``out`` is implied).
@@ -523,6 +519,6 @@ def resume(
     return result
 
 
-def load_tune(directory: str | os.PathLike[str]) -> dict[str, Any]:
+def load_tune(directory: PathInput) -> dict[str, Any]:
     """The ``tune.json`` of a finished tune, checked (``records.load_record``)."""
     return records.load_record(store.location(directory) / TUNE_FILE, TUNE_KIND)

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from sim.store import StorePath
 from sim.study.rundir import load_games, load_hands
 from sim.study.runs import RunError
 
@@ -101,7 +101,7 @@ class Units:
         return self.winner == seat
 
 
-def load_units(run_dir: Path, mode: Mode, players: int) -> Units:
+def load_units(run_dir: StorePath, mode: Mode, players: int) -> Units:
     """The rows of a finished run: hands for single deals, games for ``mode="games"``.
 
     Single deals are keyed by (game, deal) and carry the hand's points; games by game

@@ -68,3 +68,36 @@ def test_strict_json_has_no_nan() -> None:
         raise ValueError(constant)
 
     assert json.loads(text, parse_constant=refuse) == {"x": None, "y": [3, None], "z": 0.25}
+
+
+# The storage interface: what differs between a local folder and an object store, as methods
+# both kinds of path carry (sim.store calls them and never asks which kind it holds).
+INTERFACE = ("write_atomic", "make_folder", "unwritable", "remove_tree", "arrow_source", "reason",
+             "hold_lock", "lock_is_held", "folder_text", "parents", "resolve")  # fmt: skip
+
+
+def test_location_decides_once_and_paths_keep_their_kind(tmp_path) -> None:
+    from sim.remote import RemotePath
+
+    local = store.location(str(tmp_path))
+    assert type(local) is store.LocalPath and store.location(local) is local
+    assert type(local / "a" / "b") is store.LocalPath and type(local.parent) is store.LocalPath
+    assert type(store.location(f"file://{tmp_path}")) is store.LocalPath
+    remote = store.location("s3://bucket/prefix?endpoint_override=127.0.0.1:9&scheme=http")
+    assert type(remote) is RemotePath and store.location(remote) is remote
+    assert [str(p) for p in (remote / "x").parents] == [
+        "s3://bucket/prefix?endpoint_override=127.0.0.1:9&scheme=http",
+        "s3://bucket?endpoint_override=127.0.0.1:9&scheme=http",
+    ]
+    for kind in (store.LocalPath, RemotePath):
+        assert [name for name in INTERFACE if not hasattr(kind, name)] == [], kind
+
+
+def test_a_local_lock_is_held_once(tmp_path) -> None:
+    lock = store.location(tmp_path) / ".lock"
+    assert not lock.lock_is_held()
+    with lock.hold_lock():
+        assert lock.lock_is_held()
+        with pytest.raises(BlockingIOError), lock.hold_lock():
+            pass
+    assert not lock.lock_is_held()

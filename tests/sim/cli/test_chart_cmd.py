@@ -62,6 +62,13 @@ def test_tiny_chart_end_to_end(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     assert "knock now minus play on" in again.stdout and str(run_dir) in again.stdout
     assert "check: " in again.stdout
+    # with verdicts in its cells, the card marks them with symbols as well as colour, so
+    # that piped text tells knock from play on
+    marked = invoke(*TINY, "--out", str(tmp_path / "marked"), "--min-positions", "2")
+    assert marked.exit_code == 0, marked.output
+    assert "■ knock  □ play on  ~ too close  · too few" in marked.stdout
+    rows = [line for line in marked.stdout.splitlines() if line.strip()[:2].strip().isdigit()]
+    assert any("~" in line or "■" in line or "□" in line for line in rows)
 
     # The HTML report: written with the chart, and again by ``rummy report``.
     page = Path(data["report"])

@@ -77,7 +77,34 @@ def test_no_help_text_is_read_as_markup(name: str) -> None:
 def test_rendered_help(args: list[str], line: str) -> None:
     result = cli.invoke(app, args, env={"COLUMNS": "120", "TERMINAL_WIDTH": "120"})
     assert result.exit_code == 0, result.output
-    assert line in result.output
+    assert line in " ".join(result.output.split())  # wrapped to the terminal's width
+
+
+def _command_paths() -> list[list[str]]:
+    """Every command and subcommand, as typed after ``rummy``."""
+    from sim.cli import COMMANDS as REGISTRY
+
+    group = typer.main.get_command(app)
+    paths = []
+    for name in REGISTRY:
+        command = group.get_command(group.context_class(group), name)  # type: ignore[attr-defined]
+        subs = getattr(command, "commands", None) or {}
+        paths += [[name, sub] for sub in subs] if subs else [[name]]
+    return paths
+
+
+@pytest.mark.parametrize("path", _command_paths(), ids=" ".join)
+def test_help_fits_80_columns_with_room_for_the_descriptions(path: list[str]) -> None:
+    """At 80 columns no line of a command's help runs over, and every option's
+    description starts within the first 40 columns (rich's panels left it 20 of 80)."""
+    name = " ".join(path)
+    result = cli.invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert max(len(line) for line in lines) <= 80, name
+    described = [re.match(r"  -\S.*?\s{2,}(\S)", line) for line in lines]
+    starts = [m.start(1) for m in described if m]
+    assert starts and max(starts) <= 40, name
 
 
 def test_rummy_alone_prints_the_help_and_exits_2() -> None:

@@ -31,7 +31,8 @@ from tests.support.object_store import CREDENTIALS, s3_server
 SMALL = ["--deals", "200", "--seed", "3", "-w", "1"]
 KNOCK = ["strategy-chart", "knock", "--rules", "gin", "--seats", "greedy:knock_at=0",
          "--samples", "2", "--min-positions", "5", *SMALL]  # fmt: skip
-SWEEP = ["sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=3,9", *SMALL]
+SWEEP = ["sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=3,9", "--name", "sweep",
+         *SMALL]  # fmt: skip
 
 
 def cli(*args: str) -> Any:

@@ -38,13 +38,23 @@ def invoke(*args: str) -> tuple[int, str, str]:
 def test_list_shows_every_preset() -> None:
     code, out, err = invoke("list")
     assert code == 0, err
-    for header in ("name", "players", "knock limit", "layoff", "scoring", "stock exhaustion"):
+    for header in ("name", "description", "players", "knock", "layoff", "scoring", "stock"):
         assert header in out
     for name in PRESETS:
         assert name in out
     assert "pool:100" in out and "hollywood:100" in out and "upcard" in out
     assert "on, greedy" in out  # eaai
     assert PRESET_DESCRIPTIONS["gin"] in out
+
+
+def test_list_fits_80_columns_without_cutting_a_name() -> None:
+    result = runner.invoke(_main(), ["rules", "list"], env={**ENV, "COLUMNS": "80"})
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 80
+    for name in PRESETS:  # every name whole, at the start of a row of each table
+        assert sum(line.split(" ")[0] == name for line in lines) == 2, name
+    assert "…" not in result.stdout
 
 
 def test_list_json() -> None:

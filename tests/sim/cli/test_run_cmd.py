@@ -8,6 +8,7 @@ its ``--resume``, charts and report, and a tiny sweep run for real, in this proc
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -153,10 +154,11 @@ def test_sweep_builds_the_grid(captured: list[R.RunConfig], tmp_path: Path) -> N
     )  # fmt: skip
     one_line_error(result, "stopped by the test")
     (config,) = captured
-    assert config.experiment == "sweep" and config.seed == 1 and config.count == 100
+    assert re.fullmatch("sweep-[0-9a-f]{12}", config.experiment)  # a folder of its own
+    assert config.seed == 1 and config.count == 100
     assert config.lineup == ("greedy:knock_at=0", "simple")
     assert config.rules.undercut_bonus == 10  # type: ignore[union-attr]
-    assert "sweep: 22 settings, 22 runs of 100 deals" in result.stdout
+    assert f"{config.experiment}: 22 settings, 22 runs of 100 deals" in result.stdout
 
 
 def test_sweep_with_two_presets_makes_variants(captured: list[R.RunConfig], tmp_path: Path) -> None:
@@ -296,7 +298,7 @@ def test_run_end_to_end_resume_chart_report(tmp_path: Path) -> None:
     assert "seed 5\n" in result.stdout
     (run_dir,) = (out / "default").iterdir()
     assert f"results: {run_dir}/" in result.stdout
-    for text in ("points/hand [t]", "win % [Wilson]", "greedy:knock_at=5", "simple", "outcomes:"):
+    for text in ("points/hand", "won %", "Wilson for %", "greedy:knock_at=5", "outcomes:"):
         assert text in result.stdout, text
     assert "hands/s" in result.stderr  # the progress bar
     hands = load_hands(run_dir).collect()
@@ -338,7 +340,7 @@ def test_sweep_end_to_end(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "★" in result.stdout and "best: k=" in result.stdout
     assert "Holm-adjusted p" in result.stdout
-    directory = tmp_path / "sweep"
+    [directory] = tmp_path.glob("sweep-*")  # named by its settings and seed
     assert f"results: {directory}/" in result.stdout
     for name in ("summary.parquet", "report.html", "charts/knock_curve.png"):
         assert (directory / name).exists(), name
@@ -353,3 +355,26 @@ def test_sweep_end_to_end(tmp_path: Path) -> None:
     assert "0 hands played" in resumed.stderr
     charts = invoke("chart", str(directory), "--kind", "outcome-mix", "--out", str(tmp_path / "c"))
     assert charts.exit_code == 0 and (tmp_path / "c" / "outcome_mix.svg").exists()
+
+
+def test_a_study_never_replaces_another(tmp_path: Path) -> None:
+    """Unnamed sweeps get folders of their own; a named folder holding another study is
+    refused in one line, nothing changed, unless --force replaces it."""
+    sweep = ["sweep", "--seats", "greedy:knock_at={k}/simple", "--deals", "60", "--seed", "4",
+             "--workers", "1", "--out", str(tmp_path)]  # fmt: skip
+    for grid in ("k=2,8", "k=3,9"):
+        assert invoke(*sweep, "--grid", grid).exit_code == 0
+    assert len(list(tmp_path.glob("sweep-*/experiment.json"))) == 2
+    named = [*sweep, "--name", "mine"]
+    assert invoke(*named, "--grid", "k=2,8").exit_code == 0
+    record = (tmp_path / "mine" / "experiment.json").read_bytes()
+    refused = invoke(*named, "--grid", "k=3,9")
+    one_line_error(refused, "holds another study (grid is {'k': [2, 8]} there, {'k': [3, 9]} here)")
+    assert "--force" in refused.stderr
+    assert (tmp_path / "mine" / "experiment.json").read_bytes() == record
+    runs = {p.parent.name for p in (tmp_path / "mine").glob("*/manifest.json")}
+    replaced = invoke(*named, "--grid", "k=3,9", "--force")
+    assert replaced.exit_code == 0, replaced.output
+    kept = {p.parent.name for p in (tmp_path / "mine").glob("*/manifest.json")}
+    assert len(kept) == 2 and not kept & runs  # only the new study's runs are left
+    assert invoke(*named, "--grid", "k=3,9").exit_code == 0  # the same study: no refusal

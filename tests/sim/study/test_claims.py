@@ -138,7 +138,7 @@ def test_evaluate_pairs_cells_and_takes_differences_in_differences() -> None:
     assert frame.height == 5 and set(frame["metric"]) == {"net_points"}
     rows = display_rows(frame)
     assert rows[0]["verdict"] == "supported" and rows[1]["claim"] == "  variant=a"
-    assert rows[1]["effect"] == "+1.000 net_points"
+    assert rows[1]["effect"] == "+1.00 points per hand (net_points)"
 
 
 def test_evaluate_rates_per_setting_and_depends_on() -> None:
@@ -161,7 +161,7 @@ def test_evaluate_rates_per_setting_and_depends_on() -> None:
     assert verdict == "depends on players"  # rule. left out, as in setting labels
     assert [c.label for c in cells] == ["players=2", "players=3"]
     rows = display_rows(claims_frame([(claim, cells, verdict)], "net_points"))
-    assert rows[1]["effect"] == "90.0% vs 50%" and rows[1]["n"] == "9 of 10 hands"
+    assert rows[1]["effect"] == "90% vs 50%" and rows[1]["n"] == "9 of 10 hands"
 
 
 def test_derived_columns_of_a_hand() -> None:

@@ -54,7 +54,7 @@ def _together(tmp_path: Path, args: list[str]) -> list[subprocess.CompletedProce
     [
         ["run", *RUN, "--deals", "6000", "-w", "2"],
         ["sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=2,8", "--rules", "gin",
-         "--seed", "4", "--deals", "3000", "-w", "1"],
+         "--seed", "4", "--deals", "3000", "-w", "1", "--name", "sweep"],
     ],
     ids=["run", "sweep"],
 )  # fmt: skip

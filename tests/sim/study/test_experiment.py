@@ -40,7 +40,7 @@ def test_tiny_experiment_writes_summary_charts_report(tiny: ExperimentResult) ->
         assert "<svg" in (d / "charts" / f"{kind}.svg").read_text()
     assert not (d / "charts" / "heatmap.png").exists()  # one variant, one grid key
     html = (d / "report.html").read_text()
-    assert "data:image/png;base64," in html and "Paired comparisons" in html
+    assert "data:image/png;base64," in html and "vs best" in html and "Holm p" in html
     assert "seed 5" in html and "&quot;seed&quot;: 5" in html  # subtitle, config
     record = json.loads((d / "experiment.json").read_text())
     assert record["status"] == "done" and record["experiment"]["seed"] == 5

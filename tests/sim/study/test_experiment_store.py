@@ -15,7 +15,7 @@ from sim.study.design import ExperimentError
 from sim.study.execute import Executor
 from sim.study.experiment import ExperimentResult, run_experiment
 from sim.study.experiment_file import experiment_from_dict
-from sim.study.experiment_store import load_results, scan_hands
+from sim.study.experiment_store import load_results, scan_hands, scan_players
 from sim.study.rundir import load_hands
 from sim.study.tables import ResultsError
 
@@ -95,5 +95,63 @@ def test_scan_hands_of_runs_with_different_seat_counts(tmp_path: Path) -> None:
 
 
 def test_scan_hands_refuses_what_is_not_a_finished_experiment(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="is not an experiment directory"):
+    with pytest.raises(ValueError, match="no runs in it; give a run directory or a study"):
         scan_hands(tmp_path)
+
+
+# --- who played: strategy_k and player_k in every row, and the long view per player ---------
+
+
+def test_rows_say_who_sat_where(tiny: ExperimentResult) -> None:
+    """Seat k's spec is the run's line-up's k-th; in seating r seat k holds player
+    (k + r) % 2 of the template greedy:knock_at={k}/simple."""
+    template = ["greedy", "simple"]  # the players' strategies, without parameters
+    for setting in tiny.settings:
+        for run_dir, r in zip(setting.dirs, setting.rotations, strict=True):
+            hands = load_hands(run_dir).collect()
+            for k in range(2):
+                assert hands[f"player_{k}"].unique().to_list() == [(k + r) % 2]
+                [spec] = hands[f"strategy_{k}"].cast(pl.String).unique().to_list()
+                assert spec.split(":")[0] == template[(k + r) % 2]
+                assert spec == hands["lineup"].cast(pl.String)[0].split("/")[k]
+
+
+def test_scan_players_recounts_the_headline(tiny: ExperimentResult) -> None:
+    """The README's one-liner: player 0's mean net points per setting, from the long rows,
+    equals the experiment's headline (computed from the runs' units, in numpy)."""
+    players = scan_players(tiny.directory)
+    mean = (
+        players.filter(pl.col("player") == 0)
+        .group_by("setting")
+        .agg(pl.col("net_points").mean())
+        .collect()
+    )
+    got = dict(zip(mean["setting"].cast(pl.String), mean["net_points"], strict=True))
+    summary = tiny.data.summary
+    want = dict(zip(summary["setting"], summary["estimate"], strict=True))
+    assert got.keys() == want.keys()
+    for label, value in want.items():
+        assert got[label] == pytest.approx(value, abs=1e-9)
+    rows = players.collect()
+    assert rows.height == 2 * 800 and set(rows["strategy"].unique()) == {
+        "greedy:knock_at=3", "greedy:knock_at=10", "simple",
+    }  # fmt: skip
+    assert (rows["won"] == (rows["winner"] == rows["seat"])).all()
+
+
+def test_scan_players_with_different_seat_counts_is_zero_sum(tmp_path: Path) -> None:
+    exp = experiment_from_dict(
+        {"name": "mixed", "seed": 3, "deals": 50, "seats": "greedy/simple/greedy",
+         "rules": {"preset": "knock-rummy", "players": 3}},
+        source="mixed.toml",
+    )  # fmt: skip
+    result = run_experiment(exp, Executor(workers=1), out=tmp_path)
+    rows = scan_players(result.directory).collect()
+    assert rows.height == 150 and sorted(rows["seat"].unique()) == [0, 1, 2]
+    net = rows.group_by("game", "deal").agg(pl.col("net_points").sum())
+    assert net["net_points"].abs().max() < 1e-9  # each seat's edge over the others' mean
+    hands = scan_hands(result.directory).collect()
+    seat1 = rows.filter(pl.col("seat") == 1).sort("game")
+    assert seat1["points"].to_list() == hands.sort("game")["points_1"].to_list()
+    with pytest.raises(ValueError, match="table='cells' is not allowed"):
+        scan_players(result.directory, table="cells")

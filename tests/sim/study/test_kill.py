@@ -35,7 +35,7 @@ preset = "gin"
 k = [1, 2, 3, 4]
 """
 SWEEP = ["sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=1,2,3,4"]
-SWEEP += ["--deals", "40000", "--chunk-size", "250", "--seed", "1"]
+SWEEP += ["--deals", "40000", "--chunk-size", "250", "--seed", "1", "--name", "sweep"]
 
 
 def command(how: str, folder: Path, out: Path) -> list[str]:

@@ -25,10 +25,11 @@ from typer.testing import CliRunner
 
 from sim import store
 from sim.cli import app
+from sim.remote import RemotePath
 from sim.study import tables as T
 from sim.study.chart import knock_chart
 from sim.study.execute import Progress, run
-from sim.study.experiment_store import load_results, scan_hands
+from sim.study.experiment_store import load_results, scan_hands, scan_players
 from sim.study.rundir import Layout, load_cells, load_hands, load_manifest
 from sim.study.runs import RunError
 from tests.sim.study import test_pinned_studies as pinned_studies
@@ -68,7 +69,7 @@ def test_a_run_in_s3_is_the_local_run(s3, tmp_path) -> None:
     local = ok(cli(*RUN, "--out", str(tmp_path / "local")))
     remote = ok(cli(*RUN, "--out", s3.uri(s3.bucket(), "results/x")))
     run_dir = store.location(remote["run_dir"])
-    assert store.is_remote(run_dir) and remote["run_dir"].startswith("s3://results-")
+    assert isinstance(run_dir, RemotePath) and remote["run_dir"].startswith("s3://results-")
     assert remote["run_dir"].endswith(f"/results/x/default/{Path(local['run_dir']).name}?"
                                       f"{s3.options}")  # fmt: skip
     assert pinned_studies.digest(remote) == pinned_studies.digest(local)  # the same output
@@ -190,8 +191,8 @@ def test_a_run_locked_by_another_host_is_refused(s3) -> None:
     with pytest.raises(RunError) as caught:
         run(cfg, ONE)
     assert str(caught.value) == (
-        f"{cfg.run_dir} is in use by another rummy process (host elsewhere pid 1); if none "
-        f"is playing it any more, delete {lock} and run again"
+        f"{cfg.run_dir} is in use by another rummy process (host elsewhere pid 1; if none "
+        f"is playing it any more, delete {lock} and run again)"
     )
     assert not (cfg.run_dir / "manifest.json").exists()
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
@@ -238,6 +239,23 @@ def test_a_sweep_into_s3_gives_the_pinned_output(s3, tmp_path, monkeypatch) -> N
     assert pinned_studies.digest({**resumed, "hands_played": 4_000}) == want["json"]
 
 
+def test_a_study_in_s3_is_read_per_player_and_replaced_only_by_force(s3) -> None:
+    """scan_players reads a study in the store; another study of the same name is
+    refused there, and --force deletes the first one's objects."""
+    uri = s3.uri(s3.bucket(), "named")
+    sweep = ["sweep", "--seats", "greedy:knock_at={k}/simple", "--deals", "40", "--seed", "2",
+             "--name", "mine", "--out", uri, "-w", "1"]  # fmt: skip
+    ok(cli(*sweep, "--grid", "k=2,8", "--json"))
+    folder = store.location(uri) / "mine"
+    first = {p.name for p in folder.glob("*") if (p / "manifest.json").exists()}
+    players = scan_players(str(folder)).collect()
+    assert players.height == 2 * 2 * 40 and set(players["player"]) == {0, 1}
+    one_line(cli(*sweep, "--grid", "k=3"), 1, "holds another study")
+    ok(cli(*sweep, "--grid", "k=3", "--force", "--json"))
+    now = {p.name for p in folder.glob("*") if (p / "manifest.json").exists()}
+    assert len(now) == 1 and not now & first
+
+
 def test_a_tune_into_s3_gives_the_pinned_output(s3) -> None:
     """The pinned tune's command line with ``--out`` in the store: its output."""
     uri = s3.uri(s3.bucket(), "studies")
@@ -277,7 +295,7 @@ def test_a_knock_chart_into_s3(s3, tmp_path) -> None:
              "chunk_size": 120, "executor": ONE}  # fmt: skip
     local = knock_chart("gin", "greedy:knock_at=0", out=tmp_path, **small)
     remote = knock_chart("gin", "greedy:knock_at=0", out=s3.uri(s3.bucket()), **small)
-    assert store.is_remote(remote.run_dir)
+    assert isinstance(remote.run_dir, RemotePath)
     assert remote.cells.equals(local.cells)
     assert load_cells(remote.run_dir).equals(load_cells(local.run_dir))
     report = cli("report", str(remote.run_dir))  # the chart's own report, in the store

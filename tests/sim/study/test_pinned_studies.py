@@ -165,7 +165,8 @@ def study_cases(tmp: Path) -> dict[str, Callable[[], tuple[Any, dict[str, Path]]
     def sweep() -> tuple[Any, dict[str, Path]]:
         data = cli(["sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=5,8",
                     "--grid", "rule.undercut_bonus=10,25", "--deals", "500", "--duplicate",
-                    "--seed", "3", "--out", out, "-w", "1", "--json"])  # fmt: skip
+                    "--seed", "3", "--out", out, "-w", "1", "--json",
+                    "--name", "sweep"])  # fmt: skip
         return data, experiment_tables("sweep")
 
     def experiment() -> tuple[Any, dict[str, Path]]:

@@ -162,8 +162,9 @@ def test_run_layout_provenance_and_readers(tmp_path) -> None:
     direct = T.to_arrow(
         play_deals("gin", ["greedy", "simple"], deals=1_500, seed=SEED, threads=1),
         2,
-        {"variant": "gin", "lineup": "greedy/simple"},
-    )
+        {"variant": "gin", "lineup": "greedy/simple", "strategy_0": "greedy",
+         "strategy_1": "simple", "player_0": 0, "player_1": 1},
+    )  # fmt: skip
     assert T.canonical_bytes(by_arrow) == T.canonical_bytes(direct)
     assert (
         pl.scan_parquet(str(run_dir / "hands" / "*.parquet")).select(pl.len()).collect().item()
@@ -173,6 +174,16 @@ def test_run_layout_provenance_and_readers(tmp_path) -> None:
     assert summary.filter(pl.col("stat") == "hands")["value"].item() == 1_500
     with pytest.raises(RunError, match="no games table"):
         load_games(run_dir)
+
+    # a run an older rummy-sim made (its manifest sealed, of schema 2) is refused by name
+    older = tmp_path / "older"
+    older.mkdir()
+    stored = read_sealed(run_dir / "manifest.json", "")
+    write_sealed(older / "manifest.json", {**stored, "schema_version": 2})
+    with pytest.raises(
+        RunError, match=r"made by an older rummy-sim \(schema_version 2; this one reads 3\)"
+    ):
+        load_hands(older)
 
     again = run(config(tmp_path, chunk_size=999), ONE)  # same identity: nothing to do
     assert (again.chunks_run, again.chunks_skipped, again.config.chunk_size) == (0, 4, 400)
@@ -355,7 +366,7 @@ def test_kill_9_mid_run_then_resume(tmp_path) -> None:
     direct = T.to_arrow(
         play_deals("gin", ["greedy"], deals=10_000, seed=5, threads=1),
         2,
-        {"variant": "gin", "lineup": "greedy/greedy"},
+        result.config.row_labels,
     )
     assert T.canonical_bytes(table(run_dir, "hands")) == T.canonical_bytes(direct)
     summary = load_summary(run_dir)

@@ -260,7 +260,7 @@ def test_a_damaged_chunk_record_is_named_then_played_again(run_dir) -> None:
 def played_sweep(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("sweep")
     ok("sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=5,8", "--deals", "300",
-       "--seed", "3", "--out", str(out), "-w", "1")  # fmt: skip
+       "--seed", "3", "--out", str(out), "-w", "1", "--name", "sweep")  # fmt: skip
     return out / "sweep"
 
 

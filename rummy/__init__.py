@@ -1,0 +1,45 @@
+"""rummy-sim for notebooks and scripts: the common studies as functions, typed results.
+
+>>> import rummy
+>>> result = rummy.play("greedy:knock_at=7/simple", deals=20_000, seed=7)
+>>> print(result.seats[0].net)          # 0.41 [0.09, 0.73] points per hand
+>>> rummy.arrangement("AS 2S 3S 7C 7D 7H 9C TC JD QH").text
+
+docs/PYTHON.md shows every function; ``python -m rummy`` is the ``rummy`` command. The
+names below load their module on first use, so that ``python -m rummy --help`` stays
+fast (no numba, no polars).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "advise": "rummy.api",
+    "compare": "rummy.api",
+    "experiment": "rummy.api",
+    "load": "rummy.api",
+    "play": "rummy.api",
+    "strategy_chart": "rummy.api",
+    "sweep": "rummy.api",
+    "tournament": "rummy.api",
+    "tune": "rummy.api",
+    "Estimate": "rummy.results",
+    "Executor": "sim.study.execute",
+    "arrangement": "sim.solver",
+    "get_rules": "sim.rules",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rummy' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

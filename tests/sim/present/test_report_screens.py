@@ -1,0 +1,139 @@
+"""Every report kind as a browser shows it: headless Chromium at 1,280 and 390 px wide.
+
+The report kinds are those ``write_report`` writes: an experiment (a sweep over a rule
+parameter, so compared per rule setting, with its house-rule table and a best claim),
+one run read as an experiment, and a strategy chart. (``rummy compare``, ``tournament``
+and ``tune`` write no HTML report.) Each page is laid out by Chromium with a script
+added to a copy of it that measures the page; screenshots are kept next to each report
+(``screens/``) to be looked at. Skipped only where Chromium is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from sim.cli import app
+from sim.present.experiment import save_charts, write_experiment_report
+from sim.study.analysis import data_from_run
+from sim.study.execute import Executor
+from sim.study.experiment import run_experiment
+from sim.study.experiment_file import experiment_from_dict
+
+CHROMIUM = shutil.which("chromium")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"
+)
+
+SWEEP = """
+name = "screens"
+description = "Which knock threshold is best for greedy against simple, under each undercut bonus?"
+seed = 4
+deals = 400
+duplicate = true
+seats = "greedy:knock_at={knock_at}/simple"
+[grid]
+knock_at = [0, 4, 10]
+rule.undercut_bonus = [10, 25]
+[[claims]]
+says = "Under every undercut bonus, knock only with gin."
+source = "a test"
+best = { knock_at = 0 }
+"""
+
+# Run in the page: what the test checks, written where --dump-dom shows it.
+MEASURE = """<script>
+const wraps = [...document.querySelectorAll('.table-wrap')];
+const fig = document.querySelector('figure');
+document.body.setAttribute('data-measure', JSON.stringify({
+  page: document.documentElement.scrollWidth,
+  view: document.documentElement.clientWidth,
+  overflowing_tables: wraps.filter(w => w.scrollWidth > w.clientWidth + 1).length,
+  tables: wraps.length,
+  first_figure_top: fig ? fig.getBoundingClientRect().top + window.scrollY : null,
+  first_heading: document.querySelector('h2').textContent,
+}));
+</script>"""
+
+
+def _chromium(*args: str) -> str:
+    done = subprocess.run(
+        [CHROMIUM or "chromium", "--headless", "--no-sandbox", "--disable-gpu",
+         "--hide-scrollbars", *args],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+def look(report: Path, width: int) -> dict[str, Any]:
+    """Lay ``report`` out at ``width`` px: a screenshot next to it, and the measures."""
+    screens = report.parent / "screens"
+    screens.mkdir(exist_ok=True)
+    shot = screens / f"{report.stem}-{width}.png"
+    _chromium(f"--screenshot={shot}", f"--window-size={width},2200", report.as_uri())
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    probe = report.parent / f".{report.stem}-probe.html"
+    probe.write_text(report.read_text().replace("</body>", MEASURE + "</body>"))
+    dom = _chromium("--dump-dom", f"--window-size={width},2200", probe.as_uri())
+    found = re.search(r'data-measure="([^"]*)"', dom)
+    assert found, "the page did not run its measuring script"
+    return dict(json.loads(found.group(1).replace("&quot;", '"')))
+
+
+def check_layout(report: Path, answer: str) -> None:
+    wide = look(report, 1280)
+    assert wide["first_heading"] == answer  # the page opens with its answer
+    assert wide["page"] <= wide["view"], "the page is wider than 1,280 px"
+    assert wide["overflowing_tables"] == 0, "a table is wider than a 1,280 px page"
+    if wide["first_figure_top"] is not None:
+        assert wide["first_figure_top"] < 1200, "the first chart is far down the page"
+    narrow = look(report, 390)
+    assert narrow["page"] <= narrow["view"], "the page is wider than a 390 px phone"
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    exp = experiment_from_dict(tomllib.loads(SWEEP), source="screens.toml")
+    out = tmp_path_factory.mktemp("screens")
+    result = run_experiment(exp, Executor(workers=1), out=out, command="pytest")
+    save_charts(result.data, result.directory / "charts")
+    write_experiment_report(result.data, result.directory / "report.html")
+    return result
+
+
+def test_experiment_report_answers_first_and_fits(sweep: Any) -> None:
+    report = sweep.directory / "report.html"
+    html = report.read_text()
+    # one answer per rule setting, with its effect, interval and unit, before any table
+    answer = html[: html.index("<table")]
+    for group in ("undercut_bonus=10", "undercut_bonus=25"):
+        assert f"Under {group}, " in answer
+    assert answer.count("points per hand") >= 2 and "[" in answer
+    assert "{knock_at}" not in html[: html.index("Configuration</h2>")]  # no raw template
+    assert "Provenance" in html[html.index("What the rules change") :]  # at the end
+    check_layout(report, "Answer")
+
+
+def test_run_report_fits(sweep: Any) -> None:
+    run_dir = sweep.settings[0].dirs[0]
+    report = write_experiment_report(data_from_run(run_dir), run_dir / "report.html")
+    assert "net points per hand" in report.read_text()
+    check_layout(Path(str(report)), "Answer")
+
+
+def test_strategy_chart_report_fits(tmp_path: Path) -> None:
+    args = ["strategy-chart", "knock", "--rules", "gin", "--seats", "greedy:knock_at=0",
+            "--deals", "60", "--samples", "2", "--seed", "3", "-w", "1",
+            "--out", str(tmp_path), "--json"]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = Path(json.loads(result.stdout)["run_dir"]) / "report.html"
+    check_layout(report, "Answer")
