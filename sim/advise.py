@@ -53,6 +53,7 @@ from sim.limits import MAX_SEED
 from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
+from sim.warm import warm_entry
 
 ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
@@ -538,6 +539,14 @@ def advise(
     throws = bool(K.throws_for_gin(rollout_at))
     return Advice([out[a] for a in order], done, seconds, seed, model, deadwood, threshold, throws,
                   opponents)  # fmt: skip
+
+
+@warm_entry("advise: rollouts of known opponents", last=True)
+def _warm_known_opponents() -> None:
+    """Compile (or load) the rollout steps ``rummy advise --opponents`` calls from
+    Python around the engine of strategies (two samples of one position)."""
+    pos = Position.parse("gin", hand="9C 9D 9H JS QS KS AD 4D 2H 3S JC", pile="5S KC 7D 8H 2C")
+    advise(pos, samples=2, opponents="greedy")
 
 
 __all__ = ["ActionAdvice", "Advice", "AdviseError", "Position", "advise"]

@@ -279,6 +279,29 @@ def probe_deals(
     return cols, rows
 
 
+def _warm_probe(lineup: str) -> None:
+    """Compile (or load) the engine of ``lineup`` with a strategy chart's probe (the
+    charts' own specialization of the engine), playing no hand."""
+    from kernels.engine import DECK_CAPACITY
+    from kernels.probe import new_probe
+
+    probe = new_probe(
+        kind=0, focal=0, samples=1, turns=1, columns=1, took=1, key=0, players=2,
+        scratch_size=SCRATCH_SIZE, deck_capacity=DECK_CAPACITY,
+    )  # fmt: skip
+    probe_deals("gin", lineup, probe, deals=0, seed=0)
+
+
+@warm_entry("engine: strategy charts")
+def _warm_chart_deals() -> None:
+    _warm_probe("random")
+
+
+@warm_entry("engine: strategy charts of greedy and simple")
+def _warm_core_chart_deals() -> None:
+    _warm_probe("greedy")
+
+
 @dataclass(frozen=True)
 class Replay:
     """One hand, move by move: ``events`` rows are (code, seat, card, extra).

@@ -40,7 +40,8 @@ def warm(
 ) -> None:
     """Compile every kernel a command may run (the engine, the solver, the showdown,
     every strategy) into the cache, in parallel: later commands start at once."""
-    import sim.engine  # noqa: F401 - registers its entry kernels and the solver's
+    import sim.advise  # noqa: F401 - registers advise's entry kernels
+    import sim.engine  # noqa: F401 - registers the engine's and the solver's
     from sim.warm import ENTRIES, all_pieces
     from sim.warm import warm as warm_all
 

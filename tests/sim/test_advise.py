@@ -229,7 +229,7 @@ def test_mc_hook_decision_matches_advise_best() -> None:
         obs,
         kinds,
         cards,
-        random64(np.uint64(obs.rng_key), 0),
+        np.uint64(random64(np.uint64(obs.rng_key), 0)),  # as advise passes it: the piece's types
         0,
         1,
         K.rollout_policy(obs.rules, -1, 1, 0),  # mc's default in a game's first hand
