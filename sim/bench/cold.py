@@ -23,7 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.table import Table
+
+from sim.cli.output import compact_table
 
 # The command line as a user types it: ``rummy ARGS`` is this interpreter running the
 # CLI (the same sources as this process).
@@ -146,7 +147,7 @@ def cases_named(texts: list[str]) -> tuple[Case, ...]:
 
 
 def print_cold(rows: list[ColdRow], repeat: int) -> None:
-    table = Table(title=f"First contact: wall seconds, median of {repeat} fresh processes")
+    table = compact_table(f"First contact: wall seconds, median of {repeat} fresh processes")
     for column in ("case", "cold", "min", "max", "warm", "compile", "goal (compile / warm)"):
         table.add_column(column, justify="left" if column == "case" else "right")
     for row in rows:

@@ -27,7 +27,7 @@ from sim.cli.options import (
     ChunkOption,
     rules_of,
 )
-from sim.cli.output import fail, print_json
+from sim.cli.output import compact_table, fail, print_json
 from sim.rules import RuleError
 
 if TYPE_CHECKING:  # sim.bench.run loads with the command that needs it
@@ -133,8 +133,8 @@ def engine(
             }
         )
         return
-    table = Table(
-        title=f"Round engine: hands per second, median of {repeat} runs of {deals:,} hands"
+    table = compact_table(
+        f"Round engine: hands per second, median of {repeat} runs of {deals:,} hands"
     )
     for column in ("case", "threads", "hands/s", "min", "max", "turns per hand"):
         table.add_column(column, justify="left" if column == "case" else "right")
@@ -336,7 +336,9 @@ def _print_run_bench(report: RunBenchReport, memory: list[MemoryReport]) -> None
         )
     console.print(table)
     if memory:
-        mem = Table(title="Memory of one --rows none run (fresh process, engine warm-up included)")
+        mem = compact_table(
+            "Memory of one --rows none run (fresh process, engine warm-up included)"
+        )
         for column in ("deals", "hands/s", "peak RSS MB", "peak PSS MB", "processes",
                        "driver maxrss MB"):  # fmt: skip
             mem.add_column(column, justify="right", no_wrap=True)

@@ -26,7 +26,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from sim.cli.options import (
     MAX_COUNT,
@@ -47,6 +46,7 @@ from sim.cli.output import (
     chosen_seed,
     ci,
     command_line,
+    compact_table,
     study_size,
 )
 from sim.cli.runner import executor_of, run_study
@@ -187,7 +187,7 @@ def _print_comparison(result: CompareResult) -> None:
         seats = "/".join(side.lineup)
         console.print(f"{name}: {side.label}  (rules {side.rules.name}, seats {seats})")
     level = f"{result.a.net.confidence * 100:g}%"
-    table = Table(title=f"Focal seat 0 ({result.a.focal} / {result.b.focal})")
+    table = compact_table(f"Focal seat 0 ({result.a.focal} / {result.b.focal})")
     table.add_column("side")
     table.add_column(f"{result.metric}, {level} CI", justify="right")
     table.add_column(f"win rate %, {level} CI", justify="right")

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from sim.cli.output import compact_table, fail, print_json
 from sim.rules import (
@@ -124,7 +123,8 @@ def show(
         return
     title = f"{preset}" + "".join(f" {key}={_text(value)}" for key, value in overrides.items())
     caption = f"{PRESET_DESCRIPTIONS.get(preset)}. Every rule and formula: docs/RULES.md"
-    table = Table(title=title, caption=caption)
+    table = compact_table(title)
+    table.caption = caption
     table.add_column("parameter", no_wrap=True, style="bold")
     table.add_column("value", no_wrap=True)
     table.add_column("", no_wrap=True)

@@ -15,11 +15,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from kernels.layout import N_NATURAL
 from sim.cli.options import at_most
-from sim.cli.output import fail, print_json
+from sim.cli.output import compact_table, fail, print_json
 from sim.limits import MAX_SEED
 from sim.rules import RuleError, get_rules, parse_overrides
 from sim.stats import format_estimate, normal_quantile, wilson
@@ -80,7 +79,7 @@ def _probability(result: DeadwoodDistribution, count: int) -> str:
 
 
 def _print_table(result: DeadwoodDistribution, elapsed: float, rules_text: str) -> None:
-    table = Table(title=f"Least deadwood of a random {result.cards}-card hand ({result.method})")
+    table = compact_table(f"Least deadwood of a random {result.cards}-card hand ({result.method})")
     table.add_column("deadwood", justify="right", no_wrap=True)
     table.add_column("count", justify="right", no_wrap=True)
     exact = result.sem is None

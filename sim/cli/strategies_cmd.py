@@ -10,9 +10,8 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from sim.cli.output import fail, print_json
+from sim.cli.output import compact_table, fail, print_json
 from strategies import Strategy, StrategyError, discover, get_strategy, registry
 
 app = typer.Typer(
@@ -55,7 +54,7 @@ def list_strategies(
             }
         )
         return
-    table = Table(title="Strategies (seat spec: NAME or NAME:key=value,...)")
+    table = compact_table("Strategies (seat spec: NAME or NAME:key=value,...)")
     table.add_column("name", no_wrap=True, style="bold")
     table.add_column("parameters (defaults)")
     table.add_column("description")
@@ -86,7 +85,7 @@ def show(
     console = Console()
     console.print(f"[bold]{strategy.name}[/bold]  ({strategy.module})", highlight=False)
     console.print(strategy.description.strip(), markup=False, highlight=False)
-    table = Table(title=f"{strategy.name} parameters")
+    table = compact_table(f"{strategy.name} parameters")
     table.add_column("parameter", no_wrap=True, style="bold")
     table.add_column("type", no_wrap=True)
     table.add_column("default", no_wrap=True)

@@ -14,11 +14,10 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from sim.cards import CardError, card_name, format_cards, parse_cards
 from sim.cli.options import JsonOption, RuleOverrides, RulesOption, rules_of
-from sim.cli.output import fail, print_json
+from sim.cli.output import compact_table, fail, print_json
 from sim.showdown import ShowdownError, score_showdown
 from sim.solver import arrangement, best_discard
 
@@ -122,7 +121,7 @@ def score(
     limit = "any" if result.knock_limit is None else result.knock_limit
     who = "no knocker (stock exhausted)" if seat is None else f"seat {seat} knocks"
     console.print(f"rules {r.name}: {who}, knock limit {limit}")
-    table = Table()
+    table = compact_table()
     for column in ("seat", "melds", "unmatched", "laid off", "deadwood", "points"):
         table.add_column(column, justify="right" if column in ("deadwood", "points") else "left")
     for s in data["seats"]:

@@ -34,6 +34,7 @@ from sim.cli.output import (
     chosen_seed,
     ci,
     command_line,
+    compact_table,
     study_size,
 )
 from sim.cli.runner import executor_of, run_study
@@ -119,7 +120,7 @@ def tournament(
 
 
 def _matrix_table(result: TournamentResult, title: str, cell: Any) -> Table:
-    table = Table(title=title)
+    table = compact_table(title)
     table.add_column("row vs column")
     for name in result.strategies:
         table.add_column(name, justify="right")
