@@ -60,6 +60,7 @@ __all__ = [
     "file_digest",
     "location",
     "make_dir",
+    "one_line",
     "os_reason",
     "read_toml",
     "refuse_record_path",
@@ -78,15 +79,22 @@ class StorageError(ValueError):
     """A file or folder that cannot be written or trusted (one line naming the path)."""
 
 
+def one_line(error: BaseException | str) -> str:
+    """An error's message as one line: its first (its type's name when it has none)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def os_reason(error: BaseException) -> str:
     """Why an OS call failed, in words: ``No space left on device``."""
-    if not isinstance(error, OSError):
-        return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    if not error.strerror and "AWS Error" in str(error):
-        from sim import remote  # pyarrow's long S3 messages: the store's own sentence
+    if isinstance(error, OSError):
+        if not error.strerror and "AWS Error" in str(error):
+            from sim import remote  # pyarrow's long S3 messages: the store's own sentence
 
-        return remote.reason(error)
-    return error.strerror or str(error).strip().splitlines()[0] or type(error).__name__
+            return remote.reason(error)
+        if error.strerror:
+            return error.strerror
+    return one_line(error)
 
 
 # Path's concrete class on this system (PosixPath or WindowsPath): the one a subclass extends.

@@ -26,7 +26,7 @@ from kernels import layout as L
 from sim import store
 from sim.rules import PRESETS, RuleSet
 from sim.stats import Interval, Moments, best_vs_runner_up, mean_ci, needed_for_half_width, wilson
-from sim.store import PathInput
+from sim.store import PathInput, one_line
 from sim.study import rundir
 from sim.study.claims import claims_frame, derive_columns, evaluate_claims
 from sim.study.design import (
@@ -41,7 +41,6 @@ from sim.study.house_rules import house_rule_table, setting_measures
 from sim.study.runs import RunConfig
 from sim.study.settings import Setting, format_value, short_key
 from sim.study.sums import Sums, add_sums, knock_count, net_moments, own_moments, sums_of
-from sim.study.tables import one_line
 from sim.study.units import focal_series, load_units
 
 __all__ = ["Analysis", "ExperimentData", "data_from_run"]

@@ -97,12 +97,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sim import store
-from sim.store import StorePath
+from sim.store import StorePath, one_line
 from sim.study import provenance as P
 from sim.study.chunks import load_engine, run_chunk, write_parts
 from sim.study.rundir import Layout
 from sim.study.runs import Chunk, RunError
-from sim.study.tables import one_line
 
 __all__ = [
     "CODE_ENV",

@@ -27,8 +27,8 @@ import pyarrow.parquet as pq
 
 from kernels import layout as L
 from sim import store
-from sim.store import PathInput
-from sim.study.tables import SCHEMA_VERSION, ResultsError, one_line
+from sim.store import PathInput, one_line
+from sim.study.tables import SCHEMA_VERSION, ResultsError
 
 __all__ = [
     "CODE_KEYS",

@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from sim import store
-from sim.store import PathInput, StorePath
+from sim.store import PathInput, StorePath, one_line
 from sim.study.provenance import provenance
 from sim.study.records import read_sealed, write_sealed
 from sim.study.runs import Chunk, RunConfig, RunError, chunks_of, stored_hash
@@ -50,7 +50,6 @@ from sim.study.summaries import combine_summaries
 from sim.study.tables import (
     SCHEMA_VERSION,
     ResultsError,
-    one_line,
     read_parquet_checked,
     scan_parquet_parts,
 )

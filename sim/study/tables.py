@@ -85,7 +85,7 @@ import pyarrow.parquet as pq
 from kernels import layout as L
 from kernels.engine import N_COLUMNS
 from sim import store
-from sim.store import PathInput
+from sim.store import PathInput, one_line
 
 __all__ = [
     "GAME_FIELDS",
@@ -167,11 +167,6 @@ Labels = Mapping[str, str | int | float | bool]
 
 class ResultsError(ValueError):
     """A result file that is not a valid rummy-sim table (one-line message)."""
-
-
-def one_line(error: BaseException | str) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 def _seat_fields(

@@ -53,8 +53,15 @@ def int_options() -> Iterator[tuple[list[str], Any]]:
         yield from walk(group.get_command(group.context_class(group), name), [name])
 
 
+def _maximum(param: Any) -> int | None:
+    """The declared ``max``, or the cap of an ``at_most`` callback (sim.cli.options)."""
+    return param.max if param.max is not None else getattr(param.callback, "maximum", None)
+
+
 BOUNDED = [
-    pytest.param(path, param.opts[0], param.min, param.max, id=f"{' '.join(path)} {param.opts[0]}")
+    pytest.param(
+        path, param.opts[0], param.min, _maximum(param), id=f"{' '.join(path)} {param.opts[0]}"
+    )
     for path, param in int_options()
     if param.min is not None
 ]
