@@ -187,7 +187,7 @@ def compare(
     (``rummy compare``): seat 0's net points on each side and the paired difference
     A - B with its 95% interval and p-value. ``duplicate`` also plays every deal with the
     seats rotated (seat luck cancels). Default 50,000 deals."""
-    from sim.study.compare import Side
+    from sim.study.compare import CompareRequest, Side
     from sim.study.compare import compare as compare_api
 
     count, mode = _size(deals, games, 50_000)
@@ -199,8 +199,8 @@ def compare(
     )
     with _progress("compare", progress) as view:
         done = compare_api(
-            a, b, count=count, mode=mode, seed=seed, duplicate=duplicate,  # type: ignore[arg-type]
-            executor=executor, out=out, progress=_callback(view),
+            CompareRequest(a, b, count=count, mode=mode, seed=seed, duplicate=duplicate),  # type: ignore[arg-type]
+            executor, out=out, progress=_callback(view),
             command=_call("compare", seats=seats, vs_seats=vs_seats, rules=str(rules),
                           vs_rules=None if vs_rules is None else str(vs_rules), deals=deals,
                           games=games, seed=seed, duplicate=duplicate),
@@ -375,14 +375,15 @@ def tournament(
 ) -> TournamentResult:
     """A round robin (``rummy tournament``): every strategy against every other, in
     every seating of the same deals. Default 20,000 deals per seating."""
+    from sim.study.tournament import TournamentRequest
     from sim.study.tournament import tournament as tournament_api
 
     count, mode = _size(deals, games, 20_000)
     with _progress("tournament", progress) as view:
+        lineup = strategies if isinstance(strategies, str) else list(strategies)
+        request = TournamentRequest(lineup, count, _rules(rules), mode, seed)  # type: ignore[arg-type]
         done = tournament_api(
-            strategies if isinstance(strategies, str) else list(strategies),
-            rules=_rules(rules), count=count, mode=mode, seed=seed,  # type: ignore[arg-type]
-            executor=executor, out=out, progress=_callback(view),
+            request, executor, out=out, progress=_callback(view),
             command=_call("tournament", strategies=strategies, rules=str(rules), deals=deals,
                           games=games, seed=seed),
         )  # fmt: skip

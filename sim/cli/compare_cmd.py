@@ -52,7 +52,7 @@ from sim.cli.output import (
 from sim.cli.runner import executor_of, run_study
 from sim.rules import get_rules, parse_overrides
 from sim.stats import p_clause
-from sim.study.compare import CompareResult, Side
+from sim.study.compare import CompareRequest, CompareResult, Side
 from sim.study.compare import compare as compare_api
 
 DEFAULT_COMPARE_DEALS = 100_000  # ~1 s of one core per run for two greedy seats
@@ -155,10 +155,12 @@ def compare(
     run_study(
         "compare", seed, drawn, as_json,
         lambda progress: compare_api(
-            Side(rules_a, seats, label),
-            Side(rules_b, vs_seats if vs_seats is not None else seats, vs_label),
-            count=count, mode=mode, seed=seed, duplicate=duplicate,  # type: ignore[arg-type]
-            executor=executor, out=out, command=command_line(), progress=progress,
+            CompareRequest(
+                Side(rules_a, seats, label),
+                Side(rules_b, vs_seats if vs_seats is not None else seats, vs_label),
+                count=count, mode=mode, seed=seed, duplicate=duplicate,  # type: ignore[arg-type]
+            ),
+            executor, out=out, command=command_line(), progress=progress,
         ),
         record=lambda result: {**result.to_dict(), "seed_drawn": drawn},
         show=_print_comparison,

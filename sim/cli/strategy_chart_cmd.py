@@ -523,7 +523,7 @@ def solve_command(
     exports; then check the final charts' most profitable single-cell deviations
     (docs/CHARTS.md, "Solving a chart")."""
     from sim.study.runs import RunError
-    from sim.study.solve import solve
+    from sim.study.solve import SolveRequest, solve
 
     start = "/".join(seats or ["greedy"])
     overrides = {} if players is None else {"players": players}
@@ -532,12 +532,14 @@ def solve_command(
     if not as_json:
         console().print(f"seed {seed}" + (" (drawn)" if drawn else ""), markup=False)
     try:
-        result = solve(
+        request = SolveRequest(
             r, start, against=against, rounds=rounds, deals=deals, draw_deals=draw_deals,
             discard_deals=discard_deals, samples=samples, per_cell=per_cell,
             min_positions=min_positions, strength_deals=strength_deals, check_cells=check,
-            check_deals=check_deals, seed=seed, name=name or "solve", out=out,
-            executor=executor_of(workers, Backend.local, None),
+            check_deals=check_deals, seed=seed, name=name or "solve",
+        )  # fmt: skip
+        result = solve(
+            request, executor_of(workers, Backend.local, None), out=out,
             progress=None if as_json else (lambda text: console().print(f"  {text}", style="dim")),
         )  # fmt: skip
     except RunError as exc:

@@ -41,7 +41,7 @@ from sim.cli.runner import executor_of, run_study
 from sim.present.tournament import save_chart
 from sim.stats import format_estimate, format_p
 from sim.store import StorePath
-from sim.study.tournament import TournamentResult
+from sim.study.tournament import TournamentRequest, TournamentResult
 from sim.study.tournament import tournament as tournament_api
 
 DEFAULT_TOURNAMENT_DEALS = 20_000  # per seating run: a 4-strategy gin round robin is 12 runs
@@ -104,10 +104,10 @@ def tournament(
     seed, drawn = chosen_seed(seed)
 
     def play(progress: Any) -> tuple[TournamentResult, tuple[StorePath, ...]]:
+        request = TournamentRequest(strategies, count, rule_set, mode, seed)  # type: ignore[arg-type]
         result = tournament_api(
-            strategies, rules=rule_set, count=count, mode=mode, seed=seed,  # type: ignore[arg-type]
-            executor=executor, out=out, command=command_line(), progress=progress,
-        )  # fmt: skip
+            request, executor, out=out, command=command_line(), progress=progress
+        )
         return result, save_chart(result) if chart else ()
 
     run_study(

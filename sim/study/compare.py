@@ -1,11 +1,11 @@
 """Paired comparisons: two rule variants or two line-ups played on identical deals.
 
->>> from sim.study.compare import Side, compare
->>> result = compare(
+>>> from sim.study.compare import CompareRequest, Side, compare
+>>> result = compare(CompareRequest(
 ...     Side("gin", "greedy/simple"),
 ...     Side("gin", "greedy:knock_at=5/simple"),
 ...     count=100_000, seed=7, duplicate=True,
-... )
+... ))
 >>> print(result.difference)        # A - B, seat 0's net points per deal, paired t
 >>> print(result.variance_reduction)
 
@@ -96,6 +96,7 @@ from sim.study.units import (
 __all__ = [
     "COMPARISON_FILE",
     "CompareError",
+    "CompareRequest",
     "CompareResult",
     "Side",
     "SideResult",
@@ -322,34 +323,41 @@ def _resolve(side: Side) -> tuple[RuleSet, tuple[str, ...], str | None]:
     return rules, _canonical_lineup(side.lineup, rules.players), side.label
 
 
+@dataclass(frozen=True)
+class CompareRequest:
+    """What a comparison studies: two sides played on the same deals.
+
+    ``count`` deals (``mode="deals"``) or games (``mode="games"``) per run, at least 2;
+    ``seed`` the master seed of every run (common random numbers; None draws one, read
+    it back from ``result.seed``); ``duplicate`` also plays every deal with the line-up
+    rotated (``players`` runs per side). The sides' rule sets must have the same number
+    of players. :func:`compare` checks every value before the first deal is played.
+    """
+
+    a: Side
+    b: Side
+    count: int
+    mode: Mode = "deals"
+    seed: int | None = None
+    duplicate: bool = False
+
+
 def compare(
-    a: Side,
-    b: Side,
-    *,
-    count: int,
-    mode: Mode = "deals",
-    seed: int | None = None,
-    duplicate: bool = False,
+    request: CompareRequest,
     executor: Executor = LOCAL,
+    *,
     out: PathInput = "results",
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
     progress: Callable[[Progress], None] | None = None,
 ) -> CompareResult:
-    """Play both sides on the same deals and compare seat 0's net points.
+    """Play both sides of ``request`` on the same deals and compare seat 0's net points.
 
     Parameters
     ----------
-    a, b : Side
-        The two sides; their rule sets must have the same number of players.
-    count : int
-        Deals (``mode="deals"``) or games (``mode="games"``) per run (at least 2).
-    seed : int or None
-        The master seed of every run (common random numbers); None draws one (read it
-        back from ``result.seed``).
-    duplicate : bool
-        Also play every deal with the line-up rotated (``players`` runs per side).
+    request : CompareRequest
+        What to compare (the sides, the deals or games, the seed, duplicate play).
     executor : Executor
         How the runs play (``sim.study.execute``); default: threads, one per CPU.
     chunk_size
@@ -367,10 +375,11 @@ def compare(
         seed, or an output directory that cannot be written. Everything is checked
         before the first deal is played.
     """
-    count = check_count(count, mode)
-    seed = new_seed() if seed is None else seed
-    ra, la, label_a = _resolve(a)
-    rb, lb, label_b = _resolve(b)
+    mode, duplicate = request.mode, request.duplicate
+    count = check_count(request.count, mode)
+    seed = new_seed() if request.seed is None else request.seed
+    ra, la, label_a = _resolve(request.a)
+    rb, lb, label_b = _resolve(request.b)
     if ra.players != rb.players:
         raise CompareError(
             f"the sides have different player counts ({ra.players} and {rb.players}); "

@@ -1,7 +1,7 @@
 """Solve a chart to its fixed point: chart a policy's own play, play the chart, repeat.
 
->>> from sim.study.solve import solve
->>> result = solve("gin", "greedy:knock_at=0", rounds=6, deals=2_000_000, seed=7)
+>>> from sim.study.solve import SolveRequest, solve
+>>> result = solve(SolveRequest("gin", "greedy:knock_at=0", rounds=6, deals=2_000_000, seed=7))
 >>> result.final_seat                 # a ``chart`` seat spec
 >>> result.exploit.cells[0].measured  # the best single-cell deviation against it
 
@@ -42,7 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -62,7 +62,7 @@ from sim.study.runs import RunError, new_seed
 from sim.study.units import rotate
 from strategies import parse_lineup
 
-__all__ = ["SolveResult", "SolveRound", "head_to_head", "solve"]
+__all__ = ["SolveRequest", "SolveResult", "SolveRound", "head_to_head", "solve"]
 
 SOLVE_FILE = "solve.json"
 FINAL_FILE = "final.chart"
@@ -161,95 +161,116 @@ def _solve_id(settings: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def solve(
-    rules: str | RuleSet,
-    start: str,
-    *,
-    against: str | None = None,
-    rounds: int = 6,
-    deals: int = 2_000_000,
-    draw_deals: int | None = None,
-    discard_deals: int | None = None,
-    samples: int = 32,
-    per_cell: int = 2000,
-    turns: int = 20,
-    min_positions: int = 30,
-    strength_deals: int = 200_000,
-    check_cells: int = 5,
-    check_deals: int = 200_000,
-    seed: int | None = None,
-    name: str = "solve",
-    out: PathInput = "results",
-    executor: Executor = LOCAL,
-    progress: Callable[[str], None] | None = None,
-) -> SolveResult:
-    """Solve from ``start`` (one seat spec, played by every seat); see the module notes.
-    With ``against`` (one seat spec) every other seat plays that instead, in every
-    round: the rounds then seek the chart's best answer to that opponent.
+@dataclass(frozen=True)
+class SolveRequest:
+    """What a solve studies: from ``start`` (one seat spec, played by every seat), with
+    ``against`` (one seat spec, or None) in every other seat instead, at most ``rounds``
+    exports.
 
     ``deals`` for each knock chart, ``draw_deals`` and ``discard_deals`` (default: the
-    same) for the draw and discard charts; ``strength_deals`` duplicate deals for each
-    strength measurement, ``check_cells`` and ``check_deals`` for the final check.
-    ``executor`` plays the charts; the strength and check games play on its local
-    worker count of threads in this process. Raises RunError (one line) for a bad value.
+    same) for the draw and discard charts, each chart with ``samples``, ``per_cell``,
+    ``turns`` and ``min_positions`` as ``ChartRequest`` has them; ``strength_deals``
+    duplicate deals for each strength measurement, ``check_cells`` and ``check_deals``
+    for the final check; ``seed`` for everything (None draws one); ``name`` the folder
+    it is filed under. :func:`solve` checks every value before anything is played.
     """
-    r = resolve_rules(rules)
-    for label, value, low, high in (("rounds", rounds, 0, MAX_ROUNDS),
-                                    ("strength_deals", strength_deals, 2, 10**9),
-                                    ("check_cells", check_cells, 1, 1000),
-                                    ("check_deals", check_deals, 2, 10**9)):  # fmt: skip
+
+    rules: str | RuleSet
+    start: str
+    against: str | None = None
+    rounds: int = 6
+    deals: int = 2_000_000
+    draw_deals: int | None = None
+    discard_deals: int | None = None
+    samples: int = 32
+    per_cell: int = 2000
+    turns: int = 20
+    min_positions: int = 30
+    strength_deals: int = 200_000
+    check_cells: int = 5
+    check_deals: int = 200_000
+    seed: int | None = None
+    name: str = "solve"
+
+
+def solve(
+    request: SolveRequest,
+    executor: Executor = LOCAL,
+    *,
+    out: PathInput = "results",
+    progress: Callable[[str], None] | None = None,
+) -> SolveResult:
+    """Solve ``request``; see the module notes. With ``against`` the rounds seek the
+    chart's best answer to that opponent. ``executor`` plays the charts; the strength
+    and check games play on its local worker count of threads in this process. Raises
+    RunError (one line) for a bad value."""
+    r = resolve_rules(request.rules)
+    for label, value, low, high in (("rounds", request.rounds, 0, MAX_ROUNDS),
+                                    ("strength_deals", request.strength_deals, 2, 10**9),
+                                    ("check_cells", request.check_cells, 1, 1000),
+                                    ("check_deals", request.check_deals, 2, 10**9)):  # fmt: skip
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise RunError(f"{label}={value!r} is not allowed; choose an integer {low}..{high}")
-    lineup = parse_lineup(start, r.players)
+    lineup = parse_lineup(request.start, r.players)
     if len({id(s) for s, _ in lineup}) != 1 or len(set(lineup)) != 1:
-        raise RunError(f"solve starts from one policy in every seat, got {start!r}")
-    if against is not None:
-        opponents = parse_lineup(against, r.players)
+        raise RunError(f"solve starts from one policy in every seat, got {request.start!r}")
+    if request.against is not None:
+        opponents = parse_lineup(request.against, r.players)
         if len(set(opponents)) != 1:
-            raise RunError(f"against is one policy for every other seat, got {against!r}")
-    seed = new_seed() if seed is None else seed
-    settings = {
-        "rules": r.to_dict(), "start": start, "against": against, "rounds": rounds,
-        "deals": deals,
-        "draw_deals": draw_deals or deals, "discard_deals": discard_deals or deals,
-        "samples": samples, "per_cell": per_cell, "turns": turns,
-        "min_positions": min_positions, "strength_deals": strength_deals,
-        "check_cells": check_cells, "check_deals": check_deals, "seed": seed,
-    }  # fmt: skip
-    folder = store.location(out) / name / _solve_id(settings)
+            raise RunError(f"against is one policy for every other seat, got {request.against!r}")
+    seed = new_seed() if request.seed is None else request.seed
+    sizes = {
+        "knock": request.deals,
+        "draw": request.draw_deals or request.deals,
+        "discard": request.discard_deals or request.deals,
+    }
+    # What the solve's folder is named by (every field but the folder's name), the
+    # defaults filled in: the same solve asked either way finds the same folder.
+    settings = {f.name: getattr(request, f.name) for f in fields(request)}
+    del settings["name"]
+    settings |= {"rules": r.to_dict(), "draw_deals": sizes["draw"],
+                 "discard_deals": sizes["discard"], "seed": seed}  # fmt: skip
+    folder = store.location(out) / request.name / _solve_id(settings)
     say = progress or (lambda _: None)
     threads = executor.local_workers
-    sizes = {"knock": deals, "draw": draw_deals or deals, "discard": discard_deals or deals}
 
     def lineup_of(seat: str) -> str:
-        return seat if against is None else "/".join([seat] + [against] * (r.players - 1))
+        return (
+            seat
+            if request.against is None
+            else "/".join([seat] + [request.against] * (r.players - 1))
+        )
 
     def charts_of(seat: str, k: int) -> dict[str, StrategyChart]:
         made = {}
         for kind in ("knock", "draw", "discard"):
             say(f"round {k}: {kind} chart of {_short(seat)}")
-            request = ChartRequest(
+            wanted = ChartRequest(
                 rules=r, policy=lineup_of(seat), chart=kind, deals=sizes[kind], seed=seed,
-                samples=samples, turns=turns, per_cell=per_cell, round=k,
-                min_positions=min_positions, experiment="charts", out=folder,
+                samples=request.samples, turns=request.turns, per_cell=request.per_cell, round=k,
+                min_positions=request.min_positions, experiment="charts", out=folder,
             )  # fmt: skip
-            made[kind] = strategy_chart(request, executor)
+            made[kind] = strategy_chart(wanted, executor)
         return made
 
     done: list[SolveRound] = []
-    seat = start
+    seat = request.start
     previous: dict[str, StrategyChart] | None = None
     fixed, cycle = False, 0
-    for k in range(rounds + 1):
+    for k in range(request.rounds + 1):
         charts = charts_of(seat, k)
-        if k == rounds:
+        if k == request.rounds:
             break  # the last seat charted, to be checked
         nxt = chart_seat(charts["knock"], charts["draw"], charts["discard"], familywise=True)
         say(f"round {k}: strength of the exported seat")
-        vs_prev = head_to_head(r, nxt, seat, deals=strength_deals, seed=seed, threads=threads)
-        vs_start = head_to_head(r, nxt, start, deals=strength_deals, seed=seed, threads=threads)
-        vs_against = None if against is None else head_to_head(
-            r, nxt, against, deals=strength_deals, seed=seed, threads=threads
+        vs_prev = head_to_head(
+            r, nxt, seat, deals=request.strength_deals, seed=seed, threads=threads
+        )
+        vs_start = head_to_head(
+            r, nxt, request.start, deals=request.strength_deals, seed=seed, threads=threads
+        )
+        vs_against = None if request.against is None else head_to_head(
+            r, nxt, request.against, deals=request.strength_deals, seed=seed, threads=threads
         )  # fmt: skip
         done.append(SolveRound(
             k, seat, {kind: str(c.run_dir) for kind, c in charts.items()}, nxt,
@@ -271,11 +292,13 @@ def solve(
         seat, previous = nxt, charts
     say("the final seat's largest deviations")
     exploit = {
-        kind: checked(charts[kind], cells=check_cells, deals=check_deals, rank="gain",
-                      threads=threads)
+        kind: checked(charts[kind], cells=request.check_cells, deals=request.check_deals,
+                      rank="gain", threads=threads)
         for kind in ("knock", "draw")
     }  # fmt: skip
-    result = SolveResult(folder, start, tuple(done), fixed, seat, cycle=cycle, exploit=exploit)
+    result = SolveResult(
+        folder, request.start, tuple(done), fixed, seat, cycle=cycle, exploit=exploit
+    )
     store.write_text_atomic(folder / FINAL_FILE, seat + "\n")
     _write(folder, settings, done, result)
     return result

@@ -1,8 +1,8 @@
 """Round robin of strategies on identical deals, every seating played (duplicate).
 
->>> from sim.study.tournament import tournament
->>> result = tournament(["greedy", "simple", "defensive", "random"], rules="gin",
-...                     count=20_000, seed=7)
+>>> from sim.study.tournament import TournamentRequest, tournament
+>>> result = tournament(TournamentRequest(["greedy", "simple", "defensive", "random"],
+...                                       rules="gin", count=20_000, seed=7))
 >>> result.matrix          # one row per (player, opponent), with CIs
 
 ``sim.present.tournament.save_chart(result)`` draws the matrix (``matrix.png``/``.svg``).
@@ -67,6 +67,7 @@ from sim.study.units import Mode, Units, check_joined, focal_series, load_units,
 
 __all__ = [
     "TOURNAMENT_FILE",
+    "TournamentRequest",
     "TournamentResult",
     "parse_strategies",
     "seatings",
@@ -195,30 +196,37 @@ def _cell(runs: list[Units], players: int, confidence: float) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class TournamentRequest:
+    """What a round robin studies: ``strategies`` (at least two distinct specs,
+    ``"greedy,simple"``; see :func:`parse_strategies`) under ``rules``, ``count`` deals
+    (or games, ``mode="games"``) per seating run, at least 2, all on the deals of
+    ``seed`` (None draws one). :func:`tournament` checks every value before any deal is
+    played."""
+
+    strategies: str | Iterable[str]
+    count: int
+    rules: RuleSet | str = "gin"
+    mode: Mode = "deals"
+    seed: int | None = None
+
+
 def tournament(
-    strategies: str | Iterable[str],
-    *,
-    rules: RuleSet | str = "gin",
-    count: int,
-    mode: Mode = "deals",
-    seed: int | None = None,
+    request: TournamentRequest,
     executor: Executor = LOCAL,
+    *,
     out: PathInput = "results",
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
     progress: Callable[[Progress], None] | None = None,
 ) -> TournamentResult:
-    """Play a round robin of ``strategies`` under ``rules`` (see the module docstring).
+    """Play the round robin ``request`` asks for (see the module docstring).
 
     Parameters
     ----------
-    strategies : str or iterable of str
-        At least two distinct specs (``"greedy,simple"``; see :func:`parse_strategies`).
-    count : int
-        Deals (or games) per seating run, at least 2.
-    seed : int or None
-        The seed of every run (identical deals everywhere); None draws one.
+    request : TournamentRequest
+        The strategies, the rules, the deals or games per seating and the seed.
     executor : Executor
         How the runs play (``sim.study.execute``); default: threads, one per CPU.
 
@@ -227,10 +235,11 @@ def tournament(
     RuleError, StrategyError, CompareError, RunError
         One-line messages (all ``ValueError``), before any deal is played.
     """
-    count = check_count(count, mode)
-    seed = new_seed() if seed is None else seed
+    mode, rules = request.mode, request.rules
+    count = check_count(request.count, mode)
+    seed = new_seed() if request.seed is None else request.seed
     rule_set = rules if isinstance(rules, RuleSet) else get_rules(rules)
-    names = tuple(parse_strategies(strategies))
+    names = tuple(parse_strategies(request.strategies))
     players = rule_set.players
     root = store.location(out) / "tournament"
     cells = [(i, j) for i in names for j in names if i != j]

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from sim.cli import app, compare_cmd
 from sim.rules import get_rules
 from sim.stats import mcnemar_exact
-from sim.study.compare import COMPARISON_FILE, CompareError, Side, compare
+from sim.study.compare import COMPARISON_FILE, CompareError, CompareRequest, Side, compare
 from sim.study.execute import Executor
 from sim.study.rundir import load_hands
 from sim.study.runs import RunError
@@ -40,27 +40,25 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def self_comparison(out: Path) -> Any:
     """greedy/simple against itself under two names of the same rules: two runs."""
-    return compare(
+    request = CompareRequest(
         Side("gin", "greedy/simple"),
         Side(get_rules("gin", name="gin-copy"), "greedy/simple"),
         count=400,
         seed=SEED,
-        executor=ONE,
-        out=out,
     )
+    return compare(request, ONE, out=out)
 
 
 @pytest.fixture(scope="module")
 def duplicate_comparison(out: Path) -> Any:
-    return compare(
+    request = CompareRequest(
         Side("gin", "greedy/simple"),
         Side("gin", "greedy:knock_at=5/simple"),
         count=2_000,
         seed=SEED,
         duplicate=True,
-        executor=ONE,
-        out=out,
     )
+    return compare(request, ONE, out=out)
 
 
 # --- comparisons ---------------------------------------------------------------------------
@@ -100,14 +98,10 @@ def test_duplicate_rotates_seats_and_reduces_variance(duplicate_comparison, out:
     assert result.difference.ci.half_width < result.plain_difference.ci.half_width
     assert result.win_difference.p_method == "paired t"
     assert "rotations" in result.a.win.method and result.a.win.n == 4_000
-    plain = compare(
-        Side("gin", "greedy/simple"),
-        Side("gin", "greedy:knock_at=5/simple"),
-        count=2_000,
-        seed=SEED,
-        executor=ONE,
-        out=out,
+    plain_request = CompareRequest(
+        Side("gin", "greedy/simple"), Side("gin", "greedy:knock_at=5/simple"), 2_000, seed=SEED
     )
+    plain = compare(plain_request, ONE, out=out)
     # rotation 0 of the duplicate comparison is exactly the plain comparison
     assert plain.difference.mean_diff == pytest.approx(result.plain_difference.mean_diff, abs=1e-12)
     assert plain.difference.sd == pytest.approx(result.plain_difference.sd, rel=1e-12)
@@ -116,20 +110,24 @@ def test_duplicate_rotates_seats_and_reduces_variance(duplicate_comparison, out:
 
 
 def test_compare_rejects_bad_input_before_playing(tmp_path: Path) -> None:
-    base = {"count": 10, "seed": 1, "executor": ONE, "out": tmp_path / "o"}
+    out = tmp_path / "o"
     gin = Side("gin", "greedy/simple")
+
+    def request(b: Side, count: int = 10) -> CompareRequest:
+        return CompareRequest(gin, b, count, seed=1)
+
     with pytest.raises(CompareError, match="different player counts"):
-        compare(gin, Side("knock-rummy", "greedy"), **base)
+        compare(request(Side("knock-rummy", "greedy")), ONE, out=out)
     with pytest.raises(StrategyError, match="unknown strategy 'nope'"):
-        compare(gin, Side("gin", "nope/simple"), **base)
+        compare(request(Side("gin", "nope/simple")), ONE, out=out)
     with pytest.raises(RunError, match=r"deals=1 is not allowed; give 2\.\..* \(a CI needs two\)"):
-        compare(gin, gin, **{**base, "count": 1})
+        compare(request(gin, count=1), ONE, out=out)
     with pytest.raises(ValueError, match="unknown preset"):
-        compare(gin, Side("no-such-rules", "greedy"), **base)
+        compare(request(Side("no-such-rules", "greedy")), ONE, out=out)
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(ValueError, match="cannot create output directory"):
-        compare(gin, gin, **{**base, "out": blocker})
+        compare(request(gin), ONE, out=blocker)
     assert not (tmp_path / "o").exists() and blocker.read_text() == "x"
 
 
@@ -182,17 +180,18 @@ def test_cli_compare_builds_the_two_sides(monkeypatch, self_comparison) -> None:
         ],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    a, b = fake.args
-    assert a == Side(get_rules("gin", knock_limit=8), "greedy/simple", "mine")
-    assert b == Side(get_rules("gin-classic", knock_limit=5, gin_bonus=30), "simple/greedy", None)
-    assert fake.options() == {
-        "count": 1234,
-        "mode": "deals",
-        "seed": 9,
-        "duplicate": True,
-        "executor": Executor(workers=3),
-        "out": Path("somewhere"),
-    }
+    assert fake.args == (
+        CompareRequest(
+            Side(get_rules("gin", knock_limit=8), "greedy/simple", "mine"),
+            Side(get_rules("gin-classic", knock_limit=5, gin_bonus=30), "simple/greedy", None),
+            count=1234,
+            mode="deals",
+            seed=9,
+            duplicate=True,
+        ),
+        Executor(workers=3),
+    )
+    assert fake.options() == {"out": Path("somewhere")}
     assert result.stdout.startswith("seed 9\n")
 
 
@@ -201,11 +200,10 @@ def test_cli_compare_defaults_games_and_json(monkeypatch, self_comparison) -> No
     monkeypatch.setattr(compare_cmd, "compare_api", fake)
     result = cli.invoke(app, ["compare", "--seats", "greedy/simple", "--games", "50", "--json"])
     assert result.exit_code == 0, result.output
-    a, b = fake.args
-    assert a == b == Side(get_rules("gin"), "greedy/simple", None)
-    assert (fake.kwargs["count"], fake.kwargs["mode"]) == (50, "games")
-    assert fake.kwargs["duplicate"] is False
-    seed = fake.kwargs["seed"]
+    request = fake.args[0]
+    assert request.a == request.b == Side(get_rules("gin"), "greedy/simple", None)
+    assert (request.count, request.mode, request.duplicate) == (50, "games", False)
+    seed = request.seed
     assert isinstance(seed, int) and seed >= 0  # drawn
     data = json.loads(result.stdout)
     assert data["seed_drawn"] is True and data["difference"]["method"] == "paired t"
@@ -215,8 +213,8 @@ def test_cli_compare_defaults_games_and_json(monkeypatch, self_comparison) -> No
     monkeypatch.setattr(compare_cmd, "compare_api", fake2)
     result = cli.invoke(app, ["compare", "--seats", "greedy/simple"])
     assert result.exit_code == 0, result.output
-    assert fake2.kwargs["count"] == 100_000
-    assert f"seed {fake2.kwargs['seed']} (drawn; pass --seed" in result.stdout
+    assert fake2.args[0].count == 100_000
+    assert f"seed {fake2.args[0].seed} (drawn; pass --seed" in result.stdout
 
 
 @pytest.mark.parametrize(

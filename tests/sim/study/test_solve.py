@@ -16,14 +16,19 @@ from sim.study.runs import RunError
 from strategies import parse_seat
 
 TINY = {"deals": 3000, "samples": 2, "per_cell": 100, "strength_deals": 500,
-        "check_cells": 2, "check_deals": 500, "seed": 3,
-        "executor": Executor(workers=1)}  # fmt: skip
+        "check_cells": 2, "check_deals": 500, "seed": 3}  # fmt: skip
+
+
+def tiny_solve(rules: str, start: str, out: Path, **kwargs) -> S.SolveResult:
+    """A solve of tiny charts (``TINY``, ``kwargs`` win), on one worker."""
+    request = S.SolveRequest(rules, start, **{**TINY, **kwargs})
+    return S.solve(request, Executor(workers=1), out=out)
 
 
 @pytest.fixture(scope="module")
 def solved(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("solve")
-    return out, S.solve("gin", "greedy:knock_at=0", rounds=2, out=out, **TINY)
+    return out, tiny_solve("gin", "greedy:knock_at=0", rounds=2, out=out)
 
 
 def test_rounds_records_and_final_seat(solved) -> None:
@@ -59,7 +64,7 @@ def test_the_same_command_plays_nothing_again(solved, monkeypatch: pytest.Monkey
         return chart
 
     monkeypatch.setattr(S, "strategy_chart", spy)
-    again = S.solve("gin", "greedy:knock_at=0", rounds=2, out=out, **TINY)
+    again = tiny_solve("gin", "greedy:knock_at=0", rounds=2, out=out)
     assert again.final_seat == result.final_seat and sum(played) == 0
 
 
@@ -67,7 +72,7 @@ def test_a_seat_that_exports_itself_is_a_fixed_point(tmp_path, monkeypatch) -> N
     """The export of the first round's charts is the seat that made them: stop there."""
     start = "chart"  # the chart strategy's defaults
     monkeypatch.setattr(S, "chart_seat", lambda *charts, familywise: start)
-    result = S.solve("gin", start, rounds=3, out=tmp_path, **TINY)
+    result = tiny_solve("gin", start, rounds=3, out=tmp_path)
     assert result.fixed and len(result.rounds) == 1 and result.final_seat == start
 
 
@@ -91,7 +96,7 @@ def test_head_to_head_is_antisymmetric() -> None:
 def test_bad_values_are_one_line_errors(tmp_path, kwargs, message) -> None:
     start = kwargs.pop("start", "greedy")
     with pytest.raises(RunError, match=message):
-        S.solve("gin", start, out=tmp_path, **{**TINY, **kwargs})
+        tiny_solve("gin", start, tmp_path, **kwargs)
     assert not any(tmp_path.iterdir())
 
 
@@ -100,7 +105,7 @@ def test_an_export_seen_before_closes_a_cycle(tmp_path, monkeypatch) -> None:
     a, b = "chart", "chart:k1=1"
     exports = iter([a, b, a, b])
     monkeypatch.setattr(S, "chart_seat", lambda *charts, familywise: next(exports))
-    result = S.solve("gin", "greedy", rounds=6, out=tmp_path, **TINY)
+    result = tiny_solve("gin", "greedy", rounds=6, out=tmp_path)
     assert [r.seat for r in result.rounds] == ["greedy", a, b]
     assert not result.fixed and result.cycle == 2 and result.final_seat == b
 
@@ -108,21 +113,19 @@ def test_an_export_seen_before_closes_a_cycle(tmp_path, monkeypatch) -> None:
 def test_against_a_fixed_opponent(tmp_path) -> None:
     """Every other seat plays the opponent in every round's charts; each export is
     measured against it."""
-    result = S.solve("gin", "greedy:knock_at=0", against="simple", rounds=1, out=tmp_path,
-                     **TINY)  # fmt: skip
+    result = tiny_solve("gin", "greedy:knock_at=0", against="simple", rounds=1, out=tmp_path)
     first = result.rounds[0]
     manifest = Path(first.charts["knock"]) / "manifest.json"
     assert json.loads(manifest.read_text())["config"]["lineup"] == ["greedy:knock_at=0", "simple"]
     assert first.vs_against is not None and np.isfinite(first.vs_against.estimate)
     with pytest.raises(RunError, match="one policy for every other seat"):
-        S.solve("knock-rummy", "greedy", against="greedy/simple/simple/simple", out=tmp_path,
-                **TINY)  # fmt: skip
+        tiny_solve("knock-rummy", "greedy", against="greedy/simple/simple/simple", out=tmp_path)
 
 
 def test_a_line_up_that_never_meets_a_discard_keeps_its_own(tmp_path: Path) -> None:
     """Four seats that knock on their first turn at any deadwood: the next seat never
     draws after a discard, so the discard chart has no rows; the export keeps the
     policy's own discard (greedy's: safety 0) instead of failing."""
-    result = S.solve("knock-rummy", "greedy:knock_at=99", rounds=1, out=tmp_path, **TINY)
+    result = tiny_solve("knock-rummy", "greedy:knock_at=99", rounds=1, out=tmp_path)
     strategy, params = parse_seat(result.rounds[0].next_seat)
     assert strategy.name == "chart" and params.safety == 0

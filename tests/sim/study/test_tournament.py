@@ -18,7 +18,12 @@ from sim.rules import get_rules
 from sim.study.execute import Executor
 from sim.study.provenance import read_provenance
 from sim.study.runs import RunError
-from sim.study.tournament import TOURNAMENT_FILE, parse_strategies, tournament
+from sim.study.tournament import (
+    TOURNAMENT_FILE,
+    TournamentRequest,
+    parse_strategies,
+    tournament,
+)
 from strategies import StrategyError
 from tests.support.recorder import Recorder
 
@@ -34,9 +39,8 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def round_robin(out: Path) -> Any:
-    return tournament(
-        "greedy,simple,defensive", rules="gin", count=300, seed=SEED, executor=ONE, out=out
-    )
+    request = TournamentRequest("greedy,simple,defensive", 300, rules="gin", seed=SEED)
+    return tournament(request, ONE, out=out)
 
 
 # --- tournament ----------------------------------------------------------------------------
@@ -73,14 +77,8 @@ def test_round_robin_matrix_is_consistent(round_robin) -> None:
 
 
 def test_more_players_play_one_against_a_field(tmp_path: Path) -> None:
-    result = tournament(
-        ["greedy", "greedy:knock_at=5"],
-        rules="knock-rummy",
-        count=60,
-        seed=SEED,
-        executor=ONE,
-        out=tmp_path,
-    )
+    request = TournamentRequest(["greedy", "greedy:knock_at=5"], 60, "knock-rummy", seed=SEED)
+    result = tournament(request, ONE, out=tmp_path)
     assert result.players == 4 and "field of 3" in result.scheme
     assert result.matrix["hands"].to_list() == [240, 240]
     assert len([p for p in result.directory.iterdir() if p.is_dir()]) == 8  # 2 cells x 4 seats
@@ -119,15 +117,11 @@ def test_cli_tournament_passes_options_and_prints_cis(monkeypatch, round_robin) 
          "-r", "knock_limit=9", "--deals", "77", "--seed", "4", "--no-chart", "--workers", "1"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert fake.args == (["greedy,simple", "defensive"],)
-    assert fake.options() == {
-        "rules": get_rules("gin", knock_limit=9),
-        "count": 77,
-        "mode": "deals",
-        "seed": 4,
-        "executor": ONE,
-        "out": Path("results"),
-    }
+    wanted = TournamentRequest(
+        ["greedy,simple", "defensive"], 77, get_rules("gin", knock_limit=9), "deals", 4
+    )
+    assert fake.args == (wanted, ONE)
+    assert fake.options() == {"out": Path("results")}
     out = result.stdout
     assert "chart:" not in out  # --no-chart: none drawn
     assert "Wilson CI" in out and "t CI" in out and "—" in out
