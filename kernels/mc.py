@@ -57,7 +57,7 @@ from kernels.engine import (
 from kernels.greedy import DEFAULT_KNOCK_AT
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
-from kernels.obs import N_PARAMS, OBS, PHASE_UPCARD_OPTION, SCRATCH_HAND
+from kernels.obs import N_PARAMS, OBS, PHASE_UPCARD_OPTION, SCRATCH_HAND, hidden_cards
 from kernels.probe import borrowed_probe, resume_at, resume_probe
 from kernels.rng import random64, shuffle
 from kernels.rollout import gin_key, meld_partner_counts
@@ -118,20 +118,6 @@ def _borrowed_work(owner):
         borrow(owner.melds),
         borrow(owner.scores),
     )
-
-
-@njit(cache=True)
-def hidden_cards(obs):
-    """Mask of the cards this seat cannot see: not in its hand, not in the pile, and
-    not taken from the pile by an opponent that still holds them."""
-    n_cards = 52 + obs.rules[L.R_JOKERS]
-    hidden = ((np.int64(1) << n_cards) - 1) & ~obs.hand
-    for i in range(obs.pile_n):
-        hidden &= ~(np.int64(1) << obs.pile[i])
-    for seat in range(obs.players):
-        if seat != obs.seat:
-            hidden &= ~obs.taken[seat]
-    return hidden
 
 
 @njit(cache=True)

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, types
 
 from kernels.borrow import BorrowedArray
-from kernels.layout import R_DISCARD_TAKEN_CARD
+from kernels.layout import R_DISCARD_TAKEN_CARD, R_JOKERS
 from kernels.rng import below
 from kernels.tables import TAB
 
@@ -48,7 +48,7 @@ GAME_HANDS = SCRATCH_HAND  # hands of this game the seat was dealt in, dead hand
 GAME_OPP_KNOCKS = SCRATCH_HAND + 1  # ... in which another seat knocked with deadwood
 GAME_OPP_GINS = SCRATCH_HAND + 2  # ... in which another seat went out with none
 GAME_FREE = SCRATCH_HAND + 3  # first game word a strategy may use for itself
-N_PARAMS = 48  # parameters per seat (float64; the chart strategy uses 41)
+N_PARAMS = 48  # parameters per seat (float64; the chart strategy uses 42)
 
 
 class Obs(NamedTuple):
@@ -131,3 +131,17 @@ def forbidden_discard(obs):
     if obs.from_pile and obs.rules[R_DISCARD_TAKEN_CARD] == 0:
         return obs.drawn
     return -1
+
+
+@njit(cache=True)
+def hidden_cards(obs):
+    """Mask of the cards this seat cannot see: not in its hand, not in the pile, and
+    not taken from the pile by an opponent that still holds them."""
+    n_cards = 52 + obs.rules[R_JOKERS]
+    hidden = ((np.int64(1) << n_cards) - 1) & ~obs.hand
+    for i in range(obs.pile_n):
+        hidden &= ~(np.int64(1) << obs.pile[i])
+    for seat in range(obs.players):
+        if seat != obs.seat:
+            hidden &= ~obs.taken[seat]
+    return hidden

@@ -36,7 +36,7 @@ import numpy as np
 from kernels import mc as K
 from kernels.engine import MAX_TURNS
 from kernels.layout import POINT_SCALE
-from kernels.obs import PHASE_DISCARD, PHASE_DRAW, PHASE_UPCARD_OPTION, Obs
+from kernels.obs import PHASE_DISCARD, PHASE_DRAW, PHASE_UPCARD_OPTION, Obs, hidden_cards
 from kernels.probe import resume_probe
 from kernels.rng import random64
 from sim.cards import (
@@ -432,7 +432,7 @@ def _evaluate_known(play: tuple[Any, Any], obs: Any, kinds: Any, cards: Any, key
     play_hands, engine = play
     work = K.new_work(obs.players)
     work.scores[:] = obs.scores
-    hidden = K.hidden_cards(obs)
+    hidden = hidden_cards(obs)
     for j in range(net.shape[1]):
         skey = np.uint64(random64(key, first + j))  # (a uint64 comes back as a Python int)
         stock_n = K.determinize(obs, hidden, skey, model, work)

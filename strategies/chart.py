@@ -19,6 +19,16 @@ export`` writes the parameters from finished charts):
   place; ranks not listed, and jokers, come after all listed ones. Default: K Q J 10
   9 .. 2 A (high cards first, as greedy mostly throws). ``safety = 0``: no order,
   exactly greedy's discard.
+* Lookahead (``lookahead`` w > 0): the discard also weighs the next draw. For each
+  legal card, the deadwood its discard leaves, d, less w/10 times what the next card
+  drawn saves on average: over the cards this seat has not seen, each that would sit
+  in a meld with the cards kept saves d less the least deadwood after drawing it and
+  throwing the best card (when that is lower), every other card nothing. The card
+  with the least such score is thrown (ties: ``safety``, value, index as above). A
+  person plays it as "keep the combinations with the most live cards, unless another
+  card costs much more deadwood". Not when the least deadwood would knock this turn
+  (its mask's bit is set and the knock is legal) or big gin is ready: then the
+  discard above, so that the knock is the one the mask asks for. Default 0: off.
 * Knock: ``k1`` .. ``k20``, one knock mask per own turn: knock when the knock is legal
   and bit d of the turn's mask is set, d the deadwood the discard leaves (bit 30: 30
   or more). Default: 2047 (bits 0-10), greedy's knock at the rule's limit (10 where
@@ -40,19 +50,26 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from kernels.bits import lowest_bit
+from kernels.bits import lowest_bit, popcount
 from kernels.chart import N_DRAW_CLASSES, draw_class
-from kernels.deadwood import discard_order_key, least_removals
+from kernels.deadwood import (
+    best_discard_one,
+    discard_order_key,
+    least_removals,
+    min_deadwood_one,
+)
 from kernels.greedy import (
     OWN_TURNS,
+    big_gin_ready,
     decide_knock,
+    knock_legal,
     learn_min_deadwood,
     memo_discard,
     memo_min_deadwood,
     memo_take,
 )
 from kernels.melds import melds_with
-from kernels.obs import forbidden_discard
+from kernels.obs import forbidden_discard, hidden_cards
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy, param_slots
 
@@ -62,7 +79,9 @@ TAKE_LOWERS = 1 << N_DRAW_CLASSES  # take bit 7: the card lowers the least deadw
 TAKE_CLASSES = TAKE_LOWERS - 1  # bits 0-6: the draw chart's columns
 RANKS = 13
 UNLISTED = RANKS  # the place of a rank not in the order (jokers: one after)
+NO_KEY = np.int64(1) << 62  # above every lookahead discard key
 
+MAX_LOOKAHEAD = 1000  # 100 points of deadwood per point of the next draw's mean saving
 DEFAULT_KNOCK = (1 << 11) - 1  # deadwood 0-10: greedy at the rule's limit
 DEFAULT_TAKE = 1 << 0  # meld only
 HIGH_FIRST = sum((RANKS - 1 - i) << (4 * i) for i in range(RANKS))  # K Q J .. A
@@ -76,11 +95,11 @@ def safety_of(ranks: list[int]) -> int:
 FIELDS = (
     [(f"k{t}", DEFAULT_KNOCK) for t in range(1, TURNS + 1)]
     + [(f"t{t}", DEFAULT_TAKE) for t in range(1, TURNS + 1)]
-    + [("safety", HIGH_FIRST)]
+    + [("safety", HIGH_FIRST), ("lookahead", 0)]
 )
-# Forty-one fields made in a loop: mypy types only a namedtuple of literal fields.
+# Forty-two fields made in a loop: mypy types only a namedtuple of literal fields.
 Params = namedtuple("Params", [name for name, _ in FIELDS], defaults=[v for _, v in FIELDS])  # type: ignore[misc]
-Params.__doc__ = "Chart's parameters: knock masks k1-k20, take masks t1-t20, safety."
+Params.__doc__ = "Chart's parameters: knock masks k1-k20, take masks t1-t20, safety, lookahead."
 # Where each field sits in the row the hooks read (fields made at run time: untyped).
 SLOT: Any = param_slots(Params)
 K0, T0 = SLOT.k1, SLOT.t1  # own turn row r (from 0) reads slots K0 + r and T0 + r
@@ -121,10 +140,68 @@ def rank_place(safety, card):
 
 
 @njit(cache=True)
+def draw_saving(kept, deadwood, hidden, tab):
+    """What the next draw saves ``kept`` (least deadwood ``deadwood``), summed over the
+    ``hidden`` cards: for each that sits in a meld with ``kept``, ``deadwood`` less the
+    least deadwood after drawing it and throwing the best card, when that is lower."""
+    saving = np.int64(0)
+    rest = hidden
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        if melds_with(kept, card, tab):
+            _, after = best_discard_one(kept | (np.int64(1) << card), np.int64(-1), tab)
+            saving += max(deadwood - after, np.int64(0))
+    return saving
+
+
+@njit(cache=True)
+def lookahead_discard(obs, weight, safety, scratch):
+    """The legal card of least ``10 d - weight x mean saving`` (see the module notes),
+    as ``10 n d - weight x summed saving`` over the ``n`` hidden cards: integers."""
+    hidden = hidden_cards(obs)
+    n_hidden = popcount(hidden)
+    forbidden = forbidden_discard(obs)
+    best = NO_KEY
+    best_deadwood = np.int64(0)
+    cards = obs.hand
+    while cards:
+        card = lowest_bit(cards)
+        cards &= cards - 1
+        if card == forbidden:
+            continue
+        kept = obs.hand & ~(np.int64(1) << card)
+        deadwood = min_deadwood_one(kept, obs.tab)
+        score = 10 * n_hidden * deadwood - weight * draw_saving(kept, deadwood, hidden, obs.tab)
+        value = np.int64(obs.tab[CARD_VALUE + card])
+        # The score above the tie-break's 20 bits (place < 16, value < 256, card < 64).
+        key = (score << 20) | discard_order_key(rank_place(safety, card), value, card)
+        if key < best:
+            best, best_deadwood = key, deadwood
+    choice = 63 - (best & 0xFF)
+    learn_min_deadwood(obs.hand & ~(np.int64(1) << choice), best_deadwood, scratch)
+    return choice
+
+
+@njit(cache=True, inline="always")
+def knocks_at_least(obs, params, scratch):
+    """Whether the least deadwood a discard leaves would knock this turn (its mask's
+    bit set and the knock legal), or big gin is ready."""
+    least, _ = least_removals(obs.hand, obs.tab)
+    mask = np.int64(params[K0 + own_turn(scratch[OWN_TURNS])])
+    wanted = (mask >> min(least, np.int64(KNOCK_TOP))) & 1 == 1
+    return (wanted and knock_legal(obs, least)) or big_gin_ready(obs)
+
+
+@njit(cache=True)
 def discard_nb(obs, params, scratch):
-    """The safest least-deadwood legal card (greedy's discard for ``safety = 0``)."""
+    """The safest least-deadwood legal card (greedy's discard for ``safety = 0``), or
+    with ``lookahead`` the card that also keeps the most of the next draw's saving."""
     scratch[OWN_TURNS] += 1
     safety = np.int64(params[SLOT.safety])
+    weight = np.int64(params[SLOT.lookahead])
+    if weight > 0 and not knocks_at_least(obs, params, scratch):
+        return lookahead_discard(obs, weight, safety, scratch)
     if safety == 0:
         return memo_discard(obs, scratch)
     least, cards = least_removals(obs.hand, obs.tab)
@@ -166,6 +243,7 @@ STRATEGY: Strategy = Strategy(
         **{f"k{t}": (0, (1 << (KNOCK_TOP + 1)) - 1) for t in range(1, TURNS + 1)},
         **{f"t{t}": (0, (1 << (N_DRAW_CLASSES + 1)) - 1) for t in range(1, TURNS + 1)},
         "safety": (0, (1 << (4 * RANKS)) - 1),
+        "lookahead": (0, MAX_LOOKAHEAD),
     },
-    masks=frozenset(name for name, _ in FIELDS),
+    masks=frozenset(name for name, _ in FIELDS if name != "lookahead"),  # lookahead: a weight
 )

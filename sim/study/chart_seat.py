@@ -22,7 +22,8 @@ The mapping (``docs/CHARTS.md``, "The chart strategy"):
 * without a draw (discard) chart, the seat takes (discards) as the policy does where
   the chart strategy can say it: greedy's pile test (take bit 7) and discard (safety 0)
   for ``greedy``, its own masks (order) for a ``chart`` seat; for any other policy the
-  chart strategy's defaults (only a meld; high cards first).
+  chart strategy's defaults (only a meld; high cards first);
+* lookahead: a ``chart`` policy's own (no chart measures it), otherwise 0.
 
 Every chart must come from the same rules, line-up, focal seat and round as the knock
 chart: a seat is the answer to one policy's play.
@@ -230,8 +231,10 @@ def chart_params(
         zip([f"t{t}" for t in range(1, TURNS + 1)], _take_masks(draw, knock, familywise),
             strict=True)
     )  # fmt: skip
+    strategy, own = _policy(knock)
+    lookahead = own.lookahead if strategy.name == STRATEGY.name else 0
     params: Any = STRATEGY.params  # the chart's Params class (typed as any NamedTuple)
-    return params(**values, safety=_safety(discard, knock))
+    return params(**values, safety=_safety(discard, knock), lookahead=lookahead)
 
 
 def chart_seat(

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cache, lru_cache
 from typing import Any
 
@@ -575,13 +576,15 @@ class AdviceRef:
 
 
 class ChartRef:
-    """``strategies/chart.py``: knock and take masks per own turn, a safety order."""
+    """``strategies/chart.py``: knock and take masks per own turn, a safety order, a
+    lookahead weight."""
 
     TURNS, KNOCK_TOP, OWN_TURNS = 20, 30, 7
     FIELDS = (
         *((f"k{t}", int) for t in range(1, 21)),
         *((f"t{t}", int) for t in range(1, 21)),
         ("safety", int),
+        ("lookahead", int),
     )
 
     def row(self, turns: int) -> int:
@@ -606,18 +609,44 @@ class ChartRef:
         return order.index(card % 13) if card % 13 in order else 13
 
     def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
-        safety = read_params(params, self.FIELDS)["safety"]
+        p = read_params(params, self.FIELDS)
+        safety = p["safety"]
         scratch[self.OWN_TURNS] += 1
         forbidden = forbidden_discard(obs)
         hand = cards_of(obs.hand)
         left = {card: min_deadwood(without(obs.hand, card), obs) for card in hand}
         least = min(left.values())
+        mask = p[f"k{self.row(scratch[self.OWN_TURNS])}"]
+        knocks = mask >> min(least, self.KNOCK_TOP) & 1 and knock_legal(obs, least)
+        if p["lookahead"] > 0 and not (knocks or big_gin_ready(obs)):
+            legal = [card for card in hand if card != forbidden]
+            scores = {card: self.lookahead_score(obs, p["lookahead"], card, left[card])
+                      for card in legal}  # fmt: skip
+            card = min(legal, key=lambda c: (scores[c], self.place(safety, c),
+                                             -value_of(c, obs), -c))  # fmt: skip
+            learn_min_deadwood(scratch, without(obs.hand, card), left[card])
+            return card
         legal = [card for card in hand if left[card] == least and card != forbidden]
         if safety == 0 or not legal:
             return memo_discard(obs, scratch)
         card = min(legal, key=lambda c: (self.place(safety, c), -value_of(c, obs), -c))
         learn_min_deadwood(scratch, without(obs.hand, card), least)
         return card
+
+    def lookahead_score(self, obs: Any, weight: int, card: int, deadwood: int) -> Fraction:
+        """Deadwood left by throwing ``card`` less weight/10 x the next draw's mean
+        saving: over the hidden cards, what drawing one that melds with the cards kept
+        (and throwing the best card) takes off that deadwood."""
+        from tests.reference.mc_ref import hidden_cards, melds_with  # it imports this module
+
+        kept = without(obs.hand, card)
+        hidden = hidden_cards(obs)
+        saving = sum(
+            max(deadwood - best_discard(obs, kept | 1 << u, None)[1], 0)
+            for u in hidden
+            if melds_with(obs, kept, u)
+        )
+        return deadwood - Fraction(weight * saving, 10 * max(len(hidden), 1))
 
     def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
         p = read_params(params, self.FIELDS)

@@ -99,6 +99,26 @@ def test_discard_by_the_safety_order() -> None:
     assert HIGH_FIRST == safety_of(list(reversed(range(13))))
 
 
+def test_lookahead_keeps_the_live_pair() -> None:
+    """Hand 2C 3C 4C | 5H 5D 5S | KS KH 9D 6S 2D: a king leaves the least deadwood,
+    27. With a lookahead the pair of kings stays (each of the two kings not seen would
+    make a set and save 26) and the lone nine goes, leaving 28; a light one does not
+    pay that one point."""
+    hand = "2C 3C 4C 5H 5D 5S KS KH 9D 6S 2D"
+    assert _both_discard(hand) == card("KS")
+    assert _both_discard(hand, lookahead=30) == card("9D")
+    assert _both_discard(hand, lookahead=1) == card("KS")
+
+
+def test_lookahead_steps_aside_for_a_knock() -> None:
+    """Hand 2C 3C 4C | 7S 8S 9S TS JS | AD 6D 7D: throwing 7D leaves 7, a knock where
+    this turn's mask has bit 7, and then the lookahead keeps out of the way; without
+    that bit the lookahead's card is another (6D)."""
+    hand = "2C 3C 4C 7S 8S 9S TS JS AD 6D 7D"
+    assert _both_discard(hand, lookahead=30) == card("7D")
+    assert _both_discard(hand, k1=0, lookahead=30) == card("6D")
+
+
 def test_knock_masks_by_turn() -> None:
     """Bit 10 of the turn's mask knocks with 10 left; bit 9 alone does not; own turn 2
     reads k2; turns past 20 read k20."""

@@ -64,7 +64,7 @@ def _meldy_hand(rng: random.Random, size: int, ace: str, deck: list[int]) -> lis
     return sorted(cards)
 
 
-def random_params(rng: random.Random, name: str) -> Any:
+def random_params(rng: random.Random, name: str, lookahead_share: float = 0.03) -> Any:
     strategy = S.BUILTINS[name]
     if rng.random() < 0.4 and name != "mc":
         return strategy.params()
@@ -107,7 +107,10 @@ def random_params(rng: random.Random, name: str) -> Any:
         rng.shuffle(order)
         packed = sum(r << (4 * i) for i, r in enumerate(order))
         safety = rng.choice((0, packed, rng.getrandbits(52)))
-        return strategy.params(**masks, safety=safety)
+        # The lookahead's twin solves hundreds of hands a discard: a few of them here.
+        weight = rng.choice((5, 30, rng.randint(1, 1000)))
+        lookahead = weight if rng.random() < lookahead_share else 0
+        return strategy.params(**masks, safety=safety, lookahead=lookahead)
     if name == "schedule":
         return strategy.params(
             a=rng.uniform(0, 20),
@@ -248,8 +251,11 @@ def _cards_apart(obs: ref.RefObs) -> bool:
     return True
 
 
-def compare_on_random(rules: np.ndarray, n: int, seed: str) -> dict[str, int]:
-    """Every hook of every strategy, numba vs twin, on ``n`` random observations."""
+def compare_on_random(
+    rules: np.ndarray, n: int, seed: str, lookahead_share: float = 0.03
+) -> dict[str, int]:
+    """Every hook of every strategy, numba vs twin, on ``n`` random observations
+    (``lookahead_share`` of the chart seats with a lookahead)."""
     rng = random.Random(seed)
     counts = {"take": 0, "knock": 0, "big_gin": 0, "mc": 0}
     for i in range(n):
@@ -261,7 +267,7 @@ def compare_on_random(rules: np.ndarray, n: int, seed: str) -> dict[str, int]:
                 continue  # its twin is slow, and samples need a consistent view (test_mc.py)
             twin = ref.REF_STRATEGIES[name]
             counts["mc"] += name == "mc"
-            values = params_vector(random_params(rng, name))
+            values = params_vector(random_params(rng, name, lookahead_share))
             listed = [float(v) for v in values]
             ctx = (name, listed, i, seed, drawn, ref_after)
             sc = random_scratch(rng, name, int(before.hand), drawn)
@@ -310,6 +316,17 @@ def test_numba_hooks_equal_twins_on_random_observations(
     assert counts["mc"] > 0
     if preset == "gin" and not overrides:
         assert counts["big_gin"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("preset", "overrides"), [("gin", {}), ("joker-knock", {})])
+def test_chart_lookahead_equals_twin_on_many_observations(
+    preset: str, overrides: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chart seat's lookahead discard on every observation (the default suite
+    draws it on a few)."""
+    monkeypatch.setattr(ref, "SOLVER", fast_solver)
+    compare_on_random(rules_of(preset, **overrides), 300, f"lookahead/{preset}", 1.0)
 
 
 @pytest.mark.parametrize("preset", ["gin", "knock-rummy"])

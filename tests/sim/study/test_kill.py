@@ -26,7 +26,7 @@ RUMMY = [sys.executable, "-c", "from sim.cli import app; app()"]
 EXPERIMENT = """
 name = "killed"
 seed = 1
-deals = 40_000
+deals = 10_000
 chunk_size = 250
 seats = "greedy:knock_at={k}/simple"
 [rules]
@@ -35,7 +35,7 @@ preset = "gin"
 k = [1, 2, 3, 4]
 """
 SWEEP = ["sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=1,2,3,4"]
-SWEEP += ["--deals", "40000", "--chunk-size", "250", "--seed", "1", "--name", "sweep"]
+SWEEP += ["--deals", "10000", "--chunk-size", "250", "--seed", "1", "--name", "sweep"]
 
 
 def command(how: str, folder: Path, out: Path) -> list[str]:
@@ -83,7 +83,7 @@ def test_killed_study_leaves_no_process_and_finishes_exactly(tmp_path, how, sig)
     assert proc.returncode == (143 if sig == signal.SIGTERM else -sig), stderr
     assert wait_until_gone(children) == [], "a process outlived its driver"
     done = finished_chunks(out)
-    assert 3 <= done < 640, "the study should have been killed mid-way"
+    assert 3 <= done < 160, "the study should have been killed mid-way"
     assert (
         not list(out.glob("*/experiment.json"))
         or json.loads(next(out.glob("*/experiment.json")).read_text())["status"] != "done"
