@@ -53,6 +53,7 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
         return
     import sim.advise  # noqa: F401 - registers advise's entry kernels
     import sim.engine  # noqa: F401 - registers the engine's and the solver's
+    import sim.stats.deadwood  # noqa: F401 - registers the deadwood counts'
     from sim.warm import warm
 
     warm()

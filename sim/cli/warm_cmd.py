@@ -42,6 +42,7 @@ def warm(
     every strategy) into the cache, in parallel: later commands start at once."""
     import sim.advise  # noqa: F401 - registers advise's entry kernels
     import sim.engine  # noqa: F401 - registers the engine's and the solver's
+    import sim.stats.deadwood  # noqa: F401 - registers the deadwood counts'
     from sim.warm import ENTRIES, all_pieces
     from sim.warm import warm as warm_all
 

@@ -34,6 +34,7 @@ from kernels.tables import table_views
 from sim.limits import MAX_SEED
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
+from sim.warm import warm_entry
 
 __all__ = ["QUANTILES", "DeadwoodDistribution", "deadwood_distribution", "histogram_size"]
 
@@ -268,3 +269,11 @@ def deadwood_distribution(
             raise ValueError(f"seed={seed} is not allowed; choose a whole number 0..{MAX_SEED}")
     counts = _monte_carlo_counts(r, cards, samples, seed)
     return _summarise(counts, cards=cards, method=METHOD_MONTE_CARLO, seed=seed, rules=r)
+
+
+@warm_entry("stats: deadwood counts", last=True)
+def _warm_counts() -> None:
+    """Compile (or load) the counting kernels (``rummy warm``): one sampled hand and
+    the exact count of one card. Last: they call the solver's pieces, compiled first."""
+    deadwood_distribution(2, samples=1, seed=0)
+    deadwood_distribution(1, exact=True)
