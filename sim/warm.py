@@ -49,6 +49,7 @@ __all__ = [
     "all_pieces",
     "compile_units",
     "ensure",
+    "load_entries",
     "reachable_pieces",
     "warm",
     "warm_entry",
@@ -79,6 +80,9 @@ class Entry(NamedTuple):
 # What ``rummy run`` (single hands, games), ``replay`` and the solver API call, in the
 # order their modules register them (``warm_entry``).
 ENTRIES: dict[str, Entry] = {}
+# The modules that register entries, by name: ``load_entries`` imports them, this module
+# none of them (they import it). A test checks that every ``warm_entry`` is in one.
+ENTRY_MODULES = ("sim.advise", "sim.engine", "sim.solver", "sim.stats.deadwood")
 
 
 def warm_entry(name: str, last: bool = False) -> Callable[[Callable[[], None]], Callable[[], None]]:
@@ -91,6 +95,13 @@ def warm_entry(name: str, last: bool = False) -> Callable[[Callable[[], None]], 
         return function
 
     return register
+
+
+def load_entries() -> dict[str, Entry]:
+    """Every entry a user may run: ``ENTRY_MODULES`` imported (they register them)."""
+    for module in ENTRY_MODULES:
+        importlib.import_module(module)
+    return ENTRIES
 
 
 # --- which pieces a kernel may call --------------------------------------------------
@@ -380,9 +391,9 @@ def all_pieces() -> list[Piece]:
 def warm(processes: int | None = None, progress: Progress | None = None) -> list[str]:
     """Compile everything a user may run (every entry kernel and piece) on
     ``processes`` processes (default: every core); returns the units' names. The
-    entries are those registered so far: ``rummy warm`` first imports ``sim.engine``,
-    which registers the engine's and, importing ``sim.solver``, the solver's."""
+    entries are those of ``load_entries`` and any other registered so far."""
     global _compile_pieces_ahead
+    load_entries()
     ahead = _compile_pieces_ahead
     first = [name for name, e in ENTRIES.items() if not e.last]
     last = [name for name, e in ENTRIES.items() if e.last]

@@ -51,9 +51,6 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
     both. A run of chosen files or tests compiles only what they need, as it goes."""
     if config.args_source is not pytest.Config.ArgsSource.TESTPATHS:
         return
-    import sim.advise  # noqa: F401 - registers advise's entry kernels
-    import sim.engine  # noqa: F401 - registers the engine's and the solver's
-    import sim.stats.deadwood  # noqa: F401 - registers the deadwood counts'
     from sim.warm import warm
 
     warm()

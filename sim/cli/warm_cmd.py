@@ -40,13 +40,10 @@ def warm(
 ) -> None:
     """Compile every kernel a command may run (the engine, the solver, the showdown,
     every strategy) into the cache, in parallel: later commands start at once."""
-    import sim.advise  # noqa: F401 - registers advise's entry kernels
-    import sim.engine  # noqa: F401 - registers the engine's and the solver's
-    import sim.stats.deadwood  # noqa: F401 - registers the deadwood counts'
-    from sim.warm import ENTRIES, all_pieces
+    from sim.warm import all_pieces, load_entries
     from sim.warm import warm as warm_all
 
-    total = len(ENTRIES) + len(all_pieces())
+    total = len(load_entries()) + len(all_pieces())
     start = time.perf_counter()
     console = Console(stderr=True)
     columns = (TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

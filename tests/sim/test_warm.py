@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sim.bench.cold import Case, bench_cold, cases_named
 from sim.engine import engine_of, lineup_of
-from sim.warm import reachable_pieces
+from sim.warm import ENTRY_MODULES, reachable_pieces
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,6 +42,17 @@ def _run(script: str, cache: Path) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-c", textwrap.dedent(script)],
         env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
+
+
+def test_every_module_that_registers_an_entry_is_loaded() -> None:
+    """``load_entries`` imports ``ENTRY_MODULES``: a module with a ``warm_entry`` missing
+    there would go uncompiled by ``rummy warm``."""
+    registering = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for path in (ROOT / "sim").rglob("*.py")
+        if "@warm_entry(" in path.read_text()
+    }
+    assert registering and registering <= set(ENTRY_MODULES)
 
 
 def test_a_helper_compiles_into_the_shared_cache(tmp_path: Path) -> None:
