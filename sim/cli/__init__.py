@@ -22,17 +22,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import os
 import signal
 import sys
-import threading
 import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated, Any, NamedTuple
 
 import typer
 from typer.core import TyperGroup
+
+from sim.cli.signals import Signals, Stopped, leave
 
 
 class Command(NamedTuple):
@@ -85,70 +83,6 @@ def _click_errors() -> tuple[type[Exception], ...]:
     else:
         found.append(ClickException)
     return tuple(found)
-
-
-class _Stopped(BaseException):
-    """A command stopped by a signal, carried past typer, which would turn a
-    KeyboardInterrupt into a bare exit 130 (SIGTERM's included) without a word.
-    Not an Exception, so that nothing on the way catches it."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__()
-        self.status = 128 + signum  # as shells report a command a signal ended: 130, 143
-        what = "terminated" if signum == signal.SIGTERM else "interrupted"
-        self.line = f"{what}: finished chunks are kept; the same command resumes"
-
-
-def _ignore_unraisable(unraisable: Any) -> None:
-    """Say nothing about an error Python cannot raise (a C callback's, a finalizer's)."""
-
-
-@contextmanager
-def _signals_unwind(received: list[int]) -> Iterator[None]:
-    """While the command runs, SIGINT (Ctrl-C) and SIGTERM raise KeyboardInterrupt in the
-    main thread, so that the command unwinds alike (compile helpers stopped, run
-    directories unlocked, finished chunks kept), and are noted in ``received``: the
-    interrupt may land in a C callback that swallows it (llvmlite's, in a compile), and
-    numba then fails with an error of its own. The handlers before are put back after (a
-    test's CliRunner runs commands inside pytest's process); an ignored signal (SIGINT
-    under ``nohup``) stays ignored."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set handlers (and receives signals)
-        return
-
-    def unwind(signum: int, frame: Any) -> None:
-        received.append(signum)
-        # From here on, what fails unseen (the swallowed interrupt; objects a compile
-        # stopped half-way leaves behind, as they are collected) is the signal's doing.
-        sys.unraisablehook = _ignore_unraisable
-        raise KeyboardInterrupt
-
-    previous = {
-        signum: signal.signal(signum, unwind)
-        for signum in (signal.SIGINT, signal.SIGTERM)
-        if signal.getsignal(signum) is not signal.SIG_IGN
-    }
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-
-
-def _leave(status: int) -> None:
-    """Exit with ``status`` once a signal stopped the command. A thread still running is
-    in a kernel that cannot be stopped (a chunk in flight: minutes with a slow strategy),
-    whose result nobody takes; Python's exit would wait for it, so end the process at
-    once instead (everything that unwinds has unwound: helpers stopped, files closed)."""
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
-           if t is not threading.main_thread()):  # fmt: skip
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):  # a closed pipe or stream: nothing to keep
-                pass
-        os._exit(status)
-    sys.exit(status)
 
 
 def _is_no_args_help(error: Exception) -> bool:
@@ -214,26 +148,31 @@ class RummyGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except BaseException as error:
-            received: list[int] = getattr(self, "_received", [])
-            if received:  # whatever the error, a signal started it (see _signals_unwind)
-                raise _Stopped(received[0]) from None
+            signals: Signals | None = getattr(self, "_signals", None)
+            if signals is not None and signals.received:  # whatever the error, a signal
+                raise signals.stopped() from None  # started it (numba may fail its own way)
             if isinstance(error, KeyboardInterrupt):  # with no handler of ours (a thread)
-                raise _Stopped(signal.SIGINT) from None
+                raise Stopped(signal.SIGINT) from None
             raise
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # noqa: D102
         kwargs["standalone_mode"] = False  # errors come back here, to be said in one line
         if not standalone_mode:
             return super().main(*args, **kwargs)
-        self._received: list[int] = []
+        signals = self._signals = Signals()
         try:
-            with _signals_unwind(self._received):
-                code = super().main(*args, **kwargs)
-                if self._received:  # before the command ran: typer made it a bare 130
-                    raise _Stopped(self._received[0])
-        except _Stopped as stopped:
+            with signals.handled():
+                try:
+                    code = super().main(*args, **kwargs)
+                except KeyboardInterrupt:  # raised again after typer took it (sim.cli.signals)
+                    if not signals.received:
+                        raise
+                    raise signals.stopped() from None
+                if signals.received:  # before the command ran: typer made it a bare 130
+                    raise signals.stopped()
+        except Stopped as stopped:
             typer.echo(stopped.line, err=True)
-            _leave(stopped.status)
+            leave(stopped.status)
         except _click_errors() as error:  # the command line's own errors
             if _is_no_args_help(error):
                 # The help as --help prints it, then exit 2 as click does: the command is
