@@ -31,7 +31,7 @@ from types import ModuleType
 
 import kernels
 from kernels import engine as engine_template
-from strategies import Strategy, plugin_digests
+from strategies import Strategy, hook_home, plugin_digests
 
 __all__ = ["engine_for"]
 
@@ -41,15 +41,8 @@ _loaded: dict[str, ModuleType] = {}
 
 
 def _hook_import(strategy: Strategy, attr: str, alias: str) -> str:
-    hook = getattr(strategy, attr)
-    name = getattr(getattr(hook, "py_func", hook), "__name__", None)
-    module = sys.modules.get(strategy.module)
-    if name is None or module is None or getattr(module, name, None) is not hook:
-        raise ValueError(
-            f"strategy {strategy.name!r}: {attr} must be a module-level function"
-            f" of {strategy.module}"
-        )
-    return f"from {strategy.module} import {name} as {alias}"
+    module, name = hook_home(strategy, attr)
+    return f"from {module} import {name} as {alias}"
 
 
 def _dispatcher_source(strategies: list[Strategy]) -> str:

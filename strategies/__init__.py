@@ -43,6 +43,11 @@ module, in full::
                         take_nb=take_nb, discard_nb=discard_nb, knock_nb=knock_nb,
                         module=__name__)
 
+The engine imports each hook by name, from the module that defines it or from
+``module``: a hook must be a module-level function of one of them (another
+strategy's hook may be seated as it is: ``take_nb=greedy.take_nb``). A plugin whose
+hook is not is refused as it loads.
+
 ``scratch`` is the seat's memory: a hand's words, zeroed each deal, and a game's, kept
 across the hands of a game with the engine's count of how they ended
 (``kernels/obs.py``, docs/ENGINE.md "Game memory").
@@ -71,6 +76,7 @@ import hashlib
 import importlib
 import importlib.util
 import math
+import sys
 from collections.abc import Iterable
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -176,15 +182,38 @@ def _package_files(top: str) -> list[Path]:
     return [Path(spec.origin)] if spec.origin else []
 
 
+HOOKS = ("take_nb", "discard_nb", "knock_nb")
+
+
+def hook_home(strategy: Strategy, attr: str) -> tuple[str, str]:
+    """Where the engine imports hook ``attr`` from, as (module, name): the module that
+    defines it (a plugin may seat a built-in's hook), else the strategy's own module.
+    A hook that is no module-level name of either is refused."""
+    hook = getattr(strategy, attr)
+    function = getattr(hook, "py_func", hook)
+    name = getattr(function, "__name__", None)
+    homes = [m for m in (getattr(function, "__module__", None), strategy.module) if m]
+    for module in homes:
+        if name is not None and getattr(sys.modules.get(module), name, None) is hook:
+            return module, name
+    raise StrategyError(
+        f"strategy {strategy.name!r}: {attr} must be a module-level function, of the "
+        f"module that defines it or of {strategy.module} (the engine imports it by name)"
+    )
+
+
 def plugin_digests(strategies: Iterable[Strategy]) -> dict[str, str]:
     """A hash of every source file of each plugin's top-level package, by package.
 
     A plugin's hooks are compiled into the engine, and a helper module beside them can
     change what they do, so the whole package counts (the module alone when it has no
-    package). Built-in strategies are left out: ``kernels.source_digest`` covers them.
+    package), and so do the packages its hooks come from. Built-in strategies are left
+    out: ``kernels.source_digest`` covers them.
     """
+    modules = {s.module for s in strategies}
+    modules |= {hook_home(s, attr)[0] for s in strategies for attr in HOOKS}
     out = {}
-    for top in sorted({s.module.split(".")[0] for s in strategies} - set(HASHED_PACKAGES)):
+    for top in sorted({m.split(".")[0] for m in modules} - set(HASHED_PACKAGES)):
         digest = hashlib.sha256()
         for path in _package_files(top):
             digest.update(path.name.encode())
@@ -226,6 +255,8 @@ def _strategy_of(obj: object, source: str) -> Strategy:
             f"strategy plugin {source}: STRATEGY must be a strategies.Strategy, "
             f"got {type(obj).__name__}"
         )
+    for attr in HOOKS:  # before any run is set up: the engine must be able to import them
+        hook_home(obj, attr)
     return obj
 
 
@@ -413,6 +444,7 @@ __all__ = [
     "discover",
     "format_seat",
     "get_strategy",
+    "hook_home",
     "load_plugin",
     "make_params",
     "param_slots",
