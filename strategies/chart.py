@@ -29,6 +29,12 @@ export`` writes the parameters from finished charts):
   card costs much more deadwood". Not when the least deadwood would knock this turn
   (its mask's bit is set and the knock is legal) or big gin is ready: then the
   discard above, so that the knock is the one the mask asks for. Default 0: off.
+* Gin chance (``gin_chance`` g > 0): the same discard (with the same exceptions)
+  also weighs the next draw's chance of gin, at g points of deadwood for a certain
+  gin: g times the share of the cards not seen that would sit in a meld with the
+  cards kept and, drawn, leave no deadwood after the best discard, off each card's
+  score. At the table: "prefer the discard that leaves the most cards that would give
+  me gin". With ``lookahead = 0`` it weighs the gin chance alone. Default 0: off.
 * Knock: ``k1`` .. ``k20``, one knock mask per own turn: knock when the knock is legal
   and bit d of the turn's mask is set, d the deadwood the discard leaves (bit 30: 30
   or more). Default: 2047 (bits 0-10), greedy's knock at the rule's limit (10 where
@@ -82,6 +88,8 @@ UNLISTED = RANKS  # the place of a rank not in the order (jokers: one after)
 NO_KEY = np.int64(1) << 62  # above every lookahead discard key
 
 MAX_LOOKAHEAD = 1000  # 100 points of deadwood per point of the next draw's mean saving
+MAX_GIN_CHANCE = 1000  # points of deadwood for a gin certain on the next draw
+WEIGHTS = ("lookahead", "gin_chance")  # the fields that are weights, not bit masks
 DEFAULT_KNOCK = (1 << 11) - 1  # deadwood 0-10: greedy at the rule's limit
 DEFAULT_TAKE = 1 << 0  # meld only
 HIGH_FIRST = sum((RANKS - 1 - i) << (4 * i) for i in range(RANKS))  # K Q J .. A
@@ -95,11 +103,13 @@ def safety_of(ranks: list[int]) -> int:
 FIELDS = (
     [(f"k{t}", DEFAULT_KNOCK) for t in range(1, TURNS + 1)]
     + [(f"t{t}", DEFAULT_TAKE) for t in range(1, TURNS + 1)]
-    + [("safety", HIGH_FIRST), ("lookahead", 0)]
+    + [("safety", HIGH_FIRST), ("lookahead", 0), ("gin_chance", 0)]
 )
-# Forty-two fields made in a loop: mypy types only a namedtuple of literal fields.
+# Forty-three fields made in a loop: mypy types only a namedtuple of literal fields.
 Params = namedtuple("Params", [name for name, _ in FIELDS], defaults=[v for _, v in FIELDS])  # type: ignore[misc]
-Params.__doc__ = "Chart's parameters: knock masks k1-k20, take masks t1-t20, safety, lookahead."
+Params.__doc__ = (
+    "Chart's parameters: knock masks k1-k20, take masks t1-t20, safety, lookahead, gin_chance."
+)
 # Where each field sits in the row the hooks read (fields made at run time: untyped).
 SLOT: Any = param_slots(Params)
 K0, T0 = SLOT.k1, SLOT.t1  # own turn row r (from 0) reads slots K0 + r and T0 + r
@@ -140,11 +150,13 @@ def rank_place(safety, card):
 
 
 @njit(cache=True)
-def draw_saving(kept, deadwood, hidden, tab):
-    """What the next draw saves ``kept`` (least deadwood ``deadwood``), summed over the
-    ``hidden`` cards: for each that sits in a meld with ``kept``, ``deadwood`` less the
-    least deadwood after drawing it and throwing the best card, when that is lower."""
+def next_draw(kept, deadwood, hidden, tab):
+    """What the next draw does for ``kept`` (least deadwood ``deadwood``), over the
+    ``hidden`` cards that sit in a meld with it: the summed saving (``deadwood`` less
+    the least deadwood after drawing one and throwing the best card, when that is
+    lower) and how many of them leave no deadwood (gin)."""
     saving = np.int64(0)
+    gins = np.int64(0)
     rest = hidden
     while rest:
         card = lowest_bit(rest)
@@ -152,13 +164,15 @@ def draw_saving(kept, deadwood, hidden, tab):
         if melds_with(kept, card, tab):
             _, after = best_discard_one(kept | (np.int64(1) << card), np.int64(-1), tab)
             saving += max(deadwood - after, np.int64(0))
-    return saving
+            gins += after == 0
+    return saving, gins
 
 
 @njit(cache=True)
-def lookahead_discard(obs, weight, safety, scratch):
-    """The legal card of least ``10 d - weight x mean saving`` (see the module notes),
-    as ``10 n d - weight x summed saving`` over the ``n`` hidden cards: integers."""
+def lookahead_discard(obs, weight, gin_weight, safety, scratch):
+    """The legal card of least ``10 d - weight x mean saving - gin_weight x gin chance``
+    (see the module notes), as ``10 n d - weight x summed saving - 10 gin_weight x
+    gins`` over the ``n`` hidden cards: integers."""
     hidden = hidden_cards(obs)
     n_hidden = popcount(hidden)
     forbidden = forbidden_discard(obs)
@@ -172,7 +186,8 @@ def lookahead_discard(obs, weight, safety, scratch):
             continue
         kept = obs.hand & ~(np.int64(1) << card)
         deadwood = min_deadwood_one(kept, obs.tab)
-        score = 10 * n_hidden * deadwood - weight * draw_saving(kept, deadwood, hidden, obs.tab)
+        saving, gins = next_draw(kept, deadwood, hidden, obs.tab)
+        score = 10 * n_hidden * deadwood - weight * saving - 10 * gin_weight * gins
         value = np.int64(obs.tab[CARD_VALUE + card])
         # The score above the tie-break's 20 bits (place < 16, value < 256, card < 64).
         key = (score << 20) | discard_order_key(rank_place(safety, card), value, card)
@@ -196,12 +211,13 @@ def knocks_at_least(obs, params, scratch):
 @njit(cache=True)
 def discard_nb(obs, params, scratch):
     """The safest least-deadwood legal card (greedy's discard for ``safety = 0``), or
-    with ``lookahead`` the card that also keeps the most of the next draw's saving."""
+    with ``lookahead`` or ``gin_chance`` the card that also weighs the next draw."""
     scratch[OWN_TURNS] += 1
     safety = np.int64(params[SLOT.safety])
     weight = np.int64(params[SLOT.lookahead])
-    if weight > 0 and not knocks_at_least(obs, params, scratch):
-        return lookahead_discard(obs, weight, safety, scratch)
+    gin_weight = np.int64(params[SLOT.gin_chance])
+    if (weight > 0 or gin_weight > 0) and not knocks_at_least(obs, params, scratch):
+        return lookahead_discard(obs, weight, gin_weight, safety, scratch)
     if safety == 0:
         return memo_discard(obs, scratch)
     least, cards = least_removals(obs.hand, obs.tab)
@@ -244,6 +260,7 @@ STRATEGY: Strategy = Strategy(
         **{f"t{t}": (0, (1 << (N_DRAW_CLASSES + 1)) - 1) for t in range(1, TURNS + 1)},
         "safety": (0, (1 << (4 * RANKS)) - 1),
         "lookahead": (0, MAX_LOOKAHEAD),
+        "gin_chance": (0, MAX_GIN_CHANCE),
     },
-    masks=frozenset(name for name, _ in FIELDS if name != "lookahead"),  # lookahead: a weight
+    masks=frozenset(name for name, _ in FIELDS if name not in WEIGHTS),
 )

@@ -23,7 +23,8 @@ The mapping (``docs/CHARTS.md``, "The chart strategy"):
   the chart strategy can say it: greedy's pile test (take bit 7) and discard (safety 0)
   for ``greedy``, its own masks (order) for a ``chart`` seat; for any other policy the
   chart strategy's defaults (only a meld; high cards first);
-* lookahead: a ``chart`` policy's own (no chart measures it), otherwise 0.
+* lookahead and gin_chance: a ``chart`` policy's own (no chart measures them),
+  otherwise 0.
 
 Every chart must come from the same rules, line-up, focal seat and round as the knock
 chart: a seat is the answer to one policy's play.
@@ -51,6 +52,7 @@ from strategies.chart import (
     T0,
     TAKE_LOWERS,
     TURNS,
+    WEIGHTS,
     safety_of,
 )
 
@@ -232,9 +234,11 @@ def chart_params(
             strict=True)
     )  # fmt: skip
     strategy, own = _policy(knock)
-    lookahead = own.lookahead if strategy.name == STRATEGY.name else 0
+    # The weights: a chart policy's own (no chart measures them), otherwise off.
+    weights = {name: getattr(own, name) if strategy.name == STRATEGY.name else 0
+               for name in WEIGHTS}  # fmt: skip
     params: Any = STRATEGY.params  # the chart's Params class (typed as any NamedTuple)
-    return params(**values, safety=_safety(discard, knock), lookahead=lookahead)
+    return params(**values, safety=_safety(discard, knock), **weights)
 
 
 def chart_seat(

@@ -577,7 +577,7 @@ class AdviceRef:
 
 class ChartRef:
     """``strategies/chart.py``: knock and take masks per own turn, a safety order, a
-    lookahead weight."""
+    lookahead weight and a gin chance weight."""
 
     TURNS, KNOCK_TOP, OWN_TURNS = 20, 30, 7
     FIELDS = (
@@ -585,6 +585,7 @@ class ChartRef:
         *((f"t{t}", int) for t in range(1, 21)),
         ("safety", int),
         ("lookahead", int),
+        ("gin_chance", int),
     )
 
     def row(self, turns: int) -> int:
@@ -618,9 +619,10 @@ class ChartRef:
         least = min(left.values())
         mask = p[f"k{self.row(scratch[self.OWN_TURNS])}"]
         knocks = mask >> min(least, self.KNOCK_TOP) & 1 and knock_legal(obs, least)
-        if p["lookahead"] > 0 and not (knocks or big_gin_ready(obs)):
+        weights = p["lookahead"], p["gin_chance"]
+        if max(weights) > 0 and not (knocks or big_gin_ready(obs)):
             legal = [card for card in hand if card != forbidden]
-            scores = {card: self.lookahead_score(obs, p["lookahead"], card, left[card])
+            scores = {card: self.lookahead_score(obs, *weights, card, left[card])
                       for card in legal}  # fmt: skip
             card = min(legal, key=lambda c: (scores[c], self.place(safety, c),
                                              -value_of(c, obs), -c))  # fmt: skip
@@ -633,20 +635,23 @@ class ChartRef:
         learn_min_deadwood(scratch, without(obs.hand, card), least)
         return card
 
-    def lookahead_score(self, obs: Any, weight: int, card: int, deadwood: int) -> Fraction:
-        """Deadwood left by throwing ``card`` less weight/10 x the next draw's mean
-        saving: over the hidden cards, what drawing one that melds with the cards kept
-        (and throwing the best card) takes off that deadwood."""
+    def lookahead_score(
+        self, obs: Any, weight: int, gin_weight: int, card: int, deadwood: int
+    ) -> Fraction:
+        """Deadwood left by throwing ``card``, less weight/10 x the next draw's mean
+        saving and gin_weight x its chance of gin: over the hidden cards, what drawing
+        one that melds with the cards kept (and throwing the best card) takes off that
+        deadwood, and whether it leaves none."""
         from tests.reference.mc_ref import hidden_cards, melds_with  # it imports this module
 
         kept = without(obs.hand, card)
         hidden = hidden_cards(obs)
-        saving = sum(
-            max(deadwood - best_discard(obs, kept | 1 << u, None)[1], 0)
-            for u in hidden
-            if melds_with(obs, kept, u)
-        )
-        return deadwood - Fraction(weight * saving, 10 * max(len(hidden), 1))
+        after = [best_discard(obs, kept | 1 << u, None)[1] for u in hidden
+                 if melds_with(obs, kept, u)]  # fmt: skip
+        saving = sum(max(deadwood - a, 0) for a in after)
+        gins = sum(a == 0 for a in after)
+        n = max(len(hidden), 1)
+        return deadwood - Fraction(weight * saving, 10 * n) - Fraction(gin_weight * gins, n)
 
     def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
         p = read_params(params, self.FIELDS)

@@ -119,6 +119,17 @@ def test_lookahead_steps_aside_for_a_knock() -> None:
     assert _both_discard(hand, k1=0, lookahead=30) == card("6D")
 
 
+def test_gin_chance_keeps_the_pair_that_gins() -> None:
+    """Hand 2C 3C 4C 5C | 7H 7D 7S 7C | KH KD 3D: a king leaves the least deadwood, 13,
+    and no card that gives gin on the next draw; throwing 3D leaves 20, and two of the
+    40 cards not seen (KS, KC) give gin. gin_chance 150 values that 2/40 chance at 7.5
+    points of deadwood and throws 3D; 100 values it at 5 and throws a king."""
+    hand = "2C 3C 4C 5C 7H 7D 7S 7C KH KD 3D"
+    assert _both_discard(hand) in (card("KH"), card("KD"))
+    assert _both_discard(hand, gin_chance=150) == card("3D")
+    assert _both_discard(hand, gin_chance=100) in (card("KH"), card("KD"))
+
+
 def test_knock_masks_by_turn() -> None:
     """Bit 10 of the turn's mask knocks with 10 left; bit 9 alone does not; own turn 2
     reads k2; turns past 20 read k20."""

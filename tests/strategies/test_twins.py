@@ -109,8 +109,12 @@ def random_params(rng: random.Random, name: str, lookahead_share: float = 0.03) 
         safety = rng.choice((0, packed, rng.getrandbits(52)))
         # The lookahead's twin solves hundreds of hands a discard: a few of them here.
         weight = rng.choice((5, 30, rng.randint(1, 1000)))
-        lookahead = weight if rng.random() < lookahead_share else 0
-        return strategy.params(**masks, safety=safety, lookahead=lookahead)
+        lookahead, gin_chance = 0, 0
+        if rng.random() < lookahead_share:  # either weight, or both
+            lookahead, gin_chance = rng.choice(
+                ((weight, 0), (0, rng.choice((1, 150, 1000))), (weight, rng.randint(1, 1000)))
+            )
+        return strategy.params(**masks, safety=safety, lookahead=lookahead, gin_chance=gin_chance)
     if name == "schedule":
         return strategy.params(
             a=rng.uniform(0, 20),

@@ -22,6 +22,7 @@ from tests.sim.cli.test_chart_cmd import one_line_error
 from tests.strategies.test_chart_strategy import hand_table
 
 cli = CliRunner()
+WEIGHTED = "chart:k1=1,lookahead=30,gin_chance=150"  # a chart policy with both weights
 BASE = ["--deals", "200", "--samples", "2", "--seed", "3", "-w", "1", "--min-positions", "5"]
 
 
@@ -42,6 +43,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "took": make(out, "discard", *gin, "--took"),
         "other_play": make(out, "draw", "--rules", "gin", "--seats", "greedy"),
         "rummy_draw": make(out, "draw", "--rules", "knock-rummy", "--players", "3"),
+        "weighted": make(out, "knock", "--rules", "gin", "--seats", WEIGHTED),
     }
 
 
@@ -97,6 +99,15 @@ def test_export_round_trips(runs: dict[str, str], tmp_path: Path) -> None:
     plain = export(runs["knock"])
     _, alone = parse_seat(plain.stdout.strip())
     assert alone[20:40] == (128,) * 20 and alone.safety == 0 and alone[:20] == params[:20]
+
+
+def test_export_keeps_a_chart_policys_weights(runs: dict[str, str]) -> None:
+    """No chart measures the discard's weights: a chart policy's own travel to its
+    export, and any other policy's export has them off."""
+    _, own = parse_seat(export(runs["weighted"]).stdout.strip())
+    assert (own.lookahead, own.gin_chance) == (30, 150)
+    _, other = parse_seat(export(runs["knock"]).stdout.strip())
+    assert (other.lookahead, other.gin_chance) == (0, 0)
 
 
 @pytest.mark.slow  # heavy; the default suite covers this path more cheaply
