@@ -292,7 +292,7 @@ def _print_check(chart: StrategyChart, check: Any) -> None:
 
 
 _VERDICT_STYLE = {"agrees": "[green]agrees[/]", "MISSES": "[bold red]MISSES[/]",
-                  "not reached": "[dim]not reached[/]"}  # fmt: skip
+                  "not reached": "[dim]not reached[/]", "too rare": "[dim]too rare[/]"}  # fmt: skip
 
 
 def _save_figures(chart: StrategyChart) -> tuple[list[StorePath], StorePath]:

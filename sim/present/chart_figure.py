@@ -162,7 +162,7 @@ def column_labels(chart: StrategyChart) -> list[str]:
 
 
 def short_lineup(lineup: tuple[str, ...]) -> str:
-    """The line-up for a title: a long seat spec (a chart seat's 42 parameters) by its
+    """The line-up for a title: a long seat spec (a chart seat's 43 parameters) by its
     strategy's name, and one spec once when every seat plays it."""
     names = [spec if len(spec) <= 40 else f"{spec.split(':')[0]} seat" for spec in lineup]
     return f"{names[0]} in every seat" if len(set(lineup)) == 1 else "/".join(names)

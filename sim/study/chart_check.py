@@ -29,8 +29,10 @@ combined standard error, z the normal quantile that makes the test hold at 95% o
 the checked cells together (Bonferroni: 1.96 for one cell, 2.58 for five), so that a
 chart is said to miss when its predictions are off, not when one of several cells is
 2 standard errors out by chance. A cell that no fresh deal's play changed (a rare cell
-the fresh deals never met) measures exactly 0 with no spread: it is *not reached*, and
-neither agrees nor misses. The cells checked are those with the largest predicted effect.
+the fresh deals never met) measures exactly 0 with no spread: it is *not reached*. A
+cell met by fewer than ``MIN_MET`` fresh deals is *too rare*: its measurement rests on
+those few deals, too few for a t interval to hold its 95%. Neither kind agrees nor
+misses, nor counts in z. The cells checked are those with the largest predicted effect.
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ CHECK_FILE = "check.json"
 # Fresh deals of a check by default: as many as the chart's (a check of N deals measures
 # about as precisely as an unthinned chart of N deals predicts), at most this many.
 DEFAULT_CHECK_DEALS = 1_000_000
+# Fresh deals that must meet a cell for its measurement to be judged: as many as a
+# chart's cell needs positions for a verdict (``--min-positions``' default).
+MIN_MET = 30
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,7 @@ class CellCheck:
     action: str  # the action played instead of the policy's own ("knock", "play on", ...)
     reach: float  # share of deals meeting the cell
     positions: int  # the chart's scored positions in the cell
+    met: int  # fresh deals that met the cell
     gain: float  # mean gain of ``action`` over the policy's own choice per position
     predicted: Interval  # reach x gain
     measured: Interval  # paired difference per fresh deal
@@ -84,6 +90,11 @@ class CellCheck:
         """Some fresh deal's play changed (else the measurement is 0 with no spread)."""
         m = self.measured
         return not (m.estimate == 0.0 and m.low == 0.0 and m.high == 0.0)
+
+    @property
+    def judged(self) -> bool:
+        """Reached, by enough fresh deals for its measured interval to hold."""
+        return self.reached and self.met >= MIN_MET
 
     def agrees(self, z: float = Z) -> bool:
         """The two differ by less than ``z`` combined standard errors."""
@@ -110,14 +121,16 @@ class ChartCheck:
 
     @property
     def z(self) -> float:
-        """The agreement test's quantile: 95% over the reached cells together."""
-        reached = max(1, sum(c.reached for c in self.cells))
-        return normal_quantile(1 - 0.025 / reached)
+        """The agreement test's quantile: 95% over the judged cells together."""
+        judged = max(1, sum(c.judged for c in self.cells))
+        return normal_quantile(1 - 0.025 / judged)
 
     def verdict(self, cell: CellCheck) -> str:
-        """'agrees', 'MISSES' or 'not reached'."""
+        """'agrees', 'MISSES', 'not reached' or 'too rare'."""
         if not cell.reached:
             return "not reached"
+        if not cell.judged:
+            return "too rare"
         return "agrees" if cell.agrees(self.z) else "MISSES"
 
     @property
@@ -125,24 +138,36 @@ class ChartCheck:
         return [c for c in self.cells if self.verdict(c) == "MISSES"]
 
     @property
-    def unreached(self) -> list[CellCheck]:
-        return [c for c in self.cells if not c.reached]
+    def unjudged(self) -> list[CellCheck]:
+        """The cells not reached, or too rare."""
+        return [c for c in self.cells if not c.judged]
 
     def summary(self) -> str:
         """One line: do the predictions agree with play?"""
         if not self.cells:
             return "check: no cell had enough positions to check"
-        reached = len(self.cells) - len(self.unreached)
-        unreached = (f"; {len(self.unreached)} cell(s) not reached in the {self.deals:,} "
-                     "fresh deals" if self.unreached else "")  # fmt: skip
+        judged = len(self.cells) - len(self.unjudged)
+        unreached = sum(not c.reached for c in self.unjudged)
+        rare = len(self.unjudged) - unreached
+        aside = "".join(
+            f"; {n} cell(s) {what}" for n, what in (
+                (unreached, f"not reached in the {self.deals:,} fresh deals"),
+                (rare, f"too rare to judge (met by fewer than {MIN_MET} fresh deals)"),
+            ) if n
+        )  # fmt: skip
         if self.misses:
             return (
-                f"check: {len(self.misses)} of {reached} predictions MISS the measured "
-                f"gain{unreached}: this chart's numbers are not to be trusted"
+                f"check: {len(self.misses)} of {judged} predictions MISS the measured "
+                f"gain{aside}: this chart's numbers are not to be trusted"
             )
+        if not judged:
+            return f"check: no prediction could be judged{aside}"
+        if judged == 1:
+            return (f"check: the one prediction judged agrees with the gain measured on "
+                    f"{self.deals:,} fresh deals (at 95%){aside}")  # fmt: skip
         return (
-            f"check: all {reached} predictions agree with the gains measured on "
-            f"{self.deals:,} fresh deals (at 95% over the {reached} cells){unreached}"
+            f"check: all {judged} predictions agree with the gains measured on "
+            f"{self.deals:,} fresh deals (at 95% over the {judged} cells){aside}"
         )
 
     def _rows(self) -> list[dict[str, Any]]:
@@ -245,14 +270,14 @@ def check_chart(
                        spec.took)  # fmt: skip
         force[cell] = FORCE_FIRST if row["action"] == first_action else FORCE_SECOND
         no_scoring = np.zeros(spec.n_cells)
-        _, _, cols = score_deals(rules, lineup, seed, first, deals, spec, no_scoring, force)
+        met, _, cols = score_deals(rules, lineup, seed, first, deals, spec, no_scoring, force)
         measured = mean_ci(_nets(cols.points, spec.focal) - base_nets)
         se = (row["predicted_high"] - row["predicted"]) / Z
         predicted = Interval(row["predicted"], row["predicted"] - Z * se,
                              row["predicted"] + Z * se, "normal (delta)")  # fmt: skip
         return CellCheck(
             row["turn"], column, row[spec.layer_name], row["action"], row["reach"],
-            row["positions"], row["gain"], predicted, measured,
+            row["positions"], int(met[cell]), row["gain"], predicted, measured,
         )  # fmt: skip
 
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
@@ -268,7 +293,7 @@ def checked(
     chart's, at most ``DEFAULT_CHECK_DEALS``): the saved one, or played and saved."""
     if deals is None:
         deals = max(2, min(chart.deals, DEFAULT_CHECK_DEALS))
-    settings = {"cells": cells, "deals": deals, "rank": rank,
+    settings = {"cells": cells, "deals": deals, "rank": rank, "min_met": MIN_MET,
                 "at": sorted(list(c) for c in at or [])}  # fmt: skip
     found = load_check(chart, settings)
     if found is not None:
@@ -319,5 +344,5 @@ def _cell_of(c: dict[str, Any]) -> CellCheck:
     }
     return CellCheck(
         int(c["turn"]), int(c["column"]), int(c["took"]), str(c["action"]), float(c["reach"]),
-        int(c["positions"]), float(c["gain"]), **intervals,
+        int(c["positions"]), int(c["met"]), float(c["gain"]), **intervals,
     )  # fmt: skip

@@ -40,13 +40,18 @@ def chart(tmp_path_factory: pytest.TempPathFactory):
 def test_predictions_agree_with_play(chart) -> None:
     """The four cells of largest predicted effect and one named cell (turn 6, deadwood
     6: knocking there pays against a player who waits for gin) agree with the gains
-    measured on 30,000 fresh deals; the named one is positive both ways."""
+    measured on 30,000 fresh deals; the named one is positive both ways. Each counts
+    the fresh deals that met it."""
     check = check_chart(chart, cells=4, deals=30_000, at=[(6, 6)], threads=2)
     assert len(check.cells) == 5 and not check.misses, check.frame()
     named = check.cells[0]
     assert (named.turn, named.column, named.action) == (6, 6, "knock")
     assert named.predicted.low > 0 and named.measured.low > 0
     assert check.first == 30_000  # fresh: after the chart's deals
+    # met: the fresh deals that met the cell, about as often as the chart's deals did
+    for c in check.cells:
+        expected = c.reach * 30_000
+        assert 0 < c.met and abs(c.met - expected) < 5 * np.sqrt(expected) + 5, c
 
 
 def test_a_chart_with_wrong_gains_is_caught(chart, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,33 +69,40 @@ def test_a_chart_with_wrong_gains_is_caught(chart, monkeypatch: pytest.MonkeyPat
     assert len(check.misses) == 3
 
 
-def test_agreement_holds_over_the_checked_cells_and_unreached_cells_do_not_count() -> None:
+def test_agreement_holds_over_the_judged_cells_and_unjudged_cells_do_not_count() -> None:
     """Two standard errors out is a miss for one cell, not among five (95% over the
-    checked cells together); a cell no fresh deal met (0 with no spread) is not
-    reached: neither a miss nor an agreement."""
+    judged cells together); a cell no fresh deal met (0 with no spread) is not reached,
+    and one met by fewer than MIN_MET fresh deals is too rare: neither is a miss nor an
+    agreement, nor counts in z, however far out its measurement lies."""
 
-    def cell(predicted: float, measured: Interval) -> CellCheck:
+    def cell(predicted: float, measured: Interval, met: int = 500) -> CellCheck:
         se = 0.01
         p = Interval(predicted, predicted - 1.96 * se, predicted + 1.96 * se, "normal")
-        return CellCheck(2, 5, 0, "knock", 0.01, 100, 1.0, p, measured)
+        return CellCheck(2, 5, 0, "knock", 0.01, 100, met, 1.0, p, measured)
 
     # prediction and measurement 2.2 combined standard errors apart
     near_miss = cell(0.0, Interval(0.0311, 0.0311 - 0.0196, 0.0311 + 0.0196, "t"))
     agreeing = cell(0.01, Interval(0.01, 0.0, 0.02, "t"))
-    unreached = cell(0.00002, Interval(0.0, 0.0, 0.0, "t"))
+    unreached = cell(0.00002, Interval(0.0, 0.0, 0.0, "t"), met=0)
+    rare = cell(0.5, Interval(0.0, -0.001, 0.001, "t"), met=chart_check.MIN_MET - 1)
     alone = ChartCheck(0, 1000, (near_miss,))
     assert alone.misses == [near_miss] and "MISS" in alone.summary()
-    family = ChartCheck(0, 1000, (near_miss,) + (agreeing,) * 4 + (unreached,))
-    assert family.misses == [] and family.unreached == [unreached]
+    family = ChartCheck(0, 1000, (near_miss,) + (agreeing,) * 4 + (unreached, rare))
+    assert family.misses == [] and family.unjudged == [unreached, rare]
     assert family.verdict(unreached) == "not reached" and family.verdict(near_miss) == "agrees"
-    assert family.z == pytest.approx(2.5758, abs=1e-4)  # five reached cells
+    assert family.verdict(rare) == "too rare"
+    assert family.z == pytest.approx(2.5758, abs=1e-4)  # five judged cells
     summary = family.summary()
     assert "all 5 predictions agree" in summary and "1 cell(s) not reached" in summary
+    assert "1 cell(s) too rare to judge (met by fewer than 30 fresh deals)" in summary
+    assert "the one prediction judged agrees" in ChartCheck(0, 1000, (agreeing, rare)).summary()
+    met_enough = cell(0.5, Interval(0.0, -0.001, 0.001, "t"), met=chart_check.MIN_MET)
+    assert ChartCheck(0, 1000, (met_enough,)).misses == [met_enough]
 
 
 def test_the_check_is_saved_and_read_back(chart) -> None:
     first = checked(chart, cells=2, deals=2_000, threads=1)
-    settings = {"cells": 2, "deals": 2_000, "rank": "effect", "at": []}
+    settings = {"cells": 2, "deals": 2_000, "rank": "effect", "min_met": 30, "at": []}
     again = load_check(chart, settings)
     assert again is not None and again.to_dict() == first.to_dict()
     assert load_check(chart, {**settings, "cells": 3}) is None

@@ -23,7 +23,10 @@ check's cells gained a ``verdict`` (agreement at 95% over the checked cells, or 
 reached") in place of ``agrees``, and the check its ``z``: with those keys taken out and
 the old ``agrees`` recomputed from the same numbers, the digest of the run before; and
 when ``z`` came from ``sim.stats.normal_quantile`` instead of ``statistics.NormalDist``
-(they differ in the last bit; with ``NormalDist`` back, the digest of the run before).
+(they differ in the last bit; with ``NormalDist`` back, the digest of the run before);
+and when each checked cell gained ``met`` (the fresh deals that met it) and a cell met
+by fewer than 30 became "too rare" to judge: without ``met`` and with that minimum at
+0, the digest of the run before.
 
 ``advise`` was recorded again when its default rollout threshold (``--knock-at -1``)
 became ``mc``'s choice from the rules (0 in Gin); with ``--knock-at 10`` it still gave
