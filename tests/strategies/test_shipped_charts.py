@@ -14,6 +14,7 @@ from tests.support import ROOT
 
 SHIPPED = {
     "gin.chart": ("gin", 2),
+    "gin_lookahead.chart": ("gin", 2),
     "gin_plain.chart": ("gin", 2),
     "gin_classic.chart": ("gin-classic", 2),
     "oklahoma.chart": ("oklahoma-gin", 2),
