@@ -94,6 +94,7 @@ tr:nth-child(even) td { background: #fbfcfd; }
 pre { background: var(--bg-alt); border: 1px solid var(--line); border-radius: 6px;
   padding: 10px 12px; overflow-x: auto; font-size: 0.85em; line-height: 1.4; }
 ul.notes { padding-left: 1.3em; }
+p, li { overflow-wrap: anywhere; }  /* a seat spec is one long word */
 .muted { color: var(--muted); font-size: 0.88em; }
 footer { margin-top: 3em; color: var(--muted); font-size: 0.85em;
   border-top: 1px solid var(--line); padding-top: 0.6em; }

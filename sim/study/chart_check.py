@@ -312,7 +312,9 @@ def save_check(chart: StrategyChart, check: ChartCheck, settings: dict[str, Any]
 
 
 def load_check(chart: StrategyChart, settings: dict[str, Any] | None = None) -> ChartCheck | None:
-    """The chart's saved check (None when there is none, or one of other ``settings``).
+    """The chart's saved check (None when there is none, one of other ``settings``, or
+    one saved before checks counted the fresh deals that met each cell: the chart
+    command plays it again).
 
     Raises
     ------
@@ -326,7 +328,8 @@ def load_check(chart: StrategyChart, settings: dict[str, Any] | None = None) -> 
     except FileNotFoundError:
         return None
     try:
-        if settings is not None and data.get("settings") != settings:
+        saved = data.get("settings") or {}
+        if "min_met" not in saved or (settings is not None and saved != settings):
             return None
         cells = [_cell_of(c) for c in data["cells"]]
         return ChartCheck(int(data["first"]), int(data["deals"]), tuple(cells))

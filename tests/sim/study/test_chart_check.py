@@ -24,6 +24,7 @@ from sim.study.chart_check import (
     predictions,
 )
 from sim.study.execute import Executor
+from sim.study.records import write_sealed
 from strategies import BUILTINS, format_seat
 from tests.strategies.test_chart_strategy import hand_table
 
@@ -106,6 +107,15 @@ def test_the_check_is_saved_and_read_back(chart) -> None:
     again = load_check(chart, settings)
     assert again is not None and again.to_dict() == first.to_dict()
     assert load_check(chart, {**settings, "cells": 3}) is None
+    # A check saved before cells counted their fresh deals (no "met", no "min_met"): not
+    # read (the report shows none), and the chart command's check plays it again.
+    old = first.to_dict()
+    old["cells"] = [{k: v for k, v in c.items() if k != "met"} for c in old["cells"]]
+    old_settings = {k: v for k, v in settings.items() if k != "min_met"}
+    write_sealed(chart.run_dir / "check.json", {"settings": old_settings, **old})
+    assert load_check(chart) is None and load_check(chart, old_settings) is None
+    assert checked(chart, cells=2, deals=2_000, threads=1).to_dict() == first.to_dict()
+    assert load_check(chart) is not None  # played again and saved
 
 
 def test_no_prediction_for_the_last_row_or_a_discard_chart(chart) -> None:
