@@ -303,8 +303,8 @@ def chart_answer(chart: StrategyChart) -> list[str]:
 
 
 def _check_rows(chart: StrategyChart, check: Any) -> list[dict[str, str]]:
-    """The check's cells, compact: where, the action, its reach, predicted and measured
-    gain per hand [95% CI], the verdict."""
+    """The check's cells, compact: where, the action, its reach, the fresh deals that met
+    it, predicted and measured gain per hand [95% CI], the verdict."""
     from sim.stats import format_estimate
 
     labels = column_labels(chart)
@@ -316,6 +316,7 @@ def _check_rows(chart: StrategyChart, check: Any) -> list[dict[str, str]]:
                 chart.spec.column_name: labels[c.column],
                 "action": c.action,
                 "reach %": f"{c.reach * 100:.2g}",
+                "fresh deals met": f"{c.met:,}",
                 "predicted, points/hand": format_estimate(
                     c.predicted.estimate, c.predicted.low, c.predicted.high, sign=True
                 ),
