@@ -147,14 +147,13 @@ class ChartCheck:
         if not self.cells:
             return "check: no cell had enough positions to check"
         judged = len(self.cells) - len(self.unjudged)
-        unreached = sum(not c.reached for c in self.unjudged)
+        unreached = sum(not c.reached for c in self.cells)
         rare = len(self.unjudged) - unreached
-        aside = "".join(
-            f"; {n} cell(s) {what}" for n, what in (
-                (unreached, f"not reached in the {self.deals:,} fresh deals"),
-                (rare, f"too rare to judge (met by fewer than {MIN_MET} fresh deals)"),
-            ) if n
-        )  # fmt: skip
+        aside = ""
+        if unreached:
+            aside += f"; {unreached} cell(s) not reached in the {self.deals:,} fresh deals"
+        if rare:
+            aside += f"; {rare} cell(s) too rare to judge (met by fewer than {MIN_MET} fresh deals)"
         if self.misses:
             return (
                 f"check: {len(self.misses)} of {judged} predictions MISS the measured "
