@@ -5,7 +5,8 @@
 >>> print(result.seats[0].net)          # 0.41 [0.09, 0.73] points per hand
 >>> rummy.arrangement("AS 2S 3S 7C 7D 7H 9C TC JD QH").text
 
-docs/PYTHON.md shows every function; ``python -m rummy`` is the ``rummy`` command. The
+docs/PYTHON.md shows every function; a call that cannot be made raises ``rummy.UsageError``
+(a ``ValueError``: one line naming the parameter). ``python -m rummy`` is the ``rummy`` command. The
 names below load their module on first use, so that ``python -m rummy --help`` stays
 fast (no numba, no polars).
 """
@@ -25,6 +26,7 @@ _EXPORTS = {
     "sweep": "rummy.api",
     "tournament": "rummy.api",
     "tune": "rummy.api",
+    "UsageError": "rummy.api",
     "Estimate": "rummy.results",
     "Executor": "sim.study.execute",
     "arrangement": "sim.solver",

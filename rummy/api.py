@@ -1,20 +1,35 @@
 """The notebook API: one function per common study, each over its ``sim.study`` driver.
 
-Each function checks its input (a one-line ``ValueError`` before anything is played or
-written), plays on an ``Executor`` (default: threads, one per CPU), shows a progress bar
-while it plays (rich, in a terminal or a notebook; ``progress=False`` for none), writes
-the same folders as the ``rummy`` command under ``out`` (default ``results``, as the
-command: the same call again reads back what is done instead of playing it), and returns
-a typed result of :mod:`rummy.results`: estimates with intervals and units, points in
-game points, cards as text. docs/PYTHON.md shows each in use.
+Each function checks its input (a one-line :class:`UsageError`, a ``ValueError``, before
+anything is played or written), plays on an ``Executor`` (default: threads, one per
+CPU), shows a progress bar while it plays (rich, in a terminal or a notebook;
+``progress=False`` for none), writes the same folders as the ``rummy`` command under
+``out`` (default ``results``, as the command: the same call again reads back what is
+done instead of playing it), and returns a typed result of :mod:`rummy.results`:
+estimates with intervals and units, points in game points, cards as text.
+docs/PYTHON.md shows each in use.
+
+Checking the input
+------------------
+The drivers check what they are given, in their own words (``count=0``, ``--param``):
+right for the command line, wrong for a notebook, and a wrong *type* often got past
+them as a bare ``TypeError`` from inside (``rummy.play(5)``). So each function here
+checks its own parameters first, by type and range (``_whole``, ``_text``, ...), and
+builds its driver's request inside ``_checking(parameter, value)``: whatever the driver
+refuses there comes back as a :class:`UsageError` whose one line starts with the
+parameter as the caller wrote it (``deals=0: ...``, ``seats='nosuch/simple': ...``).
+Keywords passed on to a driver (``**search`` of :func:`tune`, ...) are checked against
+what that driver takes, so a misspelling names the keywords allowed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import inspect
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, NoReturn
 
 from rummy.results import (
     POINTS_PER_HAND,
@@ -31,11 +46,13 @@ from rummy.results import (
     TournamentResult,
     TuneResult,
 )
+from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import RuleSet, get_rules
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
 
 __all__ = [
+    "UsageError",
     "advise",
     "compare",
     "experiment",
@@ -49,6 +66,122 @@ __all__ = [
 
 Out = str | os.PathLike[str]
 DEFAULT_OUT = "results"  # as the rummy command's --out
+
+
+class UsageError(ValueError):
+    """A call of the notebook API that cannot be made: one line naming the parameter in
+    Python's words (``deals=0: ...``), what was given and what is allowed. Raised before
+    anything is played or written; a ``ValueError``, so ``except ValueError`` catches it."""
+
+
+# --- checking the input -----------------------------------------------------------------------
+
+
+def _shown(value: Any) -> str:
+    """A value as the message shows it: its repr on one line, cut short."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _refuse(name: str, value: Any, allowed: str) -> NoReturn:
+    raise UsageError(f"{name}={_shown(value)}: {allowed}")
+
+
+@contextlib.contextmanager
+def _checking(name: str | None, value: Any) -> Iterator[None]:
+    """A driver's refusal of ``value`` as this API's: a :class:`UsageError` naming the
+    parameter (the drivers name their own fields, or the command's options); with no
+    ``name``, the driver's line as it is (it names the keyword itself)."""
+    try:
+        yield
+    except UsageError:
+        raise
+    except (ValueError, TypeError) as error:
+        text = " ".join(str(error).split()) or type(error).__name__
+        raise UsageError(text if name is None else f"{name}={_shown(value)}: {text}") from None
+
+
+def _whole(name: str, value: Any, low: int, high: int = MAX_COUNT) -> int:
+    """A whole number in ``low..high`` (not a bool, not a float: ``2e3`` is refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        _refuse(name, value, f"give a whole number {low:,}..{high:,}")
+    return int(value)
+
+
+def _seed(value: Any) -> int | None:
+    return None if value is None else _whole("seed", value, 0, MAX_SEED)
+
+
+def _text(name: str, value: Any, example: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        _refuse(name, value, f"give text, e.g. {example}")
+    return value
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        _refuse(name, value, "give True or False")
+    return value
+
+
+def _texts(name: str, value: Any, example: str) -> str | tuple[str, ...]:
+    """Text, or a list or tuple of texts (one per seat, strategy or parameter)."""
+    if isinstance(value, str):
+        return _text(name, value, example)
+    if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    _refuse(name, value, f"give text or a list of texts, e.g. {example!r}")
+
+
+def _rules(rules: Any, name: str = "rules") -> RuleSet:
+    if isinstance(rules, RuleSet):
+        return rules
+    if not isinstance(rules, str):
+        _refuse(name, rules, "give a preset's name (gin, knock-rummy, ...) or a RuleSet")
+    with _checking(name, rules):
+        return get_rules(rules)
+
+
+def _lineup(name: str, seats: Any, rules: RuleSet) -> str | tuple[str, ...]:
+    """A line-up (text, or one spec per seat), parsed for ``rules`` so that a bad spec
+    is refused here, named."""
+    from strategies import parse_lineup
+
+    lineup = _texts(name, seats, "greedy:knock_at=7/simple")
+    with _checking(name, seats):
+        parse_lineup(lineup, rules.players)
+    return lineup
+
+
+def _out(out: Any) -> StorePath:
+    """The results root: a path or an object store's URI, as the command's ``--out``."""
+    from sim import store
+
+    if not isinstance(out, str | os.PathLike) or (isinstance(out, str) and not out.strip()):
+        _refuse("out", out, "give a folder (a str or a Path) or an s3:// URI")
+    with _checking("out", out):
+        return store.location(out)
+
+
+def _common(executor: Any, progress: Any) -> None:
+    if not isinstance(executor, Executor):
+        _refuse("executor", executor, "give a rummy.Executor, e.g. rummy.Executor(workers=2)")
+    _flag("progress", progress)
+
+
+def _keywords(function: str, given: Iterable[str], allowed: Iterable[str]) -> None:
+    """Refuse a keyword the driver does not take, naming the ones it does."""
+    allowed = sorted(allowed)
+    for key in given:
+        if key not in allowed:
+            raise UsageError(
+                f"{function}() got an unknown keyword {key!r}; its keywords: {', '.join(allowed)}"
+            )
+
+
+def _parameters(function: Callable[..., Any], *taken: str) -> list[str]:
+    """The keyword parameters of a driver's function, less those this API sets."""
+    return [p for p in inspect.signature(function).parameters if p not in {"self", *taken}]
 
 
 # --- what every study shares ----------------------------------------------------------------
@@ -73,17 +206,14 @@ def _callback(view: Any, phases: bool = False) -> Callable[[Any], None] | None:
     return view.phase if phases else view.progress
 
 
-def _size(deals: int | None, games: int | None, default: int) -> tuple[int, str]:
-    """The count and mode of a study: ``deals=`` single hands or ``games=`` whole games."""
+def _size(deals: Any, games: Any, default: int, low: int = 1) -> tuple[int, str]:
+    """The count and mode of a study: ``deals=`` single hands or ``games=`` whole games
+    (at least ``low``: a study's interval needs two)."""
     if deals is not None and games is not None:
-        raise ValueError(f"give deals or games, not both (deals={deals!r}, games={games!r})")
+        raise UsageError(f"give deals or games, not both (deals={deals!r}, games={games!r})")
     if games is not None:
-        return games, "games"
-    return (deals if deals is not None else default), "deals"
-
-
-def _rules(rules: str | RuleSet) -> RuleSet:
-    return rules if isinstance(rules, RuleSet) else get_rules(rules)
+        return _whole("games", games, low), "games"
+    return (default if deals is None else _whole("deals", deals, low)), "deals"
 
 
 def _call(name: str, **args: Any) -> str:
@@ -120,13 +250,18 @@ def play(
     """
     from sim.study import RunConfig, load_results, run
 
+    _common(executor, progress)
     count, mode = _size(deals, games, 100_000)
-    lineup = seats if isinstance(seats, str) else tuple(seats)
-    config = RunConfig(
-        rules=_rules(rules), lineup=lineup, count=count, mode=mode, experiment=name, seed=seed,
-        out=out,
-        command=_call("play", seats=seats, rules=str(rules), deals=deals, games=games, seed=seed),
-    )  # fmt: skip
+    rule_set = _rules(rules)
+    lineup = _lineup("seats", seats, rule_set)
+    with _checking("name", name):
+        _text("name", name, "'knock-study'")
+        config = RunConfig(
+            rules=rule_set, lineup=lineup, count=count, mode=mode, experiment=name,
+            seed=_seed(seed), out=_out(out),
+            command=_call("play", seats=seats, rules=str(rules), deals=deals, games=games,
+                          seed=seed),
+        )  # fmt: skip
     with _progress(name, progress) as view:
         done = run(config, executor, progress=_callback(view))
     return _play_result(load_results(done.run_dir), done.run_dir)
@@ -187,24 +322,35 @@ def compare(
     (``rummy compare``): seat 0's net points on each side and the paired difference
     A - B with its 95% interval and p-value. ``duplicate`` also plays every deal with the
     seats rotated (seat luck cancels). Default 50,000 deals."""
-    from sim.study.compare import CompareRequest, Side
+    from sim.study.compare import CompareError, CompareRequest, Side
     from sim.study.compare import compare as compare_api
 
-    count, mode = _size(deals, games, 50_000)
-    a = Side(_rules(rules), seats if isinstance(seats, str) else tuple(seats))
-    b_seats = seats if vs_seats is None else vs_seats
-    b = Side(
-        _rules(rules if vs_rules is None else vs_rules),
-        b_seats if isinstance(b_seats, str) else tuple(b_seats),
-    )
+    _common(executor, progress)
+    count, mode = _size(deals, games, 50_000, low=2)
+    if vs_seats is None and vs_rules is None:  # side B would be side A: +0.00, p = 1
+        raise UsageError(
+            "vs_seats=None, vs_rules=None: give side B's line-up (vs_seats) or its rules "
+            "(vs_rules), or both"
+        )
+    rules_a = _rules(rules)
+    rules_b = rules_a if vs_rules is None else _rules(vs_rules, "vs_rules")
+    a = Side(rules_a, _lineup("seats", seats, rules_a))
+    b = Side(rules_b, a.lineup if vs_seats is None else _lineup("vs_seats", vs_seats, rules_b))
+    request = CompareRequest(
+        a, b, count=count, mode=mode, seed=_seed(seed), duplicate=_flag("duplicate", duplicate),  # type: ignore[arg-type]
+    )  # fmt: skip
+    root = _out(out)
     with _progress("compare", progress) as view:
-        done = compare_api(
-            CompareRequest(a, b, count=count, mode=mode, seed=seed, duplicate=duplicate),  # type: ignore[arg-type]
-            executor, out=out, progress=_callback(view),
+        try:
+            done = compare_api(
+                request, executor, out=root, progress=_callback(view),
             command=_call("compare", seats=seats, vs_seats=vs_seats, rules=str(rules),
                           vs_rules=None if vs_rules is None else str(vs_rules), deals=deals,
                           games=games, seed=seed, duplicate=duplicate),
-        )  # fmt: skip
+            )  # fmt: skip
+        except CompareError as error:  # the sides themselves (the same, or player counts)
+            raise UsageError(f"vs_seats={_shown(vs_seats)}, vs_rules={_shown(vs_rules)}: "
+                             f"{error}") from None  # fmt: skip
     unit = _units(done.mode)
     wins = done.win_difference
     return Comparison(
@@ -250,19 +396,32 @@ def experiment(
     ``<out>/<name>/`` (tables, record; charts and the report are drawn by
     ``sim.present.experiment``)."""
     from sim.study import load_experiment, run_experiment
+    from sim.study.design import Experiment
     from sim.study.experiment_file import experiment_from_dict, replace_checked
 
+    _common(executor, progress)
+    fields = [f.name for f in dataclasses.fields(Experiment) if f.name != "source"]
+    _keywords("experiment", changes, fields)
     if isinstance(source, Mapping):
-        planned = experiment_from_dict(source, source="rummy.experiment")
+        with _checking("source", "a dict"):
+            planned = experiment_from_dict(source, source="rummy.experiment")
         what = "a dict"
-    else:
-        planned = load_experiment(source)
+    elif isinstance(source, str | os.PathLike) and str(source).strip():
+        with _checking("source", source):
+            planned = load_experiment(source)
         what = str(source)
-    if changes:
-        planned = replace_checked(planned, **changes)
+    else:
+        _refuse("source", source, "give an experiment file (TOML: a str or a Path) or a dict")
+    for key, value in changes.items():
+        # replace_checked expands the settings with a seed of its own: check these here
+        {"seed": _seed, "count": lambda v: _whole("count", v, 1),
+         "duplicate": lambda v: _flag("duplicate", v)}.get(key, lambda v: v)(value)  # fmt: skip
+        with _checking(key, value):
+            planned = replace_checked(planned, **{key: value})
+    root = _out(out)
     with _progress(planned.name, progress) as view:
         done = run_experiment(
-            planned, executor, out=out, progress=_callback(view, phases=True),
+            planned, executor, out=root, progress=_callback(view, phases=True),
             command=_call("experiment", source=what, **changes),
         )  # fmt: skip
     return _study_result(done.data, done.directory)
@@ -290,16 +449,28 @@ def sweep(
     from sim.study.experiment_file import sweep_experiment
     from sim.study.runs import new_seed
 
+    _common(executor, progress)
     count, mode = _size(deals, games, 100_000)
-    presets = [rules] if isinstance(rules, str) else list(dict.fromkeys(rules))
-    planned = sweep_experiment(
-        seats if isinstance(seats, str) else list(seats), grid, presets=presets,
-        seed=new_seed() if seed is None else seed, mode=mode, count=count,
-        duplicate=duplicate, name=name, source="rummy.sweep",
-    )  # fmt: skip
+    template = _texts("seats", seats, "greedy:knock_at={k}/simple")
+    chosen = _texts("rules", rules, "gin")  # several presets: one variant each
+    presets = [chosen] if isinstance(chosen, str) else list(dict.fromkeys(chosen))
+    for preset in presets:
+        _rules(preset)
+    if not isinstance(grid, Mapping) or not all(isinstance(k, str) for k in grid):
+        _refuse("grid", grid, 'give a dict of placeholder -> values, e.g. {"k": "0..10"}')
+    if name is not None:
+        _text("name", name, "'knock-sweep'")
+    with _checking(f"seats={_shown(seats)}, grid", dict(grid)):  # the two make the settings
+        planned = sweep_experiment(
+            template if isinstance(template, str) else list(template), grid, presets=presets,
+            seed=new_seed() if seed is None else _whole("seed", seed, 0, MAX_SEED),
+            mode=mode, count=count,
+            duplicate=_flag("duplicate", duplicate), name=name, source="rummy.sweep",
+        )  # fmt: skip
+    root = _out(out)
     with _progress(planned.name, progress) as view:
         done = run_experiment(
-            planned, executor, out=out, progress=_callback(view, phases=True),
+            planned, executor, out=root, progress=_callback(view, phases=True),
             command=_call("sweep", seats=seats, grid=dict(grid), rules=str(rules), deals=deals,
                           games=games, seed=seed, duplicate=duplicate),
         )  # fmt: skip
@@ -353,7 +524,10 @@ def load(path: Out) -> PlayResult | StudyResult:
     from sim import store
     from sim.study import load_results
 
-    data = load_results(path)
+    if not isinstance(path, str | os.PathLike) or (isinstance(path, str) and not path.strip()):
+        _refuse("path", path, "give a run or experiment folder (a str or a Path)")
+    with _checking("path", path):
+        data = load_results(path)
     if data.kind == "run":
         return _play_result(data, store.location(path))
     return _study_result(data, store.location(path))
@@ -378,12 +552,21 @@ def tournament(
     from sim.study.tournament import TournamentRequest
     from sim.study.tournament import tournament as tournament_api
 
-    count, mode = _size(deals, games, 20_000)
+    _common(executor, progress)
+    count, mode = _size(deals, games, 20_000, low=2)
+    from strategies import parse_seat, split_specs
+
+    names = _texts("strategies", strategies, "greedy,simple")
+    lineup = names if isinstance(names, str) else list(names)
+    with _checking("strategies", strategies):
+        for text in [names] if isinstance(names, str) else names:
+            for spec in split_specs(text):
+                parse_seat(spec)
+    request = TournamentRequest(lineup, count, _rules(rules), mode, _seed(seed))  # type: ignore[arg-type]
+    root = _out(out)
     with _progress("tournament", progress) as view:
-        lineup = strategies if isinstance(strategies, str) else list(strategies)
-        request = TournamentRequest(lineup, count, _rules(rules), mode, seed)  # type: ignore[arg-type]
         done = tournament_api(
-            request, executor, out=out, progress=_callback(view),
+            request, executor, out=root, progress=_callback(view),
             command=_call("tournament", strategies=strategies, rules=str(rules), deals=deals,
                           games=games, seed=seed),
         )  # fmt: skip
@@ -425,14 +608,31 @@ def tune(
     from sim.study.tune import tune as tune_api
     from sim.study.tune_request import make_request
 
-    count, mode = _size(deals, games, 50_000)
-    request = make_request(
-        strategy, list(params), against=against, rules=_rules(rules), count=count, mode=mode,
-        seed=seed, duplicate=duplicate, **search,
-    )  # fmt: skip
+    _common(executor, progress)
+    taken = ("strategy", "params", "against", "rules", "count", "mode", "seed", "duplicate")
+    _keywords("tune", search, _parameters(make_request, *taken))
+    count, mode = _size(deals, games, 50_000, low=2)
+    rule_set = _rules(rules)
+    _text("strategy", strategy, "'greedy' or 'schedule:min_gain=2'")
+    ranges = _texts("params", params, "knock_at=0..10")
+    ranges = (ranges,) if isinstance(ranges, str) else ranges
+    others = _texts("against", against, "simple")
+    from sim.study.search import parse_param
+    from strategies import parse_seat
+
+    with _checking("strategy", strategy):
+        base, _ = parse_seat(strategy)
+    with _checking(None, None):  # each range in the parameter's words, not --param's
+        space = [parse_param(base, r, where=f"params={_shown(params)}") for r in ranges]
+    with _checking(None, None):
+        request = make_request(
+            strategy, space, against=others, rules=rule_set, count=count, mode=mode,
+            seed=_seed(seed), duplicate=_flag("duplicate", duplicate), **search,
+        )  # fmt: skip
+    root = _out(out)
     with _progress("tune", progress) as view:
         done = tune_api(
-            request, executor, out=out, progress=_callback(view),
+            request, executor, out=root, progress=_callback(view),
             command=_call("tune", strategy=strategy, params=list(params), against=against,
                           rules=str(rules), deals=deals, games=games, seed=seed),
         )  # fmt: skip
@@ -470,14 +670,41 @@ def strategy_chart(
     cell); ``fields`` are ``sim.study.chart.ChartRequest``'s (``took=True``, ...)."""
     from sim.study.chart import ChartRequest
     from sim.study.chart import strategy_chart as chart_api
+    from sim.study.chart_cells import CHARTS
 
-    policy = seats if isinstance(seats, str) else tuple(seats)
-    request = ChartRequest(
-        rules=_rules(rules), policy=policy, chart=kind, deals=deals, seed=seed, out=out,
-        **fields,
-    )  # fmt: skip
+    _common(executor, progress)
+    taken = ("rules", "policy", "chart", "deals", "seed", "out", "experiment")
+    _keywords("strategy_chart", fields, [f.name for f in dataclasses.fields(ChartRequest)
+                                         if f.name not in taken])  # fmt: skip
+    if not isinstance(kind, str) or kind not in CHARTS:
+        _refuse("kind", kind, f"choose one of: {', '.join(CHARTS)}")
+    rule_set = _rules(rules)
+    policy = _lineup("seats", seats, rule_set)
+    with _checking(None, None):  # ChartRequest's fields are this function's keywords
+        request = ChartRequest(
+            rules=rule_set, policy=policy, chart=kind, deals=_whole("deals", deals, 1),
+            seed=_seed(seed), out=_out(out), **fields,
+        )  # fmt: skip
+        request.spec(rule_set)  # its checks name each field (samples=0: ...)
     with _progress(f"{kind} chart", progress) as view:
         return chart_api(request, executor, progress=_callback(view))
+
+
+_POSITION: dict[str, tuple[tuple[type, ...], str]] = {
+    "took": ((dict,), 'a dict seat -> cards taken from the pile, e.g. {1: "7H"}'),
+    "discarded": ((dict,), 'a dict seat -> cards discarded, e.g. {1: "KS QD"}'),
+    "stock": ((int, type(None)), "the cards left in the stock (a whole number) or None"),
+    "seat": ((int,), "your seat (a whole number, 0 first)"),
+    "dealer": ((int, type(None)), "the dealer's seat (a whole number) or None"),
+    "turn": ((int,), "the draws made so far (a whole number)"),
+    "upcard": ((str, type(None)), "the upcard as text ('7H') or None"),
+    "just_took": ((str, type(None)), "the card just taken as text ('7H') or None"),
+    "upcard_option": ((bool,), "True or False"),
+    "scores": ((list, tuple, type(None)), "the game scores, one whole number per seat"),
+    "rebuilds": ((int,), "the times the stock was rebuilt (a whole number)"),
+}
+"""The keywords of ``sim.advise.Position.parse`` that :func:`advise` passes on: the
+types they take (checked here: the parser assumes them) and what to give."""
 
 
 def advise(
@@ -496,9 +723,31 @@ def advise(
     from sim.advise import Position
     from sim.advise import advise as advise_api
 
-    done = advise_api(
-        Position.parse(_rules(rules), hand=hand, pile=pile, **position), samples=samples, seed=seed
-    )
+    _keywords("advise", position, _POSITION)
+    rule_set = _rules(rules)
+    _text("hand", hand, "'AS 2S 3S 7C 7D 7H 9C TC JD QH'")  # never a mask: an int is no hand
+    if not isinstance(pile, str):
+        _refuse("pile", pile, "give the discard pile as text, top card last ('' for none)")
+    samples = _whole("samples", samples, 2, 1_000_000)
+    seed = _whole("seed", seed, 0, MAX_SEED)
+    for key, value in position.items():
+        kinds, example = _POSITION[key]
+        cards = value.items() if isinstance(value, dict) else ()  # never an int as a mask
+        if (
+            not isinstance(value, kinds)
+            or isinstance(value, bool) is not (bool in kinds)
+            or not all(isinstance(s, int) and isinstance(c, str) for s, c in cards)
+        ):
+            _refuse(key, value, f"give {example}")
+    # Position.parse names the card or value at fault, not where it was given: say what
+    # was (the one keyword given, else the cards)
+    try:
+        where = Position.parse(rule_set, hand=hand, pile=pile, **position)
+    except ValueError as error:
+        [(key, value)] = position.items() if len(position) == 1 else [("hand", hand)]
+        given = f"{key}={_shown(value)}" + (f", pile={_shown(pile)}" if key == "hand" else "")
+        raise UsageError(f"{given}: {' '.join(str(error).split())}") from None
+    done = advise_api(where, samples=samples, seed=seed)
     actions = tuple(
         Action(
             label=a.label,

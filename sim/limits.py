@@ -17,6 +17,7 @@ __all__ = [
     "MAX_WORKERS",
     "chunk_size_limit",
     "chunk_size_problem",
+    "memory_limit",
 ]
 
 MAX_COUNT = 2**63 - 1  # deal and game numbers are the engine's int64: 0 .. 2**63 - 2
@@ -31,11 +32,44 @@ MAX_WORKERS = 4096
 CHUNK_BYTES = 1_000
 
 
+CGROUP_LIMITS = (
+    "/sys/fs/cgroup/memory.max",  # cgroup v2: bytes, or "max" for none
+    "/sys/fs/cgroup/memory/memory.limit_in_bytes",  # v1: bytes; "none" is a huge number
+)
+
+
+def _cgroup_limit(path: str) -> int | None:
+    """The memory limit a cgroup file states, or None (no file, "max", unreadable)."""
+    try:
+        with open(path, encoding="ascii") as file:
+            text = file.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def memory_limit() -> int:
+    """The memory this process may use, in bytes: the least of the machine's RAM, its
+    address-space and data rlimits (``ulimit -v``, ``ulimit -d``) and its cgroup's limit
+    (a container's). Each that is not set (or cannot be read) does not count."""
+    limits = [os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")]
+    try:
+        import resource
+
+        for which in (resource.RLIMIT_AS, resource.RLIMIT_DATA):
+            soft = resource.getrlimit(which)[0]
+            if soft != resource.RLIM_INFINITY and soft > 0:
+                limits.append(soft)
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
+        pass
+    limits += [limit for path in CGROUP_LIMITS if (limit := _cgroup_limit(path))]
+    return min(limits)
+
+
 def chunk_size_limit() -> int:
     """The largest chunk size whose estimate (``CHUNK_BYTES`` per deal or game) fits in
-    half of this machine's memory."""
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return memory // 2 // CHUNK_BYTES
+    half of the memory this process may use (:func:`memory_limit`)."""
+    return memory_limit() // 2 // CHUNK_BYTES
 
 
 def chunk_size_problem(value: int) -> str | None:
@@ -46,6 +80,7 @@ def chunk_size_problem(value: int) -> str | None:
         return None
     return (
         f"{value:,} needs about {value * CHUNK_BYTES / 2**30:,.1f} GiB ({CHUNK_BYTES:,} bytes "
-        f"a deal or game), more than half of this machine's memory "
-        f"({limit * CHUNK_BYTES / 2**30:,.1f} GiB); give at most {limit:,}"
+        f"a deal or game), more than half of the memory this process may use "
+        f"({limit * CHUNK_BYTES / 2**30:,.1f} GiB: RAM, ulimit or cgroup); give at most "
+        f"{limit:,}"
     )

@@ -334,6 +334,10 @@ class RemotePath:
     def is_file(self) -> bool:
         return bool(self._type() == pafs.FileType.File)
 
+    def is_symlink(self) -> bool:
+        """False: an object store has no links."""
+        return False
+
     def iterdir(self) -> Iterator[RemotePath]:
         selector = pafs.FileSelector(self._key, allow_not_found=False, recursive=False)
         try:

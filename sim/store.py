@@ -2,9 +2,14 @@
 
 Every file the project writes goes through :func:`write_bytes_atomic` (or the JSON
 and text forms on top of it): the bytes go to a hidden temporary file beside the
-target (``.NAME.<pid>-<hex>.tmp``; dataset readers skip names starting with a dot),
-are flushed to disk, then renamed into place with ``os.replace``. A reader therefore
-sees the old file or the complete new one, never a torn one, even after ``kill -9``.
+target (``.NAME.<pid>.<host>-<hex>.tmp``; dataset readers skip names starting with a
+dot), are flushed to disk, then renamed into place with ``os.replace``. A reader
+therefore sees the old file or the complete new one, never a torn one, even after
+``kill -9``. Only regular files are written: a rename never replaces a device, a FIFO or
+a socket (``--out /dev/null`` as root would replace the machine's ``/dev/null``), and a
+temporary file is removed by another writer only when it is provably stale (the process
+that made it, on this host, has ended): two processes writing one file each finish
+their own write.
 
 Files whose content later decides results (Parquet parts, analysis tables) are
 recorded with their digest (:func:`digest_of`) when written and checked with
@@ -25,8 +30,13 @@ run lock, pyarrow's view of a file, and the reason of a failure in words. Code b
 :func:`location` calls those methods and never asks which store it is in.
 
 No write lands on a run's or a study's own files: every ``--out`` goes through
-:func:`refuse_record_path` before anything is written, and a write onto a folder is
-refused before its temporary file is made.
+:func:`refuse_record_path` before anything is written (nor on a device, a FIFO or a
+socket, nor inside another study's folder), and a write onto a folder is refused before
+its temporary file is made.
+
+A study writes in its folder only while it holds the folder's lock (:func:`study_folder`,
+``DIR/.lock``, as a run holds its own): a second process writing the same study is told
+in one line that it is in use, before it writes anything.
 """
 
 from __future__ import annotations
@@ -36,9 +46,13 @@ import errno
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
+import socket
+import stat
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -64,7 +78,9 @@ __all__ = [
     "os_reason",
     "read_toml",
     "refuse_record_path",
+    "special_file",
     "strict_json",
+    "study_record_in",
     "study_folder",
     "verify_file",
     "write_bytes_atomic",
@@ -104,6 +120,55 @@ else:
     _ConcretePath = type(Path())
 
 
+def special_file(path: Any) -> str | None:
+    """What ``path`` is, in words, when it is neither a regular file nor a folder
+    (links followed): "a character device", "a FIFO (named pipe)"...; None otherwise,
+    or when nothing is there (an object store holds only files)."""
+    if not isinstance(path, Path):
+        return None
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # absent, a dangling link, a folder not searchable: no device there
+        return None
+    for test, what in (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return None
+
+
+# This host in a temporary file's name, so that a writer removes only the temporaries
+# that it can prove stale: those of an ended process of this host.
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+# ``.NAME.<pid>.<host>-<hex>.tmp`` (older versions: ``.NAME.<pid>-<hex>.tmp``, this host)
+_TEMPORARY = re.compile(r"\.(\d+)(?:\.([0-9a-f]{8}))?-[^.]+\.tmp$")
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host is running (another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True  # another user's, or not a pid: never called stale
+    return True
+
+
+def _stale(name: str) -> bool:
+    """Whether the temporary file ``name`` was left by a writer that has ended: made by
+    this host's process whose pid it bears, and that process is gone."""
+    found = _TEMPORARY.search(name)
+    if found is None:
+        return False
+    pid, host = int(found[1]), found[2]
+    return host in (None, _HOST) and pid != os.getpid() and not _alive(pid)
+
+
 class LocalPath(_ConcretePath):
     """A file or folder on this machine: a ``pathlib.Path`` with the storage interface
     that ``sim.remote.RemotePath`` offers for an object store (paths made from it with
@@ -111,10 +176,14 @@ class LocalPath(_ConcretePath):
 
     def write_atomic(self, data: bytes | memoryview | Any) -> None:
         """Write ``data`` to a hidden temporary file beside this one, flush it to disk and
-        rename it into place; on any failure the temporary file is gone too."""
+        rename it into place; on any failure the temporary file is gone too. Only a
+        regular file (or nothing) is replaced: never a device, a FIFO or a socket."""
         if self.is_dir():
             raise IsADirectoryError(errno.EISDIR, "it is a folder; give a file's name")
-        tmp = self.with_name(f".{self.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+        special = special_file(self)
+        if special is not None:
+            raise OSError(errno.EPERM, f"it is {special}; give the path of a regular file")
+        tmp = self.with_name(f".{self.name}.{os.getpid()}.{_HOST}-{secrets.token_hex(4)}.tmp")
         try:
             with open(tmp, "wb") as handle:
                 handle.write(data)
@@ -124,10 +193,11 @@ class LocalPath(_ConcretePath):
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        # Temporaries of writers killed mid-write: this process just wrote the file, so
-        # no other writer of it is running (a run's files are written under its lock).
+        # Temporaries of writers killed mid-write; another live writer's is its own (it
+        # renames it in a moment: deleting it would fail that write).
         for stale in self.parent.glob(f".{self.name}.*.tmp"):
-            stale.unlink(missing_ok=True)
+            if _stale(stale.name):
+                stale.unlink(missing_ok=True)
 
     def make_folder(self) -> bool:
         """Create this folder and its parents; True when it did not exist before."""
@@ -177,6 +247,8 @@ class LocalPath(_ConcretePath):
             except BlockingIOError:
                 raise BlockingIOError() from None  # the OS frees it when its holder dies
             try:
+                if not _is_file_at(handle, self):  # its holder removed it as it let go
+                    raise BlockingIOError()
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
@@ -202,6 +274,16 @@ class LocalPath(_ConcretePath):
     def folder_text(self) -> str:
         """The folder as a person types it: ``results/run/``."""
         return f"{self}/"
+
+
+def _is_file_at(handle: Any, path: Path) -> bool:
+    """Whether the open file ``handle`` is still the file at ``path`` (a lock file
+    removed, or removed and made again, since it was opened is not)."""
+    try:
+        found, held = os.stat(path), os.fstat(handle.fileno())
+    except OSError:
+        return False
+    return (found.st_dev, found.st_ino) == (held.st_dev, held.st_ino)
 
 
 # A path in either store: what :func:`location` returns and the code below it passes on.
@@ -294,10 +376,12 @@ RECORD_NAMES = (
     "request.json",
     "solve.json",
 )
+STUDY_RECORDS = RECORD_NAMES[1:]
 # Such a folder's own files besides: a run's chunk records, table parts and lock, a
 # solve's final seat; and every record (.json) and table (.parquet) in it.
 OWN_NAMES = frozenset({"chunks", "hands", "games", "summary", "cells", ".lock", "final.chart"})
 _OWN_SUFFIXES = (".json", ".parquet")
+_SEAL = "sha256"  # the key of a sealed record's own digest (sim.study.records.SEAL)
 
 
 def _names_in(folder: Any) -> set[str]:
@@ -308,26 +392,67 @@ def _names_in(folder: Any) -> set[str]:
         return set()
 
 
-def refuse_record_path(path: PathInput, *, root: bool = False) -> None:
+def study_record_in(folder: Any) -> str | None:
+    """The name of the study record ``folder`` holds (``experiment.json``, ...), or None:
+    a file of such a name that is a sealed JSON record (``records.write_sealed``), so
+    that a ``request.json`` of the user's own is no study."""
+    for name in STUDY_RECORDS:
+        path = folder / name
+        try:
+            if path.is_file():
+                value = json.loads(path.read_bytes())
+                if isinstance(value, dict) and _SEAL in value:
+                    return name
+        except (OSError, ValueError):  # unreadable, not JSON: not a record we wrote
+            continue
+    return None
+
+
+def _within(path: Any, folder: Any) -> bool:
+    return path == folder or folder in path.parents
+
+
+def refuse_record_path(
+    path: PathInput, *, root: bool = False, owner: PathInput | None = None
+) -> None:
     """Refuse to write at ``path`` when it is, or is inside, one of the own files of a run
-    or a study folder (its manifest, chunk records, parts, records, tables): every
-    ``--out`` goes through here before anything is written. Other files in such a folder
-    stay allowed (``rummy report RUN`` writes RUN/report.html, ``rummy chart RUN`` RUN/charts).
+    or a study folder (its manifest, chunk records, parts, records, tables), or when it
+    is a device, a FIFO or a socket (or a link to one): every ``--out`` goes through here
+    before anything is written. Other files in such a folder stay allowed (``rummy report
+    RUN`` writes RUN/report.html, ``rummy chart RUN`` RUN/charts).
 
     ``root``: ``path`` is a results root, under which a study makes its own folders; it
-    may not be a run folder nor lie inside one either.
+    may not be a run's or a study's folder nor lie inside one either.
+
+    ``owner``: the results the command reads (``rummy report PATH``); ``path`` may lie in
+    a study's folder only when ``owner`` is that study or lies inside it (the report of
+    one study is never written into another's folder).
 
     Raises
     ------
     StorageError
-        One line naming the path and the folder whose files it would overwrite.
+        One line naming the path and why it is refused.
     """
-    target = location(path).resolve()  # "..", links: where the files would really go
+    given = location(path)
+    target = given.resolve()  # "..", links: where the files would really go
+    special = special_file(target)
+    if special is not None:
+        link = "" if str(target) == os.path.abspath(str(given)) else f" (a link to {target})"
+        raise StorageError(
+            f"{given} is {special}{link}: rummy writes only regular files and folders; "
+            "give another path"
+        )
+    mine = None if owner is None else location(owner).resolve()
     try:
         if root and RUN_MANIFEST in _names_in(target):
             raise StorageError(
                 f"{target} is a run folder: a results root holds runs, not the other way "
                 "round; give another folder"
+            )
+        if root and study_record_in(target):
+            raise StorageError(
+                f"{target} is a study's folder (it holds {study_record_in(target)}): a results "
+                "root holds studies, not the other way round; give another folder"
             )
         child = target
         for folder in target.parents:  # nearest first, up to the root (or the bucket)
@@ -345,6 +470,20 @@ def refuse_record_path(path: PathInput, *, root: bool = False) -> None:
                     f"{target} is {where}the {kind}'s own {child.name} (in {folder}); rummy "
                     "never writes over a run's or a study's own files: give another path"
                 )
+            if (root or owner is not None) and names.intersection(STUDY_RECORDS):
+                record = study_record_in(folder)
+                if record and root:
+                    raise StorageError(
+                        f"{target} is inside the study folder {folder} (it holds {record}): "
+                        "a results root holds studies, not the other way round; give "
+                        "another folder"
+                    )
+                if record and mine is not None and not _within(mine, folder):
+                    raise StorageError(
+                        f"{target} is inside another study's folder ({folder}, not where "
+                        f"{mine} is): rummy never writes into another study's folder; give "
+                        "another path"
+                    )
             child = folder
     except OSError as error:  # an object store that does not answer, a folder unread
         raise failure(target, error) from None
@@ -417,19 +556,61 @@ def write_json_atomic(path: PathInput, value: Any) -> None:
     write_text_atomic(path, dumps(value) + "\n")
 
 
+# The study folders whose lock each thread of this process holds (see study_folder).
+_HELD: set[tuple[str, int]] = set()
+LOCK_NAME = ".lock"
+
+
 @contextlib.contextmanager
 def study_folder(path: StorePath) -> Iterator[bool]:
-    """Make a study's folder (:func:`make_dir`) and yield whether it is new; when the
-    study fails and the new folder is still empty, remove it again, so that a refused
-    study leaves nothing behind."""
+    """Make a study's folder (:func:`make_dir`), hold its lock (``PATH/.lock``) until
+    the study's last write, and yield whether the folder is new.
+
+    A second process writing the same folder is refused in one line before it writes
+    anything. Within one thread the lock is taken once: a command that draws a study's
+    charts holds it around the study and its charts (the study's own ``study_folder``
+    then only yields). When the study fails, what this made is removed again, while the
+    lock is still held (the lock file it made; the folder, when it is new and empty), so
+    that a refused study leaves nothing behind.
+
+    Raises
+    ------
+    StorageError
+        ``PATH is in use by another rummy process``, or the folder cannot be made, written
+        or locked (one line).
+    """
+    key = (str(path.resolve()), threading.get_ident())
+    if key in _HELD:
+        yield False
+        return
     created = make_dir(path)
+    lock = path / LOCK_NAME
+    made_lock = created or not lock.exists()
+    holding = False
     try:
-        yield created
-    except BaseException:
-        if created:
-            with contextlib.suppress(OSError):
-                path.rmdir()
-        raise
+        with lock.hold_lock():
+            holding = True
+            _HELD.add(key)
+            try:
+                yield created
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    if made_lock:
+                        lock.unlink(missing_ok=True)
+                    if created:
+                        path.rmdir()  # only when nothing else is in it
+                raise
+            finally:
+                _HELD.discard(key)
+    except BlockingIOError as holder:
+        if holding:
+            raise
+        whose = f" ({holder})" if str(holder) else ""  # an object store's lock says whose
+        raise StorageError(f"{path} is in use by another rummy process{whose}") from None
+    except OSError as error:
+        if holding:
+            raise
+        raise failure(path, error, "cannot lock") from None
 
 
 def read_toml(path: str | os.PathLike[str], what: str = "file") -> dict[str, Any]:

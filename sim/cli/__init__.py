@@ -14,8 +14,10 @@ value, file or run that cannot be used (an error raised by rummy-sim itself, or
 a missing argument, a value of the wrong type or out of range; ``rummy`` or a group
 such as ``rummy rules`` without a command, after printing its help on stdout); 130
 interrupted (SIGINT, Ctrl-C) and 143 terminated (SIGTERM), at any stage (compiling,
-playing, counting), with one line on stderr: finished chunks are kept and the same
-command resumes. A bug inside rummy-sim prints its traceback and exits 3.
+playing, counting; on Ray too), with one line on stderr, ``interrupted`` or
+``terminated``, which for a command that plays a study (``Command.resumes``) adds that
+its finished chunks are kept and the same command resumes. A bug inside rummy-sim
+prints its traceback and exits 3.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ class Command(NamedTuple):
     module: str  # under sim.cli
     summary: str  # the one line ``rummy --help`` shows
     group: bool = False  # a group of subcommands (``rummy rules list``)
+    # Plays a study that the same command resumes, its finished chunks kept (a group: the
+    # names of such subcommands): what the line of a Ctrl-C or SIGTERM says it keeps.
+    resumes: bool | tuple[str, ...] = False
 
 
 COMMANDS: dict[str, Command] = {
@@ -44,17 +49,26 @@ COMMANDS: dict[str, Command] = {
     "score": Command("table_cmds", "Score a showdown exactly as docs/RULES.md says."),
     "replay": Command("replay_cmd", "Replay one hand (or a whole game) turn by turn."),
     "advise": Command("advise_cmd", "Score every legal action of a position by Monte Carlo."),
-    "run": Command("run_cmd", "Play many deals or games: one run, or an experiment file."),
-    "sweep": Command("sweep_cmd", "Play a grid on common deals and mark the best setting."),
+    "run": Command(
+        "run_cmd", "Play many deals or games: one run, or an experiment file.", resumes=True
+    ),
+    "sweep": Command(
+        "sweep_cmd", "Play a grid on common deals and mark the best setting.", resumes=True
+    ),
     "chart": Command("results_cmd", "Draw charts (PNG and SVG) of an experiment or a run."),
     "report": Command("results_cmd", "Write the self-contained HTML report of results."),
-    "compare": Command("compare_cmd", "Compare two rule variants or line-ups on the same deals."),
-    "tournament": Command("tournament_cmd", "Round robin of strategies on the same deals."),
-    "tune": Command("tune_cmd", "Search a strategy's parameters on common deals."),
+    "compare": Command(
+        "compare_cmd", "Compare two rule variants or line-ups on the same deals.", resumes=True
+    ),
+    "tournament": Command(
+        "tournament_cmd", "Round robin of strategies on the same deals.", resumes=True
+    ),
+    "tune": Command("tune_cmd", "Search a strategy's parameters on common deals.", resumes=True),
     "strategy-chart": Command(
         "strategy_chart_cmd",
         "Strategy charts for the table: when to knock, when to take, what to throw.",
         group=True,
+        resumes=("knock", "draw", "discard", "solve"),  # not export
     ),
     "rules": Command("rules_cmd", "The rule presets and every parameter.", group=True),
     "strategies": Command("strategies_cmd", "The strategy plugins and their parameters.", True),
@@ -95,6 +109,19 @@ def _tokens(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
     """The command line click parsed (``main``'s ``args``, else the process's)."""
     given = kwargs.get("args", args[0] if args else None)
     return [str(token) for token in (sys.argv[1:] if given is None else given)]
+
+
+def _resumes(tokens: list[str]) -> bool:
+    """Whether the command line runs a command that plays a study the same command
+    resumes (:attr:`Command.resumes`): its first words, the group's options (``-q``)
+    left out."""
+    words = [token for token in tokens if not token.startswith("-")]
+    spec = COMMANDS.get(words[0]) if words else None
+    if spec is None:
+        return False
+    if isinstance(spec.resumes, bool):
+        return spec.resumes
+    return len(words) > 1 and words[1] in spec.resumes
 
 
 def _with_given_value(message: str, error: Exception, tokens: list[str]) -> str:
@@ -171,7 +198,7 @@ class RummyGroup(TyperGroup):
                 if signals.received:  # before the command ran: typer made it a bare 130
                     raise signals.stopped()
         except Stopped as stopped:
-            typer.echo(stopped.line, err=True)
+            typer.echo(stopped.line(_resumes(_tokens(args, kwargs))), err=True)
             leave(stopped.status)
         except _click_errors() as error:  # the command line's own errors
             if _is_no_args_help(error):
@@ -206,6 +233,10 @@ class RummyGroup(TyperGroup):
 
                 where = f"{error.filename}: " if error.filename else ""
                 typer.echo(f"error: {where}{os_reason(error)}", err=True)
+                sys.exit(1)
+            if isinstance(error, MemoryError):  # numpy's, past what sim.limits could foresee
+                typer.echo("error: out of memory (RAM, ulimit or cgroup); give a smaller "
+                           "--chunk-size, fewer --workers or fewer deals", err=True)  # fmt: skip
                 sys.exit(1)
             traceback.print_exc()
             typer.echo("internal error: this is a bug in rummy-sim; please report it", err=True)

@@ -3,7 +3,8 @@
 Side A is ``--rules`` (with its ``--rule`` overrides) and ``--seats``. Side B is side A
 with what the ``--vs-*`` options change: ``--vs-rules`` swaps the preset (the
 ``--rule`` overrides still apply), ``--vs-rule`` adds overrides for B only (they win
-over ``--rule``), ``--vs-seats`` replaces the line-up. Seat 0 is the focal seat:
+over ``--rule``), ``--vs-seats`` replaces the line-up; one of them is needed, and side B
+must differ from side A (in its rules or its line-up, as parsed). Seat 0 is the focal seat:
 the comparison is seat 0's net points (its points minus the others' mean) per deal,
 A - B, deal by deal. Examples::
 
@@ -47,6 +48,7 @@ from sim.cli.output import (
     ci,
     command_line,
     compact_table,
+    fail,
     study_size,
 )
 from sim.cli.runner import executor_of, run_study
@@ -146,6 +148,9 @@ def compare(
 ) -> None:
     """Compare two rule variants or two line-ups on identical deals: the paired
     difference of seat 0's net points (95% paired t CI, p-value) and of its win rate."""
+    if vs_seats is None and vs_rules is None and not vs_rule:
+        # without one, side B is side A: the line-up against itself, +0.00 and p = 1
+        fail("give side B: --vs-seats, --vs-rules or --vs-rule (side A with what they change)")
     executor = executor_of(workers, backend, address)
     count, mode = study_size(deals, games, DEFAULT_COMPARE_DEALS)
     rules_a = rules_of(rules, rule)

@@ -10,6 +10,7 @@ each other are checked by the library (exit status 1).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from enum import StrEnum
@@ -79,9 +80,10 @@ def _chunk_size(value: int | None) -> int | None:
 
 
 def _positive(value: float | None) -> float | None:
-    """A target such as ``--precision``: a number above 0 (as an experiment file's)."""
-    if value is not None and not value > 0:
-        raise typer.BadParameter(f"{value} is not allowed; give a number > 0")
+    """A target such as ``--precision``: a finite number above 0 (as an experiment
+    file's; ``inf`` would never stop adding deals short of the cap, ``nan`` never start)."""
+    if value is not None and not 0 < value < math.inf:
+        raise typer.BadParameter(f"{value} is not allowed; give a finite number > 0")
     return value
 
 
@@ -305,8 +307,8 @@ ChunkOption = Annotated[
         "--chunk-size",
         min=1,
         callback=_chunk_size,
-        help="Deals or games per chunk (resume granularity; at most what half of this "
-        "machine's memory holds).",
+        help="Deals or games per chunk (resume granularity; at most what half of the "
+        "memory this process may use holds: RAM, ulimit or cgroup).",
         show_default=False,
     ),
 ]

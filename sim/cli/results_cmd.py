@@ -94,6 +94,8 @@ def chart(
     from sim.study.chart import is_chart_run
 
     with _store_errors(path):
+        if out is not None:  # never into another study's folder
+            store.refuse_record_path(out, owner=path)
         if is_chart_run(path):
             from sim.present.chart_figure import save_chart_figures
             from sim.study.chart import load_chart
@@ -126,6 +128,8 @@ def report(
     from sim.study.chart import is_chart_run
 
     with _store_errors(path):
+        if out is not None:  # never into another study's folder
+            store.refuse_record_path(out, owner=path)
         if is_chart_run(path):  # a strategy chart (rummy strategy-chart): its own report
             from sim.present.chart_figure import write_chart_report
             from sim.study.chart import load_chart

@@ -3,7 +3,10 @@
 While a command runs, either signal raises KeyboardInterrupt in the main thread, so the
 command unwinds as from any error (compile helpers stopped, run directories unlocked,
 finished chunks kept); the top of the command turns it into :class:`Stopped` (one line,
-exit 130 or 143) and :func:`leave` ends the process.
+exit 130 or 143: "interrupted" or "terminated", and for a command that plays a study the
+same command resumes, that its finished chunks are kept) and :func:`leave` ends the
+process. Ray's core sets a SIGTERM handler of its own while it is connected:
+``sim.study.cluster`` keeps this one instead.
 
 The interrupt lands wherever Python is, and some places swallow it: llvmlite's callback
 while numba loads a kernel and a finalizer (neither can raise: Python reports the error
@@ -17,6 +20,7 @@ one gets through.
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import sys
@@ -38,8 +42,14 @@ class Stopped(BaseException):
     def __init__(self, signum: int) -> None:
         super().__init__()
         self.status = 128 + signum  # as shells report a command a signal ended: 130, 143
-        what = "terminated" if signum == signal.SIGTERM else "interrupted"
-        self.line = f"{what}: finished chunks are kept; the same command resumes"
+        self.what = "terminated" if signum == signal.SIGTERM else "interrupted"
+
+    def line(self, resumes: bool) -> str:
+        """The one line to say; ``resumes``: the command plays a study that the same
+        command resumes (``sim.cli.Command.resumes``), its finished chunks kept."""
+        if resumes:
+            return f"{self.what}: finished chunks are kept; the same command resumes"
+        return self.what
 
 
 class _Interrupt(KeyboardInterrupt):
@@ -121,16 +131,20 @@ class Signals:
 
 
 def leave(status: int) -> NoReturn:
-    """Exit with ``status`` once a signal stopped the command. A thread still running is
-    in a kernel that cannot be stopped (a chunk in flight: minutes with a slow strategy),
-    whose result nobody takes; Python's exit would wait for it, so end the process at
-    once instead (everything that unwinds has unwound: helpers stopped, files closed)."""
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
-           if t is not threading.main_thread()):  # fmt: skip
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):  # a closed pipe or stream: nothing to keep
-                pass
-        os._exit(status)
-    sys.exit(status)
+    """Exit with ``status`` once a signal stopped the command: everything that unwinds
+    has unwound (helpers stopped, files closed), so end the process at once, without
+    Python's own exit. That would wait for a thread still running, in a kernel that
+    cannot be stopped (a chunk in flight: minutes with a slow strategy), whose result
+    nobody takes; and its teardown of native libraries may crash (Ray's core, half made
+    by a stop during ``ray.init``, ends the process with SIGSEGV or SIGABRT there: 139
+    or 134 instead of 130 or 143). The exit handlers (``atexit``) run first, unless a
+    thread still runs (some join their threads: ``concurrent.futures``)."""
+    if not any(t.is_alive() and not t.daemon for t in threading.enumerate()
+               if t is not threading.main_thread()):  # fmt: skip
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing to keep
+            pass
+    os._exit(status)

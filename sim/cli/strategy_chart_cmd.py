@@ -416,6 +416,7 @@ def export(
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     if out is not None:
         try:
+            store.refuse_record_path(out, owner=knock_run)  # not into another study's folder
             store.write_text_atomic(out, spec + "\n")  # whole or not at all, no temporary left
         except store.StorageError as exc:
             fail(f"--out: {exc}")

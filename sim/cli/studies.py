@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
+from sim import store
 from sim.cli.output import (
     ProgressView,
     chatter,
@@ -47,7 +48,7 @@ from sim.study.analysis import ExperimentData, data_from_run
 from sim.study.claims import display_rows
 from sim.study.design import HEADLINES, RATE_HEADLINES, Experiment
 from sim.study.execute import Executor, run
-from sim.study.experiment import ExperimentProgress, run_experiment
+from sim.study.experiment import CHARTS_DIR, REPORT_FILE, ExperimentProgress, run_experiment
 from sim.study.runs import RunConfig, RunResult
 from sim.study.settings import expand
 
@@ -76,8 +77,8 @@ def play_experiment(
     replace: bool = False,
 ) -> None:
     """Play an experiment (resumable), draw its charts and report, then print its
-    summary or its JSON; ``replace``: another study in its folder is deleted
-    (``--force``), else refused."""
+    summary or its JSON; ``replace``: another study's own files in its folder are deleted
+    (``--force``; a folder holding anything else is refused), else refused."""
     say = chatter(as_json)
     seed = experiment.seed
     assert seed is not None
@@ -89,15 +90,18 @@ def play_experiment(
         + f", {executor.describe()}"
     )
     say.print(seed_line(seed, drawn))
-    with ProgressView(experiment.name) as view:
+    # The study's lock is held to its last file, the report: until then another process
+    # writing the same folder (or replacing it with --force) is refused in one line.
+    directory = store.location(out) / experiment.name
+    with ProgressView(experiment.name) as view, store.study_folder(directory):
         result = run_experiment(
             experiment, executor, out=out, progress=view.phase, command=command_line(),
             replace=replace,
         )  # fmt: skip
         view.phase(ExperimentProgress("charts"))
-        charts = save_charts(result.data, result.directory / "charts")
+        charts = save_charts(result.data, result.directory / CHARTS_DIR)
         view.phase(ExperimentProgress("report"))
-        report = write_experiment_report(result.data, result.directory / "report.html")
+        report = write_experiment_report(result.data, result.directory / REPORT_FILE)
     for note in dict.fromkeys(note for r in result.runs for note in r.notes):
         err_console().print(f"note: {note}", markup=False)
     rate = (

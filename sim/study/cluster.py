@@ -21,8 +21,8 @@ Tokens
     by itself: rummy does, for its connection, when ``RAY_AUTH_MODE`` is unset and the
     head refuses a call without a token (not otherwise: a driver in token mode requires
     the token of the workers that call it back, which an open head does not give them).
-    A head that refuses the token, or its absence, is one line (Ray's core logs the
-    refusal: what it prints while attaching is read first, shown only once connected). A
+    A head that refuses the token, or its absence, is one line, at once: one call to the
+    head with the token, before ``ray.init`` (which tries 20 times, a second apart). A
     private instance without a token on this machine gets one of its own, in the
     environment of its processes only, where Ray would write one into ``~/.ray`` (which
     would then turn token authentication on for every later ``ray start --head`` of
@@ -33,7 +33,18 @@ Orphans
     (its dashboard and runtime-env agents hang on after a ``kill -9``). On Linux a
     watchdog process, in a session of its own (a Ctrl-C is not for it), waits for this
     one to end and then kills every process that still holds a file of the instance's
-    session folder open.
+    session folder open. Once a private instance has stopped, what its workers were
+    writing (``.*.tmp`` in the run directories) is removed. On a connection of rummy's
+    the tasks in flight are not cancelled when the study stops: ending the connection
+    ends the job and them (Ray 2.60's driver may abort on a task cancelled as it ends).
+
+Signals
+    ``ray.init`` sets Ray's own SIGTERM handlers: in Python, ``sys.exit(15)`` (not set
+    here), and in its C++ core a failure handler that prints a stack dump (``*** SIGTERM
+    received ***``); ``ray.shutdown`` resets SIGTERM to the default. This process's own
+    handler (the command's: one line, exit 143) is put back after each, and what Ray
+    prints while it connects is held back, so that a signal meanwhile says nothing but
+    the command's line; a start that a signal stops is shut down.
 
 Code
     Every task carries the driver's source digests (``provenance.code_digests``): a
@@ -86,13 +97,15 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -100,7 +113,7 @@ from sim import store
 from sim.store import StorePath, one_line
 from sim.study import provenance as P
 from sim.study.chunks import load_engine, run_chunk, write_parts
-from sim.study.rundir import Layout
+from sim.study.rundir import Layout, remove_temporaries
 from sim.study.runs import Chunk, RunError
 
 __all__ = [
@@ -275,9 +288,10 @@ _ours = False  # the connection held now was made by connected()
 @contextlib.contextmanager
 def connected(
     address: str | None = None, workers: int | None = None, plugins: Iterable[str] = ()
-) -> Iterator[None]:
+) -> Iterator[bool]:
     """Connect to Ray for the ``with`` block, shipping the code when attaching (see the
-    module docstring), or keep the connection this process already has.
+    module docstring), or keep the connection this process already has. Yields whether
+    it started a private instance (stopped, every worker with it, at the block's end).
 
     ``plugins``: the top-level packages of plugin strategies to ship too. A connection
     made by the caller's own ``ray.init`` ships nothing (Ray takes a job's code when it
@@ -296,7 +310,7 @@ def connected(
                 f"{CODE_ENV}=ship: Ray was connected before rummy could ship the code; "
                 "do not call ray.init first, or ship the packages in its runtime_env"
             )
-        yield
+        yield False
         return
     where = address or os.environ.get("RAY_ADDRESS")
     options: dict[str, Any] = {
@@ -311,34 +325,49 @@ def connected(
     ship = mode == "ship" or (mode == "auto" and where is not None)
     with contextlib.ExitStack() as stack:
         stack.enter_context(_auth_env(where))
+        put_back_sigterm = stack.enter_context(_sigterm_kept(ray))  # last: after shutdown
         staging = stack.enter_context(tempfile.TemporaryDirectory(prefix="rummy-ray-code-"))
         if ship:  # uploaded by ray.init: the copy is not needed afterwards
             options["runtime_env"] = {"working_dir": _stage_code(Path(staging), plugins)}
-        _init(ray, address, where, options)
+        _init(ray, address, where, options, put_back_sigterm)
         if where is None:
             stack.enter_context(_watchdog(ray))
+        stack.callback(put_back_sigterm)  # ray.shutdown resets it to the default
         stack.callback(ray.shutdown)  # first on the way out: then the watchdog, the token
         _ours = True
         try:
-            yield
+            yield where is None
         finally:
             _ours = False
 
 
-def _init(ray: Any, address: str | None, where: str | None, options: dict[str, Any]) -> None:
-    """``ray.init``, failures in one line. Attaching, what Ray's core prints meanwhile
-    is held back: shown once connected, read for a refused token if not."""
+def _init(
+    ray: Any,
+    address: str | None,
+    where: str | None,
+    options: dict[str, Any],
+    put_back_sigterm: Callable[[], None],
+) -> None:
+    """``ray.init``, failures in one line. What Ray's core prints meanwhile is held
+    back: shown once connected, read for a refused token if not, dropped if a signal
+    stops it (its stack dump for a SIGTERM: its handler's, until ``put_back_sigterm``
+    puts back the process's own, here). Stopped half-way, what it started is stopped."""
     failed: BaseException | None = None
-    with _held_stderr(where is not None) as said:
+    with _held_stderr() as said:
         try:
             with warnings.catch_warnings():  # rummy uses no accelerators: Ray's tip on them
                 warnings.filterwarnings("ignore", "Tip: In future versions of Ray", FutureWarning)
                 # "local": without it Ray attaches to the latest `ray start` head here
                 ray.init(address="local" if where is None else address, **options)
+            put_back_sigterm()
         except (ConnectionError, RuntimeError, TimeoutError, ValueError, OSError) as error:
             failed = error
         except ray.exceptions.RayError as error:  # AuthenticationError: no token at all
             failed = error
+        except BaseException:  # an interrupt: no instance, no connection left behind
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+            raise
     text = "".join(said)
     if failed is None:
         sys.stderr.write(text)
@@ -352,13 +381,40 @@ def _init(ray: Any, address: str | None, where: str | None, options: dict[str, A
 
 
 @contextlib.contextmanager
-def _held_stderr(hold: bool) -> Iterator[list[str]]:
-    """What this process (Ray's core too) writes on stderr in the block, held back and
-    appended to the list (when ``hold``): Ray's core logs a refused token there."""
-    said: list[str] = []
-    if not hold:
-        yield said
+def _sigterm_kept(ray: Any) -> Iterator[Callable[[], None]]:
+    """This process's SIGTERM handler (a command's: one line, exit 143) kept while it is
+    connected to Ray, which sets its own: ``ray.init`` in Python, first thing
+    (``sys.exit(15)``: the command ended with status 15, no line), here not set; its
+    C++ core once connected (abseil's failure handler: a stack dump on stderr, ``***
+    SIGTERM received ***``, then the handler before), replaced by what this yields
+    (call it after ``ray.init``); ``ray.shutdown`` resets it to the default (the process
+    dies at once, nothing unwinds), put back on the way out. Outside the main thread
+    Ray sets none."""
+    ours = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread() or ours is None:
+        yield lambda: None  # None: a handler not set from Python, not ours to put back
         return
+    utils = ray._private.utils
+    setter = getattr(utils, "set_sigterm_handler", None)  # how Ray 2.x sets its own
+    if setter is not None:
+        utils.set_sigterm_handler = lambda handler: None
+
+    def put_back() -> None:
+        signal.signal(signal.SIGTERM, ours)
+
+    try:
+        yield put_back
+    finally:
+        if setter is not None:
+            utils.set_sigterm_handler = setter
+        signal.signal(signal.SIGTERM, ours)
+
+
+@contextlib.contextmanager
+def _held_stderr() -> Iterator[list[str]]:
+    """What this process (Ray's core too) writes on stderr in the block, held back and
+    appended to the list: Ray's core logs a refused token there."""
+    said: list[str] = []
     with tempfile.TemporaryFile() as held:
         sys.stderr.flush()
         kept = os.dup(2)
@@ -373,15 +429,17 @@ def _held_stderr(hold: bool) -> Iterator[list[str]]:
             said.append(held.read().decode(errors="replace"))
 
 
-def _requires_token(where: str) -> bool:
-    """Whether the head at ``where`` refuses a client without a token: one call to it
-    without one, which it answers at once (False when this Ray cannot ask)."""
+def _refuses(where: str) -> bool:
+    """Whether the head at ``where`` refuses this process's calls, with Ray's token
+    settings as they stand (no token sent unless ``RAY_AUTH_MODE=token``): one call,
+    which it answers at once (False when this Ray cannot ask). ``ray.init`` tries its
+    own 20 times, a second apart (``RAY_NUM_REDIS_GET_RETRIES``), refused or not."""
     try:
         from ray._raylet import GcsClient  # type: ignore[attr-defined]  # no stubs: Ray's C core
         from ray.exceptions import AuthenticationError
     except ImportError:  # a Ray without token authentication
         return False
-    with _held_stderr(True):
+    with _held_stderr():
         try:
             GcsClient(address=where).internal_kv_get(b"rummy", None, timeout=_REACH_TIMEOUT)
         except AuthenticationError:
@@ -429,7 +487,7 @@ def _auth_env(where: str | None) -> Iterator[None]:
     if AUTH_MODE_ENV not in os.environ:
         # Only when the head requires it: a driver in token mode requires the token of
         # the workers that call it back, which a head without tokens gives them none of.
-        if where is not None and _requires_token(where):
+        if where is not None and _refuses(where):
             if source is None:
                 raise RunError(f"the Ray cluster at {where} refused the connection: "
                                f"{_token_words()}")  # fmt: skip
@@ -440,6 +498,8 @@ def _auth_env(where: str | None) -> Iterator[None]:
                 os.environ[TOKEN_ENV] = secrets.token_hex(32)
     _reload_auth()
     try:
+        if where is not None and os.environ.get(AUTH_MODE_ENV) == "token" and _refuses(where):
+            raise RunError(f"the Ray cluster at {where} refused the connection: {_token_words()}")
         yield
     finally:
         for name, value in before.items():
@@ -611,65 +671,85 @@ def play(
     """
     ray = _ray()
     plugins = {top for job in jobs for top in job.payload["code"]["plugin_digests"]}
-    with connected(address, workers, plugins):
-        limit = (workers or _cluster_cpus(ray)) * _IN_FLIGHT_PER_CPU
-        options: dict[str, Any] = {"num_cpus": 1, "max_retries": _TASK_RETRIES}
-        token = secrets.token_hex(8)
-        markers: list[str | None] = [None] * len(jobs)
+    private = False
+    try:
+        with connected(address, workers, plugins) as private:
+            yield from _play(ray, jobs, todo, workers, resume_hint, notes)
+    finally:
+        if private:  # its workers were stopped with it, some of them mid-write
+            for job in jobs:
+                remove_temporaries(job.run_dir)
+
+
+def _play(
+    ray: Any,
+    jobs: Sequence[Job],
+    todo: Iterator[tuple[int, Chunk]],
+    workers: int | None,
+    resume_hint: str,
+    notes: list[str],
+) -> Generator[tuple[int, dict[str, Any]]]:
+    """:func:`play`, connected."""
+    limit = (workers or _cluster_cpus(ray)) * _IN_FLIGHT_PER_CPU
+    options: dict[str, Any] = {"num_cpus": 1, "max_retries": _TASK_RETRIES}
+    token = secrets.token_hex(8)
+    markers: list[str | None] = [None] * len(jobs)
+    pending: dict[Any, tuple[int, Chunk, int]] = {}
+    try:
         if os.environ.get(WRITE_ENV, "1") != "0":
-            for i, job in enumerate(jobs):
-                marker = str(job.run_dir / _MARKER.format(token=token))
+            for i, job in enumerate(jobs):  # noted first: an interrupt may come mid-write
+                marker = markers[i] = str(job.run_dir / _MARKER.format(token=token))
                 store.write_text_atomic(marker, token)
-                markers[i] = marker
-        pending: dict[Any, tuple[int, Chunk, int]] = {}
-        try:
-            _warm(ray, ray.remote(**options)(_warm_node), jobs, markers, notes)
-            task = ray.remote(**options)(_play_chunk)
-            payloads: dict[int, Any] = {}
+        _warm(ray, ray.remote(**options)(_warm_node), jobs, markers, notes)
+        task = ray.remote(**options)(_play_chunk)
+        payloads: dict[int, Any] = {}
 
-            def submit(i: int, chunk: Chunk, attempt: int) -> None:
-                if i not in payloads:
-                    payloads[i] = ray.put(jobs[i].payload)
-                job = jobs[i]
-                ref = task.remote(payloads[i], *chunk, job.run_dir, job.layout, markers[i])
-                pending[ref] = (i, chunk, attempt)
+        def submit(i: int, chunk: Chunk, attempt: int) -> None:
+            if i not in payloads:
+                payloads[i] = ray.put(jobs[i].payload)
+            job = jobs[i]
+            ref = task.remote(payloads[i], *chunk, job.run_dir, job.layout, markers[i])
+            pending[ref] = (i, chunk, attempt)
 
-            while True:
-                for i, chunk in todo:
-                    submit(i, chunk, 0)
-                    if len(pending) >= limit:
-                        break
-                if not pending:
+        while True:
+            for i, chunk in todo:
+                submit(i, chunk, 0)
+                if len(pending) >= limit:
                     break
-                refs = list(pending)
-                ready, _ = ray.wait(refs, num_returns=1)
-                if len(refs) >= _BATCH_FROM:  # every finished one for one listing
-                    ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
-                for ref in ready:
-                    i, chunk, attempt = pending.pop(ref)
-                    try:
-                        result = ray.get(ref)
-                    except ray.exceptions.RayError as error:
-                        cause = _failure(error)
-                        if cause is not None:  # the chunk's own error, as when played here
-                            raise cause from None
-                        if attempt == 0:  # Ray gave up on it: this runner tries once more
-                            submit(i, chunk, 1)
-                            continue
-                        raise RunError(
-                            f"Ray failed twice on chunk {chunk[0]} of {jobs[i].run_dir} "
-                            f"({one_line(error)}); the chunks written are kept: {resume_hint}"
-                        ) from None
-                    yield i, result
-        except (ray.exceptions.RayError, ConnectionError) as error:
-            raise RunError(
-                f"Ray failed ({one_line(error)}); the chunks written are kept: {resume_hint}"
-            ) from None
-        finally:
-            for ref in pending:  # a stopped study leaves no work behind on the cluster
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref)
-            for written in markers:
-                if written is not None:
-                    with contextlib.suppress(OSError):
-                        store.location(written).unlink(missing_ok=True)
+            if not pending:
+                break
+            refs = list(pending)
+            ready, _ = ray.wait(refs, num_returns=1)
+            if len(refs) >= _BATCH_FROM:  # every finished one for one listing
+                ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+            for ref in ready:
+                i, chunk, attempt = pending.pop(ref)
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayError as error:
+                    cause = _failure(error)
+                    if cause is not None:  # the chunk's own error, as when played here
+                        raise cause from None
+                    if attempt == 0:  # Ray gave up on it: this runner tries once more
+                        submit(i, chunk, 1)
+                        continue
+                    raise RunError(
+                        f"Ray failed twice on chunk {chunk[0]} of {jobs[i].run_dir} "
+                        f"({one_line(error)}); the chunks written are kept: {resume_hint}"
+                    ) from None
+                yield i, result
+    except (ray.exceptions.RayError, ConnectionError) as error:
+        raise RunError(
+            f"Ray failed ({one_line(error)}); the chunks written are kept: {resume_hint}"
+        ) from None
+    finally:
+        # A stopped study leaves no work behind on the cluster: on a connection of
+        # rummy's, ending it ends the job and its tasks (cancelling them first, Ray
+        # 2.60's driver may abort: "Tried to complete task that was not pending").
+        for ref in pending if not _ours else ():
+            with contextlib.suppress(Exception):
+                ray.cancel(ref)
+        for written in markers:
+            if written is not None:
+                with contextlib.suppress(OSError):
+                    store.location(written).unlink(missing_ok=True)

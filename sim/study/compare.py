@@ -80,7 +80,7 @@ from sim.stats import (
     wilson,
 )
 from sim.store import PathInput, StorePath, study_folder
-from sim.study import records
+from sim.study import records, rundir
 from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.records import study_id
 from sim.study.runs import RunConfig, check_count, new_seed
@@ -102,6 +102,7 @@ __all__ = [
     "SideResult",
     "WinDifference",
     "compare",
+    "comparison_runs",
     "load_comparison",
 ]
 
@@ -331,7 +332,9 @@ class CompareRequest:
     ``seed`` the master seed of every run (common random numbers; None draws one, read
     it back from ``result.seed``); ``duplicate`` also plays every deal with the line-up
     rotated (``players`` runs per side). The sides' rule sets must have the same number
-    of players. :func:`compare` checks every value before the first deal is played.
+    of players, and the sides must differ in their rules or their line-up (as parsed:
+    ``greedy/simple`` is ``greedy,simple``; labels do not count). :func:`compare` checks
+    every value before the first deal is played.
     """
 
     a: Side
@@ -371,7 +374,8 @@ def compare(
     ------
     RuleError, StrategyError, CompareError, RunError
         One-line messages, all ``ValueError``: an unknown preset, rule parameter,
-        strategy or strategy parameter, different player counts, a bad count or
+        strategy or strategy parameter, two sides with the same rules and line-up
+        (after parsing), different player counts, a bad count or
         seed, or an output directory that cannot be written. Everything is checked
         before the first deal is played.
     """
@@ -380,6 +384,11 @@ def compare(
     seed = new_seed() if request.seed is None else request.seed
     ra, la, label_a = _resolve(request.a)
     rb, lb, label_b = _resolve(request.b)
+    if (ra, la) == (rb, lb):  # labels aside: one line-up against itself, +0.00, p = 1
+        raise CompareError(
+            f"both sides are the same (rules {ra.name}, seats {'/'.join(la)}); give side B "
+            "other seats or other rules"
+        )
     if ra.players != rb.players:
         raise CompareError(
             f"the sides have different player counts ({ra.players} and {rb.players}); "
@@ -421,79 +430,90 @@ def compare(
         for side, configs in draft.items()
     }
     directory = root / compare_id
-    with study_folder(directory):
+    with study_folder(directory):  # its lock held from the first run to the record
         execute(runs["a"] + runs["b"], executor, progress=progress)
 
-    units = {
-        side: [load_units(c.run_dir, mode, players) for c in configs]
-        for side, configs in runs.items()
-    }
-    positions = [position(0, r, players) for r in range(rotations)]
-    series = {side: focal_series(units[side], positions, f"side {side.upper()}") for side in units}
-    check_joined(units["a"][0], units["b"][0], "side B")
-    n = len(series["a"])
-    net_a, won_a, wins_a = series["a"].net, series["a"].won, series["a"].wins
-    net_b, won_b, wins_b = series["b"].net, series["b"].won, series["b"].wins
-    difference = difference_test(net_a - net_b, confidence, labels[0], labels[1])
-
-    def side_result(side: str, label: str, rules: RuleSet, lineup: tuple[str, ...]) -> SideResult:
-        net, wins = (net_a, wins_a) if side == "a" else (net_b, wins_b)
-        win = wilson(wins, n * rotations, confidence)
-        if rotations > 1:
-            win = dataclasses.replace(win, method="Wilson (all hands of all rotations)")
-        return SideResult(
-            label=label,
-            rules=rules,
-            lineup=lineup,
-            run_dirs=tuple(c.run_dir for c in runs[side]),
-            net=mean_ci(net, confidence, "t"),
-            win=win,
-        )
-
-    win_difference = _win_difference(won_a, won_b, rotations, confidence)
-
-    plain = reduction = None
-    if rotations > 1:
-        plain_diffs = units["a"][0].net(0) - units["b"][0].net(0)
-        plain = difference_test(plain_diffs, confidence, labels[0], labels[1])
-        reduction = variance_reduction(plain_diffs, net_a - net_b, cost=rotations)
-
-    result = CompareResult(
-        compare_id=compare_id,
-        directory=directory,
-        seed=seed,
-        mode=mode,
-        count=count,
-        duplicate=bool(duplicate),
-        rotations=rotations,
-        identical_deals=deals_key(ra) == deals_key(rb),
-        a=side_result("a", labels[0], ra, la),
-        b=side_result("b", labels[1], rb, lb),
-        difference=difference,
-        win_difference=win_difference,
-        plain_difference=plain,
-        variance_reduction=reduction,
-    )
-    record = {
-        "command": command if command is not None else shlex.join(sys.argv),
-        "runs": [
-            {
-                "side": side,
-                "rotation": r,
-                "lineup": list(c.lineup),
-                "focal_seat": position(0, r, players),
-                "run_id": c.run_id,
-                "config_hash": c.config_hash,
-            }
+        units = {
+            side: [load_units(c.run_dir, mode, players) for c in configs]
             for side, configs in runs.items()
-            for r, c in enumerate(configs)
-        ],
-        **result.to_dict(),
-    }
-    records.write_record(directory / COMPARISON_FILE, COMPARISON_KIND, record)
+        }
+        positions = [position(0, r, players) for r in range(rotations)]
+        series = {
+            side: focal_series(units[side], positions, f"side {side.upper()}") for side in units
+        }
+        check_joined(units["a"][0], units["b"][0], "side B")
+        n = len(series["a"])
+        net_a, won_a, wins_a = series["a"].net, series["a"].won, series["a"].wins
+        net_b, won_b, wins_b = series["b"].net, series["b"].won, series["b"].wins
+        difference = difference_test(net_a - net_b, confidence, labels[0], labels[1])
+
+        def side_result(
+            side: str, label: str, rules: RuleSet, lineup: tuple[str, ...]
+        ) -> SideResult:
+            net, wins = (net_a, wins_a) if side == "a" else (net_b, wins_b)
+            win = wilson(wins, n * rotations, confidence)
+            if rotations > 1:
+                win = dataclasses.replace(win, method="Wilson (all hands of all rotations)")
+            return SideResult(
+                label=label,
+                rules=rules,
+                lineup=lineup,
+                run_dirs=tuple(c.run_dir for c in runs[side]),
+                net=mean_ci(net, confidence, "t"),
+                win=win,
+            )
+
+        win_difference = _win_difference(won_a, won_b, rotations, confidence)
+
+        plain = reduction = None
+        if rotations > 1:
+            plain_diffs = units["a"][0].net(0) - units["b"][0].net(0)
+            plain = difference_test(plain_diffs, confidence, labels[0], labels[1])
+            reduction = variance_reduction(plain_diffs, net_a - net_b, cost=rotations)
+
+        result = CompareResult(
+            compare_id=compare_id,
+            directory=directory,
+            seed=seed,
+            mode=mode,
+            count=count,
+            duplicate=bool(duplicate),
+            rotations=rotations,
+            identical_deals=deals_key(ra) == deals_key(rb),
+            a=side_result("a", labels[0], ra, la),
+            b=side_result("b", labels[1], rb, lb),
+            difference=difference,
+            win_difference=win_difference,
+            plain_difference=plain,
+            variance_reduction=reduction,
+        )
+        record = {
+            "command": command if command is not None else shlex.join(sys.argv),
+            "runs": [
+                {
+                    "side": side,
+                    "rotation": r,
+                    "lineup": list(c.lineup),
+                    "focal_seat": position(0, r, players),
+                    "run_id": c.run_id,
+                    "config_hash": c.config_hash,
+                }
+                for side, configs in runs.items()
+                for r, c in enumerate(configs)
+            ],
+            **result.to_dict(),
+        }
+        records.write_record(directory / COMPARISON_FILE, COMPARISON_KIND, record)
     return result
 
 
 def load_comparison(directory: PathInput) -> dict[str, Any]:
-    """The ``comparison.json`` of a finished comparison, checked (``load_record``)."""
+    """The ``comparison.json`` of a finished comparison, checked (``load_record``); its
+    runs are not read (:func:`comparison_runs` checks them)."""
     return records.load_record(store.location(directory) / COMPARISON_FILE, COMPARISON_KIND)
+
+
+def comparison_runs(directory: PathInput) -> list[StorePath]:
+    """The run folders a finished comparison's record lists, each checked to be the run
+    it names, with no other run beside them (``rundir.replayed_runs``)."""
+    return rundir.replayed_runs(store.location(directory) / COMPARISON_FILE, COMPARISON_KIND)

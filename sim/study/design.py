@@ -117,6 +117,7 @@ __all__ = [
     "default_charts",
     "fail",
     "headline_unit",
+    "knock_at_problem",
     "rule_value",
     "why_not",
 ]
@@ -278,6 +279,15 @@ class Experiment:
                 f"{where}: claims need the per-hand rows (paired deals, rates among hands); "
                 f"rows = {self.rows!r} keeps none: use rows = 'hands'"
             )
+        precision = self.precision  # as the file's (replace_checked skips the reader)
+        if precision is not None and (
+            isinstance(precision, bool)
+            or not isinstance(precision, int | float)
+            or not 0 < precision < math.inf
+        ):
+            raise ExperimentError(
+                f"{where}: precision = {precision!r} is not allowed; give a finite number > 0"
+            )
         if self.max_count is not None and self.max_count < self.count:
             raise ExperimentError(
                 f"{where}: max_count = {self.max_count} is below the planned "
@@ -401,6 +411,23 @@ def _detect_threshold(experiment: Experiment) -> str | None:
         if re.search(r"knock_at\s*=\s*\{" + re.escape(key) + r"\}", experiment.template):
             return key
     return None
+
+
+def knock_at_problem(rules: Any, knock_at: float) -> str | None:
+    """Why a grid or tune should not play ``knock_at`` under ``rules``, or None.
+
+    A knock is legal only within the rules' knock limit, so every threshold above it
+    plays as the limit itself: a range ``0..99`` under gin would play 89 copies of
+    ``knock_at=10`` and report them as settings. The ceiling is the limit (a number),
+    10 under ``upcard`` (the most an upcard can set); without a limit there is none."""
+    limit = rules.knock_limit
+    ceiling = 10 if limit == "upcard" else limit
+    if ceiling is None or knock_at <= ceiling:
+        return None
+    return (
+        f"knock_at={knock_at:g} is above the knock limit of {rules.name} ({ceiling}), so it "
+        f"plays as knock_at={ceiling}; give knock_at -1..{ceiling} (-1: the limit)"
+    )
 
 
 def fail(where: str, message: str) -> ExperimentError:

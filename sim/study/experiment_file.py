@@ -303,8 +303,8 @@ def _from_dict(data: Mapping[str, Any], where: str, default_name: str | None) ->
             raise fail(where, f"chunk_size = {problem}")
     if "precision" in data:
         p = data["precision"]
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not p > 0:
-            raise fail(where, f"precision = {p!r} is not allowed; give a number > 0")
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p < math.inf:
+            raise fail(where, f"precision = {p!r} is not allowed; give a finite number > 0")
         values["precision"] = float(p)
     if "max_count" in data:
         values["max_count"] = _want_int(where, "max_count", data["max_count"], 1)

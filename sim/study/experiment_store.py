@@ -30,6 +30,7 @@ __all__ = [
     "scan_games",
     "scan_hands",
     "scan_players",
+    "study_runs",
     "write_tables",
 ]
 
@@ -61,7 +62,11 @@ def write_tables(data: ExperimentData, directory: StorePath) -> dict[str, dict[s
 
 
 def load_experiment_data(directory: PathInput) -> ExperimentData:
-    """Read an experiment directory's tables back (checked: ours, complete, intact)."""
+    """Read an experiment directory's tables back (checked: ours, complete, intact).
+
+    Its runs are not read (every number is in the tables, each checked against the
+    digest its record holds), so the tables load without them; :func:`scan_hands`
+    reads the runs, checked against the record (:func:`study_runs`)."""
     directory = store.location(directory)
     record = records.load_record(directory / EXPERIMENT_JSON, EXPERIMENT_KIND)
     if "analysis" not in record:
@@ -124,17 +129,21 @@ def scan_hands(path: PathInput) -> pl.LazyFrame:
 
     Each row carries its run's labels (``variant``, ``lineup``, who sat where:
     ``strategy_k`` and ``player_k``, and a study's ``setting``, ``seating`` and grid
-    values), so the whole study is one dataset to filter and group. Of an experiment
-    only the runs its record lists are read (a folder may also hold runs of an earlier
-    version of the experiment); of another study, every run in its folder. Every part
-    is checked against its digest first. Runs with fewer seats lack the columns of the
-    missing seats (``deadwood_3``, ...): those are null in their rows.
+    values), so the whole study is one dataset to filter and group. Only the runs the
+    study's record lists are read, each checked to be the run the record names
+    (:func:`study_runs`): a listed run folder that is missing, holds no run or another
+    run is refused in one line naming it, and so is a run in a comparison's,
+    tournament's or tune's folder that its record does not list (an experiment's folder
+    may also hold runs of an earlier version of the experiment: they are not read).
+    Every part is checked against its digest first. Runs with fewer seats lack the
+    columns of the missing seats (``deadwood_3``, ...): those are null in their rows.
     :func:`scan_players` reads the same rows once per seat.
 
     Raises
     ------
     sim.study.records.RecordError, sim.study.runs.RunError, sim.study.tables.ResultsError
-        Not a finished study or run; a run kept no hand rows; a damaged part.
+        Not a finished study or run; a missing, foreign or swapped run folder; a run
+        kept no hand rows; a damaged part.
     """
     return _scan(store.location(path), rundir.load_hands)
 
@@ -191,23 +200,52 @@ def scan_players(path: PathInput, table: str = "hands") -> pl.LazyFrame:
 
 
 def _scan(path: StorePath, load: Any) -> pl.LazyFrame:
+    return pl.concat([load(run_dir) for run_dir in study_runs(path)], how="diagonal_relaxed")
+
+
+def study_runs(path: PathInput) -> list[StorePath]:
+    """The run folders of a run (itself) or of a finished study: the runs its record
+    lists, each checked to be the run it names (``rundir.listed_runs``), never the
+    folders that happen to be there.
+
+    Raises
+    ------
+    sim.study.records.RecordError, sim.study.runs.RunError
+        Not a run or a finished study; a listed run folder missing, holding no run or
+        another run; a run in a comparison's, tournament's or tune's folder that its
+        record does not list (an experiment's folder may keep runs of its earlier
+        versions: they are not read).
+    """
+    # Here, not at the top: `rummy report` and `rummy chart` import this module and need
+    # none of the studies that play runs (each brings the executor along).
+    from sim.study.compare import COMPARISON_FILE, comparison_runs
+    from sim.study.tournament import TOURNAMENT_FILE, tournament_runs
+    from sim.study.tune import TUNE_FILE, tune_runs
+
+    path = store.location(path)
     if (path / rundir.MANIFEST).exists():
-        return load(path)
+        return [path]
     if (path / EXPERIMENT_JSON).exists():
-        record = records.load_record(path / EXPERIMENT_JSON, EXPERIMENT_KIND)
-        runs = (record.get("analysis") or {}).get("runs") or []
-        run_ids = list(dict.fromkeys(str(r["run_id"]) for r in runs))
-        if not run_ids:
-            raise ExperimentError(f"{path / EXPERIMENT_JSON}: the record lists no runs")
-        run_dirs = [path / run_id for run_id in run_ids]
-    else:  # a comparison, tournament or tune: its folder holds its runs only
-        run_dirs = sorted((p.parent for p in path.glob(f"*/{rundir.MANIFEST}")), key=str)
-        if not run_dirs:
-            raise ExperimentError(
-                f"{path}: no runs in it; give a run directory or a study's folder "
-                "(an experiment, sweep, comparison, tournament or tune)"
-            )
-    return pl.concat([load(run_dir) for run_dir in run_dirs], how="diagonal_relaxed")
+        return _experiment_runs(path, records.load_record(path / EXPERIMENT_JSON, EXPERIMENT_KIND))
+    for name, runs_of in (
+        (COMPARISON_FILE, comparison_runs),
+        (TOURNAMENT_FILE, tournament_runs),
+        (TUNE_FILE, tune_runs),
+    ):
+        if (path / name).exists():
+            return runs_of(path)
+    raise ExperimentError(
+        f"{path}: no study record or run in it; give a run directory or a study's folder "
+        "(an experiment, sweep, comparison, tournament or tune)"
+    )
+
+
+def _experiment_runs(path: StorePath, record: dict[str, Any]) -> list[StorePath]:
+    """An experiment's runs, checked; runs of its earlier versions beside them are kept
+    but not read (a code edit changes run ids: the same command then plays new runs)."""
+    listed = (record.get("analysis") or {}).get("runs")
+    again = f"play it again with: rummy run --resume {path}"
+    return rundir.listed_runs(path / EXPERIMENT_JSON, listed, again, unlisted_allowed=True)
 
 
 def record_of(data: ExperimentData) -> dict[str, Any]:

@@ -171,8 +171,12 @@ def load_record(path: PathInput, kind: str, *, finished: bool = True) -> dict[st
         A table the record lists is missing or no longer matches its digest.
     """
     path = store.location(path)
+    # An experiment's folder is claimed by its record, so a damaged one is "another
+    # study" to the same command: --force lets it write the record anew (its runs kept).
+    experiment = kind == "rummy-sim experiment"  # sim.study.experiment_store.EXPERIMENT_KIND
+    again = "run the command that made it again" + (" with --force" if experiment else "")
     try:
-        record = read_sealed(path, "run the command that made it again to write it anew")
+        record = read_sealed(path, f"{again} to write it anew")
     except FileNotFoundError:
         study = kind.removeprefix("rummy-").removeprefix("sim ").split("-")[0]  # "tune", ...
         article = "an" if study[:1] in "aeiou" else "a"
@@ -187,9 +191,10 @@ def load_record(path: PathInput, kind: str, *, finished: bool = True) -> dict[st
             f"(this version reads {RECORD_VERSION})"
         )
     if finished and record.get("status") != "done":
+        resume = f" (or rummy run --resume {path.parent})" if experiment else ""
         raise RecordError(
-            f"{path.parent}: the study has not finished; run the same command again "
-            f"(or rummy run --resume {path.parent}) to finish it"
+            f"{path.parent}: the study has not finished; run the same command again{resume} "
+            "to finish it"
         )
     tables = record.get("tables", {})
     if not isinstance(tables, dict):

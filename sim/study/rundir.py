@@ -26,6 +26,10 @@ The manifest and every chunk record carry their own digest (``records.write_seal
 and the manifest's ``config_hash`` must be the hash of its own config: a manifest
 edited or damaged since it was written is refused by every reader, in one line naming
 it; a damaged chunk record is named by the loaders and its chunk played again on resume.
+
+A study's run folders sit beside its record, which lists them: every loader of a study
+reads the runs its record lists, each checked to be the run it names, through
+:func:`listed_runs`, never whatever folders are there.
 """
 
 from __future__ import annotations
@@ -33,10 +37,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import shlex
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import polars as pl
@@ -44,7 +50,7 @@ import polars as pl
 from sim import store
 from sim.store import PathInput, StorePath, one_line
 from sim.study.provenance import provenance
-from sim.study.records import read_sealed, write_sealed
+from sim.study.records import RecordError, load_record, read_sealed, write_sealed
 from sim.study.runs import Chunk, RunConfig, RunError, chunks_of, stored_hash
 from sim.study.summaries import combine_summaries
 from sim.study.tables import (
@@ -57,10 +63,12 @@ from sim.study.tables import (
 __all__ = [
     "CHUNKS",
     "MANIFEST",
+    "RUN_ID",
     "TABLES",
     "Layout",
     "check_chunk",
     "is_live",
+    "listed_runs",
     "load_cells",
     "load_games",
     "load_hands",
@@ -69,10 +77,14 @@ __all__ = [
     "locked",
     "prepare",
     "read_record",
+    "remove_temporaries",
+    "replay_command",
+    "replayed_runs",
     "resume_config",
 ]
 
 MANIFEST = "manifest.json"
+RUN_ID = re.compile(r"[0-9a-f]{12}")  # a run folder's name: the first digits of its hash
 TABLES = ("hands", "games", "summary", "cells")
 CHUNKS = "chunks"  # one record per finished chunk
 
@@ -122,7 +134,25 @@ class Layout(NamedTuple):
         return run_dir / CHUNKS / f"chunk-{self._number(index)}.json"
 
 
-def read_record(run_dir: StorePath, layout: Layout, chunk: Chunk) -> dict[str, Any] | None:
+def finish_command(run_dir: StorePath, config: Mapping[str, Any]) -> str:
+    """The exact command that plays a run's missing or damaged chunks again: ``rummy run
+    --resume DIR``, or for a strategy chart's run (which ``--resume`` refuses: it needs
+    the chart's own arguments) the command that made it, as its manifest stores it."""
+    command = config.get("command")
+    if config.get("mode") == "chart" and isinstance(command, str) and command:
+        try:
+            words = shlex.split(command)
+        except ValueError:  # a notebook call (rummy.strategy_chart(...)): as stored
+            return command
+        if words and Path(words[0]).name in ("rummy", "__main__.py"):  # argv[0] as run
+            words[0] = "rummy"
+        return shlex.join(words)
+    return f"rummy run --resume {run_dir}"
+
+
+def read_record(
+    run_dir: StorePath, layout: Layout, chunk: Chunk, fix: str | None = None
+) -> dict[str, Any] | None:
     """A chunk's record, checked (its digest, and that it is this run's and chunk's);
     None while the chunk has none (not played yet).
 
@@ -134,7 +164,7 @@ def read_record(run_dir: StorePath, layout: Layout, chunk: Chunk) -> dict[str, A
     """
     index, first, n = chunk
     path = layout.record(run_dir, index)
-    fix = f"play it again with: rummy run --resume {run_dir}"
+    fix = fix or f"play it again with: rummy run --resume {run_dir}"
     try:
         record = read_sealed(path, fix, error=ResultsError)
     except FileNotFoundError:
@@ -248,6 +278,116 @@ def load_manifest(run_dir: PathInput) -> dict[str, Any]:
     return manifest
 
 
+def listed_runs(
+    record_path: StorePath, listed: Any, again: str, *, unlisted_allowed: bool = False
+) -> list[StorePath]:
+    """The run folders a study's record lists, each checked to hold the run it names:
+    what every loader of a study reads, never a glob of its folder.
+
+    ``listed`` is the record's list of runs: mappings holding the ``run_id`` (the run
+    folder's name, beside the record) and the ``config_hash`` the study played (an
+    experiment's record holds only the id: the first 12 digits of that hash). A listed
+    folder that is missing, holds no run, or holds another intact run (renamed, or
+    copied in under that name), is refused in one line naming it, ending with ``again``
+    (how to play the study's runs again, from anywhere: ``rummy run --resume DIR``,
+    :func:`replay_command`); a damaged manifest by :func:`load_manifest`. A run folder
+    beside them that the record does not list is refused as well, unless
+    ``unlisted_allowed`` (an experiment's folder keeps the runs of its earlier versions,
+    made before an edit to the code changed their ids: they are never read).
+
+    Raises
+    ------
+    sim.study.records.RecordError
+        The record lists no runs, or a run id that is not one (damaged, or written by
+        an older rummy-sim).
+    RunError
+        A missing, foreign or swapped run folder, or one the record does not list.
+    """
+    wanted: dict[str, str | None] = {}  # run id -> the config hash the record names
+    for entry in listed if isinstance(listed, list) else []:
+        run_id = entry.get("run_id") if isinstance(entry, Mapping) else None
+        full = entry.get("config_hash") if isinstance(entry, Mapping) else None
+        ok = (
+            isinstance(run_id, str)
+            and RUN_ID.fullmatch(run_id) is not None
+            and (full is None or (isinstance(full, str) and full.startswith(run_id)))
+            and wanted.get(run_id, full) == full
+        )
+        if not ok:
+            raise RecordError(f"{record_path}: damaged record (run {run_id!r}); {again}")
+        wanted[str(run_id)] = full
+    if not wanted:
+        raise RecordError(f"{record_path} lists no runs (written by an older rummy-sim); {again}")
+    directory = record_path.parent
+    runs = [directory / run_id for run_id in wanted]
+    wrong = []  # (folder, what it holds instead, whether it must be deleted to play it)
+    for run_dir, full in zip(runs, wanted.values(), strict=True):
+        if not (run_dir / MANIFEST).exists():
+            there = run_dir.exists()
+            wrong.append((run_dir, "holds no run" if there else "is missing", there))
+            continue
+        config = load_manifest(run_dir)["config"]
+        held = config["config_hash"]
+        if held[:12] != run_dir.name or (full is not None and held != full):
+            wrong.append(
+                (run_dir, f"holds another run ({held[:12]} of {config['experiment']})", True)
+            )
+    if wrong:  # all of them in the line: the repair plays every one again at once
+        (run_dir, what, _), rest = wrong[0], wrong[1:]
+        names = [d.name for d, _, _ in rest[:3]] + [f"{len(rest) - 3} more"] * (len(rest) > 3)
+        also = f" (also wrong: {', '.join(names)})" if rest else ""
+        doomed = sum(there for _, _, there in wrong)
+        fix = (
+            again
+            if not doomed
+            else f"delete {'it' if not rest else 'those that exist'} and {again}"
+        )
+        raise RunError(
+            f"{run_dir} {what}, but {record_path.name} lists run {run_dir.name} there{also}; {fix}"
+        )
+    found = set() if unlisted_allowed else {m.parent.name for m in directory.glob(f"*/{MANIFEST}")}
+    unlisted = sorted(found - set(wanted))
+    if unlisted:
+        raise RunError(
+            f"{directory / unlisted[0]} is a run that {record_path.name} does not list (not "
+            f"one of this study's); move it out of {directory}"
+        )
+    return runs
+
+
+def replayed_runs(record_path: StorePath, kind: str) -> list[StorePath]:
+    """The run folders of a finished study of ``kind`` that has no ``--resume`` (a
+    comparison, a tournament: ``<root>/<kind>/<id>/``), as :func:`listed_runs` checks
+    them, with :func:`replay_command` as the way to play them again."""
+    record = load_record(record_path, kind)
+    again = replay_command(record, record_path.parent.parent.parent)
+    return listed_runs(record_path, record.get("runs"), again)
+
+
+def replay_command(record: Mapping[str, Any], root: StorePath) -> str:
+    """How to play a study's runs again, in words, for a study with no ``--resume``: the
+    command its record holds, aimed at the results root it lies in now and at the seed
+    it played (a drawn seed is not on the command line), so that, run from anywhere,
+    it plays the missing runs into this study's folder (the finished ones are kept)."""
+    command, seed = record.get("command"), record.get("seed")
+    if not isinstance(command, str) or not isinstance(seed, int) or isinstance(seed, bool):
+        return "play it again with the command that made it"
+    if not command.startswith("rummy "):  # a notebook call (rummy.compare(...))
+        return f"play it again with {command}, with out={str(root)!r} and seed={seed}"
+    try:
+        typed = shlex.split(command)
+    except ValueError:  # not a command line shlex.join wrote
+        return f"play it again with {command}, with --out {root} and --seed {seed}"
+    words, skip = [], False
+    for word in typed:
+        if skip or word in ("--out", "-o", "--seed"):
+            skip = not skip
+            continue
+        if not word.startswith(("--out=", "--seed=")):
+            words.append(word)
+    return f"play it again with: {shlex.join([*words, '--out', str(root), '--seed', str(seed)])}"
+
+
 # A config whose config_hash is not its own: edited (and sealed again) since it was made.
 _HASH_MISMATCH = "its manifest does not match its own config hash (edited or corrupted)"
 _IDENTITY_WORDS = {
@@ -323,11 +463,18 @@ def prepare(
         manifest["tables"] = config.tables
         manifest["executor"] = executor
         write_or_fail(write_sealed, manifest_path, manifest)
+    remove_temporaries(run_dir)
+    return config, notes
+
+
+def remove_temporaries(run_dir: StorePath) -> None:
+    """Remove what writers stopped mid-write left in a run's folders (``.*.tmp``: the
+    temporaries of ``sim.store``'s atomic writes, a Ray study's markers). Only while
+    the run is locked by this process and nothing writes it (no chunk in flight)."""
     for folder in (run_dir, *(run_dir / table for table in (*TABLES, CHUNKS))):
         if folder.is_dir():
             for stale in folder.glob(".*.tmp"):
                 stale.unlink(missing_ok=True)
-    return config, notes
 
 
 def write_or_fail(writer: Callable[..., Any], *args: Any) -> Any:
@@ -402,9 +549,10 @@ def _parts(run_dir: PathInput, table: str) -> tuple[list[StorePath], dict[str, A
         )
         raise RunError(f"{run_dir} has no {table} table: {why}")
     layout = Layout.of_manifest(run_dir, manifest)
+    fix = f"play it again with: {finish_command(run_dir, cfg)}"
     paths, missing = [], 0
     for chunk in chunks_of(layout.count, layout.chunk_size):
-        record = read_record(run_dir, layout, chunk)
+        record = read_record(run_dir, layout, chunk, fix)
         if record is None:
             missing += 1
             continue
@@ -412,7 +560,6 @@ def _parts(run_dir: PathInput, table: str) -> tuple[list[StorePath], dict[str, A
         try:
             store.verify_file(path, record["parts"][table])
         except store.StorageError as error:
-            fix = f"play it again with: rummy run --resume {run_dir}"
             raise ResultsError(f"{error}; {fix}") from None
         paths.append(path)
     if missing:
@@ -423,7 +570,7 @@ def _parts(run_dir: PathInput, table: str) -> tuple[list[StorePath], dict[str, A
             )
         raise RunError(
             f"{run_dir} is incomplete ({missing} of {layout.n_chunks} chunks missing); "
-            f"finish it with: rummy run --resume {run_dir}"
+            f"finish it with: {finish_command(run_dir, cfg)}"
         )
     return paths, manifest
 

@@ -78,7 +78,7 @@ class ParamRange:
         }
 
 
-def parse_param(strategy: Any, text: str) -> ParamRange:
+def parse_param(strategy: Any, text: str, where: str | None = None) -> ParamRange:
     """Read ``--param NAME=VALUES`` for ``strategy`` (a Strategy or its name).
 
     ``VALUES`` is a range ``low..high`` (whole numbers, step 1), ``low..high:step``
@@ -100,7 +100,7 @@ def parse_param(strategy: Any, text: str) -> ParamRange:
         raise TuneError(f"--param {text!r}: write name=values, e.g. {fields[0]}=0..10")
     name, eq, spec = text.partition("=")
     name = name.strip().replace("-", "_")
-    where = f"--param {text.strip()!r}"
+    where = where or f"--param {text.strip()!r}"  # the notebook API names its parameter
     if not eq or not name or not spec.strip():
         example = fields[0] if fields else "name"
         raise TuneError(

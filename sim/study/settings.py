@@ -19,7 +19,14 @@ import numpy as np
 from sim import store
 from sim.rules import RuleError, RuleSet, get_rules
 from sim.store import PathInput, StorePath
-from sim.study.design import PLACEHOLDER, Experiment, Variant, fail, rule_value
+from sim.study.design import (
+    PLACEHOLDER,
+    Experiment,
+    Variant,
+    fail,
+    knock_at_problem,
+    rule_value,
+)
 from sim.study.runs import RunConfig, RunError, new_seed
 from sim.study.units import position, seatings
 from strategies import StrategyError, format_seat, parse_lineup
@@ -113,6 +120,12 @@ def expand(
     keys = experiment.grid_keys
     grids = [v for _, v in experiment.grid]
     settings = []
+    # A knock threshold past the knock limit plays as the limit: a grid point of the
+    # strategy's that is past it under every rule setting only copies another (a range
+    # 0..99 under gin), and is refused; a cross with the limit itself (k x knock_limit)
+    # keeps the points that some rule setting plays as they say.
+    past: dict[tuple[tuple[str, Any], ...], str] = {}
+    within: set[tuple[tuple[str, Any], ...]] = set()
     for variant in variants:
         for point in itertools.product(*grids) if grids else [()]:
             params = dict(zip(keys, point, strict=True))
@@ -137,6 +150,12 @@ def expand(
                 seats = parse_lineup(text, rules.players)
             except StrategyError as error:
                 raise fail(where, f"setting {label!r}: {error}") from None
+            strategy_point = tuple((k, v) for k, v in params.items() if not k.startswith("rule."))
+            why = next(filter(None, (_past_limit(seat, rules) for _, seat in seats)), None)
+            if why is None:
+                within.add(strategy_point)
+            else:
+                past.setdefault(strategy_point, f"setting {label!r}: {why}")
             lineup = tuple(format_seat(s, p) for s, p in seats)
             seated = seatings(lineup, experiment.duplicate)
             run_label = ", ".join([variant.name, *rule_parts])
@@ -171,8 +190,20 @@ def expand(
                     rotations=tuple(r for r, _ in seated),
                 )
             )
+    refused = next((why for point, why in past.items() if point not in within), None)
+    if refused is not None:
+        raise fail(where, refused)
     labels = [s.label for s in settings]
     if len(set(labels)) != len(labels):  # e.g. 1 and 1.0 in one grid list
         dup = next(x for x in labels if labels.count(x) > 1)
         raise fail(where, f"two settings are both {dup!r}; make the grid values distinct")
     return settings
+
+
+def _past_limit(seat: Any, rules: RuleSet) -> str | None:
+    """Why ``seat``'s knock threshold plays as the knock limit (``knock_at_problem``),
+    or None (within it, or a strategy without one)."""
+    knock_at = getattr(seat, "knock_at", None)
+    if isinstance(knock_at, int | float) and not isinstance(knock_at, bool):
+        return knock_at_problem(rules, knock_at)
+    return None

@@ -253,54 +253,57 @@ def solve(
             made[kind] = strategy_chart(wanted, executor)
         return made
 
-    done: list[SolveRound] = []
-    seat = request.start
-    previous: dict[str, StrategyChart] | None = None
-    fixed, cycle = False, 0
-    for k in range(request.rounds + 1):
-        charts = charts_of(seat, k)
-        if k == request.rounds:
-            break  # the last seat charted, to be checked
-        nxt = chart_seat(charts["knock"], charts["draw"], charts["discard"], familywise=True)
-        say(f"round {k}: strength of the exported seat")
-        vs_prev = head_to_head(
-            r, nxt, seat, deals=request.strength_deals, seed=seed, threads=threads
+    # The folder is locked from its first chart to its record: a second process solving
+    # the same request is refused in one line (store.study_folder).
+    with store.study_folder(folder):
+        done: list[SolveRound] = []
+        seat = request.start
+        previous: dict[str, StrategyChart] | None = None
+        fixed, cycle = False, 0
+        for k in range(request.rounds + 1):
+            charts = charts_of(seat, k)
+            if k == request.rounds:
+                break  # the last seat charted, to be checked
+            nxt = chart_seat(charts["knock"], charts["draw"], charts["discard"], familywise=True)
+            say(f"round {k}: strength of the exported seat")
+            vs_prev = head_to_head(
+                r, nxt, seat, deals=request.strength_deals, seed=seed, threads=threads
+            )
+            vs_start = head_to_head(
+                r, nxt, request.start, deals=request.strength_deals, seed=seed, threads=threads
+            )
+            vs_against = None if request.against is None else head_to_head(
+                r, nxt, request.against, deals=request.strength_deals, seed=seed, threads=threads
+            )  # fmt: skip
+            done.append(SolveRound(
+                k, seat, {kind: str(c.run_dir) for kind, c in charts.items()}, nxt,
+                _bits(nxt, seat) if _params(seat) is not None else None,
+                _verdict_changes(charts["knock"], previous["knock"] if previous else None),
+                _verdict_changes(charts["draw"], previous["draw"] if previous else None),
+                vs_prev, vs_start, vs_against,
+            ))  # fmt: skip
+            _write(folder, settings, done, None)
+            if _params(nxt) == _params(seat):
+                fixed = True
+                break
+            earlier = [r.seat for r in done[:-1] if _params(r.seat) == _params(nxt)]
+            if earlier:
+                # A cycle: the seats in it answer each other best in a few cells, by margins
+                # the rounds have measured (``vs_previous``). Stop at the seat just charted.
+                cycle = k - next(r.index for r in done if r.seat == earlier[0]) + 1
+                break
+            seat, previous = nxt, charts
+        say("the final seat's largest deviations")
+        exploit = {
+            kind: checked(charts[kind], cells=request.check_cells, deals=request.check_deals,
+                          rank="gain", threads=threads)
+            for kind in ("knock", "draw")
+        }  # fmt: skip
+        result = SolveResult(
+            folder, request.start, tuple(done), fixed, seat, cycle=cycle, exploit=exploit
         )
-        vs_start = head_to_head(
-            r, nxt, request.start, deals=request.strength_deals, seed=seed, threads=threads
-        )
-        vs_against = None if request.against is None else head_to_head(
-            r, nxt, request.against, deals=request.strength_deals, seed=seed, threads=threads
-        )  # fmt: skip
-        done.append(SolveRound(
-            k, seat, {kind: str(c.run_dir) for kind, c in charts.items()}, nxt,
-            _bits(nxt, seat) if _params(seat) is not None else None,
-            _verdict_changes(charts["knock"], previous["knock"] if previous else None),
-            _verdict_changes(charts["draw"], previous["draw"] if previous else None),
-            vs_prev, vs_start, vs_against,
-        ))  # fmt: skip
-        _write(folder, settings, done, None)
-        if _params(nxt) == _params(seat):
-            fixed = True
-            break
-        earlier = [r.seat for r in done[:-1] if _params(r.seat) == _params(nxt)]
-        if earlier:
-            # A cycle: the seats in it answer each other best in a few cells, by margins
-            # the rounds have measured (``vs_previous``). Stop at the seat just charted.
-            cycle = k - next(r.index for r in done if r.seat == earlier[0]) + 1
-            break
-        seat, previous = nxt, charts
-    say("the final seat's largest deviations")
-    exploit = {
-        kind: checked(charts[kind], cells=request.check_cells, deals=request.check_deals,
-                      rank="gain", threads=threads)
-        for kind in ("knock", "draw")
-    }  # fmt: skip
-    result = SolveResult(
-        folder, request.start, tuple(done), fixed, seat, cycle=cycle, exploit=exploit
-    )
-    store.write_text_atomic(folder / FINAL_FILE, seat + "\n")
-    _write(folder, settings, done, result)
+        store.write_text_atomic(folder / FINAL_FILE, seat + "\n")
+        _write(folder, settings, done, result)
     return result
 
 

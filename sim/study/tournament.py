@@ -57,7 +57,7 @@ from sim import store
 from sim.rules import RuleSet, get_rules
 from sim.stats import DEFAULT_CONFIDENCE, difference_test, wilson
 from sim.store import PathInput, StorePath, study_folder
-from sim.study import records
+from sim.study import records, rundir
 from sim.study import tables as T
 from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.provenance import with_provenance
@@ -72,6 +72,7 @@ __all__ = [
     "parse_strategies",
     "seatings",
     "tournament",
+    "tournament_runs",
 ]
 
 TOURNAMENT_FILE = "tournament.json"
@@ -268,48 +269,54 @@ def tournament(
     )
     configs = {k: dataclasses.replace(c, experiment=tournament_id) for k, c in draft.items()}
     directory = root / tournament_id
-    with study_folder(directory):
+    with study_folder(directory):  # its lock held from the first run to the record
         execute(list(configs.values()), executor, progress=progress)
 
-    units = {
-        lineup: load_units(config.run_dir, mode, players) for lineup, config in configs.items()
-    }
-    reference = next(iter(units.values()))
-    for lineup, u in units.items():
-        check_joined(reference, u, f"the run of {'/'.join(lineup)}")
-    rows = [
-        {
-            "player": i,
-            "opponent": j,
-            **_cell([units[s] for s in lineups[(i, j)]], players, confidence),
+        units = {
+            lineup: load_units(config.run_dir, mode, players) for lineup, config in configs.items()
         }
-        for i, j in cells
-    ]
-    matrix = pl.DataFrame(rows)
+        reference = next(iter(units.values()))
+        for lineup, u in units.items():
+            check_joined(reference, u, f"the run of {'/'.join(lineup)}")
+        rows = [
+            {
+                "player": i,
+                "opponent": j,
+                **_cell([units[s] for s in lineups[(i, j)]], players, confidence),
+            }
+            for i, j in cells
+        ]
+        matrix = pl.DataFrame(rows)
 
-    record: dict[str, Any] = {
-        "command": command if command is not None else shlex.join(sys.argv),
-        "runs": [
-            {"lineup": list(lineup), "run_id": c.run_id, "config_hash": c.config_hash}
-            for lineup, c in configs.items()
-        ],
-    }
-    digest = _write_matrix(matrix, directory / MATRIX_FILE, record, tournament_id)
-    result = TournamentResult(
-        tournament_id=tournament_id,
-        directory=directory,
-        seed=seed,
-        mode=mode,
-        count=count,
-        rules=rule_set,
-        strategies=names,
-        matrix=matrix,
-        confidence=confidence,
-    )
-    record.update(result.to_dict())
-    record["tables"] = {MATRIX_FILE: digest}
-    records.write_record(directory / TOURNAMENT_FILE, TOURNAMENT_KIND, record)
+        record: dict[str, Any] = {
+            "command": command if command is not None else shlex.join(sys.argv),
+            "runs": [
+                {"lineup": list(lineup), "run_id": c.run_id, "config_hash": c.config_hash}
+                for lineup, c in configs.items()
+            ],
+        }
+        digest = _write_matrix(matrix, directory / MATRIX_FILE, record, tournament_id)
+        result = TournamentResult(
+            tournament_id=tournament_id,
+            directory=directory,
+            seed=seed,
+            mode=mode,
+            count=count,
+            rules=rule_set,
+            strategies=names,
+            matrix=matrix,
+            confidence=confidence,
+        )
+        record.update(result.to_dict())
+        record["tables"] = {MATRIX_FILE: digest}
+        records.write_record(directory / TOURNAMENT_FILE, TOURNAMENT_KIND, record)
     return result
+
+
+def tournament_runs(directory: PathInput) -> list[StorePath]:
+    """The run folders a finished tournament's record lists, each checked to be the run
+    it names, with no other run beside them (``rundir.replayed_runs``)."""
+    return rundir.replayed_runs(store.location(directory) / TOURNAMENT_FILE, TOURNAMENT_KIND)
 
 
 def _write_matrix(

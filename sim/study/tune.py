@@ -59,7 +59,8 @@ Storage
 ``<out>/tune/<tune_id>/``: ``request.json`` (the resolved request, written first,
 atomically), one runner directory per (setting, rotation) (``<run_id>/``), then
 ``settings.parquet`` (one row per setting played) and ``tune.json`` (request, search
-path and results), written last and atomically (``sim.present.tune.save_chart`` draws
+path, results and every run played: its loaders read those runs and refuse a folder
+holding any other), written last and atomically (``sim.present.tune.save_chart`` draws
 ``charts/tune.png`` and ``.svg`` from the result). ``tune_id`` hashes the request and
 the engine's identity (the default runs' config hashes). The same request again (or
 :func:`resume` on the directory) plays only what is missing: finished runs are found by
@@ -90,7 +91,7 @@ from sim.stats import (
     mean_ci,
 )
 from sim.store import PathInput, StorePath, study_folder
-from sim.study import records
+from sim.study import records, rundir
 from sim.study import tables as T
 from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.provenance import with_provenance
@@ -116,7 +117,7 @@ from sim.study.units import (
     rotate,
 )
 
-__all__ = ["TuneResult", "load_tune", "resume", "tune"]
+__all__ = ["TuneResult", "load_tune", "resume", "tune", "tune_runs"]
 
 REQUEST_FILE = "request.json"
 TUNE_FILE = "tune.json"
@@ -270,6 +271,7 @@ class _Player:
         self.progress = progress
         self.references: dict[tuple[int, int], Units] = {}  # (seed, count) -> first Units
         self.hands_played = 0
+        self.played: dict[str, RunConfig] = {}  # run id -> config: the record lists them
 
     def configs(self, point: Point, *, seed: int, count: int) -> list[RunConfig]:
         req = self.request
@@ -301,6 +303,7 @@ class _Player:
         """Each point's per-unit values: the tuned seat's net, averaged over seatings."""
         per_point = [self.configs(p, seed=seed, count=count) for p in points]
         done = execute([c for cs in per_point for c in cs], self.executor, progress=self.progress)
+        self.played.update((c.run_id, c) for cs in per_point for c in cs)
         self.hands_played += sum(r.hands_played for r in {r.run_dir: r for r in done}.values())
         req = self.request
         positions = [position(0, r, req.players) for r in range(req.rotations)]
@@ -420,7 +423,7 @@ def tune(
     if on_start is not None:
         on_start(request, directory)
     default = request.default_point()
-    with study_folder(directory) as created:
+    with study_folder(directory) as created:  # its lock held to the last write
         try:
             records.write_record(directory / REQUEST_FILE, REQUEST_KIND, request.to_dict())
 
@@ -457,44 +460,57 @@ def tune(
                     f"default ({label_of(request.space, default)})",
                 )
         except BaseException:
-            if created and not any(p.name != REQUEST_FILE for p in directory.iterdir()):
+            if created and not any(
+                p.name not in (REQUEST_FILE, store.LOCK_NAME) for p in directory.iterdir()
+            ):
                 (directory / REQUEST_FILE).unlink(missing_ok=True)  # then the folder goes too
             raise
 
-    space = request.space
-    labels = {p: label_of(space, p) for p in values}
-    verdict = best_vs_runner_up(
-        {labels[p]: found.values[p] for p in found.values}, confidence=confidence
-    )
-    assert labels[best] == verdict.best
-    vs_default = difference_test(
-        values[best] - values[default], confidence, labels[best], f"default ({labels[default]})"
-    )
-    settings = _settings_frame(request, found, values, default, verdict, confidence)
-    digest = _write_settings(settings, directory / SETTINGS_FILE, tune_id)
-    result = TuneResult(
-        tune_id=tune_id,
-        directory=directory,
-        request=request,
-        search=found,
-        settings=settings,
-        best=best,
-        default=default,
-        verdict=verdict,
-        vs_default=vs_default,
-        confirmation=confirmation,
-        confirm_seed=confirm_seed,
-        confidence=confidence,
-        hands_played=player.hands_played,
-        elapsed=time.perf_counter() - started,
-    )
-    final = {
-        "command": command,
-        "request": request.to_dict(),
-        **result.to_dict(),
-        "tables": {SETTINGS_FILE: digest},
-    }
-    records.write_record(directory / TUNE_FILE, TUNE_KIND, final)
+        space = request.space
+        labels = {p: label_of(space, p) for p in values}
+        verdict = best_vs_runner_up(
+            {labels[p]: found.values[p] for p in found.values}, confidence=confidence
+        )
+        assert labels[best] == verdict.best
+        vs_default = difference_test(
+            values[best] - values[default], confidence, labels[best], f"default ({labels[default]})"
+        )
+        settings = _settings_frame(request, found, values, default, verdict, confidence)
+        digest = _write_settings(settings, directory / SETTINGS_FILE, tune_id)
+        result = TuneResult(
+            tune_id=tune_id,
+            directory=directory,
+            request=request,
+            search=found,
+            settings=settings,
+            best=best,
+            default=default,
+            verdict=verdict,
+            vs_default=vs_default,
+            confirmation=confirmation,
+            confirm_seed=confirm_seed,
+            confidence=confidence,
+            hands_played=player.hands_played,
+            elapsed=time.perf_counter() - started,
+        )
+        final = {
+            "command": command,
+            "request": request.to_dict(),
+            **result.to_dict(),
+            "runs": [  # what its loaders read (rundir.listed_runs), in the order played
+                {
+                    "setting": dict(c.labels)["setting"],
+                    "seating": dict(c.labels)["seating"],
+                    "seed": c.seed,
+                    "count": c.count,
+                    "run_id": c.run_id,
+                    "config_hash": c.config_hash,
+                }
+                for c in player.played.values()
+            ],
+            "tables": {SETTINGS_FILE: digest},
+        }
+        records.write_record(directory / TUNE_FILE, TUNE_KIND, final)
     return result
 
 
@@ -520,5 +536,15 @@ def resume(directory: PathInput, executor: Executor = LOCAL, **options: Any) -> 
 
 
 def load_tune(directory: PathInput) -> dict[str, Any]:
-    """The ``tune.json`` of a finished tune, checked (``records.load_record``)."""
+    """The ``tune.json`` of a finished tune, checked (``records.load_record``); its runs
+    are not read (:func:`tune_runs` checks them)."""
     return records.load_record(store.location(directory) / TUNE_FILE, TUNE_KIND)
+
+
+def tune_runs(directory: PathInput) -> list[StorePath]:
+    """The run folders a finished tune's record lists, each checked to be the run it
+    names, with no other run beside them (``rundir.listed_runs``)."""
+    path = store.location(directory) / TUNE_FILE
+    record = records.load_record(path, TUNE_KIND)
+    again = f"play it again with: rummy tune --resume {path.parent}"
+    return rundir.listed_runs(path, record.get("runs"), again)

@@ -19,7 +19,7 @@ import numpy as np
 
 from sim import store
 from sim.rules import RuleError, RuleSet, get_rules
-from sim.study.design import ExperimentError
+from sim.study.design import ExperimentError, knock_at_problem
 from sim.study.experiment_file import read_rules
 from sim.study.runs import new_seed
 from sim.study.search import (
@@ -201,6 +201,9 @@ def make_request(
             raise TuneError(
                 f"parameter {r.name!r} is both fixed in {strategy!r} and tuned; drop one"
             )
+        for value in r.values if r.name == "knock_at" else ():  # as a sweep's grid
+            if why := knock_at_problem(rule_set, value):
+                raise TuneError(why)
         space.append(r)
     size = space_size(space)
     if mode not in ("deals", "games"):

@@ -115,5 +115,5 @@ def test_bad_input_is_one_line_before_anything_is_written(tmp_path: Path) -> Non
     with pytest.raises(ValueError, match="nosuch"):
         rummy.play("nosuch/simple", deals=10, out=out, progress=False)
     with pytest.raises(ValueError, match="unknown preset"):
-        rummy.compare(SEATS, rules="no-such-rules", deals=10, out=out, progress=False)
+        rummy.compare(SEATS, "simple", rules="no-such-rules", deals=10, out=out, progress=False)
     assert not out.exists()

@@ -6,6 +6,8 @@ import errno
 import json
 import math
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,9 @@ def test_write_is_atomic_and_cleans_up(tmp_path) -> None:
     store.write_json_atomic(target, {"b": 1, "a": [1.5, math.nan, math.inf], "p": Path("x")})
     assert json.loads(target.read_text()) == {"a": [1.5, None, None], "b": 1, "p": "x"}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
-    stale = tmp_path / ".a.json.999-dead.tmp"  # left by a writer killed mid-write
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    stale = tmp_path / f".a.json.{int(ended.stdout)}-dead.tmp"  # its writer was killed
     stale.write_text("half")
     store.write_text_atomic(target, "new")
     assert target.read_text() == "new" and not stale.exists()

@@ -81,7 +81,8 @@ def test_once_stopped_an_interrupt_caught_is_not_raised_again() -> None:
             stopped = signals.stopped()
         lines_after = ["ran"]  # the interrupt, freed above, stays caught
     assert lines_after == ["ran"]
-    assert stopped.status == 130 and stopped.line.startswith("interrupted: ")
+    assert stopped.status == 130 and stopped.line(True).startswith("interrupted: ")
+    assert stopped.line(False) == "interrupted"  # a command that plays no study
 
 
 def test_the_handlers_and_the_unraisable_hook_are_put_back() -> None:

@@ -4,12 +4,15 @@ Real ``rummy`` processes, each the leader of a session of its own, as a shell st
 command: Ctrl-C is SIGINT to the whole process group (the terminal sends it so), SIGTERM
 and SIGKILL go to the command alone. Each test waits for a stage (chunks on disk, a
 compile helper started, the count under way), sends the signal and checks the exit
-status, that stderr says one ``interrupted:`` (or ``terminated:``) line and no
-traceback, that no process of the session (compile helpers included, which run in a
-process group of their own) is left a second or two later, and that finished chunks
-are kept. The cold-compile tests start from an empty numba cache and compile on every
-core for seconds before their signal: they are ``slow``. The others reuse the suite's
-cache (where it is cold, their signal stops a compile instead, as quickly).
+status, that stderr says one line and no traceback (``interrupted: finished chunks are
+kept; ...`` for a command that plays a study, ``interrupted`` alone for one that keeps
+no chunks: a count, a compile; ``terminated`` for SIGTERM), that no process of the
+session (compile helpers included, which run in a process group of their own) is left
+a second or two later, and that finished chunks are kept. The cold-compile tests start
+from an empty numba cache and compile on every core for seconds before their signal:
+they are ``slow``. The others reuse the suite's cache (where it is cold, their signal
+stops a compile instead, as quickly). tests/sim/study/test_ray_signals.py does the same
+on Ray.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.support.procs import alive, needs_proc
 
@@ -31,6 +37,7 @@ pytestmark = needs_proc
 RUMMY = [sys.executable, "-c", "from sim.cli import app; app()"]
 INTERRUPTED = "interrupted: finished chunks are kept; the same command resumes"
 TERMINATED = "terminated: finished chunks are kept; the same command resumes"
+NO_CHUNKS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}  # nothing to keep
 # A run of many short chunks: a few are done within seconds, the rest is left.
 RUN = ["run", "--seats", "greedy", "--deals", "2000000", "--chunk-size", "20000"]
 RUN += ["--seed", "1", "-w", "2", "--name", "sig"]
@@ -161,16 +168,60 @@ def test_ctrl_c_does_not_wait_for_the_chunks_in_flight(tmp_path: Path, workers: 
     assert command.left_after(1) == []
 
 
-def test_ctrl_c_stops_a_long_deadwood_count_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_a_long_deadwood_count_at_once(tmp_path: Path, sig: signal.Signals) -> None:
     # 10^10 hands (the most it takes) take minutes: before they were counted in batches,
-    # Ctrl-C waited for all.
+    # Ctrl-C waited for all. A count keeps nothing: its line says no more than that.
     args = ["stats", "deadwood", "--cards", "10", "--samples", str(10**10), "--seed", "1"]
     command = Command(tmp_path, args)
     time.sleep(4)  # the imports (and a compile, were the cache cold) come first
-    seconds = command.stop(signal.SIGINT, group=True)
-    assert command.proc.returncode == 130, command.stderr_path.read_text()
-    assert command.stderr_lines() == [INTERRUPTED]
+    seconds = command.stop(sig, group=sig == signal.SIGINT)
+    assert command.proc.returncode == 128 + sig, command.stderr_path.read_text()
+    assert command.stderr_lines() == [NO_CHUNKS[sig]]
     assert seconds < 5
+
+
+def test_a_chart_subcommand_keeps_its_chunks_and_says_so(tmp_path: Path) -> None:
+    # A subcommand of a group (strategy-chart knock) that plays a study: the chunks line.
+    args = ["strategy-chart", "knock", "--seats", "greedy/simple", "--deals", "2000000"]
+    args += ["--chunk-size", "2000", "--seed", "1", "-w", "2", "--out", str(tmp_path)]
+    command = Command(tmp_path, [*args, "--name", "sig"])
+    wait_for(lambda: chunks_done(tmp_path) >= 2, command.proc)
+    command.stop(signal.SIGTERM, group=False)
+    assert command.proc.returncode == 143, command.stderr_path.read_text()
+    assert command.stderr_lines() == [TERMINATED]
+    assert command.left_after(2) == []
+
+
+# Every command and subcommand whose study the same command resumes (docs/CLI.md): the
+# line of a signal says that its finished chunks are kept; no other command's does.
+RESUMABLE = {"run", "sweep", "compare", "tournament", "tune", "strategy-chart knock",
+             "strategy-chart draw", "strategy-chart discard", "strategy-chart solve"}  # fmt: skip
+
+
+def _command_paths() -> list[str]:
+    """Every command of the ``rummy`` tree, a group's subcommands by their full path."""
+    from sim.cli import COMMANDS, app
+
+    group = typer.main.get_command(app)
+    paths = []
+    for name, spec in COMMANDS.items():
+        command = group.get_command(None, name)
+        subs = sorted(command.commands) if spec.group else [""]
+        paths += [f"{name} {sub}".strip() for sub in subs]
+    return paths
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(data=st.data())
+def test_the_line_says_chunks_are_kept_only_for_a_resumable_study(data: st.DataObject) -> None:
+    from sim.cli import _resumes
+
+    path = data.draw(st.sampled_from(_command_paths()))
+    before = data.draw(st.lists(st.sampled_from(["-q", "--quiet"]), max_size=2))
+    after = data.draw(st.lists(st.sampled_from(["--seed", "3", "--json", "-w", "x y", ""])))
+    assert _resumes([*before, *path.split(), *after]) == (path in RESUMABLE), path
+    assert RESUMABLE <= set(_command_paths())
 
 
 def test_a_compile_helper_ignores_ctrl_c_and_ends_with_its_input(tmp_path: Path) -> None:
@@ -216,7 +267,7 @@ def test_ctrl_c_while_warm_compiles_stops_its_helpers_at_once(tmp_path: Path) ->
     time.sleep(3)  # the helper is compiling
     seconds = command.stop(signal.SIGINT, group=True)
     assert command.proc.returncode == 130, command.stderr_path.read_text()
-    assert command.stderr_lines() == [INTERRUPTED]
+    assert command.stderr_lines() == ["interrupted"]
     assert seconds < 5  # not after the helper's compile, nor after the queue
     assert command.left_after(1) == []
 
@@ -229,7 +280,7 @@ def test_sigint_to_warm_alone_stops_its_helpers(tmp_path: Path) -> None:
     time.sleep(3)
     seconds = command.stop(signal.SIGINT, group=False)
     assert command.proc.returncode == 130, command.stderr_path.read_text()
-    assert command.stderr_lines() == [INTERRUPTED]
+    assert command.stderr_lines() == ["interrupted"]
     assert seconds < 5
     assert command.left_after(1) == []
 

@@ -120,14 +120,22 @@ def test_compare_rejects_bad_input_before_playing(tmp_path: Path) -> None:
         compare(request(Side("knock-rummy", "greedy")), ONE, out=out)
     with pytest.raises(StrategyError, match="unknown strategy 'nope'"):
         compare(request(Side("gin", "nope/simple")), ONE, out=out)
+    # the same rules and line-up once parsed: +0.00 and p = 1, whatever the labels
+    for same in (
+        gin,
+        Side(get_rules("gin"), ("greedy", "simple"), "B"),
+        Side("gin", "greedy,simple"),
+    ):
+        with pytest.raises(CompareError, match="both sides are the same"):
+            compare(request(same), ONE, out=out)
     with pytest.raises(RunError, match=r"deals=1 is not allowed; give 2\.\..* \(a CI needs two\)"):
-        compare(request(gin, count=1), ONE, out=out)
+        compare(request(Side("gin", "simple"), count=1), ONE, out=out)
     with pytest.raises(ValueError, match="unknown preset"):
         compare(request(Side("no-such-rules", "greedy")), ONE, out=out)
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(ValueError, match="cannot create output directory"):
-        compare(request(gin), ONE, out=blocker)
+        compare(request(Side("gin", "greedy:knock_at=5/simple")), ONE, out=blocker)
     assert not (tmp_path / "o").exists() and blocker.read_text() == "x"
 
 
@@ -198,10 +206,14 @@ def test_cli_compare_builds_the_two_sides(monkeypatch, self_comparison) -> None:
 def test_cli_compare_defaults_games_and_json(monkeypatch, self_comparison) -> None:
     fake = Recorder(self_comparison)
     monkeypatch.setattr(compare_cmd, "compare_api", fake)
-    result = cli.invoke(app, ["compare", "--seats", "greedy/simple", "--games", "50", "--json"])
+    result = cli.invoke(
+        app,
+        ["compare", "--seats", "greedy/simple", "--vs-seats", "simple", "--games", "50", "--json"],
+    )
     assert result.exit_code == 0, result.output
     request = fake.args[0]
-    assert request.a == request.b == Side(get_rules("gin"), "greedy/simple", None)
+    assert request.a == Side(get_rules("gin"), "greedy/simple", None)
+    assert request.b == Side(get_rules("gin"), "simple", None)
     assert (request.count, request.mode, request.duplicate) == (50, "games", False)
     seed = request.seed
     assert isinstance(seed, int) and seed >= 0  # drawn
@@ -211,7 +223,7 @@ def test_cli_compare_defaults_games_and_json(monkeypatch, self_comparison) -> No
 
     fake2 = Recorder(self_comparison)
     monkeypatch.setattr(compare_cmd, "compare_api", fake2)
-    result = cli.invoke(app, ["compare", "--seats", "greedy/simple"])
+    result = cli.invoke(app, ["compare", "--seats", "greedy/simple", "--vs-rule", "knock_limit=7"])
     assert result.exit_code == 0, result.output
     assert fake2.args[0].count == 100_000
     assert f"seed {fake2.args[0].seed} (drawn; pass --seed" in result.stdout
@@ -220,15 +232,23 @@ def test_cli_compare_defaults_games_and_json(monkeypatch, self_comparison) -> No
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["compare", "--rules", "nope"], "unknown preset 'nope'"),
+        (["compare"], "give side B: --vs-seats, --vs-rules or --vs-rule"),
+        (["compare", "--seats", "greedy/simple", "--rule", "knock_limit=7"], "give side B"),
+        (["compare", "--seats", "greedy/simple", "--vs-seats", "greedy,simple"], "are the same"),
+        (["compare", "--vs-rules", "gin", "--vs-label", "B"], "both sides are the same"),
+        (["compare", "--vs-rule", "knock_limit=10"], "both sides are the same"),
+        (["compare", "--rules", "nope", "--vs-seats", "simple"], "unknown preset 'nope'"),
         (["compare", "--vs-rules", "nope"], "unknown preset 'nope'"),
-        (["compare", "-r", "nope=1"], "unknown parameter 'nope'"),
+        (["compare", "-r", "nope=1", "--vs-seats", "simple"], "unknown parameter 'nope'"),
         (["compare", "--vs-rule", "knock_limit=x"], "knock_limit takes"),
-        (["compare", "--seats", "nope/simple"], "unknown strategy 'nope'"),
+        (["compare", "--seats", "nope/simple", "--vs-seats", "simple"], "unknown strategy 'nope'"),
         (["compare", "--vs-seats", "greedy:nope=1/simple"], "unknown parameter 'nope'"),
-        (["compare", "--seats", "greedy:knock_at=x"], "not a whole number"),
-        (["compare", "--deals", "5", "--games", "5"], "not both"),
-        (["compare", "--rules", "threshold-knock", "--games", "5"], "game='hand'"),
+        (["compare", "--seats", "greedy:knock_at=x", "--vs-seats", "simple"], "not a whole number"),
+        (["compare", "--vs-seats", "simple", "--deals", "5", "--games", "5"], "not both"),
+        (
+            ["compare", "--rules", "threshold-knock", "--vs-seats", "simple", "--games", "5"],
+            "game='hand'",
+        ),
         (["tournament", "-s", "greedy"], "at least two strategies"),
         (["tournament", "-s", "greedy,greedy"], "given twice"),
         (["tournament", "-s", "greedy,nope"], "unknown strategy 'nope'"),
@@ -245,7 +265,9 @@ def test_cli_bad_input_is_one_line_and_writes_nothing(tmp_path: Path, args, mess
     assert not out.exists()
 
 
-@pytest.mark.parametrize("command", [["compare"], ["tournament", "-s", "greedy,simple"]])
+@pytest.mark.parametrize(
+    "command", [["compare", "--vs-seats", "simple"], ["tournament", "-s", "greedy,simple"]]
+)
 def test_cli_unwritable_output_directory(tmp_path: Path, command) -> None:
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("keep")

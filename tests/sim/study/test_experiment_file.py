@@ -177,7 +177,11 @@ BAD = [
     ),
     (
         'name = "a"\ndeals = 1\nseats = "greedy"\nprecision = 0\n',
-        "precision = 0 is not allowed; give a number > 0",
+        "precision = 0 is not allowed; give a finite number > 0",
+    ),
+    (
+        'name = "a"\ndeals = 1\nseats = "greedy"\nprecision = inf\n',
+        "precision = inf is not allowed; give a finite number > 0",
     ),
     (
         'name = "a"\ndeals = 10\nseats = "greedy"\nmax_count = 5\n',

@@ -95,7 +95,7 @@ def test_scan_hands_of_runs_with_different_seat_counts(tmp_path: Path) -> None:
 
 
 def test_scan_hands_refuses_what_is_not_a_finished_experiment(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="no runs in it; give a run directory or a study"):
+    with pytest.raises(ValueError, match="no study record or run in it; give a run directory"):
         scan_hands(tmp_path)
 
 

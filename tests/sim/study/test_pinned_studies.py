@@ -12,7 +12,9 @@ History: recorded at 8dfb4e4, before the study layer was redesigned (issue 14); 
 again after it, when the only differences in the normalised outputs were ids, the new
 ``status`` key and the tables' file digests (every number equal, checked with a diff);
 then once more when tune's comparisons gained the keys every study writes
-(``half_width``, ``t``, ``sd``: ``Comparison.to_json``), nothing else changed.
+(``half_width``, ``t``, ``sd``: ``Comparison.to_json``), nothing else changed; and
+when ``tune.json`` came to list its runs (``runs``, read by its loaders: issue 39):
+without that key, the digests of the run before.
 
 The knock chart was pinned later (December 2026), after its rollouts learnt to rebuild
 the stock (3-player Knock Rummy: rebuilds happen), and recorded again when the samples

@@ -440,13 +440,14 @@ def clean_env(home: Path, **extra: str) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def head(env: dict[str, str]) -> Iterator[str]:
+def head(env: dict[str, str], cpus: int = 1) -> Iterator[str]:
     """``ray start --head`` on loopback in a process group of its own; its address, once
     it answers."""
     port = _free_port()
     started = subprocess.Popen(
         ["ray", "start", "--head", "--block", "--port", str(port), "--node-ip-address",
-         LOOPBACK, "--num-cpus", "1", "--include-dashboard", "false", "--disable-usage-stats"],
+         LOOPBACK, "--num-cpus", str(cpus), "--include-dashboard", "false",
+         "--disable-usage-stats"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
@@ -497,31 +498,43 @@ def test_attach_to_a_head_started_with_ray_start(tmp_path, token) -> None:
 @pytest.mark.slow
 def test_a_head_with_token_auth_lets_in_its_token_only(tmp_path) -> None:
     """A head started with ``RAY_AUTH_MODE=token`` and a token file: rummy attaches with
-    that token (``RAY_AUTH_TOKEN``); a wrong token or none is one line, exit status 1."""
+    that token (``RAY_AUTH_TOKEN``); a wrong token (token mode set by rummy, or by the
+    user) or none is one line, exit status 1, within seconds (``ray.init`` took 21 s to
+    refuse a wrong token: it tries 20 times, a second apart)."""
     token = tmp_path / "token"
     token.write_text(secrets.token_hex(32))
     env = clean_env(tmp_path / "home")
+    wrong_token = {**env, "RAY_AUTH_TOKEN": "0" * 64}
+    refused = {
+        "wrong": wrong_token, "wrong-mode-set": {**wrong_token, "RAY_AUTH_MODE": "token"},
+        "missing": env,
+    }  # fmt: skip
     with head({**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}) as address:
         ray_args = ("--backend", "ray", "--address", address)
         right = rummy_run(tmp_path / "right", {**env, "RAY_AUTH_TOKEN": token.read_text()},
                           *ray_args)  # fmt: skip
         assert right.returncode == 0, right.stderr
         assert "engine ready on 1 node(s)" in right.stderr
-        wrong = rummy_run(tmp_path / "wrong", {**env, "RAY_AUTH_TOKEN": "0" * 64}, *ray_args)
-        missing = rummy_run(tmp_path / "missing", env, *ray_args)
-    refused = f"error: the Ray cluster at {address} refused the connection: "
+        seconds, done = {}, {}
+        for name, name_env in refused.items():
+            started = time.monotonic()
+            done[name] = rummy_run(tmp_path / name, name_env, *ray_args)
+            seconds[name] = time.monotonic() - started
+    first = f"error: the Ray cluster at {address} refused the connection: "
+    wrong = f"{first}it does not accept the auth token of RAY_AUTH_TOKEN; use the head's "
+    wrong += "(`ray get-auth-token` there prints it)"
     wants = {
-        "wrong": f"{refused}it does not accept the auth token of RAY_AUTH_TOKEN; use the "
-        "head's (`ray get-auth-token` there prints it)",
-        "missing": f"{refused}it requires an auth token (set RAY_AUTH_TOKEN or "
+        "wrong": wrong, "wrong-mode-set": wrong,
+        "missing": f"{first}it requires an auth token (set RAY_AUTH_TOKEN or "
         "RAY_AUTH_TOKEN_PATH, or put it in ~/.ray/auth_token; `ray get-auth-token` on the "
         "head prints it)",
-    }
-    for done, (name, want) in zip((wrong, missing), wants.items(), strict=True):
-        lines = done.stderr.strip().splitlines()  # the study's heading, then the error
-        assert (done.returncode, lines[-1]) == (1, want), done.stderr
+    }  # fmt: skip
+    for name, want in wants.items():
+        lines = done[name].stderr.strip().splitlines()  # the study's heading, then the error
+        assert (done[name].returncode, lines[-1]) == (1, want), done[name].stderr
         assert not [line for line in lines[:-1] if "rror" in line or "uth" in line], lines
         assert not list((tmp_path / name).glob("*/*/chunks/*.json"))  # nothing played
+        assert seconds[name] < 10, (name, seconds[name])  # the start of Python, numba, Ray
 
 
 def test_an_address_nobody_answers_is_one_line(tmp_path) -> None:
