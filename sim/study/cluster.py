@@ -326,8 +326,9 @@ def connected(
     with contextlib.ExitStack() as stack:
         stack.enter_context(_auth_env(where))
         put_back_sigterm = stack.enter_context(_sigterm_kept(ray))  # last: after shutdown
-        staging = stack.enter_context(tempfile.TemporaryDirectory(prefix="rummy-ray-code-"))
-        if ship:  # uploaded by ray.init: the copy is not needed afterwards
+        if ship:  # uploaded by ray.init: the copy is not needed afterwards (made only
+            # here: a folder in /tmp is left behind by a kill -9, which nothing unwinds)
+            staging = stack.enter_context(tempfile.TemporaryDirectory(prefix="rummy-ray-code-"))
             options["runtime_env"] = {"working_dir": _stage_code(Path(staging), plugins)}
         _init(ray, address, where, options, put_back_sigterm)
         if where is None:
