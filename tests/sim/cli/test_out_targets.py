@@ -67,12 +67,21 @@ def _fifo(path: Path) -> None:
     os.mkfifo(path)
 
 
+def _device(path: Path, minor: int, real: str) -> None:
+    """A character device of its own (as root), else a link to the real one: refused
+    before anything is written either way, and an unchanged link is an untouched one."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, minor))
+    except PermissionError:  # not root: no mknod
+        os.symlink(real, path)
+
+
 def _null(path: Path) -> None:
-    os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))
+    _device(path, 3, "/dev/null")
 
 
 def _full(path: Path) -> None:
-    os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 7))
+    _device(path, 7, "/dev/full")
 
 
 def _socket(path: Path) -> None:
