@@ -414,8 +414,12 @@ def experiment(
         _refuse("source", source, "give an experiment file (TOML: a str or a Path) or a dict")
     for key, value in changes.items():
         # replace_checked expands the settings with a seed of its own: check these here
-        {"seed": _seed, "count": lambda v: _whole("count", v, 1),
-         "duplicate": lambda v: _flag("duplicate", v)}.get(key, lambda v: v)(value)  # fmt: skip
+        if key == "seed":
+            _seed(value)
+        elif key == "count":
+            _whole("count", value, 1)
+        elif key == "duplicate":
+            _flag("duplicate", value)
         with _checking(key, value):
             planned = replace_checked(planned, **{key: value})
     root = _out(out)
