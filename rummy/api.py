@@ -724,7 +724,7 @@ def advise(
     see (``rummy advise``), best first: expected net points for the hand and the chance
     of winning it, with 95% intervals. ``position``: the other keywords of
     ``sim.advise.Position.parse`` (``took={1: "7H"}``, ``stock=20``, ``turn=3``, ...)."""
-    from sim.advise import Position
+    from sim.advise import MAX_SAMPLES, Position
     from sim.advise import advise as advise_api
 
     _keywords("advise", position, _POSITION)
@@ -732,7 +732,7 @@ def advise(
     _text("hand", hand, "'AS 2S 3S 7C 7D 7H 9C TC JD QH'")  # never a mask: an int is no hand
     if not isinstance(pile, str):
         _refuse("pile", pile, "give the discard pile as text, top card last ('' for none)")
-    samples = _whole("samples", samples, 2, 1_000_000)
+    samples = _whole("samples", samples, 2, MAX_SAMPLES)
     seed = _whole("seed", seed, 0, MAX_SEED)
     for key, value in position.items():
         kinds, example = _POSITION[key]

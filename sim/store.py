@@ -449,9 +449,9 @@ def refuse_record_path(
                 f"{target} is a run folder: a results root holds runs, not the other way "
                 "round; give another folder"
             )
-        if root and study_record_in(target):
+        if root and (record := study_record_in(target)):
             raise StorageError(
-                f"{target} is a study's folder (it holds {study_record_in(target)}): a results "
+                f"{target} is a study's folder (it holds {record}): a results "
                 "root holds studies, not the other way round; give another folder"
             )
         child = target

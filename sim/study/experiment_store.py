@@ -21,6 +21,7 @@ from sim.study import records, rundir
 from sim.study import tables as T
 from sim.study.analysis import ExperimentData, data_from_run
 from sim.study.design import EXPERIMENT_JSON, TABLE_FILES, ExperimentError
+from sim.study.records import EXPERIMENT_KIND
 
 __all__ = [
     "EXPERIMENT_KIND",
@@ -35,7 +36,6 @@ __all__ = [
 ]
 
 
-EXPERIMENT_KIND = "rummy-sim experiment"
 CLAIMS_FILE = "claims.parquet"  # only for experiments with claims: older ones have none
 HOUSE_RULES_FILE = "house_rules.parquet"  # only where settings differ in their rules
 

@@ -41,6 +41,7 @@ from sim.store import PathInput, StorePath
 from sim.study.tables import ResultsError, read_verified
 
 __all__ = [
+    "EXPERIMENT_KIND",
     "RECORD_VERSION",
     "SEAL",
     "RecordError",
@@ -55,6 +56,10 @@ __all__ = [
 ]
 
 RECORD_VERSION = 1
+# The kind of an experiment's (and a sweep's) record: the one study whose folder is named
+# by the user (claimed by its record, --force to replace it) and finished by
+# ``rummy run --resume``, which the repair advice of :func:`load_record` says.
+EXPERIMENT_KIND = "rummy-sim experiment"
 SEAL = "sha256"  # the key of a record's own digest, beside its content
 
 
@@ -173,7 +178,7 @@ def load_record(path: PathInput, kind: str, *, finished: bool = True) -> dict[st
     path = store.location(path)
     # An experiment's folder is claimed by its record, so a damaged one is "another
     # study" to the same command: --force lets it write the record anew (its runs kept).
-    experiment = kind == "rummy-sim experiment"  # sim.study.experiment_store.EXPERIMENT_KIND
+    experiment = kind == EXPERIMENT_KIND
     again = "run the command that made it again" + (" with --force" if experiment else "")
     try:
         record = read_sealed(path, f"{again} to write it anew")

@@ -68,7 +68,9 @@ def test_shell_completion_script_and_answers() -> None:
     script = subprocess.run(
         ["bash", "-c", f"'{sys.executable}' -m rummy --show-completion"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        # SHELL too: where typer cannot tell the shell from the process tree it reads it
+        # (a session without SHELL got "Shell not supported")
+        env={**os.environ, "PYTHONPATH": str(ROOT), "SHELL": "/bin/bash"},
     )  # fmt: skip
     assert script.returncode == 0, script.stderr
     assert "complete -o default -F _rummy_completion rummy" in script.stdout
