@@ -54,7 +54,7 @@ from kernels import layout as L
 from kernels import probe as P
 from kernels import rollout
 from kernels.bits import popcount
-from kernels.borrow import borrow, borrow_row
+from kernels.borrow import borrow, borrow_row, stack_empty
 from kernels.chart import CHART_DISCARD, CHART_DRAW, CHART_KNOCK, draw_class, interested
 from kernels.deadwood import best_discard_one, min_deadwood_one
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
@@ -84,6 +84,23 @@ from kernels.rng import (
     stream_key,
 )
 from kernels.showdown import knock_limit_of, showdown
+from kernels.view import (
+    V_DEALER,
+    V_DRAWN,
+    V_FROM_PILE,
+    V_HAND,
+    V_KEY,
+    V_PHASE,
+    V_PILE_N,
+    V_PLAYERS,
+    V_REBUILDS,
+    V_REBUILT,
+    V_SEAT,
+    V_STOCK,
+    V_TURN,
+    V_UPCARD,
+    unpack,
+)
 
 MAX_TURNS = 1000  # a hand that could never end is cut here (rebuilds are bounded)
 MAX_PLAYERS = 6
@@ -286,6 +303,54 @@ def hook_knock(sid, obs, params, scratch, discard):
 
 
 # --- end hooks ------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def decide(what, sids, params, scratch, view, rules, tab, discard):
+    """One decision of strategy ``sids[0]`` (parameters ``params[0]``, memory
+    ``scratch[0]``, which it updates) from a seat's view (``kernels/view.py``), by the
+    hooks the loop calls: ``what`` 0 take (returns 0/1), 1 discard (the card), 2 knock
+    (the decision on ``discard``). For ``rummy.player``: the same hook, the same
+    ``Obs`` and so the same answer as in the engine."""
+    players = view[V_PLAYERS]
+    # On the stack frame, not the heap: the Obs holds borrowed views, which keep
+    # nothing alive, and numba frees a heap array at its last use in this function,
+    # before the hook has read it (kernels/borrow.py).
+    pile = stack_empty(DECK_CAPACITY, 0)
+    seats = stack_empty(3, MAX_PLAYERS)
+    pile[:] = 0
+    seats[:] = 0
+    taken, discarded, scores = seats[0, :players], seats[1, :players], seats[2, :players]
+    unpack(view, pile, taken, discarded, scores)
+    obs = Obs(
+        view[V_SEAT],
+        players,
+        view[V_HAND],
+        borrow(pile),
+        view[V_PILE_N],
+        borrow(taken),
+        borrow(discarded),
+        view[V_STOCK],
+        view[V_REBUILDS],
+        view[V_REBUILT],
+        view[V_TURN],
+        view[V_PHASE],
+        view[V_UPCARD],
+        view[V_DRAWN],
+        view[V_FROM_PILE] != 0,
+        view[V_DEALER],
+        borrow(rules),
+        borrow(scores),
+        tab,
+        np.uint64(view[V_KEY]),
+    )
+    sid = sids[0]
+    p, s = borrow_row(params, 0), borrow_row(scratch, 0)
+    if what == 0:
+        return np.int64(1) if hook_take(sid, obs, p, s) else np.int64(0)
+    if what == 1:
+        return np.int64(hook_discard(sid, obs, p, s))
+    return np.int64(hook_knock(sid, obs, p, s, discard))
 
 
 @njit(cache=True, inline="always")

@@ -30,6 +30,8 @@ _EXPORTS = {
     "Estimate": "rummy.results",
     "Executor": "sim.study.execute",
     "arrangement": "sim.solver",
+    "player": "sim.agents.player",
+    "View": "sim.agents.view",
     "get_rules": "sim.rules",
 }
 

@@ -146,7 +146,11 @@ def _lineup(name: str, seats: Any, rules: RuleSet) -> str | tuple[str, ...]:
     """A line-up (text, or one spec per seat), parsed for ``rules`` so that a bad spec
     is refused here, named."""
     from strategies import parse_lineup
+    from strategies.agent import seat_object
 
+    if isinstance(seats, list | tuple) and not all(isinstance(v, str) for v in seats):
+        with _checking(name, seats):  # an agent object at a seat (docs/AGENTS.md)
+            seats = [v if isinstance(v, str) else seat_object(v) for v in seats]
     lineup = _texts(name, seats, "greedy:knock_at=7/simple")
     with _checking(name, seats):
         parse_lineup(lineup, rules.players)

@@ -30,11 +30,13 @@ import numpy.typing as npt
 from kernels import layout as L
 from kernels.obs import SCRATCH_HAND, SCRATCH_SIZE
 from kernels.probe import PU_NEXT, PU_ROWS
+from sim.agents import seats as agent_seats
 from sim.engine_build import engine_for
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
 from sim.warm import ensure, warm_entry
 from strategies import Strategy, format_seat, params_vector, parse_lineup, registry
+from strategies.agent import AGENT, AgentStrategy
 
 __all__ = [
     "Lineup",
@@ -51,8 +53,9 @@ __all__ = [
 ]
 
 
-class StrategyDecisionError(RuntimeError):
-    """A strategy made a decision the rules do not allow: the run stops, no result."""
+class StrategyDecisionError(ValueError):
+    """A strategy (or an agent) made a decision the rules do not allow: the run stops,
+    no result; the command says so in one line."""
 
 
 @dataclass(frozen=True)
@@ -65,11 +68,21 @@ class Lineup:
     def names(self) -> list[str]:
         return [format_seat(s, p) for s, p in self.seats]
 
-    def arrays(self, ids: dict[str, int]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        """Strategy ids and parameter rows, as the engine takes them."""
+    def arrays(
+        self, ids: dict[str, int], rules: RuleSet | None = None
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Strategy ids and parameter rows, as the engine takes them; with ``rules``,
+        every agent seat bound to its live agent (``sim.agents.seats``)."""
         sids = np.array([ids[s.name] for s, _ in self.seats], np.int64)
         params = np.stack([params_vector(p) for _, p in self.seats])
+        if rules is not None and self.agents:
+            agent_seats.bind(self.seats, params, rules)
         return sids, params
+
+    @property
+    def agents(self) -> bool:
+        """Whether a seat is played by an agent (docs/AGENTS.md): one thread plays."""
+        return agent_seats.seated(self.seats)
 
 
 def lineup_of(spec: Lineup | str | Iterable[str], players: int) -> Lineup:
@@ -117,6 +130,8 @@ def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, i
         strategies = [registry()[name] for name in CORE]
     else:
         strategies = list(registry().values())
+    if seats.agents:  # the agents' hooks call back into Python: only where they play
+        strategies.append(AGENT)
     return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
 
 
@@ -138,14 +153,18 @@ def _ready(engine: ModuleType, seats: Lineup, entry: Any, args: tuple[Any, ...])
 
 
 def _raise_decision_error(
-    error: npt.NDArray[np.int64], engine: ModuleType, lineup: Lineup, seed: int
-) -> None:
+    error: npt.NDArray[np.int64], engine: ModuleType, lineup: Lineup, seed: int,
+    params: npt.NDArray[np.float64],
+) -> None:  # fmt: skip
     code, seat, number, hand_index, turn, value = (int(x) for x in error[:6])
-    what = engine.ERROR_NAMES[code]
-    raise StrategyDecisionError(
-        f"strategy {lineup.names[seat]!r} (seat {seat}) {what}: value {value}; "
-        f"seed {seed}, deal {number}, hand {hand_index}, turn {turn}"
-    )
+    what = f"{engine.ERROR_NAMES[code]}: value {value}"
+    where = f"seed {seed}, deal {number}, hand {hand_index}, turn {turn}"
+    if isinstance(lineup.seats[seat][0], AgentStrategy):
+        said = agent_seats.failure(params, seat) or what
+        raise StrategyDecisionError(
+            f"the agent at seat {seat} ({lineup.names[seat]}) failed at its {said}; {where}"
+        )
+    raise StrategyDecisionError(f"strategy {lineup.names[seat]!r} (seat {seat}) {what}; {where}")
 
 
 def _blocks(n: int, threads: int) -> list[tuple[int, int]]:
@@ -187,7 +206,7 @@ def _deals_setup(
     seats = lineup_of(lineup, r.players)
     _check_numbers("deal", first, deals)
     engine, ids = _engine(seats, deals=core)
-    sids, params = seats.arrays(ids)
+    sids, params = seats.arrays(ids, r)
     return r, seats, engine, sids, params
 
 
@@ -206,7 +225,7 @@ def play_deals(
     in 1/60 point: :func:`game_points`).
     """
     r, seats, engine, sids, params = _deals_setup(rules, lineup, first, deals, core=True)
-    n_threads = _threads(threads)
+    n_threads = 1 if seats.agents else _threads(threads)
     cols = engine.new_columns(deals, r.players)
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
     blocks = _blocks(deals, n_threads)
@@ -225,7 +244,7 @@ def play_deals(
     codes = _map(lambda b: engine.play_hands(*args(b)), list(range(len(blocks))), n_threads)
     failed = [b for b, code in enumerate(codes) if code]
     if failed:
-        _raise_decision_error(states[failed[0]].error, engine, seats, seed)
+        _raise_decision_error(states[failed[0]].error, engine, seats, seed, params)
     return cols
 
 
@@ -265,7 +284,7 @@ def probe_deals(
 
     def play(begin: int) -> None:
         if engine.play_hands(*head, begin, deals, None, probe):
-            _raise_decision_error(state.error, engine, seats, seed)
+            _raise_decision_error(state.error, engine, seats, seed, params)
 
     _ready(engine, seats, engine.play_hands, (*head, 0, 0, None, probe))
     parts = []
@@ -335,7 +354,7 @@ def _replay(
         engine, ids, rules, lineup, seed, number, hand_index, dealer, scores, state, cols
     )
     if err:
-        _raise_decision_error(state.error, engine, lineup, seed)
+        _raise_decision_error(state.error, engine, lineup, seed, lineup.arrays(ids, rules)[1])
     if memory is not None:
         memory[:] = state.scratch[:, SCRATCH_HAND:]
     n = int(state.counters[L.C_EVENTS])
@@ -363,7 +382,7 @@ def _play_logged(
 ) -> int:  # fmt: skip
     """Play hand ``hand_index`` of deal or game ``number`` into every row of ``cols``
     (one, or none to compile only) with the event log on."""
-    sids, params = lineup.arrays(ids)
+    sids, params = lineup.arrays(ids, rules)
     args = (
         rules.compile(), tables_for(rules), key_of(seed), number, hand_index, dealer, sids,
         params, scores, state, cols, 0, cols.number.shape[0], True, None,
@@ -488,9 +507,9 @@ def play_games(
     r = resolve_rules(rules)
     seats = lineup_of(lineup, r.players)
     _check_numbers("game", first, games)
-    n_threads = _threads(threads)
+    n_threads = 1 if seats.agents else _threads(threads)
     engine, ids = _engine(seats)
-    sids, params = seats.arrays(ids)
+    sids, params = seats.arrays(ids, r)
     game_cols = engine.new_game_columns(games, r.players)
     by_seats, tab, key = rules_by_seats(r), tables_for(r), key_of(seed)
     blocks = _blocks(games, n_threads)
@@ -516,7 +535,7 @@ def play_games(
     parts = _map(run, list(range(len(blocks))), n_threads)
     failed = np.flatnonzero(statuses[:, 1])
     if failed.size:
-        _raise_decision_error(statuses[failed[0], 2:], engine, seats, seed)
+        _raise_decision_error(statuses[failed[0], 2:], engine, seats, seed, params)
     hands = type(parts[0])(*(np.concatenate(columns) for columns in zip(*parts, strict=True)))
     return game_cols, hands
 

@@ -82,7 +82,9 @@ class Entry(NamedTuple):
 ENTRIES: dict[str, Entry] = {}
 # The modules that register entries, by name: ``load_entries`` imports them, this module
 # none of them (they import it). A test checks that every ``warm_entry`` is in one.
-ENTRY_MODULES = ("sim.advise", "sim.engine", "sim.solver", "sim.stats.deadwood")
+ENTRY_MODULES = (
+    "sim.advise", "sim.agents.player", "sim.engine", "sim.solver", "sim.stats.deadwood",
+)  # fmt: skip
 
 
 def warm_entry(name: str, last: bool = False) -> Callable[[Callable[[], None]], Callable[[], None]]:

@@ -67,7 +67,10 @@ Seat specifications (command line)
 ``greedy`` or ``greedy:knock_at=7,min_gain=2``: a strategy name, then optional
 ``key=value`` pairs separated by commas. Since commas separate parameters, a line-up
 of several seats in one string separates the seats with ``/``:
-``greedy:knock_at=7/simple``. A single spec fills every seat.
+``greedy:knock_at=7/simple``. A single spec fills every seat. A seat played by a
+Python object or another program is ``python:package.module:Class`` or
+``external:cmd=COMMAND`` (``strategies/agent.py``, docs/AGENTS.md); quotes keep a
+command's ``/`` and ``,`` from splitting the line-up.
 """
 
 from __future__ import annotations
@@ -325,6 +328,8 @@ def parse_seat(spec: str) -> tuple[Strategy, NamedTuple]:
     """
     if not isinstance(spec, str) or not spec.strip():
         raise StrategyError("empty strategy spec; write e.g. greedy or greedy:knock_at=7")
+    if _agent.is_agent_spec(spec):
+        return _agent.agent_seat(spec)
     name, sep, rest = spec.strip().partition(":")
     strategy = get_strategy(name.strip())
     fields = strategy.params._fields
@@ -357,9 +362,9 @@ def split_specs(text: str) -> list[str]:
     ``simple,greedy:knock_at=5,min_gain=2`` is two specs.
     """
     specs: list[str] = []
-    for group in text.split("/"):
+    for group in _agent.split_outside_quotes(text, "/"):
         pieces: list[str] = []
-        for item in group.split(","):
+        for item in _agent.split_outside_quotes(group, ","):
             item = item.strip()
             if not item:
                 raise StrategyError(f"an empty seat in {text!r}")
@@ -401,6 +406,8 @@ def parse_lineup(text: str | Iterable[str], players: int) -> list[tuple[Strategy
 
 def format_seat(strategy: Strategy, params: NamedTuple) -> str:
     """The spec that ``parse_seat`` reads back: the name and every non-default value."""
+    if isinstance(strategy, _agent.AgentStrategy):
+        return strategy.format(params)
     changed = [
         f"{name}={value}"
         for name, value, default in zip(
@@ -413,6 +420,7 @@ def format_seat(strategy: Strategy, params: NamedTuple) -> str:
 
 # The built-ins import Strategy from this module, so they come after its definition.
 from strategies import advice as _advice  # noqa: E402
+from strategies import agent as _agent  # noqa: E402
 from strategies import chart as _chart  # noqa: E402
 from strategies import defensive as _defensive  # noqa: E402
 from strategies import greedy as _greedy  # noqa: E402

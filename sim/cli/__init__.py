@@ -75,6 +75,7 @@ COMMANDS: dict[str, Command] = {
     "stats": Command("stats_cmd", "Statistics of hands: the least deadwood's distribution.", True),
     "bench": Command("bench_cmd", "Benchmarks: solver, engine, runs end to end.", group=True),
     "warm": Command("warm_cmd", "Compile every kernel ahead, on every core."),
+    "agent": Command("agent_cmd", "Serve a strategy's decisions as JSON lines (stdin, stdout)."),
 }
 
 

@@ -82,12 +82,14 @@ def play_experiment(
     say = chatter(as_json)
     seed = experiment.seed
     assert seed is not None
-    runs = sum(len(s.configs) for s in expand(experiment, seed=seed))
+    settings = expand(experiment, seed=seed)
+    runs = sum(len(s.configs) for s in settings)
+    agents = any(c.seats_agents for s in settings for c in s.configs)
     say.print(
         f"[bold]{escape(experiment.name)}[/bold]: {_count(experiment.n_settings, 'setting')}, "
         f"{_count(runs, 'run')} of {experiment.count:,} {experiment.mode}"
         + (" (duplicate)" if experiment.duplicate else "")
-        + f", {executor.describe()}"
+        + f", {executor.describe(agents)}"
     )
     say.print(seed_line(seed, drawn))
     # The study's lock is held to its last file, the report: until then another process
@@ -140,7 +142,7 @@ def play_run(config: RunConfig, executor: Executor, *, drawn: bool, as_json: boo
     say.print(
         f"[bold]{escape(config.experiment)}[/bold]: {config.rule_set.name} "
         f"({config.players} players), {escape(config.lineup_label)}, {config.count:,} "
-        f"{config.mode}, {executor.describe()}"
+        f"{config.mode}, {executor.describe(config.seats_agents)}"
     )
     say.print(seed_line(config.seed, drawn))  # type: ignore[arg-type]
     with ProgressView(config.experiment) as view:

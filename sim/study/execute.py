@@ -159,8 +159,11 @@ class Executor:
         """Threads a local study plays on: ``workers``, or this machine's CPU count."""
         return self.workers or os.cpu_count() or 1
 
-    def describe(self) -> str:
-        """``4 workers``; on Ray without workers, the cluster's CPUs (known once it plays)."""
+    def describe(self, agents: bool = False) -> str:
+        """``4 workers``; on Ray without workers, the cluster's CPUs (known once it plays);
+        with ``agents`` seated, the one worker they play on."""
+        if agents:
+            return "1 worker (agent seats play one chunk at a time)"
         if self.workers is None and self.backend == "ray":
             return "a worker per CPU of the Ray cluster"
         return f"{self.local_workers} workers"
@@ -291,6 +294,12 @@ def execute(
     for d in dirs:
         index_of.setdefault(d, len(index_of))
     unique = [(configs[dirs.index(d)], d) for d in index_of]
+    agents = any(config.seats_agents for config, _ in unique)
+    if agents and executor.backend == "ray":
+        raise RunError(
+            "agent seats (python:..., external:...) play on this machine only: "
+            "drop --backend ray (docs/AGENTS.md)"
+        )
     with contextlib.ExitStack() as stack:
         runs: list[_Run] = []
         for config, run_dir in unique:
@@ -348,7 +357,9 @@ def execute(
         else:
             for run in runs:
                 load_engine(run.payload)
-            results = _threads(runs, todo(), min(executor.local_workers, totals[0]) or 1)
+            # An agent talks to one table at a time: its chunks play one after another.
+            workers = 1 if agents else min(executor.local_workers, totals[0]) or 1
+            results = _threads(runs, todo(), workers)
         with contextlib.closing(results):
             for i, result in results:
                 run = runs[i]

@@ -69,6 +69,10 @@ def _git_revision() -> str | None:
 
 TABLE_SOURCES = (
     "__init__.py",
+    "agents/__init__.py",
+    "agents/protocol.py",
+    "agents/seats.py",
+    "agents/view.py",
     "cards.py",
     "engine.py",
     "engine_build.py",

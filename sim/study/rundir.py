@@ -430,6 +430,7 @@ def prepare(
     """
     notes = []
     manifest_path = run_dir / MANIFEST
+    agents = config.agents()  # started now: a program that cannot start stops us here
     if manifest_path.exists():
         manifest = load_manifest(run_dir)
         stored = manifest["config"]
@@ -439,6 +440,11 @@ def prepare(
             raise RunError(
                 f"{run_dir} holds a different run ({first_difference(theirs, mine)}); "
                 "refusing to overwrite it"
+            )
+        if manifest.get("agents", []) != agents:
+            raise RunError(
+                f"{run_dir} was played by other agents ({_who(manifest.get('agents'))}), not "
+                f"{_who(agents)}; refusing to mix their hands in one run"
             )
         size = stored.get("chunk_size")
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
@@ -462,9 +468,18 @@ def prepare(
         manifest["created"] = datetime.now(UTC).isoformat(timespec="seconds")
         manifest["tables"] = config.tables
         manifest["executor"] = executor
+        if agents:
+            manifest["agents"] = agents  # who they say they are (docs/AGENTS.md)
         write_or_fail(write_sealed, manifest_path, manifest)
     remove_temporaries(run_dir)
     return config, notes
+
+
+def _who(agents: Any) -> str:
+    """The agents of a manifest as they said who they are: ``seat 0: name 1.2``."""
+    if not isinstance(agents, list) or not agents:
+        return "none"
+    return "; ".join(f"seat {a.get('seat')}: {a.get('name')} {a.get('version')}" for a in agents)
 
 
 def remove_temporaries(run_dir: StorePath) -> None:

@@ -117,7 +117,10 @@ def stored_hash(config: Mapping[str, Any]) -> str:
     """The ``config_hash`` of a stored config (:meth:`RunConfig.to_dict`, a manifest's
     ``config``), recomputed from the identity it holds: equal to its own ``config_hash``
     unless the config was edited since it was written."""
-    return _identity_hash({key: config.get(key) for key in IDENTITY_KEYS})
+    identity = {key: config.get(key) for key in IDENTITY_KEYS}
+    if "agents" in config:  # only a line-up with agent seats has them (docs/AGENTS.md)
+        identity["agents"] = config["agents"]
+    return _identity_hash(identity)
 
 
 def check_name(name: str, key: str = "experiment") -> str:
@@ -256,12 +259,19 @@ class RunConfig:
         """What determines the results: hashed into ``config_hash``."""
         from sim import __version__
         from strategies import parse_lineup
+        from strategies.agent import AgentStrategy
 
         seated = [strategy for strategy, _ in parse_lineup(self.lineup, self.players)]
+        agents = [
+            {"seat": seat, "spec": s.spec, "files": s.files_digest()}
+            for seat, s in enumerate(seated)
+            if isinstance(s, AgentStrategy)
+        ]
         return {
             "schema_version": T.SCHEMA_VERSION,
             "package_version": __version__,
             **P.code_digests(seated),
+            **({"agents": agents} if agents else {}),
             "variant": self.variant,
             "rules": self.rule_set.to_dict(),
             "lineup": list(self.lineup),
@@ -271,6 +281,23 @@ class RunConfig:
             "rows": self.rows,
             "labels": dict(self.labels),
         }
+
+    @property
+    def seats_agents(self) -> bool:
+        """Whether an agent plays a seat (docs/AGENTS.md): one worker, this machine."""
+        from strategies.agent import is_agent_spec
+
+        return any(is_agent_spec(spec) for spec in self.seats)
+
+    def agents(self) -> list[dict[str, Any]]:
+        """Who plays each agent seat, as the agents say (``sim.agents.seats.identities``:
+        they are started here, before anything plays)."""
+        if not self.seats_agents:
+            return []
+        from sim.agents.seats import identities
+        from strategies import parse_lineup
+
+        return identities(parse_lineup(self.lineup, self.players), self.rule_set)
 
     @cached_property
     def config_hash(self) -> str:
