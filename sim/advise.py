@@ -409,11 +409,17 @@ def _known_opponents(pos: Position, obs: Any, rollout_at: int, min_gain: int,
     greedy at the rollout's threshold, every other the ``opponents`` spec."""
     from sim.engine import Lineup, engine_of
     from strategies import StrategyError, parse_seat
+    from strategies.agent import AgentStrategy
 
     try:
         theirs = parse_seat(opponents)
     except StrategyError as exc:
         raise AdviseError(f"--opponents: {exc}") from None
+    if isinstance(theirs[0], AgentStrategy):  # rollouts replay one position many times
+        raise AdviseError(
+            f"--opponents: {opponents!r} is an agent; the rollouts play compiled "
+            "strategies only (docs/AGENTS.md)"
+        )
     threshold = int(K.rollout_threshold(obs.rules, obs.upcard, rollout_at))
     yours = parse_seat(f"greedy:knock_at={threshold},min_gain={min_gain}")
     players = int(obs.players)

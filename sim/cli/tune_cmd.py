@@ -59,7 +59,8 @@ from sim.study.search import DEFAULT_MAX_EVALS, SEARCHES, label_of
 from sim.study.tune import SETTINGS_FILE, TuneResult, load_tune
 from sim.study.tune import resume as resume_tune
 from sim.study.tune import tune as tune_api
-from sim.study.tune_request import TuneRequest, load_tune_file, make_request
+from sim.study.tune_request import AGENT_NOT_TUNED, TuneRequest, load_tune_file, make_request
+from strategies.agent import is_agent_spec
 
 __all__ = ["run_tune_file", "tune"]
 
@@ -270,6 +271,8 @@ def tune(
     mode = "games" if games is not None else "deals"
     count = games if games is not None else (deals if deals is not None else DEFAULT_DEALS)
     drawn = seed is None
+    if is_agent_spec(strategy):
+        fail(AGENT_NOT_TUNED.format(strategy=strategy))
     request = make_request(
         strategy,
         param,

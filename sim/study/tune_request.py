@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from sim import store
+from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import RuleError, RuleSet, get_rules
 from sim.study.design import ExperimentError, knock_at_problem
 from sim.study.experiment_file import read_rules
@@ -140,9 +141,17 @@ class TuneRequest:
         )
 
 
-def whole(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise TuneError(f"{name}={value!r} is not allowed; give a whole number >= {low}")
+AGENT_NOT_TUNED = (
+    "{strategy!r} is an agent: its decisions are its own, not parameters to search; tune a "
+    "compiled strategy (agents may sit among the other seats)"
+)
+
+
+def whole(name: str, value: Any, low: int, high: int = MAX_COUNT) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TuneError(f"{name}={value!r} is not allowed; give a whole number {low}..{high:,}")
+    if not low <= value <= high:
+        raise TuneError(f"{name}={value!r} is not allowed; give a whole number {low}..{high:,}")
     return int(value)
 
 
@@ -170,6 +179,7 @@ def make_request(
     or ParamRange); ``against`` the other seats (one spec for all, or ``a/b/c``).
     """
     from strategies import StrategyError, format_seat, parse_lineup, parse_seat, split_specs
+    from strategies.agent import AgentStrategy
 
     rule_set = rules if isinstance(rules, RuleSet) else get_rules(rules)
     players = rule_set.players
@@ -183,6 +193,8 @@ def make_request(
             "and the other seats with against"
         )
     base, base_params = parse_seat(strategy)
+    if isinstance(base, AgentStrategy):
+        raise TuneError(AGENT_NOT_TUNED.format(strategy=strategy))
     if not params:
         fields = base.params._fields
         raise TuneError(
@@ -213,7 +225,7 @@ def make_request(
             f"rules {rule_set.name!r} have game='hand': play single deals, or set a game mode"
         )
     count = whole("games" if mode == "games" else "deals", count, 2)
-    seed = new_seed() if seed is None else whole("seed", seed, 0)
+    seed = new_seed() if seed is None else whole("seed", seed, 0, MAX_SEED)
     max_evals = whole("max_evals", max_evals, 1)
     max_rounds = whole("max_rounds", max_rounds, 1)
     confirm = whole("confirm", confirm, 0)

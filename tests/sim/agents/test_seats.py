@@ -330,3 +330,20 @@ def test_views_tell_the_knock_limit_and_the_forbidden_card() -> None:
     assert limits - {None} and all(0 <= x <= 10 for x in limits)
     forbidden = [v for v in Recorder.views if v.phase == "discard" and v.from_pile]
     assert forbidden and all(v.forbidden == v.drawn for v in forbidden)
+
+
+def test_tune_and_advise_refuse_an_agent_where_only_compiled_strategies_play() -> None:
+    from sim.study.tune_request import TuneError, make_request
+
+    with pytest.raises(TuneError, match="is an agent: its decisions are its own"):
+        make_request(PY_GREEDY, ["timeout=1,2"], against="simple", rules="gin", count=10)
+    cli = CliRunner()
+    result = cli.invoke(app, ["tune", PY_GREEDY, "-p", "timeout=1,2", "--deals", "10"])
+    assert result.exit_code == 1 and "is an agent: its decisions are its own" in result.output
+    result = cli.invoke(
+        app,
+        ["advise", "--rules", "gin", "--hand", "9C 9D 9H JS QS KS AD 4D 2H 3S JC",
+         "--pile", "5S KC 7D 8H 2C", "--opponents", PY_GREEDY],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "--opponents: 'python:sim.agents.greedy:Greedy' is an agent" in result.output

@@ -117,6 +117,8 @@ def test_make_request_checks_everything() -> None:
         ({"seed": -1}, "seed=-1 is not allowed"),
         ({"max_evals": 0}, "max_evals=0 is not allowed"),
         ({"confirm": 1}, "confirm=1 is not allowed"),
+        ({"confirm": 2**70}, "confirm=1180591620717411303424 is not allowed"),
+        ({"strategy": "python:sim.agents.greedy:Greedy"}, "is an agent: its decisions are its own"),
         ({"search": "halving"}, "search='halving' is not allowed"),
         ({"mode": "rounds"}, "mode='rounds' is not allowed"),
     ]:
