@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -97,7 +99,12 @@ public class RummySimPlayer implements GinRummyPlayer {
 	private final List<String> command;
 	private Process process;
 	private BufferedWriter toAgent;
-	private BufferedReader fromAgent;
+	// The agent's lines, read by a thread of their own so that a request waits for its
+	// answer at most timeoutSeconds (RUMMY_AGENT_TIMEOUT; the greeting GREETING_SECONDS).
+	private final BlockingQueue<String> fromAgent = new LinkedBlockingQueue<>();
+	private static final String END = new String("the end of the agent's output"); // by identity
+	private static final double GREETING_SECONDS = 120;
+	private final double timeoutSeconds = seconds("RUMMY_AGENT_TIMEOUT", 10);
 	private PrintWriter log;
 	private String agentName = "?";
 	private String agentVersion = "?";
@@ -393,6 +400,22 @@ public class RummySimPlayer implements GinRummyPlayer {
 		return pile.get(pile.size() - 1);
 	}
 
+	/** Seconds from the environment variable {@code name} (unset or blank: {@code otherwise}). */
+	private static double seconds(String name, double otherwise) {
+		String text = System.getenv(name);
+		if (text == null || text.isBlank())
+			return otherwise;
+		double value;
+		try {
+			value = Double.parseDouble(text.trim());
+		} catch (NumberFormatException e) {
+			value = Double.NaN;
+		}
+		if (!(value > 0 && value <= 3600))
+			throw new AgentError(name + "=" + text + ": give seconds, above 0, at most 3600");
+		return value;
+	}
+
 	/** SplitMix64's finalizer: distinct, well-mixed keys from a counter. */
 	private static long mix(long z) {
 		z += 0x9E3779B97F4A7C15L;
@@ -411,7 +434,18 @@ public class RummySimPlayer implements GinRummyPlayer {
 					+ e.getMessage() + " (set RUMMY_AGENT to the command that serves a strategy)");
 		}
 		toAgent = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
-		fromAgent = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+		BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+		Thread reader = new Thread(() -> {
+			try {
+				for (String line; (line = lines.readLine()) != null;)
+					fromAgent.add(line);
+			} catch (IOException e) {
+				// the agent's output closed: said as its end
+			}
+			fromAgent.add(END);
+		}, "rummy-agent-reader");
+		reader.setDaemon(true);
+		reader.start();
 		String logPath = System.getenv("RUMMY_AGENT_LOG");
 		if (logPath != null && !logPath.isBlank()) {
 			try {
@@ -458,12 +492,23 @@ public class RummySimPlayer implements GinRummyPlayer {
 	/** Send one request and read its answer: a JSON object that is not an error. */
 	private Map<String, Object> ask(String type, String request) {
 		String line;
+		double limit = "hello".equals(type) ? Math.max(timeoutSeconds, GREETING_SECONDS) : timeoutSeconds;
 		try {
 			send(request);
-			line = fromAgent.readLine();
+			line = fromAgent.poll((long) Math.ceil(limit * 1000), TimeUnit.MILLISECONDS);
 		} catch (IOException e) {
 			throw new AgentError(who() + " failed at the '" + type + "' request: " + e.getMessage() + exit());
+		} catch (InterruptedException e) {
+			Thread.currentThread().interrupt();
+			throw new AgentError(who() + " was interrupted waiting for its '" + type + "' answer");
 		}
+		if (line == null) {
+			process.destroyForcibly();
+			throw new AgentError(who() + " did not answer the '" + type + "' request within "
+					+ limit + " s (RUMMY_AGENT_TIMEOUT)");
+		}
+		if (line == END)
+			line = null;
 		if (log != null)
 			log.println("< " + line);
 		if (line == null)

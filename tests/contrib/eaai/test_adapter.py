@@ -56,13 +56,19 @@ def classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def play(
-    classes: Path, tmp_path: Path, agent: str, *, seed: int = 11, games: int = 3
+    classes: Path,
+    tmp_path: Path,
+    agent: str,
+    *,
+    seed: int = 11,
+    games: int = 3,
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], Path, Path]:
     """Run the driver; returns its process, the adapter's log and the driver's truth."""
     log, truth = tmp_path / "agent.log", tmp_path / "truth.jsonl"
     done = subprocess.run(
         [JAVA, "-cp", str(classes), "ginrummy.ScriptedTable", str(seed), str(games), str(truth)],
-        env={**os.environ, "RUMMY_AGENT": agent, "RUMMY_AGENT_LOG": str(log)},
+        env={**os.environ, "RUMMY_AGENT": agent, "RUMMY_AGENT_LOG": str(log), **(env or {})},
         capture_output=True,
         text=True,
         timeout=300,
@@ -144,6 +150,10 @@ FAILING = {
         "ended without answering the 'hello' request (it exited with status 3)",
     ),
     "garbage": (f"read l; {HELLO}; read l; echo nonsense", "with 'nonsense', which is not JSON"),
+    "silence": (
+        f"read l; {HELLO}; read l; exec sleep 30",
+        "did not answer the 'take' request within 0.5 s (RUMMY_AGENT_TIMEOUT)",
+    ),
     "a card not held": (
         f"""read l; {HELLO}
 while read l; do
@@ -167,7 +177,8 @@ def test_a_failing_agent_stops_the_game_naming_the_request(
         agent = shlex.join(["sh", str(tmp_path / "agent.sh")])
     else:
         agent, message = "/no/such/agent --rules eaai", "could not start the agent [/no/such/agent"
-    done, _, _ = play(classes, tmp_path, agent, games=1)
+    limit = {"RUMMY_AGENT_TIMEOUT": "0.5"} if failure == "silence" else None
+    done, _, _ = play(classes, tmp_path, agent, games=1, env=limit)
     assert done.returncode != 0
     assert "RummySimPlayer$AgentError" in done.stderr
     assert message in done.stderr, done.stderr
