@@ -42,6 +42,7 @@ from sim.agents.view import View
 from sim.rules import RuleSet
 from strategies import StrategyError
 from strategies.agent import (
+    ASK_DISCARD,
     ASK_TAKE,
     KNOCK_SHIFT,
     SLOT,
@@ -53,7 +54,7 @@ from strategies.agent import (
 
 __all__ = ["Seat", "answer", "bind", "close_all", "failure", "identities", "seated"]
 
-DECISIONS = {ASK_TAKE: "take", 1: "discard"}
+DECISIONS = {ASK_TAKE: "take", ASK_DISCARD: "discard"}
 # Seconds a program has to answer ``hello`` (or its timeout, if longer): its start may
 # compile (``rummy agent`` on a cold numba cache compiles its strategy first).
 GREETING = 120.0
