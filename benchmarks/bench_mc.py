@@ -6,7 +6,8 @@ rollouts of ``kernels/mc.py``).
         [--vs SETTINGS] [--hands-over N]
 
 ``--mc`` (default: mc's defaults) and ``--vs`` are mc parameter settings
-(``candidates=3,knock_at=10``). With ``--vs`` both are timed on the same positions,
+(``candidates=3,knock_at=10``, ``opponents=simple``: a rollout line-up is bound as a
+study binds it). With ``--vs`` both are timed on the same positions,
 alternating which goes first, in one process: the ratio is what to quote on a noisy
 machine, where identical runs vary by a quarter from one process to the next.
 
@@ -31,7 +32,8 @@ import numpy as np
 
 from kernels.obs import GAME_HANDS, PHASE_DISCARD, PHASE_DRAW, SCRATCH_SIZE
 from sim.advise import make_obs
-from sim.rules import get_rules
+from sim import rollouts
+from sim.rules import RuleSet, get_rules
 from sim.solver import tables_for
 from strategies import mc as M
 from strategies import params_vector, parse_seat
@@ -62,10 +64,13 @@ def position(rng: random.Random, rules, phase: int, key: int):  # type: ignore[n
     )  # fmt: skip
 
 
-def settings(text: str) -> np.ndarray:
-    """mc's parameter vector for ``k=v,...`` (empty: the defaults)."""
-    _, params = parse_seat("mc" + (":" + text if text else ""))
-    return params_vector(params)
+def settings(text: str, rules: RuleSet) -> np.ndarray:
+    """mc's parameter vector for ``k=v,...`` (empty: the defaults), its rollout line-up
+    bound as a study binds it where ``rollout`` or ``opponents`` is set."""
+    strategy, params = parse_seat("mc" + (":" + text if text else ""))
+    rows = np.stack([params_vector(params)] * rules.players)
+    rollouts.bind([(strategy, params)] * rules.players, rows, rules)
+    return rows[0]
 
 
 def timed(hook, obs, params, hands_over: int = 0) -> float:  # type: ignore[no-untyped-def]
@@ -89,9 +94,9 @@ def main() -> None:
     args = parser.parse_args()
     try:
         rules = get_rules(args.rules, **({"players": args.players} if args.players else {}))
-        runs = {args.mc or "defaults": settings(args.mc)}
+        runs = {args.mc or "defaults": settings(args.mc, rules)}
         if args.vs is not None:
-            runs[args.vs or "defaults"] = settings(args.vs)
+            runs[args.vs or "defaults"] = settings(args.vs, rules)
     except ValueError as error:  # a bad preset or setting: one line, no traceback
         parser.error(str(error))
     warm = position(random.Random(0), rules, PHASE_DISCARD, 1)

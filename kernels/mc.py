@@ -19,8 +19,10 @@ draws, stock rebuilds (the real ones so far, ``obs.rebuilds``, counted against
 same samples (common random numbers), so the differences between actions carry far
 less noise than the values themselves.
 
-The opponents are modelled as greedy players, whatever they really are: a seat cannot
-know who it plays (``docs/MC.md``, "What it does not model").
+The opponents are modelled as greedy players, whatever they really are: a seat is not
+told who it plays (``docs/MC.md``, "What it does not model"). ``mc:rollout=SPEC`` and
+``opponents=`` play the same loop (``play_samples``, ``kernels/engine.py``) on an
+engine of strategies instead (``sim/rollouts.py``).
 
 After a real rebuild the sample uses what the seat saw go into the stock
 (``obs.rebuilt``): see ``determinize``.
@@ -52,7 +54,7 @@ from kernels.engine import (
     hand_winner,
     new_state_nb,
     one_row,
-    play_hands,
+    play_samples,
 )
 from kernels.greedy import DEFAULT_KNOCK_AT
 from kernels.link import piece
@@ -103,7 +105,7 @@ def new_work(players):
 
 
 @njit(cache=True, inline="always")
-def _borrowed_work(owner):
+def borrowed_work(owner):
     """``owner``'s arrays as borrowed views (kernels/borrow.py): the samples read and
     write them all the time, and counted arrays in a tuple cost an ``NRT_incref`` /
     ``NRT_decref`` pair at each read. ``owner`` must outlive the views."""
@@ -446,22 +448,6 @@ def rollout_params(players, me, knock_at, min_gain):
 
 
 @njit(cache=True)
-def play_action(obs, kind, card, stock_n, skey, work, engine):
-    """Apply one action to the sample in ``work.base`` / ``work.stock`` (dealt from
-    the sample key ``skey``) and play on: a knock is scored at once; any other action
-    is followed by the rest of the hand played by this module's engine, every seat by
-    the rollout policy of ``engine.params``, from this sample's state. Returns (net
-    points of this seat, 1 if it won the hand, the game end)."""
-    done, net, won, end = start_action(obs, kind, card, stock_n, work, engine)
-    if done:
-        return net, won, end
-    play_hands(obs.rules, obs.tab, skey, np.int64(0), np.int64(0), obs.dealer, engine.sids,
-               engine.params, work.scores, engine.state, engine.cols, np.int64(0),
-               np.int64(1), None, engine.probe)  # fmt: skip
-    return action_result(obs, work, engine)
-
-
-@njit(cache=True)
 def start_action(obs, kind, card, stock_n, work, engine):
     """Apply one action to the sample: a knock (or big gin) is scored at once, and so is a
     discard that ends a dead hand: ``(True, net, won, end)``. After any other action the
@@ -522,9 +508,13 @@ def start_action(obs, kind, card, stock_n, work, engine):
     elif obs.phase == PHASE_UPCARD_OPTION:
         seat = (dealer + 1) % players  # both passed: the non-dealer draws from the stock
     resume_at(engine.probe, obs.upcard, seat, asking, stock_next, drawn, from_pile)
-    if engine.fresh:  # strategies start the rollout with no memory of the hand
+    if engine.fresh:  # strategies start the rollout with no memory of the hand ...
         for s in range(players):
             state.scratch[s, :SCRATCH_HAND] = 0
+            # ... but the count of their own turns where they keep one (the chart's,
+            # advice's): their discards so far (a card one seat threw twice: once)
+            if engine.turn_words[s] >= 0:
+                state.scratch[s, engine.turn_words[s]] = popcount(state.discarded[s])
     return False, 0.0, 0, 0
 
 
@@ -548,6 +538,7 @@ class Engine(NamedTuple):
     sids: np.ndarray  # int64[players]: each seat's strategy in the engine
     params: np.ndarray  # float64[players, N_PARAMS]: ``rollout_params``, or strategies'
     fresh: bool  # zero the seats' hand memory before each rollout (real strategies)
+    turn_words: np.ndarray  # int64[players]: where each seat counts its own turns, -1 nowhere
 
 
 @njit(cache=True)
@@ -559,11 +550,12 @@ def new_engine(players, me, knock_at, min_gain):
         np.zeros(players, np.int64),
         rollout_params(players, me, knock_at, min_gain),
         False,
+        np.full(players, -1, np.int64),
     )
 
 
 @njit(cache=True)
-def _borrowed_engine(owner):
+def borrowed_engine(owner):
     """``owner``'s arrays as borrowed views: each rollout hands them to ``play_hands``,
     and counted arrays would cost an ``NRT_incref`` / ``NRT_decref`` pair each per call
     (a quarter of the rollouts' time). ``owner`` must outlive the views."""
@@ -574,6 +566,7 @@ def _borrowed_engine(owner):
         borrow(owner.sids),
         borrow(owner.params),
         owner.fresh,
+        borrow(owner.turn_words),
     )
 
 
@@ -598,31 +591,10 @@ def evaluate(
     ``won[a, j]`` 1 when the seat won that hand and ``ends[a, j]`` +1 / -1 when the
     hand ends the game with this seat / another seat reaching the target first.
     """
-    _evaluate_with(
+    play_samples(
         obs, kinds, cards, decision_key, first_sample, model, net, won, ends,
         new_work(obs.players), new_engine(obs.players, obs.seat, knock_at, min_gain),
     )  # fmt: skip
-
-
-@njit(cache=True)
-def _evaluate_with(
-    obs, kinds, cards, decision_key, first_sample, model, net, won, ends, owner, engine,
-):  # fmt: skip
-    """``evaluate``'s loop on the working arrays ``owner`` and ``engine`` (held by the
-    caller for the whole call, so the loop may use them borrowed)."""
-    work = _borrowed_work(owner)
-    engine = _borrowed_engine(engine)
-    for seat in range(obs.players):
-        work.scores[seat] = obs.scores[seat]
-    hidden = hidden_cards(obs)
-    for j in range(net.shape[1]):
-        skey = random64(decision_key, first_sample + j)
-        stock_n = determinize(obs, hidden, skey, model, work)
-        for a in range(kinds.shape[0]):
-            v, w, e = play_action(obs, kinds[a], cards[a], stock_n, skey, work, engine)
-            net[a, j] = v
-            won[a, j] = w
-            ends[a, j] = e
 
 
 @njit(cache=True)

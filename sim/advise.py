@@ -36,9 +36,14 @@ import numpy as np
 from kernels import mc as K
 from kernels.engine import MAX_TURNS
 from kernels.layout import POINT_SCALE
-from kernels.obs import PHASE_DISCARD, PHASE_DRAW, PHASE_UPCARD_OPTION, Obs, hidden_cards
-from kernels.probe import resume_probe
-from kernels.rng import random64
+from kernels.obs import (
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_UPCARD_OPTION,
+    SCRATCH_SIZE,
+    Obs,
+)
+from kernels.view import pack
 from sim.cards import (
     JOKERS,
     N_NATURAL,
@@ -404,9 +409,11 @@ def _label(pos: Position, kind: int, card: int) -> tuple[str, str]:
 
 
 def _known_opponents(pos: Position, obs: Any, rollout_at: int, min_gain: int,
-                     opponents: str) -> tuple[Any, Any]:  # fmt: skip
-    """The engine of strategies and its rollout arrays (``_evaluate_known``): your seat
-    greedy at the rollout's threshold, every other the ``opponents`` spec."""
+                     opponents: str) -> tuple[Any, ...]:  # fmt: skip
+    """What ``rollout_values`` of the engine of strategies needs besides the samples:
+    the engine, your view, and the line-up's ids, rows and turn words (your seat
+    greedy at the rollout's threshold, every other the ``opponents`` spec)."""
+    from sim import rollouts
     from sim.engine import Lineup, engine_of
     from strategies import StrategyError, parse_seat
     from strategies.agent import AgentStrategy
@@ -424,33 +431,9 @@ def _known_opponents(pos: Position, obs: Any, rollout_at: int, min_gain: int,
     yours = parse_seat(f"greedy:knock_at={threshold},min_gain={min_gain}")
     players = int(obs.players)
     seats = Lineup(tuple(yours if s == pos.seat else theirs for s in range(players)))
-    engine, sids, params = engine_of(seats)
-    rollouts = K.Engine(engine.new_state(players), engine.new_columns(1, players),
-                        resume_probe(players), sids, params, True)  # fmt: skip
-    return engine.play_hands, rollouts
-
-
-def _evaluate_known(play: tuple[Any, Any], obs: Any, kinds: Any, cards: Any, key: Any,
-                    first: int, model: int, net: Any, won: Any) -> None:  # fmt: skip
-    """``kernels.mc.evaluate``'s samples ``first ..`` into ``net`` and ``won``, each
-    rollout played by an engine of strategies (``play``: its ``play_hands`` and the
-    rollouts' arrays, ``_known_opponents``), called from here once per rollout."""
-    play_hands, engine = play
-    work = K.new_work(obs.players)
-    work.scores[:] = obs.scores
-    hidden = hidden_cards(obs)
-    for j in range(net.shape[1]):
-        skey = np.uint64(random64(key, first + j))  # (a uint64 comes back as a Python int)
-        stock_n = K.determinize(obs, hidden, skey, model, work)
-        for a in range(kinds.shape[0]):
-            done, v, w, _ = K.start_action(obs, kinds[a], cards[a], stock_n, work, engine)
-            if not done:
-                play_hands(obs.rules, obs.tab, skey, 0, 0, obs.dealer, engine.sids,
-                           engine.params, work.scores, engine.state, engine.cols, 0, 1, None,
-                           engine.probe)  # fmt: skip
-                v, w, _ = K.action_result(obs, work, engine)
-            net[a, j] = v
-            won[a, j] = w
+    engine, sids, params = engine_of(seats, pos.rules)
+    view = pack(obs, np.zeros(SCRATCH_SIZE, np.int64))
+    return engine.rollout_values, view, sids, params, rollouts.turn_words(seats.seats)
 
 
 def advise(
@@ -511,9 +494,10 @@ def advise(
         if play is None:
             K.evaluate(obs, kinds, cards, key, done, MODELS[model], rollout_at, min_gain,
                        part_net, part_won, part_ends)  # fmt: skip
-        else:
-            _evaluate_known(play, obs, kinds, cards, key, done, MODELS[model], part_net,
-                            part_won)  # fmt: skip
+        else:  # the engine of strategies plays the same samples
+            values, view, sids, params, words = play
+            values(view, obs.rules, obs.tab, kinds, cards, key, done, MODELS[model], sids,
+                   params, words, part_net, part_won, part_ends)  # fmt: skip
         net[:, done : done + m] = part_net
         won[:, done : done + m] = part_won
         done += m

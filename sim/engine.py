@@ -30,6 +30,7 @@ import numpy.typing as npt
 from kernels import layout as L
 from kernels.obs import SCRATCH_HAND, SCRATCH_SIZE
 from kernels.probe import PU_NEXT, PU_ROWS
+from sim import rollouts
 from sim.agents import seats as agent_seats
 from sim.engine_build import engine_for
 from sim.rules import RuleSet
@@ -72,11 +73,15 @@ class Lineup:
         self, ids: dict[str, int], rules: RuleSet | None = None
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """Strategy ids and parameter rows, as the engine takes them; with ``rules``,
-        every agent seat bound to its live agent (``sim.agents.seats``)."""
+        every agent seat bound to its live agent (``sim.agents.seats``) and every
+        ``mc`` seat that rolls out with strategies to its rollout line-up
+        (``sim.rollouts``)."""
         sids = np.array([ids[s.name] for s, _ in self.seats], np.int64)
         params = np.stack([params_vector(p) for _, p in self.seats])
-        if rules is not None and self.agents:
-            agent_seats.bind(self.seats, params, rules)
+        if rules is not None:
+            if self.agents:
+                agent_seats.bind(self.seats, params, rules)
+            rollouts.bind(self.seats, params, rules)
         return sids, params
 
     @property
@@ -135,12 +140,14 @@ def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, i
     return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
 
 
-def engine_of(seats: Lineup) -> tuple[ModuleType, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+def engine_of(
+    seats: Lineup, rules: RuleSet
+) -> tuple[ModuleType, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """The engine of every registered strategy, and the line-up's strategy ids and
-    parameter rows in it, for callers that call its ``play_hands`` themselves
-    (``sim.advise`` with ``--opponents``)."""
+    parameter rows in it (bound for ``rules``), for callers that play its rollouts
+    themselves (``sim.advise`` with ``--opponents``, ``sim.rollouts``)."""
     engine, ids = _engine(seats)
-    sids, params = seats.arrays(ids)
+    sids, params = seats.arrays(ids, rules)
     return engine, sids, params
 
 

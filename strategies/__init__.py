@@ -116,7 +116,28 @@ def _check_value(strategy: Strategy, name: str, value: float) -> None:
         )
 
 
-def _parse_value(strategy: Strategy, name: str, text: str) -> int | float:
+def _parse_spec_value(strategy: Strategy, name: str, text: str) -> str:
+    """A spec parameter's value (``Strategy.specs``): empty, one of its words, or a
+    seat spec of a compiled strategy (quotes around it dropped)."""
+    text = _agent.unquoted(text).strip()
+    words = strategy.specs[name]
+    if text == "" or text in words:
+        return text
+    if _agent.is_agent_spec(text):  # refused before it is imported or started
+        raise StrategyError(
+            f"bad value for {strategy.name} parameter {name!r}: {text!r} is an agent; "
+            "rollouts play compiled strategies only (docs/AGENTS.md)"
+        )
+    try:
+        parse_seat(text)
+    except StrategyError as exc:
+        raise StrategyError(f"bad value for {strategy.name} parameter {name!r}: {exc}") from None
+    return text
+
+
+def _parse_value(strategy: Strategy, name: str, text: str) -> int | float | str:
+    if name in strategy.specs:
+        return _parse_spec_value(strategy, name, text)
     default = strategy.params._field_defaults[name]
     text = text.strip()
     value: int | float
@@ -145,7 +166,7 @@ def _parse_value(strategy: Strategy, name: str, text: str) -> int | float:
 def make_params(strategy: Strategy, **values: Any) -> NamedTuple:
     """The strategy's defaults with some fields replaced (checked like a parsed seat)."""
     fields = strategy.params._fields
-    checked: dict[str, int | float] = {}
+    checked: dict[str, int | float | str] = {}
     for name, value in values.items():
         if name not in fields:
             raise StrategyError(
@@ -156,13 +177,21 @@ def make_params(strategy: Strategy, **values: Any) -> NamedTuple:
     return strategy.defaults()._replace(**checked)
 
 
+UNBOUND = -1.0
+"""A spec parameter's word in the row until a study binds it (``Strategy.specs``)."""
+
+
 def params_vector(params: NamedTuple) -> npt.NDArray[np.float64]:
-    """The float64[N_PARAMS] vector the hooks read: the fields in order, then zeros."""
+    """The float64[N_PARAMS] vector the hooks read: the fields in order, then zeros. A
+    spec parameter (text) reads 0 when empty, else ``UNBOUND`` until bound."""
     values = tuple(params)
     if len(values) > N_PARAMS:
         raise StrategyError(f"{len(values)} parameters, at most {N_PARAMS} are allowed")
     out = np.zeros(N_PARAMS, np.float64)
     for i, value in enumerate(values):
+        if isinstance(value, str):
+            out[i] = UNBOUND if value else 0.0
+            continue
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise StrategyError(f"parameter {i} is not a number: {value!r}")
         out[i] = float(value)
@@ -333,9 +362,9 @@ def parse_seat(spec: str) -> tuple[Strategy, NamedTuple]:
     name, sep, rest = spec.strip().partition(":")
     strategy = get_strategy(name.strip())
     fields = strategy.params._fields
-    values: dict[str, int | float] = {}
+    values: dict[str, int | float | str] = {}
     if sep and rest.strip():
-        for item in rest.split(","):
+        for item in _agent.split_outside_quotes(rest, ","):
             key, eq, text = item.partition("=")
             key = key.strip().replace("-", "_")
             if not eq or not key or not text.strip():
@@ -358,8 +387,9 @@ def split_specs(text: str) -> list[str]:
     """Strategy specs written in one string, separated by ``/`` or ``,``.
 
     A comma also separates a strategy's parameters (``greedy:knock_at=7,min_gain=2``):
-    an item holding ``=`` but no ``:`` is one more parameter of the spec before it, so
-    ``simple,greedy:knock_at=5,min_gain=2`` is two specs.
+    an item holding ``=`` but no ``:`` before it is one more parameter of the spec
+    before it, so ``simple,greedy:knock_at=5,min_gain=2`` is two specs (and
+    ``mc:samples=50,rollout=greedy:knock_at=0`` one).
     """
     specs: list[str] = []
     for group in _agent.split_outside_quotes(text, "/"):
@@ -368,7 +398,7 @@ def split_specs(text: str) -> list[str]:
             item = item.strip()
             if not item:
                 raise StrategyError(f"an empty seat in {text!r}")
-            if "=" in item and ":" not in item:
+            if "=" in item and ":" not in item.partition("=")[0]:
                 if not pieces:
                     raise StrategyError(f"parameter {item!r} comes before any strategy in {text!r}")
                 pieces[-1] += "," + item
@@ -409,7 +439,7 @@ def format_seat(strategy: Strategy, params: NamedTuple) -> str:
     if isinstance(strategy, _agent.AgentStrategy):
         return strategy.format(params)
     changed = [
-        f"{name}={value}"
+        f"{name}={_agent.quoted(value) if isinstance(value, str) else value}"
         for name, value, default in zip(
             strategy.params._fields, params, strategy.defaults(), strict=True
         )

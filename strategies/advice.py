@@ -185,6 +185,7 @@ STRATEGY: Strategy = Strategy(
     discard_nb=discard_nb,
     knock_nb=knock_nb,
     module=__name__,
+    turn_word=OWN_TURNS,
     bounds={
         "knock_at": (-1, None),
         "take_if": (0, 2),

@@ -144,11 +144,12 @@ class AgentStrategy(Strategy):
     def spec(self) -> str:
         if self.kind == "python":
             return f"python:{self.target}"
-        return f"external:cmd={_quoted(self.target)}"
+        return f"external:cmd={quoted(self.target)}"
 
 
-def _quoted(command: str) -> str:
-    """The command as a spec writes it: quoted when it holds a separator or a quote."""
+def quoted(command: str) -> str:
+    """A text value (an agent's command, a spec parameter) as a spec writes it: quoted
+    when it holds a separator or a quote."""
     if not any(ch in command for ch in "/,'\"") and command.strip() == command:
         return command
     quote = "'" if "'" not in command else '"'
@@ -157,7 +158,8 @@ def _quoted(command: str) -> str:
     return f"{quote}{command}{quote}"
 
 
-def _unquoted(text: str) -> str:
+def unquoted(text: str) -> str:
+    """A text value as ``quoted`` wrote it, its quotes dropped."""
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         return text[1:-1]
@@ -183,9 +185,9 @@ def agent_seat(spec: str) -> tuple[AgentStrategy, Params]:
         python_class(target)
     else:
         key, eq, value = items[0].partition("=") if items else ("", "", "")
-        if key.strip() != "cmd" or not eq or not _unquoted(value):
+        if key.strip() != "cmd" or not eq or not unquoted(value):
             raise StrategyError(f"{spec!r}: write external:cmd=COMMAND (quoted if it holds / or ,)")
-        target, options = _unquoted(value), items[1:]
+        target, options = unquoted(value), items[1:]
         _program(target)
     values: dict[str, float] = {}
     for item in options:

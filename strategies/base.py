@@ -55,6 +55,15 @@ class Strategy:
     masks : frozenset of str, optional
         Fields that are bit masks (whole numbers whose bits the hooks test, never
         add): their bounds may reach ``MASK_LIMIT`` instead of ``PARAM_LIMIT``.
+    specs : mapping, optional
+        ``field -> words``: fields whose value is a seat spec (text, default ``""``:
+        none), or one of the words (``mc``'s ``opponents=known``). The hooks cannot
+        read text: their row holds 0 for ``""`` and -1 for anything else until a study
+        binds the field (``sim/rollouts.py`` writes a handle there).
+    turn_word : int, optional
+        The scratch word where the hooks count the seat's own turns this hand (the
+        chart, advice), -1 none: a rollout that starts in mid-hand sets it there
+        (``kernels.mc.start_action``), the rest of the hand's memory zeroed.
     """
 
     name: str
@@ -66,6 +75,8 @@ class Strategy:
     module: str
     bounds: Bounds = field(default_factory=dict, compare=False, hash=False)
     masks: frozenset[str] = field(default_factory=frozenset, compare=False, hash=False)
+    specs: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, hash=False)
+    turn_word: int = field(default=-1, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         where = f"strategy {self.name!r} ({self.module})"
@@ -92,6 +103,10 @@ class Strategy:
             if name not in defaults:
                 raise StrategyError(f"{where}: parameter {name!r} has no default")
             value = defaults[name]
+            if name in self.specs:
+                if value != "":
+                    raise StrategyError(f"{where}: spec parameter {name!r} must default to ''")
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise StrategyError(
                     f"{where}: parameter {name!r} must default to an int or a float, got {value!r}"
@@ -99,7 +114,7 @@ class Strategy:
         for hook in ("take_nb", "discard_nb", "knock_nb"):
             if not isinstance(getattr(self, hook), (Dispatcher, Piece)):
                 raise StrategyError(f"{where}: {hook} must be an @njit function (or a piece)")
-        for name in [*self.bounds, *self.masks]:
+        for name in [*self.bounds, *self.masks, *self.specs]:
             if name not in fields:
                 raise StrategyError(f"{where}: bounds name an unknown parameter {name!r}")
 
@@ -116,6 +131,9 @@ class Strategy:
         """Every parameter: its type name, default and bounds, in declaration order."""
         out: dict[str, dict[str, Any]] = {}
         for name, value in self.params._field_defaults.items():
+            if name in self.specs:
+                out[name] = {"type": "spec", "default": value, "words": list(self.specs[name])}
+                continue
             low, high = param_bounds(self, name)
             out[name] = {
                 "type": "int" if isinstance(value, int) else "float",

@@ -255,6 +255,7 @@ STRATEGY: Strategy = Strategy(
     discard_nb=discard_nb,
     knock_nb=knock_nb,
     module=__name__,
+    turn_word=OWN_TURNS,
     bounds={
         **{f"k{t}": (0, (1 << (KNOCK_TOP + 1)) - 1) for t in range(1, TURNS + 1)},
         **{f"t{t}": (0, (1 << (N_DRAW_CLASSES + 1)) - 1) for t in range(1, TURNS + 1)},

@@ -47,6 +47,10 @@ In plain words:
   hand, and be undercut: docs/MC.md). ``budget``
   caps the rollouts of one decision (0: no cap; else ``samples`` is cut so that
   actions x samples <= budget).
+* ``rollout`` (a seat spec) plays this seat's rollouts with that strategy instead,
+  ``opponents`` the other seats' (a spec, or ``known``: their strategies in the
+  study); either set, the rollouts run on the engine of every strategy
+  (``sim/rollouts.py`` binds the seat's line-up), without throwing for gin.
 * Every sample comes from this seat's seeded strategy stream, so runs are
   reproducible; it sees only its own observation. Details and measured
   strength: docs/MC.md.
@@ -57,7 +61,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
 from kernels.link import piece
 from kernels.mc import (
@@ -86,6 +90,7 @@ from kernels.obs import (
     forbidden_discard,
 )
 from kernels.rng import random64
+from kernels.view import pack
 from strategies.base import Strategy, param_slots
 
 CHOSEN_KIND = SCRATCH_FREE  # scratch: the action chosen at the discard decision
@@ -112,6 +117,10 @@ class Params(NamedTuple):
     finalists: int = 3  # actions the first round keeps for the remaining samples
     gin_candidates: int = 4  # where rollouts throw for gin, discards also tried (gin_drop)
     waiters: int = -1  # throwing for gin, opponents knock at 5 or less: 1, 0, -1 from hand 2
+    stop: float = 0.0  # z: rounds of ``step`` samples drop clearly worse actions (0: off)
+    step: int = 50  # samples per round where ``stop`` > 0
+    rollout: str = ""  # this seat's rollout strategy, a seat spec ("": the rollout policy)
+    opponents: str = ""  # the opponents' in the rollouts: a spec, "known" ("": the policy's)
 
 
 SLOT = param_slots(Params)  # where each field sits in the row the hooks read
@@ -134,6 +143,13 @@ def _samples(params, n_actions):
     return samples
 
 
+@njit(cache=True, inline="always")
+def _bound(params):
+    """Whether the rollouts play strategies of a bound line-up (``rollout`` or
+    ``opponents`` set: ``sim/rollouts.py``), not the rollout policy."""
+    return params[SLOT.rollout] != 0
+
+
 @njit(cache=True)
 def _policy(obs, params, scratch):
     """The rollouts' policy for ``evaluate`` (``rollout_policy``). With ``gin_drop``
@@ -152,13 +168,37 @@ def _policy(obs, params, scratch):
     if opponents_wait < 0:
         opponents_wait = np.int64(no_knocks and scratch[GAME_HANDS] > 0)
     knock_at = np.int64(params[SLOT.knock_at])
+    if _bound(params):  # strategies play the rollouts: no throwing for gin of its own
+        throw_for_gin = np.int64(0)
     return rollout_policy(obs.rules, knock_at, throw_for_gin, opponents_wait)
 
 
+def _strategy_rollouts(handle, view, rules, kinds, cards, key, first, model, net, won, ends):
+    """The bound line-up's rollouts (called in object mode)."""
+    from sim import rollouts  # the study binds before anything plays: imported by then
+
+    rollouts.values(handle, view, rules, kinds, cards, key, first, model, net, won, ends)
+
+
 @njit(cache=True)
-def _play(obs, params, policy, kinds, cards, key, first, net, ends):
+def _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends):
+    """``evaluate``'s samples played by the line-up bound to this seat: the compiled
+    engine of strategies, reached through Python once per decision round."""
+    view = pack(obs, scratch)
+    rules = obs.rules.copy()
+    handle = np.int64(params[SLOT.rollout]) - 1
+    model = np.int64(params[SLOT.model])
+    with objmode():
+        _strategy_rollouts(handle, view, rules, kinds, cards, key, first, model, net, won, ends)
+
+
+@njit(cache=True)
+def _play(obs, params, scratch, policy, kinds, cards, key, first, net, ends):
     """Samples ``first``.. of every action into ``net`` and ``ends``."""
     won = np.empty(net.shape, np.int8)
+    if _bound(params):
+        _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends)
+        return
     evaluate(
         obs,
         kinds,
@@ -188,6 +228,53 @@ def _best_of(net, ends, game_weight):
 
 
 @njit(cache=True)
+def _race(obs, params, scratch, policy, kinds, cards, key, samples, game_weight):
+    """Index of the best action by successive elimination: rounds of ``step`` samples
+    (the same samples, by index, for every action still in), after each of which an
+    action is dropped when its paired difference from the best so far is below zero
+    by more than ``stop`` standard errors (a difference that is exactly constant:
+    when it is not above zero). It ends when one action is left or ``samples`` are
+    played; the best is the highest mean among those left, all on the same samples
+    (first on ties)."""
+    n = kinds.shape[0]
+    z = params[SLOT.stop]
+    step = max(np.int64(1), np.int64(params[SLOT.step]))
+    util = np.empty((n, samples))
+    alive = np.ones(n, np.bool_)
+    done = np.int64(0)
+    best = np.int64(0)
+    while True:
+        keep = np.nonzero(alive)[0]
+        m = min(step, samples - done)
+        net = np.empty((keep.shape[0], m), np.float64)
+        ends = np.empty((keep.shape[0], m), np.int8)
+        _play(obs, params, scratch, policy, kinds[keep], cards[keep], key, done, net, ends)
+        for i in range(keep.shape[0]):
+            for j in range(m):
+                util[keep[i], done + j] = net[i, j] + game_weight * ends[i, j]
+        done += m
+        best = keep[0]
+        best_mean = util[best, :done].mean()
+        for a in keep:
+            mean = util[a, :done].mean()
+            if mean > best_mean:
+                best, best_mean = a, mean
+        if done >= samples:
+            return best
+        left = 0
+        for a in keep:
+            d = util[best, :done] - util[a, :done]
+            lead = d.mean()
+            spread = d.std() * np.sqrt(done / max(done - 1, 1))
+            if a != best and (lead > z * spread / np.sqrt(done) or (spread == 0 and lead >= 0)):
+                alive[a] = False
+            else:
+                left += 1
+        if left <= 1:
+            return best
+
+
+@njit(cache=True)
 def best_action(obs, params, scratch, policy, kinds, cards):
     """Index of the action with the highest mean utility (first on ties), the actions
     played out with ``policy`` (``_policy``'s).
@@ -197,7 +284,8 @@ def best_action(obs, params, scratch, policy, kinds, cards):
     each (fewer than ``samples``), and only the ``finalists`` best (first on ties)
     play the remaining samples: the same samples (by index) a single round would
     play, so the finalists are compared on all of them, at a fraction of the
-    rollouts for the others."""
+    rollouts for the others. With ``stop`` > 0, successive elimination (``_race``)
+    instead."""
     n = kinds.shape[0]
     samples = _samples(params, n)
     screen = np.int64(params[SLOT.screen])
@@ -206,14 +294,16 @@ def best_action(obs, params, scratch, policy, kinds, cards):
     finalists = np.int64(params[SLOT.finalists])
     key = _decision_key(obs, scratch)
     game_weight = params[SLOT.game_weight]
+    if params[SLOT.stop] > 0:
+        return _race(obs, params, scratch, policy, kinds, cards, key, samples, game_weight)
     if screen <= 0 or finalists <= 0 or n <= finalists or screen >= samples:
         net = np.empty((n, samples), np.float64)
         ends = np.empty((n, samples), np.int8)
-        _play(obs, params, policy, kinds, cards, key, 0, net, ends)
+        _play(obs, params, scratch, policy, kinds, cards, key, 0, net, ends)
         return _best_of(net, ends, game_weight)[0]
     net = np.empty((n, screen), np.float64)
     ends = np.empty((n, screen), np.int8)
-    _play(obs, params, policy, kinds, cards, key, 0, net, ends)
+    _play(obs, params, scratch, policy, kinds, cards, key, 0, net, ends)
     _, means = _best_of(net, ends, game_weight)
     chosen = np.zeros(n, np.bool_)
     for _ in range(finalists):  # the best remaining, first on ties
@@ -225,7 +315,8 @@ def best_action(obs, params, scratch, policy, kinds, cards):
     keep = np.nonzero(chosen)[0]
     rest_net = np.empty((finalists, samples - screen), np.float64)
     rest_ends = np.empty((finalists, samples - screen), np.int8)
-    _play(obs, params, policy, kinds[keep], cards[keep], key, screen, rest_net, rest_ends)
+    _play(obs, params, scratch, policy, kinds[keep], cards[keep], key, screen, rest_net,
+          rest_ends)  # fmt: skip
     all_net = np.concatenate((net[keep], rest_net), axis=1)
     all_ends = np.concatenate((ends[keep], rest_ends), axis=1)
     return keep[_best_of(all_net, all_ends, game_weight)[0]]
@@ -305,5 +396,8 @@ STRATEGY: Strategy = Strategy(
         "finalists": (0, 64),
         "gin_candidates": (0, 12),
         "waiters": (-1, 1),
+        "stop": (0, 10),
+        "step": (1, 100_000),
     },
+    specs={"rollout": (), "opponents": ("known",)},
 )

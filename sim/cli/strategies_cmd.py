@@ -91,6 +91,9 @@ def show(
     table.add_column("default", no_wrap=True)
     table.add_column("range", no_wrap=True)
     for key, info in strategy.parameters().items():
+        if info["type"] == "spec":  # a seat spec (Strategy.specs), or one of its words
+            table.add_row(key, "spec", repr(info["default"]), " | ".join(["SPEC", *info["words"]]))
+            continue
         low, high = info["min"], info["max"]
         span = ""
         if low is not None or high is not None:

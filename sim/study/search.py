@@ -112,6 +112,11 @@ def parse_param(strategy: Any, text: str, where: str | None = None) -> ParamRang
             f"{where}: unknown parameter {name!r} for strategy {strategy.name}; "
             f"its parameters: {', '.join(fields) or '(none)'}"
         )
+    if name in strategy.specs:
+        raise TuneError(
+            f"{where}: {name!r} is a spec parameter, not a number to tune; set it in the "
+            f"seat (e.g. {strategy.name}:{name}=greedy) and tune the numbers"
+        )
     kind: Literal["int", "float"] = (
         "int" if isinstance(strategy.params._field_defaults[name], int) else "float"
     )

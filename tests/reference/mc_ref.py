@@ -12,6 +12,7 @@ it sample by sample, and so that small positions can be solved by brute force
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -496,6 +497,10 @@ class McRef:
         ("samples", int), ("candidates", int), ("knock_at", int), ("min_gain", int),
         ("budget", int), ("model", int), ("game_weight", float), ("gin_drop", int),
         ("screen", int), ("finalists", int), ("gin_candidates", int), ("waiters", int),
+        ("stop", float), ("step", int),
+        # spec parameters: the twin plays the rollout policy only (they are empty); a
+        # bound line-up plays as the policy does (tests/sim/test_rollouts.py)
+        ("rollout", str), ("opponents", str),
     )  # fmt: skip
     CHOSEN_KIND, CHOSEN_CARD = 1, 2  # scratch words
 
@@ -535,6 +540,8 @@ class McRef:
             ]
             return max(range(len(values)), key=lambda a: (values[a], -a)), values
 
+        if p["stop"] > 0:
+            return self._race(p, actions, play, samples)
         n, screen, finalists = len(actions), p["screen"], p["finalists"]
         if screen < 0:
             screen = GIN_SCREEN if throws_for_gin(knock_at) else 0
@@ -547,6 +554,39 @@ class McRef:
         both_net = [net[a] + rest_net[i] for i, a in enumerate(keep)]
         both_ends = [ends[a] + rest_ends[i] for i, a in enumerate(keep)]
         return keep[best_of(both_net, both_ends)[0]]
+
+    @staticmethod
+    def _race(p: dict[str, Any], actions: list, play: Any, samples: int) -> int:
+        """Successive elimination: rounds of ``step`` samples for the actions still in;
+        drop one whose paired difference from the best is below zero by more than
+        ``stop`` standard errors (or, never varying, not above zero)."""
+        step = max(1, p["step"])
+        util: dict[int, list[float]] = {a: [] for a in range(len(actions))}
+        alive, done = list(range(len(actions))), 0
+        while True:
+            m = min(step, samples - done)
+            net, ends = play([actions[a] for a in alive], done, m)
+            for i, a in enumerate(alive):
+                util[a] += [
+                    float(v) + p["game_weight"] * e for v, e in zip(net[i], ends[i], strict=True)
+                ]
+            done += m
+            means = {a: np.mean(np.array(util[a])) for a in alive}
+            best = max(alive, key=lambda a: (means[a], -a))
+            if done >= samples:
+                return best
+            left = []
+            for a in alive:
+                d = np.array(util[best]) - np.array(util[a])
+                lead, spread = d.mean(), (d.std(ddof=1) if done > 1 else 0.0)
+                if a != best and (
+                    lead > p["stop"] * spread / math.sqrt(done) or (spread == 0 and lead >= 0)
+                ):
+                    continue
+                left.append(a)
+            alive = left
+            if len(alive) <= 1:
+                return best
 
     def take(self, obs: Any, params: Any, scratch: list[int]) -> bool:
         if not S.pile_of(obs):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sim.bench.cold import Case, bench_cold, cases_named
 from sim.engine import engine_of, lineup_of
+from sim.rules import get_rules
 from sim.warm import ENTRY_MODULES, reachable_pieces
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +23,7 @@ def _names(found: list) -> set[str]:
 
 
 def test_the_engine_reaches_its_pieces_but_not_unseated_hooks() -> None:
-    engine, _, _ = engine_of(lineup_of("greedy/simple", 2))
+    engine, _, _ = engine_of(lineup_of("greedy/simple", 2), get_rules("gin"))
     dispatch = (engine.hook_take, engine.hook_discard, engine.hook_knock)
     loop = _names(reachable_pieces([engine.play_hands], skip=dispatch))
     assert {"showdown", "knocker_arrangement", "layoff_optimal", "canonical_arrangement",

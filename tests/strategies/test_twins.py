@@ -88,6 +88,8 @@ def random_params(rng: random.Random, name: str, lookahead_share: float = 0.03) 
             finalists=rng.randint(0, 3),
             gin_candidates=rng.choice((0, 0, 1, 2, 11)),
             waiters=rng.randint(-1, 1),
+            stop=rng.choice((0.0, 0.0, 0.5, 2.0)),  # rounds of one or two samples
+            step=rng.randint(1, 2),
         )
     if name == "advice":
         return strategy.params(

@@ -1,0 +1,158 @@
+"""Rollouts by strategies: the line-up an ``mc`` seat's samples are played with.
+
+``mc`` plays each action on sampled deals to the end of the hand. By default its
+rollouts are the rollout policy of ``kernels/rollout.py`` (greedy, compiled into the
+engine template). ``mc:rollout=SPEC`` plays this seat's rollouts with any compiled
+strategy, and ``opponents=SPEC`` or ``opponents=known`` the opponents' (docs/MC.md).
+
+``mc``'s hooks are compiled once, before any line-up exists, so they cannot call an
+engine of strategies directly. When a line-up seats such an ``mc``, ``bind`` builds
+the line-up its rollouts play, finds the engine that plays it (the engine of every
+strategy, ``sim.engine``) and writes a handle into the seat's parameter row (the
+``rollout`` field's word). At each decision the hook packs its view
+(``kernels/view.py``) and calls ``values`` in object mode; that runs the engine's
+``rollout_values`` (``kernels/engine.py``), the same sample loop as the rollout
+policy's, compiled with every strategy's hooks and without the GIL. So the hand's
+rules keep one home, and a decision stays a pure function of the seat's view and
+its decision key: the same on any number of threads, workers or chunks.
+
+The rollout line-up of the seat's strategy, for seat ``me`` of a study's line-up:
+
+* seat ``me``: ``rollout``, or, where it is empty, greedy at ``mc``'s rollout
+  threshold (``kernels.mc.rollout_knock_at``; the rule's limit where that is -1);
+* every other seat: ``opponents``, where it is a spec; the seat's own strategy in the
+  study where it is ``known`` (an ``mc`` seat by its own rollout strategy, as above,
+  so that rollouts do not nest searches); greedy at the rule's limit where it is empty.
+
+A strategy in a rollout starts with no memory of the hand but its own-turn count
+(``Strategy.turn_word``) and with the deciding seat's memory of the game.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kernels.mc import rollout_knock_at
+from kernels.view import V_SEAT
+from sim.rules import RuleSet
+from sim.solver import tables_for
+from strategies import StrategyError, format_seat, parse_seat
+from strategies.agent import AgentStrategy
+
+__all__ = ["bind", "lineup_for", "turn_words", "values"]
+
+KNOWN = "known"  # opponents=known: the study's own seats
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """A searching seat's rollout line-ups, ready for the engine: one for each seat
+    the search may sit in (a study's seat is fixed; ``rummy.player`` sits anywhere)."""
+
+    engine: ModuleType
+    sids: tuple[npt.NDArray[np.int64], ...]  # by the deciding seat
+    params: tuple[npt.NDArray[np.float64], ...]
+    turn_words: tuple[npt.NDArray[np.int64], ...]
+    tab: npt.NDArray[Any]
+
+
+_bound: list[_Bound] = []
+_handles: dict[tuple[Any, ...], int] = {}
+_lock = threading.RLock()  # a rollout line-up's own mc seats bind inside
+
+
+def turn_words(seats: Any) -> npt.NDArray[np.int64]:
+    """Where each seat's strategy counts its own turns (``Strategy.turn_word``)."""
+    return np.array([strategy.turn_word for strategy, _ in seats], np.int64)
+
+
+def _own_rollout(strategy: Any, values: Any, rules: RuleSet) -> str:
+    """The spec a searching seat's rollouts play it with: its ``rollout``, else greedy
+    at its rollout threshold."""
+    if getattr(values, "rollout", ""):
+        return str(values.rollout)
+    if not strategy.specs:  # not a search: itself
+        return format_seat(strategy, values)
+    knock_at = int(rollout_knock_at(rules.compile(), np.int64(values.knock_at)))
+    min_gain = int(values.min_gain)
+    return f"greedy:knock_at={knock_at},min_gain={min_gain}"
+
+
+def lineup_for(seats: Any, me: int, rules: RuleSet) -> list[str]:
+    """The specs of the line-up that plays seat ``me``'s rollouts (module docstring)."""
+    _, mine = seats[me]
+    out = []
+    for seat, (strategy, values) in enumerate(seats):
+        if seat == me:
+            out.append(_own_rollout(strategy, values, rules))
+        elif mine.opponents == KNOWN:
+            if isinstance(strategy, AgentStrategy):
+                raise StrategyError(
+                    f"opponents=known: seat {seat} is an agent ({format_seat(strategy, values)}); "
+                    "rollouts play compiled strategies only: give opponents=SPEC"
+                )
+            out.append(_own_rollout(strategy, values, rules))
+        else:
+            out.append(mine.opponents or "greedy")
+    return out
+
+
+def bind(seats: Any, params: npt.NDArray[np.float64], rules: RuleSet) -> None:
+    """Give every seat whose rollouts play strategies (a spec parameter set) its
+    rollout line-ups: a handle (plus one) in the row's word of the ``rollout`` field.
+    The line-ups are made for the seat in every place (``lineup_for``, its own seat
+    swapped with that place's), so a view from any seat finds its own."""
+    for me, (strategy, values) in enumerate(seats):
+        if not strategy.specs or not (values.rollout or values.opponents):
+            continue
+        lineups = []
+        for place in range(len(seats)):
+            moved = list(seats)
+            moved[me], moved[place] = moved[place], moved[me]
+            lineups.append(tuple(lineup_for(moved, place, rules)))
+        key = (tuple(lineups), rules.compile().tobytes())
+        with _lock:
+            handle = _handles.get(key)
+            if handle is None:
+                handle = len(_bound)
+                _bound.append(_make(lineups, rules))
+                _handles[key] = handle
+        params[me, strategy.params._fields.index("rollout")] = handle + 1
+
+
+def _make(lineups: list[tuple[str, ...]], rules: RuleSet) -> _Bound:
+    from sim.engine import Lineup, engine_of  # sim.engine binds through this module
+
+    engine, sids, params, words = None, [], [], []
+    for specs in lineups:
+        lineup = Lineup(tuple(parse_seat(spec) for spec in specs))
+        engine, ids, rows = engine_of(lineup, rules)
+        sids.append(ids)
+        params.append(rows)
+        words.append(turn_words(lineup.seats))
+    assert engine is not None
+    return _Bound(engine, tuple(sids), tuple(params), tuple(words), tables_for(rules))
+
+
+def values(handle: int, view: npt.NDArray[np.int64], rules: npt.NDArray[np.int64],
+           kinds: npt.NDArray[np.int64], cards: npt.NDArray[np.int64], key: int, first: int,
+           model: int, net: npt.NDArray[np.float64], won: npt.NDArray[np.int8],
+           ends: npt.NDArray[np.int8]) -> None:  # fmt: skip
+    """One round of a bound seat's samples (``kernels.engine.rollout_values``); called
+    by ``mc``'s hook in object mode."""
+    if not 0 <= handle < len(_bound):
+        raise RuntimeError(
+            "an mc seat with rollout= or opponents= was not bound to its rollout line-up "
+            "(sim.rollouts.bind); please report it"
+        )
+    b = _bound[handle]
+    me = int(view[V_SEAT])
+    b.engine.rollout_values(view, rules, b.tab, kinds, cards, np.uint64(key), first, model,
+                            b.sids[me], b.params[me], b.turn_words[me], net, won,
+                            ends)  # fmt: skip

@@ -1,0 +1,135 @@
+"""mc's rollouts by strategies (``sim/rollouts.py``): the same loop as the rollout policy,
+the line-ups it binds, and the specs it refuses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernels import mc as K
+from kernels.greedy import OWN_TURNS
+from kernels.obs import N_PARAMS, SCRATCH_HAND
+from sim.agents.player import PlayerError, player
+from sim.engine import lineup_of, play_deals, play_games
+from sim.rollouts import lineup_for
+from sim.rules import get_rules
+from strategies import StrategyError, format_seat, parse_lineup, parse_seat
+from tests.support.positions import card
+
+FEW = "samples=6,gin_drop=0,waiters=0"  # no throwing for gin: the policy is greedy's
+
+
+def _same(a, b) -> None:
+    for name in a._fields:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@pytest.mark.parametrize(("rules", "others"), [("gin", "simple"), ("knock-rummy", "greedy/simple")])
+def test_greedy_opponents_bound_play_as_the_rollout_policy(rules: str, others: str) -> None:
+    """The rollout policy without throwing for gin is greedy in every seat (this seat at
+    mc's rollout threshold, the others at the rule's limit): the same line-up bound as
+    strategies (``opponents=greedy``) plays every hand exactly as the policy does."""
+    r = get_rules(rules, players=3) if rules == "knock-rummy" else get_rules(rules)
+    policy = play_deals(r, f"mc:{FEW}/{others}", deals=12, seed=4)
+    bound = play_deals(r, f"mc:{FEW},opponents=greedy/{others}", deals=12, seed=4)
+    _same(policy, bound)
+
+
+def test_a_bound_seat_is_the_same_on_any_thread_count() -> None:
+    seats = "mc:samples=6,rollout=simple,opponents=known/simple"
+    one = play_deals("gin", seats, deals=8, seed=2, threads=1)
+    two = play_deals("gin", seats, deals=8, seed=2, threads=2)
+    _same(one, two)
+
+
+def test_rollouts_by_another_strategy_change_the_play() -> None:
+    """A rollout spec is really played: the chart-less ``random`` in every rollout seat
+    makes another player than greedy rollouts."""
+    greedy = play_deals("gin", f"mc:{FEW},opponents=greedy/simple", deals=12, seed=4)
+    rand = play_deals("gin", f"mc:{FEW},rollout=random,opponents=random/simple", deals=12, seed=4)
+    assert not np.array_equal(greedy.points, rand.points)
+
+
+def test_games_play_bound_seats() -> None:
+    seats = "mc:samples=4,rollout=greedy:knock_at=0/simple"
+    one = play_games("eaai", seats, games=3, seed=1, threads=1)
+    two = play_games("eaai", seats, games=3, seed=1, threads=2)
+    for a, b in zip(one, two, strict=True):
+        _same(a, b)
+
+
+def test_the_line_up_of_each_place() -> None:
+    gin = get_rules("gin")
+    seats = parse_lineup("mc:knock_at=5,min_gain=2,opponents=known/simple", 2)
+    assert lineup_for(seats, 0, gin) == ["greedy:knock_at=5,min_gain=2", "simple"]
+    seats = parse_lineup("mc:rollout=simple/mc:rollout=greedy:knock_at=3,opponents=known", 2)
+    # an mc opponent is rolled out by its rollout strategy, never by a second search
+    assert lineup_for(seats, 1, gin) == ["simple", "greedy:knock_at=3"]
+    seats = parse_lineup("greedy/mc:opponents=simple/greedy", 3)
+    assert lineup_for(seats, 1, get_rules("knock-rummy", players=3)) == [
+        "simple", "greedy:knock_at=27,min_gain=1", "simple"]  # fmt: skip
+    assert lineup_for(parse_lineup("mc:rollout=simple/greedy", 2), 0, gin) == ["simple", "greedy"]
+
+
+def test_specs_as_values_read_back() -> None:
+    spec = "mc:samples=50,rollout='greedy:knock_at=0,min_gain=2',opponents=known"
+    strategy, params = parse_seat(spec)
+    assert params.rollout == "greedy:knock_at=0,min_gain=2" and params.samples == 50
+    assert format_seat(strategy, params) == spec
+    assert parse_seat(format_seat(strategy, params)) == (strategy, params)
+    # a parameter holding a colon is still a parameter of the spec before it
+    seats = lineup_of("mc:samples=5,rollout=greedy:knock_at=0/simple", 2).seats
+    assert seats[0][1].rollout == "greedy:knock_at=0" and seats[0][1].samples == 5
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("mc:rollout=nosuch", "unknown strategy 'nosuch'"),
+        ("mc:rollout='greedy:knock_at=x'", "is not a whole number"),
+        ("mc:opponents=known2", "unknown strategy 'known2'"),
+        ("mc:rollout=known", "unknown strategy 'known'"),
+        ("mc:rollout='python:json:JSONDecoder'", "is an agent"),
+    ],
+)
+def test_bad_rollout_specs_are_one_line(spec: str, says: str) -> None:
+    with pytest.raises(StrategyError, match=says) as info:
+        parse_seat(spec)
+    assert "\n" not in str(info.value)
+    assert spec.split(":")[1].split("=")[0] in str(info.value)  # names the parameter
+
+
+def test_known_opponents_refuse_an_agent_seat(tmp_path) -> None:
+    seats = parse_lineup(["mc:opponents=known", "python:sim.agents.greedy:Greedy"], 2)
+    with pytest.raises(StrategyError, match="seat 1 is an agent"):
+        lineup_for(seats, 0, get_rules("gin"))
+
+
+def test_a_player_rolls_out_from_any_seat_and_refuses_known() -> None:
+    with pytest.raises(PlayerError, match="opponents=known needs the seats of a study"):
+        player("mc:opponents=known", rules="gin")
+    p = player("mc:samples=4,rollout=simple", rules="knock-rummy")
+    hands = play_deals("knock-rummy", "greedy", deals=1, seed=1)  # a view of seat 2
+    assert hands.outcome.shape == (1,) and p.name == "mc:samples=4,rollout=simple"
+
+
+def test_a_rollout_starts_with_the_own_turn_count() -> None:
+    """Strategies that count their own turns (the chart's knock rows) start a rollout
+    in mid-hand at their discards so far, every other word of the hand zeroed."""
+    from kernels.engine import new_state_nb, one_row
+    from kernels.probe import resume_probe
+    from tests.support.positions import mask, position, rules_of
+
+    hand = mask("AC 2C 3C 5D 6D 7D 9H 9S KC KD JH")
+    obs, _ = position(rules_of("gin"), hand, [card("4S")], discarded=[mask("QS QH"), mask("8S")])
+    work = K.new_work(2)
+    work.base[0], work.base[1] = obs.hand, mask("2H 3H 4H 5H 6H 7H 8H TS JS QD")
+    words = np.array([OWN_TURNS, -1], np.int64)
+    engine = K.Engine(new_state_nb(2), one_row(2), resume_probe(2), np.zeros(2, np.int64),
+                      np.zeros((2, N_PARAMS)), True, words)  # fmt: skip
+    engine.state.scratch[:, :SCRATCH_HAND] = 77
+    done, *_ = K.start_action(obs, K.ACT_DISCARD, card("KD"), 20, work, engine)
+    assert not done
+    assert engine.state.scratch[0, OWN_TURNS] == 3  # QS, QH, and KD now
+    assert engine.state.scratch[1, OWN_TURNS] == 0  # its strategy keeps no count there
+    assert not engine.state.scratch[:, 1:OWN_TURNS].any()
