@@ -20,7 +20,9 @@ same samples (common random numbers), so the differences between actions carry f
 less noise than the values themselves.
 
 The opponents are modelled as greedy players, whatever they really are: a seat is not
-told who it plays (``docs/MC.md``, "What it does not model"). ``mc:rollout=SPEC`` and
+told who it plays (``docs/MC.md``, "What it does not model"). How their unseen cards
+are dealt is the opponent model (``MODELS``: uniform, kept, inferred, shown; see
+``determinize``). ``mc:rollout=SPEC`` and
 ``opponents=`` play the same loop (``play_samples``, ``kernels/engine.py``) on an
 engine of strategies instead (``sim/rollouts.py``).
 
@@ -136,10 +138,16 @@ def hidden_count_consistent(obs):
 MODEL_UNIFORM = 0  # opponents' unseen cards: uniform among the hidden cards
 MODEL_KEPT = 1  # ... improved by one greedy turn per card the opponent discarded
 MODEL_INFERRED = 2  # ... kept, and nothing it threw or passed would meld with them
-MODELS = {"uniform": MODEL_UNIFORM, "kept": MODEL_KEPT, "inferred": MODEL_INFERRED}
+MODEL_SHOWN = 3  # ... inferred, and too much deadwood to knock once it has discarded
+MODELS = {
+    "uniform": MODEL_UNIFORM,
+    "kept": MODEL_KEPT,
+    "inferred": MODEL_INFERRED,
+    "shown": MODEL_SHOWN,
+}
 """The opponent models by name (``rummy advise --model``), each with its number (the
 ``mc`` strategy's ``model``)."""
-INFER_TRIES = 16  # deals tried per opponent under MODEL_INFERRED (then the last one)
+INFER_TRIES = 16  # deals tried per opponent under MODEL_INFERRED, MODEL_SHOWN (then the last)
 RETRY_SALT = 0xBEEF00  # counters of the retry shuffles: RETRY_SALT + 8 * attempt + seat
 RESHUFFLE_SALT = 0xC0FFEE  # counter of the stock's reshuffle under the kept models
 REBUILT_SALT = 0xDEC0DE  # counter of the opponents' shuffle after a real rebuild
@@ -220,9 +228,14 @@ def determinize(obs, hidden, skey, model, work):
     throw ``_greedy_drop``), so its hand looks like one a player improved for ``D``
     turns, not like a fresh deal. ``MODEL_INFERRED``: as kept, but a deal in which a
     card the opponent threw or passed (``avoided_cards``) would meld with its hand is
-    dealt again from reshuffled hidden cards, up to ``INFER_TRIES`` times. The cards
-    dropped in greedy turns go back to the stock, which is then shuffled again so
-    that its order stays uniform.
+    dealt again from reshuffled hidden cards, up to ``INFER_TRIES`` deals in all (then
+    the last one stands). ``MODEL_SHOWN``: as inferred, and an opponent that has
+    discarded this hand (so it could have knocked, and did not) is also dealt again,
+    within the same tries, when its hand's least deadwood is at or below the threshold
+    a greedy player knocks at (``rollout_threshold(rules, upcard, -1)``: the rule's
+    limit, or ``DEFAULT_KNOCK_AT`` where the rules set none). The cards dropped in
+    greedy turns go back to the stock, which is then shuffled again so that its order
+    stays uniform.
 
     After a real rebuild (``obs.rebuilt``) the seat knows more than any model: the
     stock holds only cards the rebuild put there, and every other hidden card is in an
@@ -256,8 +269,14 @@ def determinize(obs, hidden, skey, model, work):
         extra = 0
         if model != MODEL_UNIFORM:
             extra = max(0, min(popcount(obs.discarded[seat]), n - k - need - later))
-        tries = INFER_TRIES if model == MODEL_INFERRED else 1
-        avoid = avoided_cards(obs, seat) if model == MODEL_INFERRED else np.int64(0)
+        infer = model == MODEL_INFERRED or model == MODEL_SHOWN
+        tries = INFER_TRIES if infer else 1
+        avoid = avoided_cards(obs, seat) if infer else np.int64(0)
+        # Under MODEL_SHOWN an opponent that has discarded did not knock after it: its
+        # hand's least deadwood is above the threshold it would knock at (-1: no test).
+        floor = np.int64(-1)
+        if model == MODEL_SHOWN and obs.discarded[seat] != 0:
+            floor = rollout_threshold(obs.rules, obs.upcard, -1)
         start = k
         for attempt in range(tries):
             if attempt > 0:
@@ -265,7 +284,9 @@ def determinize(obs, hidden, skey, model, work):
                     work.deck[start:n], n - start, random64(skey, RETRY_SALT + 8 * attempt + seat)
                 )
             h, k, dropped = _deal_opponent(work.deck, start, known, need, extra, obs.tab)
-            if avoid == 0 or not _contradicts(h, avoid, obs.tab):
+            if (avoid == 0 or not _contradicts(h, avoid, obs.tab)) and (
+                floor < 0 or min_deadwood_one(h, obs.tab) > floor
+            ):
                 break
         returned |= dropped
         work.base[seat] = h

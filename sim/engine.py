@@ -70,18 +70,18 @@ class Lineup:
         return [format_seat(s, p) for s, p in self.seats]
 
     def arrays(
-        self, ids: dict[str, int], rules: RuleSet | None = None
+        self, ids: dict[str, int], rules: RuleSet | None = None, known: bool = True
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """Strategy ids and parameter rows, as the engine takes them; with ``rules``,
         every agent seat bound to its live agent (``sim.agents.seats``) and every
         ``mc`` seat that rolls out with strategies to its rollout line-up
-        (``sim.rollouts``)."""
+        (``sim.rollouts``; ``known`` False: the other seats are stand-ins)."""
         sids = np.array([ids[s.name] for s, _ in self.seats], np.int64)
         params = np.stack([params_vector(p) for _, p in self.seats])
         if rules is not None:
             if self.agents:
                 agent_seats.bind(self.seats, params, rules)
-            rollouts.bind(self.seats, params, rules)
+            rollouts.bind(self.seats, params, rules, known)
         return sids, params
 
     @property
@@ -141,13 +141,14 @@ def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, i
 
 
 def engine_of(
-    seats: Lineup, rules: RuleSet
+    seats: Lineup, rules: RuleSet, known: bool = True
 ) -> tuple[ModuleType, npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """The engine of every registered strategy, and the line-up's strategy ids and
-    parameter rows in it (bound for ``rules``), for callers that play its rollouts
-    themselves (``sim.advise`` with ``--opponents``, ``sim.rollouts``)."""
+    parameter rows in it (bound for ``rules``; ``known``: ``Lineup.arrays``), for
+    callers that play it themselves (``sim.advise`` with ``--opponents``,
+    ``sim.rollouts``, ``rummy.player``)."""
     engine, ids = _engine(seats)
-    sids, params = seats.arrays(ids, rules)
+    sids, params = seats.arrays(ids, rules, known)
     return engine, sids, params
 
 

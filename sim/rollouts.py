@@ -103,17 +103,26 @@ def lineup_for(seats: Any, me: int, rules: RuleSet) -> list[str]:
     return out
 
 
-def bind(seats: Any, params: npt.NDArray[np.float64], rules: RuleSet) -> None:
+def bind(seats: Any, params: npt.NDArray[np.float64], rules: RuleSet, known: bool = True) -> None:
     """Give every seat whose rollouts play strategies (a spec parameter set) its
     rollout line-ups: a handle (plus one) in the row's word of the ``rollout`` field.
     The line-ups are made for the seat in every place (``lineup_for``, its own seat
-    swapped with that place's), so a view from any seat finds its own."""
+    swapped with that place's), so a view from any seat finds its own.
+
+    ``known`` False: the seats are not a study's but stand-ins (``rummy.player``):
+    ``opponents=known`` then falls back to the rollout policy's model, as if unset."""
     for me, (strategy, values) in enumerate(seats):
-        if not strategy.specs or not (values.rollout or values.opponents):
+        if not strategy.specs:
             continue
+        if not known and values.opponents == KNOWN:
+            values = values._replace(opponents="")
+            params[me, strategy.params._fields.index("opponents")] = 0
+        if not (values.rollout or values.opponents):
+            continue
+        table = [*seats[:me], (strategy, values), *seats[me + 1 :]]
         lineups = []
-        for place in range(len(seats)):
-            moved = list(seats)
+        for place in range(len(table)):
+            moved = list(table)
             moved[me], moved[place] = moved[place], moved[me]
             lineups.append(tuple(lineup_for(moved, place, rules)))
         key = (tuple(lineups), rules.compile().tobytes())

@@ -150,7 +150,7 @@ class AgentStrategy(Strategy):
 def quoted(command: str) -> str:
     """A text value (an agent's command, a spec parameter) as a spec writes it: quoted
     when it holds a separator or a quote."""
-    if not any(ch in command for ch in "/,'\"") and command.strip() == command:
+    if command and not any(ch in command for ch in "/,'\"") and command.strip() == command:
         return command
     quote = "'" if "'" not in command else '"'
     if quote in command:

@@ -58,6 +58,7 @@ In plain words:
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -118,7 +119,8 @@ class Params(NamedTuple):
     gin_candidates: int = 4  # where rollouts throw for gin, discards also tried (gin_drop)
     waiters: int = -1  # throwing for gin, opponents knock at 5 or less: 1, 0, -1 from hand 2
     stop: float = 0.0  # z: rounds of ``step`` samples drop clearly worse actions (0: off)
-    step: int = 50  # samples per round where ``stop`` > 0
+    step: int = 50  # samples per round where ``stop`` or ``time`` > 0
+    time: float = 0.0  # seconds a decision may take at most, checked per round (0: no limit)
     rollout: str = ""  # this seat's rollout strategy, a seat spec ("": the rollout policy)
     opponents: str = ""  # the opponents' in the rollouts: a spec, "known" ("": the policy's)
 
@@ -146,8 +148,9 @@ def _samples(params, n_actions):
 @njit(cache=True, inline="always")
 def _bound(params):
     """Whether the rollouts play strategies of a bound line-up (``rollout`` or
-    ``opponents`` set: ``sim/rollouts.py``), not the rollout policy."""
-    return params[SLOT.rollout] != 0
+    ``opponents`` set: ``sim/rollouts.py`` writes the handle into ``rollout``'s word;
+    a set field not bound reads -1, and the rollouts then stop with an error)."""
+    return params[SLOT.rollout] != 0 or params[SLOT.opponents] != 0
 
 
 @njit(cache=True)
@@ -227,17 +230,30 @@ def _best_of(net, ends, game_weight):
     return best, means
 
 
+def _clock():
+    return time.perf_counter()
+
+
+@njit(cache=True)
+def _now():
+    with objmode(t="float64"):
+        t = _clock()
+    return t
+
+
 @njit(cache=True)
 def _race(obs, params, scratch, policy, kinds, cards, key, samples, game_weight):
     """Index of the best action by successive elimination: rounds of ``step`` samples
     (the same samples, by index, for every action still in), after each of which an
     action is dropped when its paired difference from the best so far is below zero
     by more than ``stop`` standard errors (a difference that is exactly constant:
-    when it is not above zero). It ends when one action is left or ``samples`` are
-    played; the best is the highest mean among those left, all on the same samples
-    (first on ties)."""
+    when it is not above zero; ``stop`` 0: none is dropped). It ends when one action
+    is left, ``samples`` are played or ``time`` seconds have passed; the best is the
+    highest mean among those left, all on the same samples (first on ties)."""
     n = kinds.shape[0]
     z = params[SLOT.stop]
+    limit = params[SLOT.time]
+    start = _now() if limit > 0 else 0.0
     step = max(np.int64(1), np.int64(params[SLOT.step]))
     util = np.empty((n, samples))
     alive = np.ones(n, np.bool_)
@@ -259,8 +275,10 @@ def _race(obs, params, scratch, policy, kinds, cards, key, samples, game_weight)
             mean = util[a, :done].mean()
             if mean > best_mean:
                 best, best_mean = a, mean
-        if done >= samples:
+        if done >= samples or (limit > 0 and _now() - start >= limit):
             return best
+        if z <= 0:
+            continue
         left = 0
         for a in keep:
             d = util[best, :done] - util[a, :done]
@@ -284,8 +302,8 @@ def best_action(obs, params, scratch, policy, kinds, cards):
     each (fewer than ``samples``), and only the ``finalists`` best (first on ties)
     play the remaining samples: the same samples (by index) a single round would
     play, so the finalists are compared on all of them, at a fraction of the
-    rollouts for the others. With ``stop`` > 0, successive elimination (``_race``)
-    instead."""
+    rollouts for the others. With ``stop`` or ``time`` > 0, rounds of ``step``
+    samples and successive elimination (``_race``) instead."""
     n = kinds.shape[0]
     samples = _samples(params, n)
     screen = np.int64(params[SLOT.screen])
@@ -294,7 +312,7 @@ def best_action(obs, params, scratch, policy, kinds, cards):
     finalists = np.int64(params[SLOT.finalists])
     key = _decision_key(obs, scratch)
     game_weight = params[SLOT.game_weight]
-    if params[SLOT.stop] > 0:
+    if params[SLOT.stop] > 0 or params[SLOT.time] > 0:
         return _race(obs, params, scratch, policy, kinds, cards, key, samples, game_weight)
     if screen <= 0 or finalists <= 0 or n <= finalists or screen >= samples:
         net = np.empty((n, samples), np.float64)
@@ -398,6 +416,7 @@ STRATEGY: Strategy = Strategy(
         "waiters": (-1, 1),
         "stop": (0, 10),
         "step": (1, 100_000),
+        "time": (0, 3600),
     },
     specs={"rollout": (), "opponents": ("known",)},
 )

@@ -89,10 +89,10 @@ class Player:
         self.strategy, self.params, self.rules = strategy, params, rules
         self.name = format_seat(strategy, params)
         self.seat = seat
-        # Every seat this strategy: an mc seat's rollouts are bound for each place
-        # (sim/rollouts.py); the kernel decides with row 0.
+        # Every seat this strategy, stand-ins: an mc seat's rollouts are bound for each
+        # place, opponents=known as unknown (sim/rollouts.py); the kernel decides with row 0.
         seats = Lineup(((strategy, params),) * rules.players)
-        self._engine, self._sids, self._params = engine_of(seats, rules)
+        self._engine, self._sids, self._params = engine_of(seats, rules, known=False)
         self._scratch = np.zeros((1, SCRATCH_SIZE), np.int64)
         self._rules = rules.compile()
         # The rules of a hand by its seats: a pool game plays on with fewer once seats go
@@ -298,11 +298,6 @@ def player(spec: str, *, rules: str | RuleSet = "gin", seat: int | None = None) 
     strategy, params = parse_seat(spec)
     if isinstance(strategy, AgentStrategy):  # cannot be, but the kernel must never see one
         raise PlayerError(f"{spec!r} is an agent seat, not a compiled strategy")
-    if getattr(params, "opponents", "") == "known":
-        raise PlayerError(
-            f"{spec!r}: opponents=known needs the seats of a study; a player does not know "
-            "who it plays: give opponents=SPEC (docs/MC.md)"
-        )
     r = resolve_rules(rules)
     if seat is not None and (
         isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < r.players

@@ -194,7 +194,15 @@ class RunConfig:
 
         rules = self.rules if isinstance(self.rules, RuleSet) else get_rules(self.rules)
         put("rules", rules)
-        put("lineup", tuple(format_seat(s, p) for s, p in parse_lineup(self.lineup, rules.players)))
+        seated = parse_lineup(self.lineup, rules.players)
+        for strategy, values in seated:
+            if getattr(values, "time", 0) > 0:  # mc's time budget: the clock decides
+                raise RunError(
+                    f"{format_seat(strategy, values)}: time= makes a decision depend on the "
+                    "machine's speed and load, and a study must be reproducible: set samples= "
+                    "(and stop=) instead; time= is for rummy agent and rummy.player"
+                )
+        put("lineup", tuple(format_seat(s, p) for s, p in seated))
         check_name(self.experiment)
         if self.mode not in ("deals", "games", "chart"):
             raise RunError(f"mode={self.mode!r} is not allowed; choose 'deals', 'games' or 'chart'")

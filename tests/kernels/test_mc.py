@@ -1,7 +1,7 @@
 """The determinized Monte Carlo kernels (``kernels/mc.py``) and the ``mc`` strategy.
 
 * The kernel equals its pure-Python twin (``tests/reference/mc_ref.py``) sample by
-  sample on random positions of several rule sets, for both opponent models.
+  sample on random positions of several rule sets, for every opponent model.
 * Samples are consistent with the observation, and never favour the cards the
   opponent really holds (the sampler cannot see them).
 * In tiny positions the Monte Carlo means agree with a brute-force expectation over
@@ -161,8 +161,11 @@ CASES = [
 ]
 
 
+ALL_MODELS = [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED, K.MODEL_SHOWN]
+
+
 @pytest.mark.parametrize(("preset", "overrides"), CASES)
-@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
+@pytest.mark.parametrize("model", ALL_MODELS)
 def test_kernel_equals_twin_sample_by_sample(
     preset: str, overrides: dict[str, Any], model: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -230,7 +233,7 @@ def test_rollouts_rebuild_the_stock_as_the_engine_does(
     assert changed >= 2
 
 
-@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
+@pytest.mark.parametrize("model", ALL_MODELS)
 def test_after_a_rebuild_samples_use_the_rebuilt_cards(
     model: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -267,7 +270,7 @@ def test_after_a_rebuild_samples_use_the_rebuilt_cards(
         assert won.tolist() == ref_won
 
 
-@pytest.mark.parametrize("model", [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED])
+@pytest.mark.parametrize("model", ALL_MODELS)
 @pytest.mark.parametrize(("preset", "overrides"), CASES[:3])
 def test_samples_are_consistent_with_the_view(
     preset: str, overrides: dict[str, Any], model: int
@@ -314,6 +317,51 @@ def test_inferred_model_avoids_cards_the_opponent_refused() -> None:
         rates[model] = bad / 400
     assert rates[K.MODEL_KEPT] > 0.3
     assert rates[K.MODEL_INFERRED] < rates[K.MODEL_KEPT] / 3
+
+
+def knock_ready_samples(obs: Any, model: int, samples: int = 400) -> tuple[int, int]:
+    """(sampled hands of seat 1 whose least deadwood is at or below the threshold it
+    would knock at, those in which a card it threw or passed would meld) of
+    ``samples`` determinizations under ``model``."""
+    from kernels.deadwood import min_deadwood_one
+
+    threshold = K.rollout_threshold(obs.rules, obs.upcard, -1)
+    avoid = K.avoided_cards(obs, 1)
+    hidden = K.hidden_cards(obs)
+    work = K.new_work(2)
+    low = melds = 0
+    for j in range(samples):
+        K.determinize(obs, hidden, np.uint64(j), model, work)
+        low += int(min_deadwood_one(work.base[1], obs.tab) <= threshold)
+        melds += int(K._contradicts(work.base[1], avoid, obs.tab))
+    return low, melds
+
+
+def test_shown_model_never_deals_a_hand_the_opponent_would_have_knocked() -> None:
+    """An opponent that has discarded (5 cards here) and not knocked holds more than
+    the threshold it knocks at (the gin limit, 10). The inferred model deals it such a
+    hand in about one sample of six; the shown model never does, and still avoids the
+    cards it threw or passed. An opponent that has not discarded yet showed nothing:
+    the shown model then deals exactly the inferred model's samples."""
+    rng = random.Random(4)
+    pos = random_position(rng, "gin", PHASE_DRAW, taken=1, pile_n=9)
+    obs, ref = pos["obs"], pos["ref"]
+    assert bin(ref.discarded[1]).count("1") == 5
+    assert K.rollout_threshold(obs.rules, obs.upcard, -1) == 10
+    low_inferred, _ = knock_ready_samples(obs, K.MODEL_INFERRED)
+    low_shown, melds_shown = knock_ready_samples(obs, K.MODEL_SHOWN)
+    assert low_inferred >= 40  # rare but possible: 10% or more of 400
+    assert low_shown == 0
+    assert melds_shown <= 4
+    ref.discarded[1] = 0
+    silent = kernel_obs(ref, pos["rules"])
+    hidden = K.hidden_cards(silent)
+    work = K.new_work(2)
+    for j in range(100):
+        m = K.determinize(silent, hidden, np.uint64(j), K.MODEL_INFERRED, work)
+        inferred = (work.base.tolist(), work.stock[:m].tolist())
+        m = K.determinize(silent, hidden, np.uint64(j), K.MODEL_SHOWN, work)
+        assert (work.base.tolist(), work.stock[:m].tolist()) == inferred
 
 
 def test_sampler_never_favours_the_real_hidden_cards() -> None:

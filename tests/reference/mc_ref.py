@@ -43,7 +43,7 @@ from tests.reference.rules_ns import make_rules
 from tests.reference.scoring_ref import score_showdown_ref
 
 ACT_TAKE, ACT_DRAW, ACT_DISCARD, ACT_KNOCK, ACT_BIG_GIN = range(5)
-MODEL_UNIFORM, MODEL_KEPT, MODEL_INFERRED = 0, 1, 2
+MODEL_UNIFORM, MODEL_KEPT, MODEL_INFERRED, MODEL_SHOWN = 0, 1, 2, 3
 INFER_TRIES = 16
 RETRY_SALT = 0xBEEF00
 RESHUFFLE_SALT = 0xC0FFEE
@@ -145,15 +145,19 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
             extra = max(
                 0, min(bin(obs.discarded[seat]).count("1"), len(deck) - k - needs[seat] - later)
             )
-        avoid = avoided_cards(obs, seat) if model == MODEL_INFERRED else set()
+        infer = model in (MODEL_INFERRED, MODEL_SHOWN)
+        avoid = avoided_cards(obs, seat) if infer else set()
+        # shown: an opponent that has discarded did not knock: deadwood above its threshold
+        floor = S.rule_threshold(obs) if model == MODEL_SHOWN and obs.discarded[seat] else None
         start = k
-        for attempt in range(INFER_TRIES if model == MODEL_INFERRED else 1):
+        for attempt in range(INFER_TRIES if infer else 1):
             if attempt > 0:
                 tail = deck[start:]
                 rng_ref.shuffle(tail, rng_ref.random64(skey, RETRY_SALT + 8 * attempt + seat))
                 deck[start:] = tail
             hand, k, dropped = _deal_opponent(obs, deck, start, known, needs[seat], extra)
-            if not any(melds_with(obs, hand, c) for c in avoid if not (hand >> c) & 1):
+            melds = any(melds_with(obs, hand, c) for c in avoid if not (hand >> c) & 1)
+            if not melds and (floor is None or S.min_deadwood(hand, obs) > floor):
                 break
         returned += dropped
         hands[seat] = hand
@@ -497,7 +501,7 @@ class McRef:
         ("samples", int), ("candidates", int), ("knock_at", int), ("min_gain", int),
         ("budget", int), ("model", int), ("game_weight", float), ("gin_drop", int),
         ("screen", int), ("finalists", int), ("gin_candidates", int), ("waiters", int),
-        ("stop", float), ("step", int),
+        ("stop", float), ("step", int), ("time", float),
         # spec parameters: the twin plays the rollout policy only (they are empty); a
         # bound line-up plays as the policy does (tests/sim/test_rollouts.py)
         ("rollout", str), ("opponents", str),
@@ -540,7 +544,7 @@ class McRef:
             ]
             return max(range(len(values)), key=lambda a: (values[a], -a)), values
 
-        if p["stop"] > 0:
+        if p["stop"] > 0 or p["time"] > 0:
             return self._race(p, actions, play, samples)
         n, screen, finalists = len(actions), p["screen"], p["finalists"]
         if screen < 0:
@@ -575,6 +579,8 @@ class McRef:
             best = max(alive, key=lambda a: (means[a], -a))
             if done >= samples:
                 return best
+            if p["stop"] <= 0:  # rounds for a time limit only (the twin has no clock)
+                continue
             left = []
             for a in alive:
                 d = np.array(util[best]) - np.array(util[a])

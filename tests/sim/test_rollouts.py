@@ -9,11 +9,12 @@ import pytest
 from kernels import mc as K
 from kernels.greedy import OWN_TURNS
 from kernels.obs import N_PARAMS, SCRATCH_HAND
-from sim.agents.player import PlayerError, player
+from sim.agents.player import player
 from sim.engine import lineup_of, play_deals, play_games
 from sim.rollouts import lineup_for
 from sim.rules import get_rules
 from strategies import StrategyError, format_seat, parse_lineup, parse_seat
+from tests.support.agents import gin_view
 from tests.support.positions import card
 
 FEW = "samples=6,gin_drop=0,waiters=0"  # no throwing for gin: the policy is greedy's
@@ -105,12 +106,19 @@ def test_known_opponents_refuse_an_agent_seat(tmp_path) -> None:
         lineup_for(seats, 0, get_rules("gin"))
 
 
-def test_a_player_rolls_out_from_any_seat_and_refuses_known() -> None:
-    with pytest.raises(PlayerError, match="opponents=known needs the seats of a study"):
-        player("mc:opponents=known", rules="gin")
-    p = player("mc:samples=4,rollout=simple", rules="knock-rummy")
-    hands = play_deals("knock-rummy", "greedy", deals=1, seed=1)  # a view of seat 2
-    assert hands.outcome.shape == (1,) and p.name == "mc:samples=4,rollout=simple"
+def test_a_player_takes_known_opponents_for_unknown() -> None:
+    """``rummy.player`` does not know who it plays: ``opponents=known`` decides as the
+    rollout policy's model does (unset)."""
+    for key in ("00000000000000ff", "0000000000000abc", "00000000000fffff"):
+        view = gin_view(key=key)
+        known = player("mc:samples=8,opponents=known", rules="gin").take(view)
+        assert known == player("mc:samples=8", rules="gin").take(view)
+
+
+def test_a_player_rolls_out_from_any_seat() -> None:
+    """The rollout line-up of the view's seat: seat 1's differs from seat 0's."""
+    p = player("mc:samples=8,rollout=simple", rules="gin")
+    assert p.take(gin_view(seat=1, dealer=0)) in (True, False)
 
 
 def test_a_rollout_starts_with_the_own_turn_count() -> None:

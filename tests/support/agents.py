@@ -1,5 +1,6 @@
-"""An agent for the tests and benchmarks of ``rummy agent``: plays as a Player and keeps
-the requests and answers of its decisions as the protocol writes them."""
+"""For the tests and benchmarks of agents and players: an agent that plays as a Player
+and keeps the requests and answers of its decisions as the protocol writes them, and a
+legal Gin view to ask about."""
 
 from __future__ import annotations
 
@@ -31,3 +32,15 @@ class Recorder:
             ({"type": "discard", "view": view.to_json()}, {"discard": discard, "knock": word})
         )
         return word
+
+
+def gin_view(**changes: Any) -> dict[str, Any]:
+    """A legal Gin view at seat 0's first draw (as JSON), with ``changes``."""
+    hand = [0, 1, 2, 13, 14, 15, 26, 27, 40, 41]
+    fields: dict[str, Any] = {
+        "seat": 0, "players": 2, "hand": hand, "pile": [5], "phase": "draw", "upcard": 5,
+        "dealer": 1, "turn": 0, "stock": 31, "taken": [[], []], "discarded": [[], []],
+        "key": "00000000000000ff",
+    }  # fmt: skip
+    fields.update(changes)
+    return fields

@@ -35,6 +35,7 @@ from sim.rules import RuleSet, get_rules
 from strategies import format_seat
 from strategies.agent import seat_object
 from tests.support import ROOT
+from tests.support.agents import gin_view
 
 GIN_CHART = (ROOT / "docs" / "charts" / "gin.chart").read_text().strip()
 MC = "mc:samples=6"  # few samples: the same code paths, fast
@@ -380,18 +381,6 @@ def test_many_more_games(rules: RuleSet, lineup: str) -> None:
 
 
 # --- refusals ---------------------------------------------------------------------------
-
-
-def gin_view(**changes: Any) -> dict[str, Any]:
-    """A legal Gin view at seat 0's first draw (as JSON), with ``changes``."""
-    hand = [0, 1, 2, 13, 14, 15, 26, 27, 40, 41]
-    fields: dict[str, Any] = {
-        "seat": 0, "players": 2, "hand": hand, "pile": [5], "phase": "draw", "upcard": 5,
-        "dealer": 1, "turn": 0, "stock": 31, "taken": [[], []], "discarded": [[], []],
-        "key": "00000000000000ff",
-    }  # fmt: skip
-    fields.update(changes)
-    return fields
 
 
 @pytest.fixture(scope="module")
