@@ -113,7 +113,8 @@ class Table:
             if n == 0:
                 continue
             for row, name in rows.items():
-                s = sum(self.sums[(row, b)] for b in buckets if (row, b) in self.sums)
+                s = sum((self.sums[(row, b)] for b in buckets if (row, b) in self.sums),
+                        np.zeros(SUMS))  # fmt: skip
                 ready = f"{100 * s[3] / discarded:6.1f}" if discarded else f"{'-':>6}"
                 if row == self.TRUE:
                     errors = f"{'-':>6} {'-':>6} {'-':>6}"

@@ -31,8 +31,8 @@ import time
 import numpy as np
 
 from kernels.obs import GAME_HANDS, PHASE_DISCARD, PHASE_DRAW, SCRATCH_SIZE
-from sim.advise import make_obs
 from sim import rollouts
+from sim.advise import make_obs
 from sim.rules import RuleSet, get_rules
 from sim.solver import tables_for
 from strategies import mc as M

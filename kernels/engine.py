@@ -1294,12 +1294,12 @@ def rollout_values(view, rules, tab, kinds, cards, decision_key, first_sample, m
     seats = stack_empty(3, MAX_PLAYERS)
     obs = _view_obs(view, pile, seats, rules, tab)
     players = obs.players
+    memory = np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64)
+    memory[GAME_HANDS - SCRATCH_HAND] = view[V_GAME_HANDS]
+    memory[GAME_OPP_KNOCKS - SCRATCH_HAND] = view[V_OPP_KNOCKS]
+    memory[GAME_OPP_GINS - SCRATCH_HAND] = view[V_OPP_GINS]
     engine = _mc.Engine(new_state_nb(players), one_row(players), P.resume_probe(players),
-                        sids, params, True, turn_words)  # fmt: skip
-    for seat in range(players):
-        engine.state.scratch[seat, GAME_HANDS] = view[V_GAME_HANDS]
-        engine.state.scratch[seat, GAME_OPP_KNOCKS] = view[V_OPP_KNOCKS]
-        engine.state.scratch[seat, GAME_OPP_GINS] = view[V_OPP_GINS]
+                        sids, params, True, turn_words, memory)  # fmt: skip
     play_samples(obs, kinds, cards, decision_key, first_sample, model, net, won, ends,
                  _mc.new_work(players), engine)  # fmt: skip
 

@@ -61,10 +61,22 @@ from kernels.engine import (
 from kernels.greedy import DEFAULT_KNOCK_AT
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
-from kernels.obs import N_PARAMS, OBS, PHASE_UPCARD_OPTION, SCRATCH_HAND, hidden_cards
+from kernels.obs import (
+    N_PARAMS,
+    OBS,
+    PHASE_UPCARD_OPTION,
+    SCRATCH_HAND,
+    SCRATCH_SIZE,
+    hidden_cards,
+)
 from kernels.probe import borrowed_probe, resume_at, resume_probe
 from kernels.rng import random64, shuffle
-from kernels.rollout import gin_key, meld_partner_counts
+from kernels.rollout import (  # noqa: F401  (the threshold's home; mc's callers import it here)
+    TUNED_KNOCK_RUMMY_AT,
+    gin_key,
+    meld_partner_counts,
+    rollout_knock_at,
+)
 from kernels.showdown import knock_limit_of, showdown
 from kernels.tables import CARD_VALUE
 
@@ -399,42 +411,6 @@ def rollout_threshold(rules, upcard, knock_at):
     return np.int64(DEFAULT_KNOCK_AT) if limit < 0 else np.int64(limit)
 
 
-# Greedy's best knock threshold against greedy in Knock Rummy (any deadwood may knock),
-# by player count (index): `rummy tune greedy --param knock_at=0..40 --against greedy
-# --rules knock-rummy -r players=N --deals 20000 --duplicate --seed 9` (4 players: the
-# tune_knock_rummy_greedy experiment). Indices 0 and 1 are never read.
-TUNED_KNOCK_RUMMY_AT = (33, 33, 33, 27, 26, 26, 27)
-
-
-# Gin rules under which playing for gin (rollouts knocking at 0) was greedy's tuned
-# threshold against simple: both bonuses at least this, and not Hollywood scoring.
-GIN_FIRST_BONUS = 25
-
-
-@njit(cache=True)
-def rollout_knock_at(rules, knock_at):
-    """The seat's rollout threshold that ``mc`` and ``rummy advise`` pass to
-    ``evaluate``: ``knock_at`` when set (>= 0), else chosen from the rules as greedy's
-    tuned threshold there (docs/MC.md, where ``mc`` measured the same way): 0 (play for
-    gin) under Gin scoring with gin and undercut bonuses of 25 or more, except in
-    Hollywood games (the `gin`, `eaai` and `oklahoma-gin` presets); the tuned threshold
-    for the player count (``TUNED_KNOCK_RUMMY_AT``) where any deadwood may knock;
-    elsewhere -1, the rule's limit (`gin-classic`, `hollywood-gin`,
-    `round-the-corner-gin`)."""
-    if knock_at >= 0:
-        return knock_at
-    if (
-        rules[L.R_SCORING] == L.SCORING_GIN
-        and rules[L.R_GIN_BONUS] >= GIN_FIRST_BONUS
-        and rules[L.R_UNDERCUT_BONUS] >= GIN_FIRST_BONUS
-        and rules[L.R_GAME] != L.GAME_HOLLYWOOD
-    ):
-        return np.int64(0)
-    if rules[L.R_KNOCK_LIMIT] == L.KNOCK_ANY:
-        return np.int64(TUNED_KNOCK_RUMMY_AT[rules[L.R_PLAYERS]])
-    return np.int64(-1)
-
-
 @njit(cache=True)
 def rollout_policy(rules, knock_at, throw_for_gin, opponents_wait):
     """``evaluate``'s knock_at for ``mc``'s ``knock_at`` and ``gin_drop`` parameters:
@@ -532,6 +508,8 @@ def start_action(obs, kind, card, stock_n, work, engine):
     if engine.fresh:  # strategies start the rollout with no memory of the hand ...
         for s in range(players):
             state.scratch[s, :SCRATCH_HAND] = 0
+            # ... the game's as given (a rollout's end adds to it: not to the next one's)
+            state.scratch[s, SCRATCH_HAND:] = engine.memory
             # ... but the count of their own turns where they keep one (the chart's,
             # advice's): their discards so far (a card one seat threw twice: once)
             if engine.turn_words[s] >= 0:
@@ -560,6 +538,7 @@ class Engine(NamedTuple):
     params: np.ndarray  # float64[players, N_PARAMS]: ``rollout_params``, or strategies'
     fresh: bool  # zero the seats' hand memory before each rollout (real strategies)
     turn_words: np.ndarray  # int64[players]: where each seat counts its own turns, -1 nowhere
+    memory: np.ndarray  # int64[SCRATCH_SIZE - SCRATCH_HAND]: the game memory of each rollout
 
 
 @njit(cache=True)
@@ -572,6 +551,7 @@ def new_engine(players, me, knock_at, min_gain):
         rollout_params(players, me, knock_at, min_gain),
         False,
         np.full(players, -1, np.int64),
+        np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64),
     )
 
 
@@ -588,6 +568,7 @@ def borrowed_engine(owner):
         borrow(owner.params),
         owner.fresh,
         borrow(owner.turn_words),
+        borrow(owner.memory),
     )
 
 

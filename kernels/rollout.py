@@ -10,12 +10,17 @@ A seat's parameter row (``kernels.obs.N_PARAMS`` floats) holds the fields of ``P
 first, each at its slot ``SLOT.<field>``:
 
 * ``knock_at``: knock at this deadwood or less when the knock is legal (-1: the rule's
-  limit, or 10 where the rules set none); big gin whenever allowed and ready;
+  limit, or 10 where the rules set none; -2, ``FROM_RULES``: greedy's tuned threshold
+  for the hand's rules, ``rollout_knock_at``, as ``mc`` chooses its own); big gin
+  whenever allowed and ready;
 * ``min_gain``: take the pile's top card when that lowers the least deadwood by this
   much (greedy's test, ``kernels.greedy.memo_take``);
 * ``gin_drops``: 0 throws the best discard (greedy's); 1 *throws for gin*: while the
   hand is not gin, the card with the fewest meld partners (``gin_drop``), which keeps
-  the pairs and near runs that the least-deadwood discard throws for being high.
+  the pairs and near runs that the least-deadwood discard throws for being high; -1
+  throws for gin while no opponent has knocked with deadwood in this game (the seat's
+  game memory), as ``mc``'s ``gin_drop=-1`` decides (``kernels.mc.rollout_policy``
+  passes 0 or 1 here; the ``rollout`` strategy, ``strategies/rollout.py``, may pass -1).
 
 With ``gin_drops`` 0 this is exactly ``greedy:knock_at=K,min_gain=G``: the same
 functions decide.
@@ -37,7 +42,7 @@ from kernels.greedy import (
     memo_knock_decision,
     memo_take,
 )
-from kernels.obs import BIG_GIN, CONTINUE, forbidden_discard
+from kernels.obs import BIG_GIN, CONTINUE, GAME_OPP_KNOCKS, forbidden_discard
 from kernels.slots import param_slots
 from kernels.tables import CARD_VALUE
 
@@ -45,12 +50,49 @@ from kernels.tables import CARD_VALUE
 class Params(NamedTuple):
     """The rollout policy's parameters (``kernels.mc.rollout_params`` writes the rows)."""
 
-    knock_at: int = -1  # knock at this deadwood or less; -1: the rule's limit, or 10
+    knock_at: int = -1  # knock at this deadwood or less; -1: the rule's limit, or 10; -2: tuned
     min_gain: int = 1  # take the pile card only if it lowers the least deadwood this much
-    gin_drops: int = 0  # 1: throw for gin (``gin_drop``); 0: the best discard
+    gin_drops: int = 0  # 1: throw for gin (``gin_drop``); 0: the best discard; -1: until a knock
 
 
 SLOT = param_slots(Params)  # where each field sits in a seat's row
+FROM_RULES = -2  # knock_at: the threshold ``rollout_knock_at`` chooses for the hand's rules
+
+
+# Greedy's best knock threshold against greedy in Knock Rummy (any deadwood may knock),
+# by player count (index): `rummy tune greedy --param knock_at=0..40 --against greedy
+# --rules knock-rummy -r players=N --deals 20000 --duplicate --seed 9` (4 players: the
+# tune_knock_rummy_greedy experiment). Indices 0 and 1 are never read.
+TUNED_KNOCK_RUMMY_AT = (33, 33, 33, 27, 26, 26, 27)
+
+
+# Gin rules under which playing for gin (rollouts knocking at 0) was greedy's tuned
+# threshold against simple: both bonuses at least this, and not Hollywood scoring.
+GIN_FIRST_BONUS = 25
+
+
+@njit(cache=True)
+def rollout_knock_at(rules, knock_at):
+    """The seat's rollout threshold that ``mc`` and ``rummy advise`` pass to
+    ``evaluate``: ``knock_at`` when set (>= 0), else chosen from the rules as greedy's
+    tuned threshold there (docs/MC.md, where ``mc`` measured the same way): 0 (play for
+    gin) under Gin scoring with gin and undercut bonuses of 25 or more, except in
+    Hollywood games (the `gin`, `eaai` and `oklahoma-gin` presets); the tuned threshold
+    for the player count (``TUNED_KNOCK_RUMMY_AT``) where any deadwood may knock;
+    elsewhere -1, the rule's limit (`gin-classic`, `hollywood-gin`,
+    `round-the-corner-gin`)."""
+    if knock_at >= 0:
+        return knock_at
+    if (
+        rules[L.R_SCORING] == L.SCORING_GIN
+        and rules[L.R_GIN_BONUS] >= GIN_FIRST_BONUS
+        and rules[L.R_UNDERCUT_BONUS] >= GIN_FIRST_BONUS
+        and rules[L.R_GAME] != L.GAME_HOLLYWOOD
+    ):
+        return np.int64(0)
+    if rules[L.R_KNOCK_LIMIT] == L.KNOCK_ANY:
+        return np.int64(TUNED_KNOCK_RUMMY_AT[rules[L.R_PLAYERS]])
+    return np.int64(-1)
 
 
 @njit(cache=True, inline="always")
@@ -64,7 +106,8 @@ def discard(obs, params, scratch):
     """The best discard; throwing for gin, ``gin_drop``'s card unless the best discard
     leaves gin. (A hand with two cards in no possible meld is not gin whatever it
     throws: ``gin_drop`` then, without a solve.)"""
-    if params[SLOT.gin_drops] == 0:
+    gin = params[SLOT.gin_drops]
+    if gin == 0 or (gin < 0 and scratch[GAME_OPP_KNOCKS] != 0):
         return memo_discard(obs, scratch)
     forbidden = forbidden_discard(obs)
     if loose_cards(obs.hand, obs.tab) < 2:
@@ -76,9 +119,13 @@ def discard(obs, params, scratch):
 
 @njit(cache=True)
 def knock(obs, params, scratch, card):
-    """Big gin when ready, else knock at ``knock_at`` or less (when legal). Knocking only
-    with gin, a hand keeping a card in no possible meld has deadwood: no solve needed."""
-    threshold = knock_threshold(obs, np.int64(params[SLOT.knock_at]))
+    """Big gin when ready, else knock at ``knock_at`` or less (when legal; ``FROM_RULES``:
+    ``rollout_knock_at``'s threshold for this hand's rules). Knocking only with gin, a
+    hand keeping a card in no possible meld has deadwood: no solve needed."""
+    knock_at = np.int64(params[SLOT.knock_at])
+    if knock_at == FROM_RULES:
+        knock_at = rollout_knock_at(obs.rules, np.int64(-1))
+    threshold = knock_threshold(obs, knock_at)
     if threshold == 0 and loose_cards(obs.hand & ~(np.int64(1) << card), obs.tab) > 0:
         return BIG_GIN if big_gin_ready(obs) else CONTINUE
     return memo_knock_decision(obs, card, threshold, scratch)

@@ -18,8 +18,11 @@ its decision key: the same on any number of threads, workers or chunks.
 
 The rollout line-up of the seat's strategy, for seat ``me`` of a study's line-up:
 
-* seat ``me``: ``rollout``, or, where it is empty, greedy at ``mc``'s rollout
-  threshold (``kernels.mc.rollout_knock_at``; the rule's limit where that is -1);
+* seat ``me``: ``rollout``, or, where it is empty, ``mc``'s own rollout policy as the
+  ``rollout`` strategy: its ``knock_at``, or where that is -1 the threshold chosen for
+  each hand's rules (``kernels.rollout.rollout_knock_at``: a pool game's later hands
+  have fewer players), and where that is 0 throwing for gin as its ``gin_drop`` says
+  (the built-in policy's play, bar the waiters model of the others);
 * every other seat: ``opponents``, where it is a spec; the seat's own strategy in the
   study where it is ``known`` (an ``mc`` seat by its own rollout strategy, as above,
   so that rollouts do not nest searches); greedy at the rule's limit where it is empty.
@@ -38,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kernels.mc import rollout_knock_at
+from kernels.rollout import FROM_RULES, rollout_knock_at
 from kernels.view import V_SEAT
 from sim.rules import RuleSet
 from sim.solver import tables_for
@@ -73,15 +76,17 @@ def turn_words(seats: Any) -> npt.NDArray[np.int64]:
 
 
 def _own_rollout(strategy: Any, values: Any, rules: RuleSet) -> str:
-    """The spec a searching seat's rollouts play it with: its ``rollout``, else greedy
-    at its rollout threshold."""
+    """The spec a searching seat's rollouts play it with: its ``rollout``, else its
+    built-in rollout policy as the ``rollout`` strategy (its threshold, and where that
+    is 0, throwing for gin as its ``gin_drop`` says)."""
     if getattr(values, "rollout", ""):
         return str(values.rollout)
     if not strategy.specs:  # not a search: itself
         return format_seat(strategy, values)
-    knock_at = int(rollout_knock_at(rules.compile(), np.int64(values.knock_at)))
-    min_gain = int(values.min_gain)
-    return f"greedy:knock_at={knock_at},min_gain={min_gain}"
+    knock_at = int(values.knock_at) if values.knock_at >= 0 else FROM_RULES  # per hand
+    plays_for_gin = rollout_knock_at(rules.compile(), np.int64(values.knock_at)) == 0
+    gin_drops = int(values.gin_drop) if plays_for_gin else 0
+    return f"rollout:knock_at={knock_at},min_gain={int(values.min_gain)},gin_drops={gin_drops}"
 
 
 def lineup_for(seats: Any, me: int, rules: RuleSet) -> list[str]:

@@ -456,6 +456,7 @@ from strategies import defensive as _defensive  # noqa: E402
 from strategies import greedy as _greedy  # noqa: E402
 from strategies import mc as _mc  # noqa: E402
 from strategies import random as _random  # noqa: E402
+from strategies import rollout as _rollout  # noqa: E402
 from strategies import schedule as _schedule  # noqa: E402
 from strategies import simple as _simple  # noqa: E402
 
@@ -470,6 +471,7 @@ BUILTINS: dict[str, Strategy] = {
         _mc.STRATEGY,
         _advice.STRATEGY,
         _chart.STRATEGY,
+        _rollout.STRATEGY,
     )
 }
 """The built-in strategies, in a fixed order."""

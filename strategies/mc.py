@@ -50,7 +50,8 @@ In plain words:
 * ``rollout`` (a seat spec) plays this seat's rollouts with that strategy instead,
   ``opponents`` the other seats' (a spec, or ``known``: their strategies in the
   study); either set, the rollouts run on the engine of every strategy
-  (``sim/rollouts.py`` binds the seat's line-up), without throwing for gin.
+  (``sim/rollouts.py`` binds the seat's line-up; this seat, where ``rollout`` is
+  empty, by its own policy as the ``rollout`` strategy).
 * Every sample comes from this seat's seeded strategy stream, so runs are
   reproducible; it sees only its own observation. Details and measured
   strength: docs/MC.md.
@@ -171,8 +172,6 @@ def _policy(obs, params, scratch):
     if opponents_wait < 0:
         opponents_wait = np.int64(no_knocks and scratch[GAME_HANDS] > 0)
     knock_at = np.int64(params[SLOT.knock_at])
-    if _bound(params):  # strategies play the rollouts: no throwing for gin of its own
-        throw_for_gin = np.int64(0)
     return rollout_policy(obs.rules, knock_at, throw_for_gin, opponents_wait)
 
 

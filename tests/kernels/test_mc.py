@@ -364,6 +364,25 @@ def test_shown_model_never_deals_a_hand_the_opponent_would_have_knocked() -> Non
         assert (work.base.tolist(), work.stock[:m].tolist()) == inferred
 
 
+def test_shown_model_equals_twin_where_it_deals_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the shown model's test of the deadwood deals hands again (the position of
+    the test above), the kernel's samples are the twin's, hands and stock in order."""
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
+    pos = random_position(random.Random(4), "gin", PHASE_DRAW, taken=1, pile_n=9)
+    obs, ref = pos["obs"], pos["ref"]
+    hidden = K.hidden_cards(obs)
+    work = K.new_work(2)
+    dealt_again = 0
+    for j in range(150):
+        m = K.determinize(obs, hidden, np.uint64(j), K.MODEL_INFERRED, work)
+        inferred = work.base.tolist()
+        m = K.determinize(obs, hidden, np.uint64(j), K.MODEL_SHOWN, work)
+        hands, stock = R.determinize(ref, j, K.MODEL_SHOWN)
+        assert (work.base.tolist(), work.stock[:m].tolist()) == (hands, stock), j
+        dealt_again += work.base.tolist() != inferred
+    assert dealt_again >= 10  # 19: the deadwood test does deal hands again
+
+
 def test_sampler_never_favours_the_real_hidden_cards() -> None:
     """Under the uniform model every hidden card lands in the opponent's sampled hand
     equally often, the cards it really holds included: the sampler cannot see them."""

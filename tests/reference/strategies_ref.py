@@ -56,6 +56,7 @@ from kernels.layout import (
     R_JOKER_VALUE,
     R_KNOCK_LIMIT,
 )
+from kernels.obs import GAME_OPP_KNOCKS
 from tests.reference import deadwood_ref, rng_ref
 from tests.reference.rules_ns import make_rules
 
@@ -332,9 +333,10 @@ def memo_discard(obs: Any, scratch: list[int]) -> int:
 
 
 def memo_knock_decision(obs: Any, discard: int, threshold: int, scratch: list[int]) -> int:
+    # the memo learns the deadwood left first, as the kernel's does, big gin or not
+    deadwood = memo_min_deadwood(obs, scratch, without(obs.hand, discard))
     if big_gin_ready(obs):
         return BIG_GIN
-    deadwood = memo_min_deadwood(obs, scratch, without(obs.hand, discard))
     if deadwood <= threshold and knock_legal(obs, deadwood):
         return KNOCK
     return CONTINUE
@@ -661,6 +663,50 @@ class ChartRef:
         return memo_knock_decision(obs, discard, deadwood if wanted else -1, scratch)
 
 
+def loose_count(obs: Any, hand: int) -> int:
+    """Natural cards of ``hand`` in no possible meld of it (0 with a joker)."""
+    held = cards_of(int(hand))
+    if any(deadwood_ref.is_joker(c) for c in held):
+        return 0
+    melded = {c for meld in deadwood_ref.melds_in(held, rules_namespace(obs.rules)) for c in meld}
+    return sum(1 for c in held if c not in melded)
+
+
+class RolloutRef:
+    """Twin of ``kernels/rollout.py``'s hooks, the ``rollout`` strategy: greedy, and
+    throwing for gin (``gin_drop``) with ``gin_drops`` 1, or -1 while the game memory
+    counts no opponent's knock with deadwood."""
+
+    FIELDS = (("knock_at", int), ("min_gain", int), ("gin_drops", int))
+
+    def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
+        return memo_take(obs, read_params(params, self.FIELDS)["min_gain"], scratch)
+
+    def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
+        from tests.reference.mc_ref import gin_drop
+
+        gin = read_params(params, self.FIELDS)["gin_drops"]
+        if gin == 0 or (gin < 0 and scratch[GAME_OPP_KNOCKS] != 0):
+            return memo_discard(obs, scratch)
+        forbidden = forbidden_discard(obs)
+        if loose_count(obs, obs.hand) < 2:  # else no discard leaves gin: no solve
+            card, deadwood = memo_best_discard(obs, scratch, int(obs.hand), forbidden)
+            if deadwood == 0:
+                return card
+        return gin_drop(obs, int(obs.hand), forbidden)
+
+    def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
+        from tests.reference.mc_ref import rollout_knock_at
+
+        knock_at = read_params(params, self.FIELDS)["knock_at"]
+        if knock_at == -2:  # the threshold mc chooses for the rules
+            knock_at = rollout_knock_at(obs, -1)
+        threshold = knock_threshold(obs, knock_at)
+        if threshold == 0 and loose_count(obs, without(obs.hand, discard)) > 0:
+            return BIG_GIN if big_gin_ready(obs) else CONTINUE
+        return memo_knock_decision(obs, discard, threshold, scratch)
+
+
 class _McRef:
     """``mc``'s twin lives in ``mc_ref`` (it needs the showdown oracle, which imports
     this module); it is imported on first use."""
@@ -680,4 +726,5 @@ REF_STRATEGIES: dict[str, Any] = {
     "mc": _McRef(),
     "advice": AdviceRef(),
     "chart": ChartRef(),
+    "rollout": RolloutRef(),
 }

@@ -8,7 +8,7 @@ import pytest
 
 from kernels import mc as K
 from kernels.greedy import OWN_TURNS
-from kernels.obs import N_PARAMS, SCRATCH_HAND
+from kernels.obs import N_PARAMS, SCRATCH_HAND, SCRATCH_SIZE
 from sim.agents.player import player
 from sim.engine import lineup_of, play_deals, play_games
 from sim.rollouts import lineup_for
@@ -25,15 +25,27 @@ def _same(a, b) -> None:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
-@pytest.mark.parametrize(("rules", "others"), [("gin", "simple"), ("knock-rummy", "greedy/simple")])
-def test_greedy_opponents_bound_play_as_the_rollout_policy(rules: str, others: str) -> None:
-    """The rollout policy without throwing for gin is greedy in every seat (this seat at
-    mc's rollout threshold, the others at the rule's limit): the same line-up bound as
-    strategies (``opponents=greedy``) plays every hand exactly as the policy does."""
+@pytest.mark.parametrize(
+    ("rules", "mc", "others"),
+    [
+        ("gin", FEW, "simple"),
+        ("eaai", "samples=6,waiters=0", "simple"),  # throwing for gin until a knock
+        ("knock-rummy", FEW, "greedy/simple"),
+    ],
+)
+def test_the_policys_model_bound_plays_as_the_policy(rules: str, mc: str, others: str) -> None:
+    """The rollout policy with its opponents at the rule's limit (no waiters) is the
+    ``rollout`` strategy in this seat and greedy in the others: the same line-up bound
+    as strategies (``opponents=greedy``) plays every hand exactly as the policy does."""
     r = get_rules(rules, players=3) if rules == "knock-rummy" else get_rules(rules)
-    policy = play_deals(r, f"mc:{FEW}/{others}", deals=12, seed=4)
-    bound = play_deals(r, f"mc:{FEW},opponents=greedy/{others}", deals=12, seed=4)
+    policy = play_deals(r, f"mc:{mc}/{others}", deals=12, seed=4)
+    bound = play_deals(r, f"mc:{mc},opponents=greedy/{others}", deals=12, seed=4)
     _same(policy, bound)
+    games = [
+        play_games(r, f"mc:{mc}{o}/{others}", games=2, seed=3) for o in ("", ",opponents=greedy")
+    ]
+    for a, b in zip(*games, strict=True):
+        _same(a, b)
 
 
 def test_a_bound_seat_is_the_same_on_any_thread_count() -> None:
@@ -62,13 +74,18 @@ def test_games_play_bound_seats() -> None:
 def test_the_line_up_of_each_place() -> None:
     gin = get_rules("gin")
     seats = parse_lineup("mc:knock_at=5,min_gain=2,opponents=known/simple", 2)
-    assert lineup_for(seats, 0, gin) == ["greedy:knock_at=5,min_gain=2", "simple"]
+    assert lineup_for(seats, 0, gin) == ["rollout:knock_at=5,min_gain=2,gin_drops=0", "simple"]
     seats = parse_lineup("mc:rollout=simple/mc:rollout=greedy:knock_at=3,opponents=known", 2)
     # an mc opponent is rolled out by its rollout strategy, never by a second search
     assert lineup_for(seats, 1, gin) == ["simple", "greedy:knock_at=3"]
     seats = parse_lineup("greedy/mc:opponents=simple/greedy", 3)
     assert lineup_for(seats, 1, get_rules("knock-rummy", players=3)) == [
-        "simple", "greedy:knock_at=27,min_gain=1", "simple"]  # fmt: skip
+        "simple", "rollout:knock_at=-2,min_gain=1,gin_drops=0", "simple"]  # fmt: skip
+    # where it plays for gin, throwing for gin as its gin_drop says
+    seats = parse_lineup("mc:opponents=known/simple", 2)
+    assert (
+        lineup_for(seats, 0, get_rules("eaai"))[0] == "rollout:knock_at=-2,min_gain=1,gin_drops=-1"
+    )
     assert lineup_for(parse_lineup("mc:rollout=simple/greedy", 2), 0, gin) == ["simple", "greedy"]
 
 
@@ -123,7 +140,8 @@ def test_a_player_rolls_out_from_any_seat() -> None:
 
 def test_a_rollout_starts_with_the_own_turn_count() -> None:
     """Strategies that count their own turns (the chart's knock rows) start a rollout
-    in mid-hand at their discards so far, every other word of the hand zeroed."""
+    in mid-hand at their discards so far, every other word of the hand zeroed, and
+    the game's memory as the engine was given it (not as the last rollout left it)."""
     from kernels.engine import new_state_nb, one_row
     from kernels.probe import resume_probe
     from tests.support.positions import mask, position, rules_of
@@ -133,11 +151,13 @@ def test_a_rollout_starts_with_the_own_turn_count() -> None:
     work = K.new_work(2)
     work.base[0], work.base[1] = obs.hand, mask("2H 3H 4H 5H 6H 7H 8H TS JS QD")
     words = np.array([OWN_TURNS, -1], np.int64)
+    memory = np.arange(SCRATCH_SIZE - SCRATCH_HAND)
     engine = K.Engine(new_state_nb(2), one_row(2), resume_probe(2), np.zeros(2, np.int64),
-                      np.zeros((2, N_PARAMS)), True, words)  # fmt: skip
-    engine.state.scratch[:, :SCRATCH_HAND] = 77
+                      np.zeros((2, N_PARAMS)), True, words, memory)  # fmt: skip
+    engine.state.scratch[:, :] = 77
     done, *_ = K.start_action(obs, K.ACT_DISCARD, card("KD"), 20, work, engine)
     assert not done
     assert engine.state.scratch[0, OWN_TURNS] == 3  # QS, QH, and KD now
     assert engine.state.scratch[1, OWN_TURNS] == 0  # its strategy keeps no count there
     assert not engine.state.scratch[:, 1:OWN_TURNS].any()
+    assert (engine.state.scratch[:, SCRATCH_HAND:] == memory).all()  # the game's, as given

@@ -110,7 +110,12 @@ def test_rollout_rows_hold_their_fields() -> None:
 
 def test_one_table_of_opponent_models() -> None:
     assert advise.MODELS is K.MODELS
-    assert sorted(K.MODELS.values()) == [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED]
+    assert sorted(K.MODELS.values()) == [
+        K.MODEL_UNIFORM,
+        K.MODEL_KEPT,
+        K.MODEL_INFERRED,
+        K.MODEL_SHOWN,
+    ]
     mc = S.BUILTINS["mc"]
     assert mc.defaults().model == K.MODELS["kept"]  # type: ignore[attr-defined]
     assert param_bounds(mc, "model") == (min(K.MODELS.values()), max(K.MODELS.values()))

@@ -35,6 +35,7 @@ def test_builtins_in_order_and_well_formed() -> None:
         "mc",
         "advice",
         "chart",
+        "rollout",
     ]
     for name, strategy in S.BUILTINS.items():
         assert strategy.name == name

@@ -81,7 +81,7 @@ def random_params(rng: random.Random, name: str, lookahead_share: float = 0.03) 
             knock_at=rng.randint(-1, 10),
             min_gain=rng.randint(0, 3),
             budget=rng.choice((0, 0, 4)),
-            model=rng.randint(0, 2),
+            model=rng.randint(0, 3),
             game_weight=rng.choice((0.0, 20.0)),
             gin_drop=rng.randint(-1, 1),
             screen=rng.randint(-1, 2),  # below samples: a first round, then the finalists
@@ -117,6 +117,12 @@ def random_params(rng: random.Random, name: str, lookahead_share: float = 0.03) 
                 ((weight, 0), (0, rng.choice((1, 150, 1000))), (weight, rng.randint(1, 1000)))
             )
         return strategy.params(**masks, safety=safety, lookahead=lookahead, gin_chance=gin_chance)
+    if name == "rollout":  # knocking only with gin, where throwing for gin matters most
+        return strategy.params(
+            knock_at=rng.choice((-2, -1, 0, 0, 5, 10)),
+            min_gain=rng.randint(-1, 3),
+            gin_drops=rng.randint(-1, 1),
+        )
     if name == "schedule":
         return strategy.params(
             a=rng.uniform(0, 20),
@@ -198,7 +204,7 @@ def random_scratch(rng: random.Random, name: str, hand: int, drawn: int) -> np.n
     sc[0] = rng.randrange(0, 1000)
     if name == "chart":  # its own turns so far: every mask row, and past the last
         sc[7] = rng.randrange(0, 25)
-    if name == "mc":  # the game memory: hands over, an opponent knocked in one, or not
+    if name in ("mc", "rollout"):  # the game memory: hands over, a knock in one, or not
         sc[GAME_OPP_KNOCKS] = rng.choice((0, 0, 1, 3))
         sc[GAME_HANDS] = sc[GAME_OPP_KNOCKS] + rng.choice((0, 0, 1, 2))
     if name == "simple":
