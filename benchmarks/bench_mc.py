@@ -33,6 +33,7 @@ import numpy as np
 from kernels.obs import GAME_HANDS, PHASE_DISCARD, PHASE_DRAW, SCRATCH_SIZE
 from sim import rollouts
 from sim.advise import make_obs
+from sim.engine import rollout_engine
 from sim.rules import RuleSet, get_rules
 from sim.solver import tables_for
 from strategies import mc as M
@@ -69,7 +70,7 @@ def settings(text: str, rules: RuleSet) -> np.ndarray:
     bound as a study binds it where ``rollout`` or ``opponents`` is set."""
     strategy, params = parse_seat("mc" + (":" + text if text else ""))
     rows = np.stack([params_vector(params)] * rules.players)
-    rollouts.bind([(strategy, params)] * rules.players, rows, rules)
+    rollouts.bind([(strategy, params)] * rules.players, rows, rules, True, rollout_engine)
     return rows[0]
 
 

@@ -72,7 +72,6 @@ from kernels.obs import (
     SCRATCH_SIZE,
     Obs,
     forbidden_discard,
-    hidden_cards,
 )
 from kernels.rng import (
     PURPOSE_DEAL,
@@ -81,7 +80,6 @@ from kernels.rng import (
     PURPOSE_STRATEGY,
     below,
     make_stream,
-    random64,
     shuffle,
     stream_key,
 )
@@ -90,11 +88,8 @@ from kernels.view import (
     V_DEALER,
     V_DRAWN,
     V_FROM_PILE,
-    V_GAME_HANDS,
     V_HAND,
     V_KEY,
-    V_OPP_GINS,
-    V_OPP_KNOCKS,
     V_PHASE,
     V_PILE_N,
     V_PLAYERS,
@@ -311,7 +306,7 @@ def hook_knock(sid, obs, params, scratch, discard):
 
 
 @njit(cache=True, inline="always")
-def _view_obs(view, pile, seats, rules, tab):
+def view_obs(view, pile, seats, rules, tab):
     """The ``Obs`` of a seat's view (``kernels/view.py``), its arrays in ``pile`` and
     ``seats``: stack arrays of the caller's frame (``stack_empty``), not the heap: the
     Obs holds borrowed views, which keep nothing alive, and numba frees a heap array
@@ -354,7 +349,7 @@ def decide(what, sids, params, scratch, view, rules, tab, discard):
     ``Obs`` and so the same answer as in the engine."""
     pile = stack_empty(DECK_CAPACITY, 0)
     seats = stack_empty(3, MAX_PLAYERS)
-    obs = _view_obs(view, pile, seats, rules, tab)
+    obs = view_obs(view, pile, seats, rules, tab)
     sid = sids[0]
     p, s = borrow_row(params, 0), borrow_row(scratch, 0)
     if what == 0:
@@ -1234,76 +1229,3 @@ def play_games(
                 status[2 + k] = state.error[k]
             break
     status[0] = written
-
-
-# --- mc's rollouts: its samples played on this module's engine -----------------------
-#
-# ``kernels.mc.evaluate`` plays its samples on the template module (every seat the
-# rollout policy); an engine built for strategies (``sim/engine_build.py``) plays them
-# with strategies in every seat (``rollout_values``: ``mc:rollout=SPEC``, docs/MC.md).
-# The loop is written once, here, and each engine module compiles its own copy.
-
-
-@njit(cache=True)
-def play_action(obs, kind, card, stock_n, skey, work, engine):
-    """Apply one action to the sample in ``work.base`` / ``work.stock`` (dealt from
-    the sample key ``skey``) and play on: a knock is scored at once; any other action
-    is followed by the rest of the hand played by this module's engine, every seat by
-    ``engine.sids`` and ``engine.params``, from this sample's state. Returns (net
-    points of this seat, 1 if it won the hand, the game end)."""
-    done, net, won, end = _mc.start_action(obs, kind, card, stock_n, work, engine)
-    if done:
-        return net, won, end
-    play_hands(obs.rules, obs.tab, skey, np.int64(0), np.int64(0), obs.dealer, engine.sids,
-               engine.params, work.scores, engine.state, engine.cols, np.int64(0),
-               np.int64(1), None, engine.probe)  # fmt: skip
-    return _mc.action_result(obs, work, engine)
-
-
-@njit(cache=True)
-def play_samples(
-    obs, kinds, cards, decision_key, first_sample, model, net, won, ends, owner, engine
-):  # fmt: skip
-    """``kernels.mc.evaluate``'s loop: every action on samples ``first_sample ..``, on
-    the working arrays ``owner`` and ``engine`` (``kernels.mc.Work`` and ``Engine``,
-    held by the caller for the whole call, so the loop may use them borrowed)."""
-    work = _mc.borrowed_work(owner)
-    engine = _mc.borrowed_engine(engine)
-    for seat in range(obs.players):
-        work.scores[seat] = obs.scores[seat]
-    hidden = hidden_cards(obs)
-    for j in range(net.shape[1]):
-        skey = random64(decision_key, first_sample + j)
-        stock_n = _mc.determinize(obs, hidden, skey, model, work)
-        for a in range(kinds.shape[0]):
-            v, w, e = play_action(obs, kinds[a], cards[a], stock_n, skey, work, engine)
-            net[a, j] = v
-            won[a, j] = w
-            ends[a, j] = e
-
-
-@njit(cache=True, nogil=True)
-def rollout_values(view, rules, tab, kinds, cards, decision_key, first_sample, model, sids,
-                   params, turn_words, net, won, ends):  # fmt: skip
-    """``kernels.mc.evaluate`` for the seat of ``view`` with this module's strategies
-    in the rollouts: seat ``s`` plays strategy ``sids[s]`` with ``params[s]``. Each
-    rollout's strategies start with the hand's memory zeroed but for the own-turn
-    count in ``turn_words[s]`` (``kernels.mc.start_action``), and the game's memory of
-    the deciding seat (hands so far, knocks and gins seen: public facts, bar its own)."""
-    pile = stack_empty(DECK_CAPACITY, 0)
-    seats = stack_empty(3, MAX_PLAYERS)
-    obs = _view_obs(view, pile, seats, rules, tab)
-    players = obs.players
-    memory = np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64)
-    memory[GAME_HANDS - SCRATCH_HAND] = view[V_GAME_HANDS]
-    memory[GAME_OPP_KNOCKS - SCRATCH_HAND] = view[V_OPP_KNOCKS]
-    memory[GAME_OPP_GINS - SCRATCH_HAND] = view[V_OPP_GINS]
-    engine = _mc.Engine(new_state_nb(players), one_row(players), P.resume_probe(players),
-                        sids, params, True, turn_words, memory)  # fmt: skip
-    play_samples(obs, kinds, cards, decision_key, first_sample, model, net, won, ends,
-                 _mc.new_work(players), engine)  # fmt: skip
-
-
-# mc plays its rollouts on this module (``kernels.mc`` imports ``play_samples``): the
-# functions above reach it through the module, read when they compile.
-from kernels import mc as _mc  # noqa: E402

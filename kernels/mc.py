@@ -44,24 +44,30 @@ from numba import njit, types
 from kernels import layout as L
 from kernels import rollout
 from kernels.bits import lowest_bit, popcount
-from kernels.borrow import BorrowedArray, borrow
+from kernels.borrow import BorrowedArray, borrow, stack_empty
 from kernels.deadwood import (
     best_discard_one,
     discard_order_key,
     min_deadwood_one,
 )
 from kernels.engine import (
+    DECK_CAPACITY,
+    MAX_PLAYERS,
     borrowed_columns,
     borrowed_state,
     hand_winner,
     new_state_nb,
     one_row,
-    play_samples,
+    play_hands,
+    view_obs,
 )
 from kernels.greedy import DEFAULT_KNOCK_AT
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
 from kernels.obs import (
+    GAME_HANDS,
+    GAME_OPP_GINS,
+    GAME_OPP_KNOCKS,
     N_PARAMS,
     OBS,
     PHASE_UPCARD_OPTION,
@@ -79,6 +85,7 @@ from kernels.rollout import (  # noqa: F401  (the threshold's home; mc's callers
 )
 from kernels.showdown import knock_limit_of, showdown
 from kernels.tables import CARD_VALUE
+from kernels.view import V_GAME_HANDS, V_OPP_GINS, V_OPP_KNOCKS
 
 # Action kinds (``kinds[a]``; ``cards[a]`` is the card discarded or laid away).
 ACT_TAKE = 0  # take the discard pile's top card (in the upcard option: the upcard)
@@ -442,6 +449,79 @@ def rollout_params(players, me, knock_at, min_gain):
     params[me, rollout.SLOT.knock_at] = 0 if gin else knock_at
     params[me, rollout.SLOT.gin_drops] = 1 if gin else 0
     return params
+
+
+# --- the samples' loop: written once, compiled once per engine module ----------------
+#
+# ``evaluate`` plays its samples on the engine template (``kernels/engine.py``, every
+# seat the rollout policy). ``sim/engine_build.py`` copies these three functions into
+# every engine it builds for strategies, where ``play_hands`` is that engine's:
+# ``rollout_values`` there plays the samples with strategies in every seat
+# (``mc:rollout=SPEC``, ``opponents=``: ``sim/rollouts.py``). So they may use only names
+# that the engine's module has too, or ``sim/engine_build.py`` imports there
+# (``ROLLOUT_IMPORTS``).
+
+
+@njit(cache=True)
+def play_action(obs, kind, card, stock_n, skey, work, engine):
+    """Apply one action to the sample in ``work.base`` / ``work.stock`` (dealt from
+    the sample key ``skey``) and play on: a knock is scored at once; any other action
+    is followed by the rest of the hand played by ``play_hands`` (the template's here,
+    an engine of strategies' where copied), every seat by ``engine.sids`` and
+    ``engine.params``, from this sample's state. Returns (net
+    points of this seat, 1 if it won the hand, the game end)."""
+    done, net, won, end = start_action(obs, kind, card, stock_n, work, engine)
+    if done:
+        return net, won, end
+    play_hands(obs.rules, obs.tab, skey, np.int64(0), np.int64(0), obs.dealer, engine.sids,
+               engine.params, work.scores, engine.state, engine.cols, np.int64(0),
+               np.int64(1), None, engine.probe)  # fmt: skip
+    return action_result(obs, work, engine)
+
+
+@njit(cache=True)
+def play_samples(
+    obs, kinds, cards, decision_key, first_sample, model, net, won, ends, owner, engine
+):  # fmt: skip
+    """``kernels.mc.evaluate``'s loop: every action on samples ``first_sample ..``, on
+    the working arrays ``owner`` and ``engine`` (``kernels.mc.Work`` and ``Engine``,
+    held by the caller for the whole call, so the loop may use them borrowed)."""
+    work = borrowed_work(owner)
+    engine = borrowed_engine(engine)
+    for seat in range(obs.players):
+        work.scores[seat] = obs.scores[seat]
+    hidden = hidden_cards(obs)
+    for j in range(net.shape[1]):
+        skey = random64(decision_key, first_sample + j)
+        stock_n = determinize(obs, hidden, skey, model, work)
+        for a in range(kinds.shape[0]):
+            v, w, e = play_action(obs, kinds[a], cards[a], stock_n, skey, work, engine)
+            net[a, j] = v
+            won[a, j] = w
+            ends[a, j] = e
+
+
+@njit(cache=True, nogil=True)
+def rollout_values(view, rules, tab, kinds, cards, decision_key, first_sample, model, sids,
+                   params, turn_words, net, won, ends):  # fmt: skip
+    """``evaluate`` for the seat of ``view``, called on an engine of strategies (a copy,
+    ``sim/engine_build.py``): seat ``s`` of the rollouts plays strategy ``sids[s]`` with
+    ``params[s]``. Each
+    rollout's strategies start with the hand's memory zeroed but for the own-turn
+    count in ``turn_words[s]`` (``kernels.mc.start_action``), and the game's memory of
+    the deciding seat (hands so far, knocks and gins seen: public facts, bar its own)."""
+    pile = stack_empty(DECK_CAPACITY, 0)
+    seats = stack_empty(3, MAX_PLAYERS)
+    obs = view_obs(view, pile, seats, rules, tab)
+    players = obs.players
+    memory = np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64)
+    memory[GAME_HANDS - SCRATCH_HAND] = view[V_GAME_HANDS]
+    memory[GAME_OPP_KNOCKS - SCRATCH_HAND] = view[V_OPP_KNOCKS]
+    memory[GAME_OPP_GINS - SCRATCH_HAND] = view[V_OPP_GINS]
+    engine = Engine(new_state_nb(players), one_row(players), resume_probe(players), sids,
+                    params, True, turn_words, memory)  # fmt: skip
+    play_samples(obs, kinds, cards, decision_key, first_sample, model, net, won, ends,
+                 new_work(players), engine)  # fmt: skip
 
 
 @njit(cache=True)

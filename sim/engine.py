@@ -36,7 +36,14 @@ from sim.engine_build import engine_for
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
 from sim.warm import ensure, warm_entry
-from strategies import Strategy, format_seat, params_vector, parse_lineup, registry
+from strategies import (
+    Strategy,
+    format_seat,
+    params_vector,
+    parse_lineup,
+    parse_seat,
+    registry,
+)
 from strategies.agent import AGENT, AgentStrategy
 
 __all__ = [
@@ -81,7 +88,7 @@ class Lineup:
         if rules is not None:
             if self.agents:
                 agent_seats.bind(self.seats, params, rules)
-            rollouts.bind(self.seats, params, rules, known)
+            rollouts.bind(self.seats, params, rules, known, rollout_engine)
         return sids, params
 
     @property
@@ -150,6 +157,13 @@ def engine_of(
     engine, ids = _engine(seats)
     sids, params = seats.arrays(ids, rules, known)
     return engine, sids, params
+
+
+def rollout_engine(specs: Any, rules: RuleSet) -> tuple[ModuleType, Any, Any, Any]:
+    """``sim.rollouts``' view of ``engine_of``: a rollout line-up's engine, ids, bound
+    rows and seats, from its specs."""
+    seats = Lineup(tuple(parse_seat(spec) for spec in specs))
+    return (*engine_of(seats, rules), seats.seats)
 
 
 def _ready(engine: ModuleType, seats: Lineup, entry: Any, args: tuple[Any, ...]) -> None:

@@ -76,15 +76,36 @@ def _plugin_digests(strategies: list[Strategy]) -> list[str]:
     return [f"# sources of {top}: {digest}" for top, digest in plugin_digests(strategies).items()]
 
 
+# mc's samples' loop, copied after the template so that its ``play_hands`` is this
+# engine's (kernels/mc.py, "the samples' loop"), with the names it needs from elsewhere.
+ROLLOUT_FUNCTIONS = ("play_action", "play_samples", "rollout_values")
+ROLLOUT_IMPORTS = (
+    "from kernels.mc import (Engine, action_result, borrowed_engine, borrowed_work,"
+    " determinize, new_work, start_action)",
+    "from kernels.obs import hidden_cards",
+    "from kernels.probe import resume_probe",
+    "from kernels.rng import random64",
+    "from kernels.view import V_GAME_HANDS, V_OPP_GINS, V_OPP_KNOCKS",
+)
+
+
+def _rollout_source() -> str:
+    from kernels import mc
+
+    functions = [inspect.getsource(getattr(mc, name).py_func) for name in ROLLOUT_FUNCTIONS]
+    return "\n\n" + "\n".join(ROLLOUT_IMPORTS) + "\n\n\n" + "\n\n".join(functions)
+
+
 def engine_source(strategies: list[Strategy]) -> str:
-    """The generated module's text: the dispatchers, then the engine template."""
+    """The generated module's text: the dispatchers, the engine template, then mc's
+    samples' loop (``_rollout_source``)."""
     template = inspect.getsource(engine_template)
     start = template.index(_HOOKS_START)
     end = template.index("\n", template.index(_HOOKS_END))
     header = f'"""Generated engine for strategies: {", ".join(s.name for s in strategies)}."""\n'
     body = template[:start] + _dispatcher_source(strategies) + template[end + 1 :]
     # The template's docstring stays below the header: keep the module importable.
-    return header + body
+    return header + body + _rollout_source()
 
 
 def _write_atomically(path: Path, text: str) -> None:

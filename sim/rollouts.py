@@ -25,7 +25,8 @@ The rollout line-up of the seat's strategy, for seat ``me`` of a study's line-up
   (the built-in policy's play, bar the waiters model of the others);
 * every other seat: ``opponents``, where it is a spec; the seat's own strategy in the
   study where it is ``known`` (an ``mc`` seat by its own rollout strategy, as above,
-  so that rollouts do not nest searches); greedy at the rule's limit where it is empty.
+  so that rollouts do not nest searches; an agent seat, which cannot be rolled out,
+  as greedy); greedy at the rule's limit where it is ``policy`` or empty.
 
 A strategy in a rollout starts with no memory of the hand but its own-turn count
 (``Strategy.turn_word``) and with the deciding seat's memory of the game.
@@ -34,6 +35,7 @@ A strategy in a rollout starts with no memory of the hand but its own-turn count
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -45,12 +47,13 @@ from kernels.rollout import FROM_RULES, rollout_knock_at
 from kernels.view import V_SEAT
 from sim.rules import RuleSet
 from sim.solver import tables_for
-from strategies import StrategyError, format_seat, parse_seat
+from strategies import format_seat, parse_seat
 from strategies.agent import AgentStrategy
 
-__all__ = ["bind", "lineup_for", "turn_words", "values"]
+__all__ = ["bind", "lineup_for", "strategies_in", "turn_words", "values"]
 
 KNOWN = "known"  # opponents=known: the study's own seats
+POLICY = "policy"  # opponents=policy: the rollout policy's model (greedy at the limit, waiters)
 
 
 @dataclass(frozen=True)
@@ -97,30 +100,47 @@ def lineup_for(seats: Any, me: int, rules: RuleSet) -> list[str]:
         if seat == me:
             out.append(_own_rollout(strategy, values, rules))
         elif mine.opponents == KNOWN:
-            if isinstance(strategy, AgentStrategy):
-                raise StrategyError(
-                    f"opponents=known: seat {seat} is an agent ({format_seat(strategy, values)}); "
-                    "rollouts play compiled strategies only: give opponents=SPEC"
-                )
-            out.append(_own_rollout(strategy, values, rules))
+            # an agent cannot be rolled out: it is taken for the policy's opponent
+            agent = isinstance(strategy, AgentStrategy)
+            out.append("greedy" if agent else _own_rollout(strategy, values, rules))
         else:
             out.append(mine.opponents or "greedy")
     return out
 
 
-def bind(seats: Any, params: npt.NDArray[np.float64], rules: RuleSet, known: bool = True) -> None:
+def strategies_in(seats: Any) -> list[Any]:
+    """Every strategy a line-up plays, the rollout strategies its searching seats name
+    included (their sources are part of a run's identity)."""
+    out = []
+    for strategy, values in seats:
+        out.append(strategy)
+        for name in strategy.specs:
+            spec = getattr(values, name)
+            if spec and spec not in strategy.specs[name]:
+                out += strategies_in([parse_seat(spec)])
+    return out
+
+
+EngineOf = Callable[[Any, RuleSet], tuple[ModuleType, Any, Any, Any]]
+"""``sim.engine``'s: specs and rules -> (engine, strategy ids, bound rows, seats)."""
+
+
+def bind(
+    seats: Any, params: npt.NDArray[np.float64], rules: RuleSet, known: bool, engine_of: EngineOf
+) -> None:
     """Give every seat whose rollouts play strategies (a spec parameter set) its
     rollout line-ups: a handle (plus one) in the row's word of the ``rollout`` field.
     The line-ups are made for the seat in every place (``lineup_for``, its own seat
     swapped with that place's), so a view from any seat finds its own.
 
-    ``known`` False: the seats are not a study's but stand-ins (``rummy.player``):
-    ``opponents=known`` then falls back to the rollout policy's model, as if unset."""
+    ``opponents=policy`` (and ``known`` where ``known`` is False: the seats are not a
+    study's but stand-ins, ``rummy.player``) is the rollout policy's model: with no
+    ``rollout`` either, nothing is bound and the built-in policy plays."""
     for me, (strategy, values) in enumerate(seats):
         if not strategy.specs:
             continue
-        if not known and values.opponents == KNOWN:
-            values = values._replace(opponents="")
+        if values.opponents == POLICY or (values.opponents == KNOWN and not known):
+            values = values._replace(opponents="")  # the rollout policy's model
             params[me, strategy.params._fields.index("opponents")] = 0
         if not (values.rollout or values.opponents):
             continue
@@ -135,21 +155,18 @@ def bind(seats: Any, params: npt.NDArray[np.float64], rules: RuleSet, known: boo
             handle = _handles.get(key)
             if handle is None:
                 handle = len(_bound)
-                _bound.append(_make(lineups, rules))
+                _bound.append(_make(lineups, rules, engine_of))
                 _handles[key] = handle
         params[me, strategy.params._fields.index("rollout")] = handle + 1
 
 
-def _make(lineups: list[tuple[str, ...]], rules: RuleSet) -> _Bound:
-    from sim.engine import Lineup, engine_of  # sim.engine binds through this module
-
+def _make(lineups: list[tuple[str, ...]], rules: RuleSet, engine_of: EngineOf) -> _Bound:
     engine, sids, params, words = None, [], [], []
     for specs in lineups:
-        lineup = Lineup(tuple(parse_seat(spec) for spec in specs))
-        engine, ids, rows = engine_of(lineup, rules)
+        engine, ids, rows, seats = engine_of(specs, rules)
         sids.append(ids)
         params.append(rows)
-        words.append(turn_words(lineup.seats))
+        words.append(turn_words(seats))
     assert engine is not None
     return _Bound(engine, tuple(sids), tuple(params), tuple(words), tables_for(rules))
 

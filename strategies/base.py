@@ -56,10 +56,11 @@ class Strategy:
         Fields that are bit masks (whole numbers whose bits the hooks test, never
         add): their bounds may reach ``MASK_LIMIT`` instead of ``PARAM_LIMIT``.
     specs : mapping, optional
-        ``field -> words``: fields whose value is a seat spec (text, default ``""``:
-        none), or one of the words (``mc``'s ``opponents=known``). The hooks cannot
-        read text: their row holds 0 for ``""`` and -1 for anything else until a study
-        binds the field (``sim/rollouts.py`` writes a handle there).
+        ``field -> words``: fields whose value is a seat spec (text; ``""``: none), or
+        one of the words (``mc``'s ``opponents=known``); the default is ``""`` or a
+        word. The hooks cannot read text: their row holds 0 for ``""`` and -1 for
+        anything else until a study binds the field (``sim/rollouts.py`` writes a
+        handle there, or 0).
     turn_word : int, optional
         The scratch word where the hooks count the seat's own turns this hand (the
         chart, advice), -1 none: a rollout that starts in mid-hand sets it there
@@ -104,8 +105,10 @@ class Strategy:
                 raise StrategyError(f"{where}: parameter {name!r} has no default")
             value = defaults[name]
             if name in self.specs:
-                if value != "":
-                    raise StrategyError(f"{where}: spec parameter {name!r} must default to ''")
+                if value != "" and value not in self.specs[name]:
+                    raise StrategyError(
+                        f"{where}: spec parameter {name!r} must default to '' or one of its words"
+                    )
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise StrategyError(

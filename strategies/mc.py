@@ -13,7 +13,9 @@ In plain words:
   lay-offs included.
 * Opponents' unseen cards (``model``): 1 "kept" (default), an opponent that
   has thrown D cards holds a hand improved by D greedy turns; 2 "inferred",
-  kept and never melding with a card it threw or passed; 0 uniform.
+  kept and never melding with a card it threw or passed; 3 "shown", inferred
+  and, having discarded, holding more deadwood than a knock at the rule's limit
+  (it did not knock); 0 uniform.
 * A discard decision tries the ``candidates`` best discards by the deadwood
   they leave (every card when 0), and where the rollouts throw for gin (below)
   also the ``gin_candidates`` first natural cards in ``gin_drop``'s order (fewest
@@ -26,7 +28,7 @@ In plain words:
   takes it to the target first counts ``game_weight`` points more, one that
   takes an opponent there ``game_weight`` points less.
 * The rollout policy is greedy with ``min_gain`` (see ``greedy``); this seat
-  knocks in rollouts at ``knock_at`` or less, the others at the rule's limit
+  knocks in rollouts at ``knock_at`` or less, modelled opponents at the rule's limit
   (or 10). The default, -1, is chosen from the rules (``rollout_knock_at``) as
   greedy's tuned threshold there: play for gin (0) under Gin scoring with gin
   and undercut bonuses of 25 or more outside Hollywood games (gin, eaai,
@@ -47,11 +49,15 @@ In plain words:
   hand, and be undercut: docs/MC.md). ``budget``
   caps the rollouts of one decision (0: no cap; else ``samples`` is cut so that
   actions x samples <= budget).
-* ``rollout`` (a seat spec) plays this seat's rollouts with that strategy instead,
-  ``opponents`` the other seats' (a spec, or ``known``: their strategies in the
-  study); either set, the rollouts run on the engine of every strategy
+* Who plays the rollouts: ``opponents`` ``known`` (the default) rolls each
+  opponent out with its own strategy in the study (one that is itself an ``mc``,
+  with its rollout strategy; elsewhere, as in ``rummy.player`` or against an agent,
+  the model below), a spec every opponent with that strategy, ``policy`` with the
+  rollout policy's model (greedy at the rule's limit, or waiters, below);
+  ``rollout`` (a seat spec) plays this seat's own part with that strategy. Either way
+  but ``policy``, the rollouts run on the engine of every strategy
   (``sim/rollouts.py`` binds the seat's line-up; this seat, where ``rollout`` is
-  empty, by its own policy as the ``rollout`` strategy).
+  empty, plays its own policy as the ``rollout`` strategy).
 * Every sample comes from this seat's seeded strategy stream, so runs are
   reproducible; it sees only its own observation. Details and measured
   strength: docs/MC.md.
@@ -59,6 +65,7 @@ In plain words:
 
 from __future__ import annotations
 
+import importlib
 import time
 from typing import NamedTuple
 
@@ -105,7 +112,7 @@ GIN_SCREEN = 50
 class Params(NamedTuple):
     """MC's parameters."""
 
-    samples: int = 200  # sampled deals per decision
+    samples: int = 600  # sampled deals per decision
     candidates: int = 3  # discards tried per decision (0: every card)
     knock_at: int = (
         -1
@@ -123,7 +130,7 @@ class Params(NamedTuple):
     step: int = 50  # samples per round where ``stop`` or ``time`` > 0
     time: float = 0.0  # seconds a decision may take at most, checked per round (0: no limit)
     rollout: str = ""  # this seat's rollout strategy, a seat spec ("": the rollout policy)
-    opponents: str = ""  # the opponents' in the rollouts: a spec, "known" ("": the policy's)
+    opponents: str = "known"  # the opponents' in the rollouts: a spec, "known" or "policy"
 
 
 SLOT = param_slots(Params)  # where each field sits in the row the hooks read
@@ -148,10 +155,12 @@ def _samples(params, n_actions):
 
 @njit(cache=True, inline="always")
 def _bound(params):
-    """Whether the rollouts play strategies of a bound line-up (``rollout`` or
-    ``opponents`` set: ``sim/rollouts.py`` writes the handle into ``rollout``'s word;
-    a set field not bound reads -1, and the rollouts then stop with an error)."""
-    return params[SLOT.rollout] != 0 or params[SLOT.opponents] != 0
+    """Whether the rollouts play strategies of a bound line-up: ``sim/rollouts.py``
+    writes the handle into ``rollout``'s word where ``rollout`` or ``opponents`` asks
+    for strategies. A ``rollout`` spec not bound reads -1 there, and the rollouts stop
+    with an error; ``opponents`` alone, not bound (hooks called by hand, outside any
+    engine), plays the rollout policy's model, as ``opponents=policy``."""
+    return params[SLOT.rollout] != 0
 
 
 @njit(cache=True)
@@ -176,9 +185,9 @@ def _policy(obs, params, scratch):
 
 
 def _strategy_rollouts(handle, view, rules, kinds, cards, key, first, model, net, won, ends):
-    """The bound line-up's rollouts (called in object mode)."""
-    from sim import rollouts  # the study binds before anything plays: imported by then
-
+    """The bound line-up's rollouts (called in object mode). ``sim.rollouts`` bound the
+    seat, so it is imported by then (looked up, not imported here: no import cycle)."""
+    rollouts = importlib.import_module("sim.rollouts")
     rollouts.values(handle, view, rules, kinds, cards, key, first, model, net, won, ends)
 
 
@@ -417,5 +426,5 @@ STRATEGY: Strategy = Strategy(
         "step": (1, 100_000),
         "time": (0, 3600),
     },
-    specs={"rollout": (), "opponents": ("known",)},
+    specs={"rollout": (), "opponents": ("known", "policy")},
 )

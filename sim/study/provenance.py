@@ -81,6 +81,7 @@ TABLE_SOURCES = (
     "rules/overrides.py",
     "rules/presets.py",
     "rules/ruleset.py",
+    "rollouts.py",
     "solver.py",
     "store.py",
     "study/__init__.py",

@@ -265,11 +265,12 @@ class RunConfig:
 
     def identity(self) -> dict[str, Any]:
         """What determines the results: hashed into ``config_hash``."""
-        from sim import __version__
+        from sim import __version__, rollouts
         from strategies import parse_lineup
         from strategies.agent import AgentStrategy
 
-        seated = [strategy for strategy, _ in parse_lineup(self.lineup, self.players)]
+        seats = parse_lineup(self.lineup, self.players)
+        seated = [strategy for strategy, _ in seats]
         agents = [
             {"seat": seat, "spec": s.spec, "files": s.files_digest()}
             for seat, s in enumerate(seated)
@@ -278,7 +279,7 @@ class RunConfig:
         return {
             "schema_version": T.SCHEMA_VERSION,
             "package_version": __version__,
-            **P.code_digests(seated),
+            **P.code_digests(rollouts.strategies_in(seats)),
             **({"agents": agents} if agents else {}),
             "variant": self.variant,
             "rules": self.rule_set.to_dict(),

@@ -40,19 +40,33 @@ DEALS = {
     # mc's defaults before December 2026, spelt out (knock_at=-1 then meant the rule's
     # limit; it is chosen from the rules now)
     "gin mc (old defaults)/greedy": (
-        "gin", {}, "mc:samples=20,knock_at=10,candidates=3,screen=0/greedy", 300, 9,
+        "gin", {}, "mc:samples=20,knock_at=10,candidates=3,screen=0,opponents=policy/greedy",
+        300, 9,
     ),
 }  # fmt: skip
 # (rules, line-up, games, seed): whole games, game rows and hand rows.
 GAMES = {
     "hollywood-gin greedy/simple": ("hollywood-gin", "greedy/simple", 200, 11),
     "knock-rummy pool greedy": ("knock-rummy", "greedy", 100, 12),
-    # mc's defaults (rollouts that throw for gin, gin candidates, the screening round),
-    # fewer samples; simple knocks, so the game memory's switch is met too
-    "eaai mc:samples=60/simple": ("eaai", "mc:samples=60/simple", 12, 13),
+    # mc's defaults before 5 December 2026 (rollouts that throw for gin, gin candidates,
+    # the screening round), fewer samples; simple knocks: the game memory's switch too
+    "eaai mc:samples=60/simple": ("eaai", "mc:samples=60,opponents=policy/simple", 12, 13),
     # against a player who waits for gin: from a game's second hand on the rollouts
     # take the opponent for one (mc's waiters=-1, added 2 December 2026)
-    "eaai mc:samples=60/simple:knock_at=0": ("eaai", "mc:samples=60/simple:knock_at=0", 8, 14),
+    "eaai mc:samples=60/simple:knock_at=0": (
+        "eaai",
+        "mc:samples=60,opponents=policy/simple:knock_at=0",
+        8,
+        14,
+    ),
+    # the rollouts by the study's strategies (opponents=known, mc's default since
+    # 5 December 2026): its own seat by the rollout strategy, the other by simple
+    "eaai mc:samples=30,opponents=known/simple": (
+        "eaai",
+        "mc:samples=30,opponents=known/simple",
+        6,
+        15,
+    ),
 }
 # (rules, cards, jokers): random hands for the public solver API.
 SOLVER = {
@@ -114,6 +128,9 @@ EXPECTED: dict[str, str] = {
     ),
     "games: eaai mc:samples=60/simple:knock_at=0": (
         "cb63f01ec6960f9ad13ca2e7d655d50012f306dac8e344a8aeac79ad79076ff0"
+    ),
+    "games: eaai mc:samples=30,opponents=known/simple": (
+        "81bb52d79d1e308a51b5ecb5dd843cda0516e5881d15548adeb879cfc64918e2"
     ),
     "solver: gin 10 cards": "5346cef8fdc204e21d7e8324d47683e8ef9641c6529b2d76efb7201628b7585c",
     "solver: gin 11 cards": "c049dc0fbfa9a3d0e5abfc0d76bb43ddc6912758794cca6c7ff6d58f8196fdf5",

@@ -11,7 +11,7 @@ from kernels.greedy import OWN_TURNS
 from kernels.obs import N_PARAMS, SCRATCH_HAND, SCRATCH_SIZE
 from sim.agents.player import player
 from sim.engine import lineup_of, play_deals, play_games
-from sim.rollouts import lineup_for
+from sim.rollouts import lineup_for, strategies_in
 from sim.rules import get_rules
 from strategies import StrategyError, format_seat, parse_lineup, parse_seat
 from tests.support.agents import gin_view
@@ -38,11 +38,12 @@ def test_the_policys_model_bound_plays_as_the_policy(rules: str, mc: str, others
     ``rollout`` strategy in this seat and greedy in the others: the same line-up bound
     as strategies (``opponents=greedy``) plays every hand exactly as the policy does."""
     r = get_rules(rules, players=3) if rules == "knock-rummy" else get_rules(rules)
-    policy = play_deals(r, f"mc:{mc}/{others}", deals=12, seed=4)
+    policy = play_deals(r, f"mc:{mc},opponents=policy/{others}", deals=12, seed=4)
     bound = play_deals(r, f"mc:{mc},opponents=greedy/{others}", deals=12, seed=4)
     _same(policy, bound)
     games = [
-        play_games(r, f"mc:{mc}{o}/{others}", games=2, seed=3) for o in ("", ",opponents=greedy")
+        play_games(r, f"mc:{mc},opponents={o}/{others}", games=2, seed=3)
+        for o in ("policy", "greedy")
     ]
     for a, b in zip(*games, strict=True):
         _same(a, b)
@@ -90,7 +91,7 @@ def test_the_line_up_of_each_place() -> None:
 
 
 def test_specs_as_values_read_back() -> None:
-    spec = "mc:samples=50,rollout='greedy:knock_at=0,min_gain=2',opponents=known"
+    spec = "mc:samples=50,rollout='greedy:knock_at=0,min_gain=2',opponents=policy"
     strategy, params = parse_seat(spec)
     assert params.rollout == "greedy:knock_at=0,min_gain=2" and params.samples == 50
     assert format_seat(strategy, params) == spec
@@ -117,10 +118,10 @@ def test_bad_rollout_specs_are_one_line(spec: str, says: str) -> None:
     assert spec.split(":")[1].split("=")[0] in str(info.value)  # names the parameter
 
 
-def test_known_opponents_refuse_an_agent_seat(tmp_path) -> None:
+def test_known_opponents_take_an_agent_for_greedy() -> None:
+    """An agent cannot be rolled out: under ``known`` it is the policy's opponent."""
     seats = parse_lineup(["mc:opponents=known", "python:sim.agents.greedy:Greedy"], 2)
-    with pytest.raises(StrategyError, match="seat 1 is an agent"):
-        lineup_for(seats, 0, get_rules("gin"))
+    assert lineup_for(seats, 0, get_rules("gin"))[1] == "greedy"
 
 
 def test_a_player_takes_known_opponents_for_unknown() -> None:
@@ -129,7 +130,7 @@ def test_a_player_takes_known_opponents_for_unknown() -> None:
     for key in ("00000000000000ff", "0000000000000abc", "00000000000fffff"):
         view = gin_view(key=key)
         known = player("mc:samples=8,opponents=known", rules="gin").take(view)
-        assert known == player("mc:samples=8", rules="gin").take(view)
+        assert known == player("mc:samples=8,opponents=policy", rules="gin").take(view)
 
 
 def test_a_player_rolls_out_from_any_seat() -> None:
@@ -161,3 +162,10 @@ def test_a_rollout_starts_with_the_own_turn_count() -> None:
     assert engine.state.scratch[1, OWN_TURNS] == 0  # its strategy keeps no count there
     assert not engine.state.scratch[:, 1:OWN_TURNS].any()
     assert (engine.state.scratch[:, SCRATCH_HAND:] == memory).all()  # the game's, as given
+
+
+def test_a_runs_identity_holds_the_rollout_strategies() -> None:
+    """A plugin named only inside a rollout spec is compiled and played: its sources are
+    part of the run's identity like a seated one's (``plugin_digests``)."""
+    seats = parse_lineup("mc:rollout='mc:rollout=simple',opponents=known/greedy", 2)
+    assert [s.name for s in strategies_in(seats)] == ["mc", "mc", "simple", "greedy"]

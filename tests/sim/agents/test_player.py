@@ -38,7 +38,9 @@ from tests.support import ROOT
 from tests.support.agents import gin_view
 
 GIN_CHART = (ROOT / "docs" / "charts" / "gin.chart").read_text().strip()
-MC = "mc:samples=6"  # few samples: the same code paths, fast
+# Few samples: the same code paths, fast. A player does not know who it plays, so the
+# rollouts take the opponents for the policy's (as opponents=known falls back to).
+MC = "mc:samples=6,opponents=policy"
 WENT_OUT = (L.GIN, L.BIG_GIN, L.RUMMY)
 Tamper = Callable[[dict[str, Any]], None]
 
@@ -358,7 +360,7 @@ def test_a_player_that_forgets_its_memory_is_caught(monkeypatch: pytest.MonkeyPa
 def test_many_more_deals(rules: str | RuleSet, lineup: str) -> None:
     r = get_rules(rules) if isinstance(rules, str) else rules
     checked = Checked()
-    check_deals(r, lineup.replace(MC, "mc:samples=30"), 11, range(500), checked)
+    check_deals(r, lineup.replace(MC, "mc:samples=30,opponents=policy"), 11, range(500), checked)
     assert checked.wrong == []
 
 
@@ -366,10 +368,10 @@ def test_many_more_deals(rules: str | RuleSet, lineup: str) -> None:
 @pytest.mark.parametrize(
     ("rules", "lineup"),
     [
-        (KNOCK3, f"mc:samples=30/defensive/{GIN_CHART}"),
-        (KNOCK4, "random/schedule/advice/mc:samples=30"),
-        (get_rules("gin"), "mc:samples=30/greedy"),
-        (get_rules("oklahoma-gin"), "mc:samples=30/chart"),
+        (KNOCK3, f"mc:samples=30,opponents=policy/defensive/{GIN_CHART}"),
+        (KNOCK4, "random/schedule/advice/mc:samples=30,opponents=policy"),
+        (get_rules("gin"), "mc:samples=30,opponents=policy/greedy"),
+        (get_rules("oklahoma-gin"), "mc:samples=30,opponents=policy/chart"),
         (get_rules("eaai"), "mc/simple"),
     ],
 )
