@@ -131,7 +131,10 @@ def _parse_spec_value(strategy: Strategy, name: str, text: str) -> str:
     try:
         parse_seat(text)
     except StrategyError as exc:
-        raise StrategyError(f"bad value for {strategy.name} parameter {name!r}: {exc}") from None
+        also = f" (or one of the words: {choose(words)})" if words else ""
+        raise StrategyError(
+            f"bad value for {strategy.name} parameter {name!r}: {exc}{also}"
+        ) from None
     return text
 
 

@@ -128,7 +128,7 @@ class Params(NamedTuple):
     waiters: int = -1  # throwing for gin, opponents knock at 5 or less: 1, 0, -1 from hand 2
     stop: float = 0.0  # z: rounds of ``step`` samples drop clearly worse actions (0: off)
     step: int = 50  # samples per round where ``stop`` or ``time`` > 0
-    time: float = 0.0  # seconds a decision may take at most, checked per round (0: no limit)
+    time: float = 0.0  # seconds a decision may take at most, checked per round (default: none)
     rollout: str = ""  # this seat's rollout strategy, a seat spec ("": the rollout policy)
     opponents: str = "known"  # the opponents' in the rollouts: a spec, "known" or "policy"
 
@@ -424,7 +424,7 @@ STRATEGY: Strategy = Strategy(
         "waiters": (-1, 1),
         "stop": (0, 10),
         "step": (1, 100_000),
-        "time": (0, 3600),
+        "time": (0.001, 3600),  # the default, 0, is no limit; time=0 is no budget at all
     },
     specs={"rollout": (), "opponents": ("known", "policy")},
 )

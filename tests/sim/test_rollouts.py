@@ -109,6 +109,9 @@ def test_specs_as_values_read_back() -> None:
         ("mc:opponents=known2", "unknown strategy 'known2'"),
         ("mc:rollout=known", "unknown strategy 'known'"),
         ("mc:rollout='python:json:JSONDecoder'", "is an agent"),
+        ("mc:opponents=nosuch", "or one of the words: known, policy"),
+        ("mc:time=0", "between 0.001 and 3600"),
+        ("mc:samples=0", "between 1 and 100000"),
     ],
 )
 def test_bad_rollout_specs_are_one_line(spec: str, says: str) -> None:
@@ -169,3 +172,13 @@ def test_a_runs_identity_holds_the_rollout_strategies() -> None:
     part of the run's identity like a seated one's (``plugin_digests``)."""
     seats = parse_lineup("mc:rollout='mc:rollout=simple',opponents=known/greedy", 2)
     assert [s.name for s in strategies_in(seats)] == ["mc", "mc", "simple", "greedy"]
+
+
+def test_a_study_refuses_a_time_budget(tmp_path) -> None:
+    """A clock would make a study's decisions depend on the machine: one line, before
+    anything is written."""
+    from sim.study.runs import RunConfig, RunError
+
+    with pytest.raises(RunError, match="time= makes a decision depend on the machine"):
+        RunConfig(rules="gin", lineup="mc:time=0.5/simple", count=2, seed=1, out=tmp_path)
+    assert list(tmp_path.iterdir()) == []
