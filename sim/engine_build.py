@@ -4,7 +4,8 @@ The round loop (``kernels/engine.py``) calls ``hook_take``, ``hook_discard`` and
 ``hook_knock`` with a strategy id per seat. Numba can only inline and cache calls to
 functions it knows at compile time, so this module writes a small Python file whose
 dispatchers branch on the id and call every registered strategy's hooks directly,
-followed by the engine's own source (its stand-in hooks cut out), and imports it.
+followed by the engine's own source (its stand-in hooks cut out) and ``mc``'s samples'
+loop (``kernels/mc.py``: its rollouts with strategies in every seat), and imports it.
 
 * One engine serves every line-up of the registered strategies: a line-up is data
   (ids and parameter rows), so new line-ups and parameter values never recompile.
