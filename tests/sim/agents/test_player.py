@@ -372,7 +372,7 @@ def test_many_more_deals(rules: str | RuleSet, lineup: str) -> None:
         (KNOCK4, "random/schedule/advice/mc:samples=30,opponents=policy"),
         (get_rules("gin"), "mc:samples=30,opponents=policy/greedy"),
         (get_rules("oklahoma-gin"), "mc:samples=30,opponents=policy/chart"),
-        (get_rules("eaai"), "mc/simple"),
+        (get_rules("eaai"), "mc:samples=200,opponents=policy/simple"),  # the old defaults
     ],
 )
 def test_many_more_games(rules: RuleSet, lineup: str) -> None:
