@@ -82,10 +82,10 @@ def _own_rollout(strategy: Any, values: Any, rules: RuleSet) -> str:
     """The spec a searching seat's rollouts play it with: its ``rollout``, else its
     built-in rollout policy as the ``rollout`` strategy (its threshold, and where that
     is 0, throwing for gin as its ``gin_drop`` says)."""
-    if getattr(values, "rollout", ""):
-        return str(values.rollout)
     if not strategy.specs:  # not a search: itself
         return format_seat(strategy, values)
+    if values.rollout:
+        return str(values.rollout)
     knock_at = int(values.knock_at) if values.knock_at >= 0 else FROM_RULES  # per hand
     plays_for_gin = rollout_knock_at(rules.compile(), np.int64(values.knock_at)) == 0
     gin_drops = int(values.gin_drop) if plays_for_gin else 0
