@@ -153,7 +153,7 @@ def _lineup(name: str, seats: Any, rules: RuleSet) -> str | tuple[str, ...]:
             seats = [v if isinstance(v, str) else seat_object(v) for v in seats]
     lineup = _texts(name, seats, "greedy:knock_at=7/simple")
     with _checking(name, seats):
-        parse_lineup(lineup, rules.players)
+        parse_lineup(lineup, rules.players, rules=rules)
     return lineup
 
 
@@ -566,11 +566,12 @@ def tournament(
 
     names = _texts("strategies", strategies, "greedy,simple")
     lineup = names if isinstance(names, str) else list(names)
+    rule_set = _rules(rules)
     with _checking("strategies", strategies):
         for text in [names] if isinstance(names, str) else names:
             for spec in split_specs(text):
-                parse_seat(spec)
-    request = TournamentRequest(lineup, count, _rules(rules), mode, _seed(seed))  # type: ignore[arg-type]
+                parse_seat(spec, rules=rule_set)
+    request = TournamentRequest(lineup, count, rule_set, mode, _seed(seed))  # type: ignore[arg-type]
     root = _out(out)
     with _progress("tournament", progress) as view:
         done = tournament_api(

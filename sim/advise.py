@@ -419,7 +419,7 @@ def _known_opponents(pos: Position, obs: Any, rollout_at: int, min_gain: int,
     from strategies.agent import AgentStrategy
 
     try:
-        theirs = parse_seat(opponents)
+        theirs = parse_seat(opponents, rules=pos.rules)
     except StrategyError as exc:
         raise AdviseError(f"--opponents: {exc}") from None
     if isinstance(theirs[0], AgentStrategy):  # rollouts replay one position many times

@@ -20,7 +20,7 @@ import dataclasses
 import os
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -39,10 +39,12 @@ from sim.warm import ensure, warm_entry
 from strategies import (
     Strategy,
     format_seat,
+    lineup_labels,
     params_vector,
     parse_lineup,
     parse_seat,
     registry,
+    seat_label,
 )
 from strategies.agent import AGENT, AgentStrategy
 
@@ -68,13 +70,24 @@ class StrategyDecisionError(ValueError):
 
 @dataclass(frozen=True)
 class Lineup:
-    """One strategy and parameter record per seat."""
+    """One strategy and parameter record per seat; ``written``: the text it was read
+    from (None: built from records), for how its seats are shown."""
 
     seats: tuple[tuple[Strategy, NamedTuple], ...]
+    written: str | tuple[str, ...] | None = field(default=None, compare=False)
 
     @property
     def names(self) -> list[str]:
+        """Each seat's canonical spec (``strategies.format_seat``)."""
         return [format_seat(s, p) for s, p in self.seats]
+
+    @property
+    def labels(self) -> list[str]:
+        """How each seat is shown (``strategies.seat_label``: ``chart:gin`` as written,
+        never a chart's spec)."""
+        if self.written is not None:
+            return lineup_labels(self.written, len(self.seats))
+        return [seat_label(spec) for spec in self.names]
 
     def arrays(
         self, ids: dict[str, int], rules: RuleSet | None = None, known: bool = True
@@ -97,15 +110,19 @@ class Lineup:
         return agent_seats.seated(self.seats)
 
 
-def lineup_of(spec: Lineup | str | Iterable[str], players: int) -> Lineup:
-    """A line-up from ``greedy:knock_at=7/simple``, a list of specs, or a Lineup."""
+def lineup_of(
+    spec: Lineup | str | Iterable[str], players: int, rules: RuleSet | None = None
+) -> Lineup:
+    """A line-up from ``greedy:knock_at=7/simple``, a list of specs, or a Lineup; a
+    chart seated by name or file must be made for ``rules`` (when given)."""
     if isinstance(spec, Lineup):
         if len(spec.seats) != players:
             raise ValueError(
                 f"line-up has {len(spec.seats)} seats but the rules have players={players}"
             )
         return spec
-    return Lineup(tuple(parse_lineup(spec, players)))
+    specs = spec if isinstance(spec, str) else tuple(spec)
+    return Lineup(tuple(parse_lineup(specs, players, rules=rules)), specs)
 
 
 NUMBERS = 2**63  # deal and game numbers: 0 .. NUMBERS - 1 (the engine's int64)
@@ -184,9 +201,9 @@ def _raise_decision_error(
     if isinstance(lineup.seats[seat][0], AgentStrategy):
         said = agent_seats.failure(params, seat) or what
         raise StrategyDecisionError(
-            f"the agent at seat {seat} ({lineup.names[seat]}) failed at its {said}; {where}"
+            f"the agent at seat {seat} ({lineup.labels[seat]}) failed at its {said}; {where}"
         )
-    raise StrategyDecisionError(f"strategy {lineup.names[seat]!r} (seat {seat}) {what}; {where}")
+    raise StrategyDecisionError(f"strategy {lineup.labels[seat]!r} (seat {seat}) {what}; {where}")
 
 
 def _blocks(n: int, threads: int) -> list[tuple[int, int]]:
@@ -225,7 +242,7 @@ def _deals_setup(
     """Single deals' rules, line-up, engine (``_engine``'s), strategy ids and parameter
     rows, the deal numbers checked."""
     r = resolve_rules(rules)
-    seats = lineup_of(lineup, r.players)
+    seats = lineup_of(lineup, r.players, r)
     _check_numbers("deal", first, deals)
     engine, ids = _engine(seats, deals=core)
     sids, params = seats.arrays(ids, r)
@@ -429,7 +446,7 @@ def replay_hand(
 ) -> Replay:
     """Play one single hand with the event log on (the same hand ``play_deals`` plays)."""
     r = resolve_rules(rules)
-    seats = lineup_of(lineup, r.players)
+    seats = lineup_of(lineup, r.players, r)
     _check_numbers("deal", deal, 1)
     engine, ids = _engine(seats)
     no_scores = np.zeros(r.players, np.int64)
@@ -468,7 +485,7 @@ def replay_game(
     row again.
     """
     r = resolve_rules(rules)
-    seats = lineup_of(lineup, r.players)
+    seats = lineup_of(lineup, r.players, r)
     _check_numbers("game", game, 1)
     games, hands = play_games(r, seats, games=1, seed=seed, first=game, threads=1)
     engine, ids = _engine(seats)
@@ -527,7 +544,7 @@ def play_games(
     and scores in 1/60 point (:func:`game_points`).
     """
     r = resolve_rules(rules)
-    seats = lineup_of(lineup, r.players)
+    seats = lineup_of(lineup, r.players, r)
     _check_numbers("game", first, games)
     n_threads = 1 if seats.agents else _threads(threads)
     engine, ids = _engine(seats)

@@ -80,10 +80,10 @@ def points_of(units: int) -> int | float:
 
 def game_to_json(gr: GameReplay) -> dict[str, Any]:
     """A game's replay for tools: every hand (with the game seats dealt in), the record."""
-    names = gr.lineup.names
+    names = gr.lineup.labels  # how each seat is shown: chart:gin, never a chart's spec
     return {
         "rules": gr.rules.to_dict(),
-        "seats": names,
+        "seats": gr.lineup.names,
         "seed": gr.seed,
         "game": gr.game,
         "hands": [

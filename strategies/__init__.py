@@ -70,7 +70,17 @@ of several seats in one string separates the seats with ``/``:
 ``greedy:knock_at=7/simple``. A single spec fills every seat. A seat played by a
 Python object or another program is ``python:package.module:Class`` or
 ``external:cmd=COMMAND`` (``strategies/agent.py``, docs/AGENTS.md); quotes keep a
-command's ``/`` and ``,`` from splitting the line-up.
+command's ``/`` and ``,`` from splitting the line-up. A ``chart`` seat may name a
+shipped chart or a chart file first (``chart:gin``, ``chart:file=PATH``, then
+overrides: ``strategies/chart_files.py``); it is read as the parameters it names.
+
+Labels
+------
+``seat_label(spec)`` is how every table, report and record shows a seat: the canonical
+spec (``format_seat``), except that a chart seated by name or file shows that name
+(``chart:gin``, ``chart:file=final.chart``) and a long chart spec spelt out shows as
+``chart#`` and 8 hex digits of its parameters. The spec itself, never the label, is
+what a run's identity and rows hold.
 """
 
 from __future__ import annotations
@@ -116,9 +126,11 @@ def _check_value(strategy: Strategy, name: str, value: float) -> None:
         )
 
 
-def _parse_spec_value(strategy: Strategy, name: str, text: str) -> str:
+def _parse_spec_value(strategy: Strategy, name: str, text: str, rules: Any = None) -> str:
     """A spec parameter's value (``Strategy.specs``): empty, one of its words, or a
-    seat spec of a compiled strategy (quotes around it dropped)."""
+    seat spec of a compiled strategy (quotes around it dropped). A chart named by name
+    or file is written out as its parameters: the value (and so a run's identity)
+    never depends on a file read again later."""
     text = _agent.unquoted(text).strip()
     words = strategy.specs[name]
     if text == "" or text in words:
@@ -129,18 +141,20 @@ def _parse_spec_value(strategy: Strategy, name: str, text: str) -> str:
             "rollouts play compiled strategies only (docs/AGENTS.md)"
         )
     try:
-        parse_seat(text)
+        seated = parse_seat(text, rules=rules)
     except StrategyError as exc:
         also = f" (or one of the words: {choose(words)})" if words else ""
         raise StrategyError(
             f"bad value for {strategy.name} parameter {name!r}: {exc}{also}"
         ) from None
+    if _chart_reference(text) is not None:
+        return format_seat(*seated)
     return text
 
 
-def _parse_value(strategy: Strategy, name: str, text: str) -> int | float | str:
+def _parse_value(strategy: Strategy, name: str, text: str, rules: Any = None) -> int | float | str:
     if name in strategy.specs:
-        return _parse_spec_value(strategy, name, text)
+        return _parse_spec_value(strategy, name, text, rules)
     default = strategy.params._field_defaults[name]
     text = text.strip()
     value: int | float
@@ -348,15 +362,38 @@ def get_strategy(name: str) -> Strategy:
     raise StrategyError(f"unknown strategy {name!r}; choose one of: {choose(known)}")
 
 
-def parse_seat(spec: str) -> tuple[Strategy, NamedTuple]:
-    """Read a seat: ``greedy`` or ``greedy:knock_at=7,min_gain=2``.
+def _chart_reference(spec: str) -> tuple[_chart_files.ChartFile, str] | None:
+    """The chart a ``chart`` seat spec names by name or file, and how it is shown;
+    None for any other spec (``strategies/chart_files.py``)."""
+    name, sep, rest = spec.strip().partition(":")
+    if name.strip() != _chart.STRATEGY.name or not sep:
+        return None
+    return _chart_files.reference(rest)
+
+
+def _chart_params(chart: _chart_files.ChartFile) -> NamedTuple:
+    """The parameters a chart file spells out (a bad value: it is not a chart file)."""
+    try:
+        return parse_seat(chart.spec)[1]
+    except StrategyError as error:
+        raise StrategyError(f"{chart.where} is not a chart file: {error}") from None
+
+
+def parse_seat(spec: str, *, rules: Any = None) -> tuple[Strategy, NamedTuple]:
+    """Read a seat: ``greedy`` or ``greedy:knock_at=7,min_gain=2``; a chart by name or
+    file (``chart:gin,lookahead=0``, ``chart:file=PATH``) as the parameters it names.
+
+    ``rules`` (a ``sim.rules.RuleSet``; None: not known here): a chart named by name or
+    file whose header names another player count, scoring or knock limit is refused.
 
     Raises
     ------
     StrategyError
         For an unknown strategy (listing the known ones), an unknown parameter
         (listing the strategy's parameters), a parameter given twice, an item
-        without ``=``, or a bad value (naming the parameter).
+        without ``=``, a bad value (naming the parameter), an unknown chart (listing
+        the shipped ones), a chart file that is missing or is not one, or a chart
+        made for other rules.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise StrategyError("empty strategy spec; write e.g. greedy or greedy:knock_at=7")
@@ -366,8 +403,16 @@ def parse_seat(spec: str) -> tuple[Strategy, NamedTuple]:
     strategy = get_strategy(name.strip())
     fields = strategy.params._fields
     values: dict[str, int | float | str] = {}
-    if sep and rest.strip():
-        for item in _agent.split_outside_quotes(rest, ","):
+    base = strategy.defaults()
+    items = _agent.split_outside_quotes(rest, ",") if sep and rest.strip() else []
+    named = _chart_reference(spec) if strategy is _chart.STRATEGY else None
+    if named is not None:
+        chart, shown = named
+        if rules is not None:
+            _chart_files.check_rules(chart, shown, rules)
+        base, items = _chart_params(chart), items[1:]
+    if items:
+        for item in items:
             key, eq, text = item.partition("=")
             key = key.strip().replace("-", "_")
             if not eq or not key or not text.strip():
@@ -382,8 +427,35 @@ def parse_seat(spec: str) -> tuple[Strategy, NamedTuple]:
                 )
             if key in values:
                 raise StrategyError(f"parameter {key!r} is given twice in {spec!r}")
-            values[key] = _parse_value(strategy, key, text)
-    return strategy, strategy.defaults()._replace(**values)
+            values[key] = _parse_value(strategy, key, text, rules)
+    return strategy, base._replace(**values)
+
+
+def _path_open(group: str) -> bool:
+    """Whether ``group`` (text between ``/``) ends inside an unquoted chart file path:
+    its last item is ``file=PATH`` (``chart:file=PATH``) and PATH does not end in
+    ``.chart`` yet (``chart:file=results/solve/ID/final.chart`` holds ``/``)."""
+    last = _agent.split_outside_quotes(group, ",")[-1]
+    key, eq, value = last.rpartition(":")[2].partition("=")
+    value = value.strip()
+    return (
+        bool(eq)
+        and key.strip() == _chart_files.FILE_KEY
+        and value[:1] not in ("'", '"')
+        and not value.endswith(_chart_files.SUFFIX)
+    )
+
+
+def _groups(text: str) -> list[str]:
+    """``text`` split at ``/`` outside quotes, a chart file's path kept whole up to its
+    ``.chart`` (:func:`_path_open`)."""
+    groups: list[str] = []
+    for group in _agent.split_outside_quotes(text, "/"):
+        if groups and _path_open(groups[-1]):
+            groups[-1] += "/" + group
+        else:
+            groups.append(group)
+    return groups
 
 
 def split_specs(text: str) -> list[str]:
@@ -392,10 +464,11 @@ def split_specs(text: str) -> list[str]:
     A comma also separates a strategy's parameters (``greedy:knock_at=7,min_gain=2``):
     an item holding ``=`` but no ``:`` before it is one more parameter of the spec
     before it, so ``simple,greedy:knock_at=5,min_gain=2`` is two specs (and
-    ``mc:samples=50,rollout=greedy:knock_at=0`` one).
+    ``mc:samples=50,rollout=greedy:knock_at=0`` one). A chart file's path reads on
+    over ``/`` to its ``.chart``: ``chart:file=results/x/final.chart/simple`` is two.
     """
     specs: list[str] = []
-    for group in _agent.split_outside_quotes(text, "/"):
+    for group in _groups(text):
         pieces: list[str] = []
         for item in _agent.split_outside_quotes(group, ","):
             item = item.strip()
@@ -411,13 +484,9 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
-def parse_lineup(text: str | Iterable[str], players: int) -> list[tuple[Strategy, NamedTuple]]:
-    """One ``(strategy, params)`` per seat.
-
-    ``text`` is one string with seats separated by ``/`` or ``,`` (``simple,greedy:knock_at=7``,
-    ``greedy:knock_at=7,min_gain=2/simple``; see :func:`split_specs`) or a list of such
-    strings. One spec fills every seat; otherwise there must be exactly ``players`` specs.
-    """
+def _seat_specs(text: str | Iterable[str], players: int) -> list[str]:
+    """The line-up's specs as written: one (for every seat) or one per seat (see
+    :func:`parse_lineup`)."""
     pieces = [text] if isinstance(text, str) else list(text)
     specs: list[str] = []
     for piece in pieces:
@@ -426,15 +495,66 @@ def parse_lineup(text: str | Iterable[str], players: int) -> list[tuple[Strategy
         specs += split_specs(piece)
     if not specs:
         raise StrategyError("no strategy given")
-    if len(specs) == 1:
-        seat = parse_seat(specs[0])
-        return [seat] * players
-    if len(specs) != players:
+    if len(specs) != 1 and len(specs) != players:
         raise StrategyError(
             f"{len(specs)} seats given ({'/'.join(specs)}) for {players} players; "
             "give one spec for every seat or a single spec for all"
         )
-    return [parse_seat(spec) for spec in specs]
+    return specs
+
+
+def parse_lineup(
+    text: str | Iterable[str], players: int, *, rules: Any = None
+) -> list[tuple[Strategy, NamedTuple]]:
+    """One ``(strategy, params)`` per seat.
+
+    ``text`` is one string with seats separated by ``/`` or ``,`` (``simple,greedy:knock_at=7``,
+    ``greedy:knock_at=7,min_gain=2/simple``; see :func:`split_specs`) or a list of such
+    strings. One spec fills every seat; otherwise there must be exactly ``players`` specs.
+    ``rules``: the study's rules, that a chart seated by name or file must be made for
+    (:func:`parse_seat`).
+    """
+    specs = _seat_specs(text, players)
+    if len(specs) == 1:
+        return [parse_seat(specs[0], rules=rules)] * players
+    return [parse_seat(spec, rules=rules) for spec in specs]
+
+
+def lineup_labels(text: str | Iterable[str], players: int) -> list[str]:
+    """How each seat of a line-up is shown (:func:`seat_label`), the line-up read as
+    :func:`parse_lineup` reads it."""
+    specs = _seat_specs(text, players)
+    if len(specs) == 1:
+        return [seat_label(specs[0])] * players
+    return [seat_label(spec) for spec in specs]
+
+
+def seat_label(spec: str) -> str:
+    """How a seat is shown wherever a table, report or record names it: its canonical
+    spec (:func:`format_seat`), except a ``chart`` seat by name or file (its name with
+    the overrides that change a value: ``chart:gin,lookahead=0``,
+    ``chart:file=final.chart``) and a long ``chart`` spec spelt out
+    (``chart#<8 hex of its parameters>``; ``strategies/chart_files.py``); a spec
+    parameter whose value is a chart seat (``mc``'s ``rollout``) shows it so too.
+
+    Only for showing: a run's identity and rows hold the spec.
+    """
+    strategy, params = parse_seat(spec)
+    canonical = format_seat(strategy, params)
+    if strategy is _chart.STRATEGY:
+        named = _chart_reference(spec)
+        base = None if named is None else (named[1], _chart_params(named[0]))
+        return _chart_files.chart_label(params, canonical, base)
+    shown = []
+    for name, value in zip(strategy.params._fields, params, strict=True):
+        words = strategy.specs.get(name, ())
+        if not isinstance(value, str) or not value or value in words:
+            continue
+        if parse_seat(value)[0] is _chart.STRATEGY:
+            shown.append((name, seat_label(value)))
+    if not shown:
+        return canonical
+    return format_seat(strategy, params._replace(**dict(shown)))
 
 
 def format_seat(strategy: Strategy, params: NamedTuple) -> str:
@@ -455,6 +575,7 @@ def format_seat(strategy: Strategy, params: NamedTuple) -> str:
 from strategies import advice as _advice  # noqa: E402
 from strategies import agent as _agent  # noqa: E402
 from strategies import chart as _chart  # noqa: E402
+from strategies import chart_files as _chart_files  # noqa: E402
 from strategies import defensive as _defensive  # noqa: E402
 from strategies import greedy as _greedy  # noqa: E402
 from strategies import mc as _mc  # noqa: E402
@@ -488,6 +609,7 @@ __all__ = [
     "format_seat",
     "get_strategy",
     "hook_home",
+    "lineup_labels",
     "load_plugin",
     "make_params",
     "param_slots",
@@ -495,4 +617,5 @@ __all__ = [
     "parse_lineup",
     "parse_seat",
     "registry",
+    "seat_label",
 ]

@@ -64,7 +64,7 @@ from sim.engine import Lineup, StrategyDecisionError, engine_of
 from sim.rules import RuleSet
 from sim.solver import Arrangement, arrangement, min_deadwood, resolve_rules, tables_for
 from sim.warm import ensure, warm_entry
-from strategies import HOOKS, Strategy, format_seat, parse_seat
+from strategies import HOOKS, Strategy, format_seat, parse_seat, seat_label
 from strategies.agent import AgentStrategy, is_agent_spec
 
 __all__ = ["Player", "PlayerError", "player"]
@@ -79,15 +79,21 @@ class PlayerError(ValueError):
 class Player:
     """One seat's compiled strategy, asked one decision at a time (module docstring).
 
-    Attributes: ``strategy`` and ``params`` (what ``parse_seat`` read), ``name`` (the
-    spec as ``format_seat`` writes it), ``rules``, ``seat`` (None: any seat).
+    Attributes: ``strategy`` and ``params`` (what ``parse_seat`` read), ``name`` (how the
+    seat is shown: ``strategies.seat_label``, ``chart:gin`` for a chart by name),
+    ``rules``, ``seat`` (None: any seat).
     """
 
     def __init__(
-        self, strategy: Strategy, params: NamedTuple, rules: RuleSet, seat: int | None = None
+        self,
+        strategy: Strategy,
+        params: NamedTuple,
+        rules: RuleSet,
+        seat: int | None = None,
+        name: str | None = None,
     ) -> None:
         self.strategy, self.params, self.rules = strategy, params, rules
-        self.name = format_seat(strategy, params)
+        self.name = name or seat_label(format_seat(strategy, params))
         self.seat = seat
         # Every seat this strategy, stand-ins: an mc seat's rollouts are bound for each
         # place, opponents=known as unknown (sim/rollouts.py); the kernel decides with row 0.
@@ -280,8 +286,8 @@ def _sample(rules: RuleSet) -> npt.NDArray[np.int64]:
 
 def player(spec: str, *, rules: str | RuleSet = "gin", seat: int | None = None) -> Player:
     """A :class:`Player` of a compiled strategy's spec (``greedy``, ``mc:samples=50``,
-    the text of a ``.chart`` file) under ``rules`` (a preset name or a RuleSet), for
-    ``seat`` (None: whichever seat each view is of)."""
+    ``chart:gin``, ``chart:file=PATH``) under ``rules`` (a preset name or a RuleSet; a
+    chart must be made for them), for ``seat`` (None: whichever seat each view is of)."""
     if not isinstance(spec, str):
         raise PlayerError(
             "a player is a compiled strategy's spec such as 'greedy' or 'mc:samples=50', "
@@ -295,17 +301,17 @@ def player(spec: str, *, rules: str | RuleSet = "gin", seat: int | None = None) 
             "a compiled strategy for its decisions: greedy, mc:samples=50, ... "
             "(rummy strategies list)"
         )
-    strategy, params = parse_seat(spec)
+    r = resolve_rules(rules)
+    strategy, params = parse_seat(spec, rules=r)
     if isinstance(strategy, AgentStrategy):  # cannot be, but the kernel must never see one
         raise PlayerError(f"{spec!r} is an agent seat, not a compiled strategy")
-    r = resolve_rules(rules)
     if seat is not None and (
         isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < r.players
     ):
         raise PlayerError(
             f"seat must be a seat of the rules' table, 0..{r.players - 1}, got {seat!r}"
         )
-    return Player(strategy, params, r, seat)
+    return Player(strategy, params, r, seat, seat_label(spec))
 
 
 @warm_entry("engine: one decision (rummy.player, rummy agent)")

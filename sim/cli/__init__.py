@@ -22,6 +22,7 @@ prints its traceback and exits 3.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import signal
@@ -144,6 +145,28 @@ def _with_given_value(message: str, error: Exception, tokens: list[str]) -> str:
     return f"{head}': {value!r} ({reason[:1].lower()}{reason[1:]})"
 
 
+def _quiet_after_the_command(ctx: Any, param: Any, value: bool) -> None:
+    if value:
+        from sim.cli.output import set_quiet
+
+        set_quiet(True)
+
+
+def _accept_quiet(command: Any, quiet: Any) -> None:
+    """Give every command under ``command`` a copy of the group's ``-q/--quiet``
+    (``quiet``), so that it may come after the command (``rummy run ... -q``) as well as
+    before it. The group's callback has set quiet (or not) before a command parses."""
+    commands = getattr(command, "commands", None)
+    if commands is not None:
+        for sub in commands.values():
+            _accept_quiet(sub, quiet)
+    elif not any("--quiet" in p.opts for p in command.params):
+        option = copy.copy(quiet)
+        option.expose_value = False
+        option.callback = _quiet_after_the_command
+        command.params.append(option)
+
+
 class RummyGroup(TyperGroup):
     """The top-level command: commands load on use; every error becomes one line."""
 
@@ -162,6 +185,7 @@ class RummyGroup(TyperGroup):
         # As a group, even with one subcommand (``rummy stats deadwood``), and without
         # the shell-completion options a typer app adds on its own.
         group = typer.main.get_group(module.app)
+        _accept_quiet(group, next(p for p in self.params if "--quiet" in p.opts))
         if spec.group:
             group.name = name
             return group
@@ -284,7 +308,8 @@ def main(
             "--quiet",
             "-q",
             help="Print only results (stdout) and errors (stderr): no seed line, progress "
-            "bar, notes or timings. Give it before the command: rummy -q run ...",
+            "bar, notes or timings. Before or after the command: rummy -q run ..., "
+            "rummy run ... -q",
         ),
     ] = False,
 ) -> None:

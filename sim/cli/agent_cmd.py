@@ -21,7 +21,10 @@ app = typer.Typer()
 @app.command("agent")
 def agent(
     spec: Annotated[
-        str, typer.Argument(help="The strategy to serve: mc, greedy:knock_at=7, a .chart's text.")
+        str,
+        typer.Argument(
+            help="The strategy to serve: mc, greedy:knock_at=7, chart:gin, chart:file=PATH."
+        ),
     ],
     rules: RulesOption = "gin",
     rule: RuleOverrides = None,

@@ -191,7 +191,7 @@ def _print_comparison(result: CompareResult) -> None:
             "runs share the seed, not the deals"
         )
     for name, side in (("A", result.a), ("B", result.b)):
-        seats = "/".join(side.lineup)
+        seats = "/".join(side.shown)
         console.print(f"{name}: {side.label}  (rules {side.rules.name}, seats {seats})")
     level = f"{result.a.net.confidence * 100:g}%"
     table = compact_table(f"Focal seat 0 ({result.a.focal} / {result.b.focal})")

@@ -50,7 +50,7 @@ def _by_seat(values: list[int], label: list[str] | None = None) -> str:
 
 
 def _print_game(gr: GameReplay) -> None:
-    names = gr.lineup.names
+    names = gr.lineup.labels
     label = [f"seat {seat} ({name})" for seat, name in enumerate(names)]
     record = gr.record
     typer.echo(
@@ -141,10 +141,9 @@ def replay(
         else:
             _print_game(played)
         return
-    names = played.lineup.names
-    who = [f"seat {seat} ({name})" for seat, name in enumerate(names)]
+    who = [f"seat {seat} ({name})" for seat, name in enumerate(played.lineup.labels)]
     if as_json:
-        head = {"rules": r.to_dict(), "seats": names, "seed": seed, "deal": deal}
+        head = {"rules": r.to_dict(), "seats": played.lineup.names, "seed": seed, "deal": deal}
         print_json({**head, **hand_to_json(played, who)})
         return
     typer.echo(f"rules {r.name}, seed {seed}, deal {deal}; dealer seat {played.record['dealer']}")

@@ -100,3 +100,12 @@ def show(
             span = f"{'' if low is None else low}..{'' if high is None else high}"
         table.add_row(key, info["type"], str(info["default"]), span)
     console.print(table)
+    if strategy.name == "chart":  # the charts it seats by name or file
+        from strategies.chart_files import shipped_names
+
+        console.print(
+            f"seat a shipped chart by name, chart:NAME ({', '.join(shipped_names())}), or a "
+            'chart file, chart:file=PATH; then overrides (docs/CHARTS.md, "Chart files")',
+            markup=False,
+            highlight=False,
+        )

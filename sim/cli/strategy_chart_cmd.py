@@ -368,7 +368,7 @@ def _print_card(chart: StrategyChart) -> None:
 
 rummy strategy-chart export results/chart/KNOCK_RUN --draw results/chart/DRAW_RUN --out gin.chart
 
-rummy run --rules gin --seats "$(cat gin.chart)/greedy" --games 4000""",
+rummy run --rules gin --seats chart:file=gin.chart/greedy --games 4000""",
 )
 def export(
     knock_run: Annotated[Path, typer.Argument(help="A finished knock chart's run folder.")],
@@ -384,7 +384,8 @@ def export(
             "--out",
             parser=file_text,
             callback=out_check,
-            help="Also write the seat spec to this file.",
+            help="Also write the chart file: the seat spec under a header of the rules it "
+            "was made for (seat it as chart:file=FILE).",
         ),
     ] = None,
     min_positions: Annotated[
@@ -400,10 +401,12 @@ def export(
 ) -> None:
     """The `chart` strategy's seat spec from finished charts (knock by the knock chart,
     take by the draw chart, discard by the least deadwood then the discard chart's
-    safety order; docs/CHARTS.md, "The chart strategy")."""
+    safety order; docs/CHARTS.md, "The chart strategy"). --out writes it as a chart
+    file, with the rules it was made for (docs/CHARTS.md, "Chart files")."""
     from sim.study.chart import load_chart
     from sim.study.chart_seat import chart_params, chart_seat
     from sim.study.runs import RunError
+    from strategies.chart_files import chart_file_text
 
     try:
         charts = [
@@ -412,12 +415,13 @@ def export(
         ]
         spec = chart_seat(*charts)  # type: ignore[arg-type]
         params = chart_params(*charts)  # type: ignore[arg-type]
+        text = chart_file_text(spec, charts[0].config.rule_set)  # type: ignore[union-attr]
     except (RunError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     if out is not None:
         try:
             store.refuse_record_path(out, owner=knock_run)  # not into another study's folder
-            store.write_text_atomic(out, spec + "\n")  # whole or not at all, no temporary left
+            store.write_text_atomic(out, text)  # whole or not at all, no temporary left
         except store.StorageError as exc:
             fail(f"--out: {exc}")
     if as_json:
@@ -433,7 +437,7 @@ def export(
 
 rummy strategy-chart solve --rules gin --seats greedy:knock_at=0 --rounds 10 --deals 3_000_000
 
-rummy run --rules gin --seats "$(cat results/solve/SOLVE_ID/final.chart)/simple" --games 2000""",
+rummy run --rules gin --seats chart:file=results/solve/SOLVE_ID/final.chart/simple --games 2000""",
 )
 def solve_command(
     seats: SeatsOption = None,

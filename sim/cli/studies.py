@@ -141,7 +141,7 @@ def play_run(config: RunConfig, executor: Executor, *, drawn: bool, as_json: boo
     say = chatter(as_json)
     say.print(
         f"[bold]{escape(config.experiment)}[/bold]: {config.rule_set.name} "
-        f"({config.players} players), {escape(config.lineup_label)}, {config.count:,} "
+        f"({config.players} players), {escape(config.shown_lineup)}, {config.count:,} "
         f"{config.mode}, {executor.describe(config.seats_agents)}"
     )
     say.print(seed_line(config.seed, drawn))  # type: ignore[arg-type]

@@ -122,13 +122,13 @@ def tournament(
 def _matrix_table(result: TournamentResult, title: str, cell: Any) -> Table:
     table = compact_table(title)
     table.add_column("row vs column")
-    for name in result.strategies:
+    for name in result.shown:
         table.add_column(name, justify="right")
     cells = {(r["player"], r["opponent"]): r for r in result.matrix.iter_rows(named=True)}
-    for row in result.strategies:
+    for row in result.shown:
         table.add_row(
             row,
-            *("—" if row == col else cell(cells[(row, col)]) for col in result.strategies),
+            *("—" if row == col else cell(cells[(row, col)]) for col in result.shown),
         )
     return table
 

@@ -348,9 +348,10 @@ def _run(
             else f"coordinate descent, at most {req.max_evals} settings"
         )
         seating = f" x {req.rotations} seatings (duplicate)" if req.duplicate else ""
+        tuned, others = req.shown()
         say.print(
             escape(
-                f"tune {req.strategy} vs {'/'.join(req.against)} under {req.rules.name} "
+                f"tune {tuned} vs {'/'.join(others)} under {req.rules.name} "
                 f"({req.players} players): {req.size:,} settings ({sizes}); {how}; "
                 f"{req.count:,} {req.mode} per setting{seating}, "
                 f"{executor.describe()}"
@@ -466,9 +467,10 @@ def _settings_table(result: TuneResult) -> tuple[Table, int]:
     if default_label not in shown["setting"].to_list():
         shown = shown.vstack(frame.filter(frame["setting"] == default_label))
     unit = "deal" if req.mode == "deals" else "game"
+    tuned, others = req.shown()
     table = Table(
         title=escape(
-            f"{req.strategy} (seat 0) vs {'/'.join(req.against)} under {req.rules.name}: "
+            f"{tuned} (seat 0) vs {'/'.join(others)} under {req.rules.name}: "
             f"{result.metric}, {req.count:,} {req.mode} per setting, same deals; 95% t intervals"
         ),
         title_justify="left",

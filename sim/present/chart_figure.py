@@ -161,11 +161,11 @@ def column_labels(chart: StrategyChart) -> list[str]:
     return [f"{j}+" if j == last and open_deadwood else str(j) for j in range(spec.deadwood)]
 
 
-def short_lineup(lineup: tuple[str, ...]) -> str:
-    """The line-up for a title: a long seat spec (a chart seat's 43 parameters) by its
-    strategy's name, and one spec once when every seat plays it."""
-    names = [spec if len(spec) <= 40 else f"{spec.split(':')[0]} seat" for spec in lineup]
-    return f"{names[0]} in every seat" if len(set(lineup)) == 1 else "/".join(names)
+def short_lineup(names: tuple[str, ...]) -> str:
+    """The line-up for a title, each seat as it is shown (``RunConfig.seat_names``:
+    ``chart:gin``, ``chart#<digest>``, never a chart's 43 parameters), and one name
+    once when every seat plays it."""
+    return f"{names[0]} in every seat" if len(set(names)) == 1 else "/".join(names)
 
 
 def save_chart_figures(chart: StrategyChart, folder: PathInput | None = None) -> list[StorePath]:
@@ -179,8 +179,8 @@ def chart_figures(chart: StrategyChart) -> list[tuple[str, Figure]]:
     ``took`` layers one ``knock_chart_took<k>`` per layer."""
     spec, config = chart.spec, chart.config
     title = (
-        f"{spec.chart.capitalize()} chart: {config.rule_set.name}, {short_lineup(config.seats)}, "
-        f"seat {spec.focal}\n{chart.deals:,} deals, "
+        f"{spec.chart.capitalize()} chart: {config.rule_set.name}, "
+        f"{short_lineup(config.seat_names)}, seat {spec.focal}\n{chart.deals:,} deals, "
         + (
             f"{chart.positions:,} discards"
             if spec.chart == "discard"
@@ -224,7 +224,7 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
     first, second = spec.actions
     if spec.chart == "discard":
         text = (
-            f"The line-up {chart.config.lineup_label} played {chart.deals:,} single deals; "
+            f"The line-up {chart.config.shown_lineup} played {chart.deals:,} single deals; "
             f"every discard of seat {spec.focal} that the next seat then met was counted by "
             "own turn and rank: the share the next seat took (Wilson 95% interval) and the "
             "deadwood it saved that seat (its least deadwood before, less the least after "
@@ -243,7 +243,7 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
         where = f"each draw decision of seat {spec.focal} with a card on the pile"
         actions = "take and draw, each followed by the line-up's own play to the hand's end"
     text = (
-        f"The line-up {chart.config.lineup_label} played {chart.deals:,} single deals; at "
+        f"The line-up {chart.config.shown_lineup} played {chart.deals:,} single deals; at "
         f"{where}, {actions} were scored from the deal's true state, {spec.samples} times "
         "each: once with the deal's own stock, then with the order of the unseen stock "
         "drawn anew (docs/CHARTS.md). A cell's gain is the mean over its positions of "
@@ -381,7 +381,7 @@ def write_chart_report(
     rest = dataclasses.replace(section, figures=section.figures[1:])
     return write_report(
         f"{chart.spec.chart.capitalize()} chart: {config.rule_set.name}, "
-        f"{short_lineup(config.seats)}",
+        f"{short_lineup(config.seat_names)}",
         [answer, rest],
         config=config.to_dict(),
         provenance=provenance(config),

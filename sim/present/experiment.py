@@ -72,13 +72,25 @@ def _curve_columns(data: ExperimentData) -> tuple[tuple[str, str, str], tuple[st
 
 
 def seat0_text(data: ExperimentData) -> str:
-    """Seat 0 in words: its strategy, and which of its parameters the grid varies
-    (``greedy, knock_at varied``) instead of the raw template ``greedy:knock_at={knock_at}``."""
+    """Seat 0 in words: how it is shown (``strategies.seat_label``: ``chart:gin``, never a
+    chart's 43 parameters), and which of its parameters the grid varies (``greedy,
+    knock_at varied``, ``chart:gin, lookahead varied``) instead of the raw template
+    ``greedy:knock_at={knock_at}``."""
+    from strategies import StrategyError, seat_label
+    from strategies.chart_files import named_text
+
     seat = data.seat0()
     varied = PLACEHOLDER.findall(seat)
-    if not varied:
+    if data.kind == "run":  # shown already
         return seat
-    return f"{seat.split(':')[0]}, {' and '.join(dict.fromkeys(varied))} varied"
+    if not varied:
+        try:
+            return seat_label(seat)
+        except StrategyError:  # a spec this version cannot read (a record of another)
+            return seat
+    named = named_text(seat)  # a chart by name or file: chart:gin, lookahead varied
+    name = named if named and not PLACEHOLDER.search(named) else seat.split(":")[0].strip()
+    return f"{name}, {' and '.join(dict.fromkeys(varied))} varied"
 
 
 def chart_figures(

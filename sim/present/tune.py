@@ -54,8 +54,9 @@ def tune_chart(
     space = request.space
     metric = metric_name(request.mode)
     per = "hand" if request.mode == "deals" else "game"
-    who = f"{request.strategy} (seat 0) vs {'/'.join(request.against)}"
-    title = f"Tuning {request.strategy} under {request.rules.name}: {metric}"
+    tuned, others = request.shown()
+    who = f"{tuned} (seat 0) vs {'/'.join(others)}"
+    title = f"Tuning {tuned} under {request.rules.name}: {metric}"
     seating = f", {request.rotations} seatings" if request.duplicate else ""
     subtitle = f"{who}; {request.count:,} {request.mode} per setting{seating}, same deals"
     candidates = settings.filter(pl.col("candidate"))

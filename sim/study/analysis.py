@@ -101,10 +101,24 @@ class ExperimentData:
         return headline_unit(self.headline)
 
     def seat0(self) -> str:
-        """Seat 0's spec in the line-up template (placeholders kept: ``greedy:knock_at={k}``)."""
+        """Seat 0's spec in the line-up template (placeholders kept: ``greedy:knock_at={k}``);
+        of a run, how its seat 0 is shown (``strategies.seat_label``)."""
+        from strategies import StrategyError, seat_label, split_specs
+
+        if not self.config.get("seats") and self.config.get("names"):
+            return str(self.config["names"][0])
         seats = self.config.get("seats") or self.config.get("lineup") or ["?"]
-        first = seats if isinstance(seats, str) else seats[0]
-        return str(first).split("/")[0].strip()
+        first = str(seats if isinstance(seats, str) else seats[0])
+        try:
+            first = split_specs(first)[0]
+        except StrategyError:  # not a line-up (a template's placeholders aside)
+            first = first.split("/")[0]
+        if "seats" in self.config:
+            return first.strip()
+        try:
+            return seat_label(first)
+        except StrategyError:
+            return first.strip()
 
     def charts(self) -> tuple[str, ...]:
         """The chart kinds to draw: those the experiment named, else all that fit."""
@@ -436,7 +450,7 @@ class Analysis:
                 "variant": setting.variant,
                 **params,
                 "rules": setting.rules.name,
-                "lineup": "/".join(setting.lineup),
+                "lineup": "/".join(setting.shown),
                 "mode": exp.mode,
                 "units": self.units[i],
                 "hands": p["hands"],
@@ -513,7 +527,7 @@ class Analysis:
                     "variant": setting.variant,
                     **params,
                     "seat": seat,
-                    "strategy": setting.lineup[seat],
+                    "strategy": setting.shown[seat],
                     "hands": q["hands"],
                     **_interval_row("points", pts),
                     **_interval_row("net", net),
@@ -563,7 +577,7 @@ class Analysis:
                             "run_dir": str(d),
                             "seed": cfg.seed,
                             "count": cfg.count,
-                            "lineup": cfg.lineup_label,
+                            "lineup": cfg.shown_lineup,
                         }
                     )
         keys = exp.grid_keys
@@ -697,6 +711,7 @@ def data_from_run(run_dir: PathInput) -> ExperimentData:
         configs=(config,),
         rotations=(0,),
         run_dirs=(run_dir,),  # read in place, wherever the directory is now
+        names=config.seat_names,
     )
     analysis = Analysis(experiment, [[setting]])
     data = analysis.data(started=time.perf_counter(), hands_played=0, reached=None)

@@ -180,7 +180,7 @@ def strategy_chart(
     base = RunConfig(rules=r, lineup=request.policy, count=deals, mode="chart", seed=request.seed)
     spec = request.spec(r)
     config = RunConfig(
-        rules=r, lineup=base.lineup, count=deals, mode="chart", seed=base.seed,
+        rules=r, lineup=base.lineup, names=base.names, count=deals, mode="chart", seed=base.seed,
         experiment=request.experiment, chunk_size=request.chunk_size, labels=spec.labels(),
         out=store.location(request.out),
     )  # fmt: skip

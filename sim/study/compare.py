@@ -133,10 +133,16 @@ class Side:
     label: str | None = None
 
 
-def _canonical_lineup(lineup: tuple[str, ...] | str, players: int) -> tuple[str, ...]:
-    from strategies import format_seat, parse_lineup
+def _canonical_lineup(
+    lineup: tuple[str, ...] | str, rules: RuleSet
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The side's canonical seat specs (what it plays) and how each seat is shown
+    (``strategies.seat_label``: ``chart:gin`` as written)."""
+    from strategies import format_seat, lineup_labels, parse_lineup
 
-    return tuple(format_seat(s, p) for s, p in parse_lineup(lineup, players))
+    seats = parse_lineup(lineup, rules.players, rules=rules)
+    names = lineup_labels(lineup, rules.players)
+    return tuple(format_seat(s, p) for s, p in seats), tuple(names)
 
 
 def _rules_text(rules: RuleSet, other: RuleSet) -> str:
@@ -150,18 +156,20 @@ def _rules_text(rules: RuleSet, other: RuleSet) -> str:
 
 
 def _labels(
-    a: tuple[RuleSet, tuple[str, ...], str | None], b: tuple[RuleSet, tuple[str, ...], str | None]
+    a: tuple[RuleSet, tuple[str, ...], str | None, tuple[str, ...]],
+    b: tuple[RuleSet, tuple[str, ...], str | None, tuple[str, ...]],
 ) -> tuple[str, str]:
-    """Default labels: what differs (rules, line-up, or both); A and B when nothing does."""
-    (ra, la, label_a), (rb, lb, label_b) = a, b
+    """Default labels: what differs (rules, line-up as shown, or both); A and B when
+    nothing does."""
+    (ra, la, label_a, na), (rb, lb, label_b, nb) = a, b
     parts_a: list[str] = []
     parts_b: list[str] = []
     if ra != rb:
         parts_a.append(_rules_text(ra, rb))
         parts_b.append(_rules_text(rb, ra))
     if la != lb:
-        parts_a.append("/".join(la))
-        parts_b.append("/".join(lb))
+        parts_a.append("/".join(na))
+        parts_b.append("/".join(nb))
     auto_a = " ".join(parts_a) or "A"
     auto_b = " ".join(parts_b) or "B"
     out_a = label_a or auto_a
@@ -215,16 +223,27 @@ class SideResult:
     run_dirs: tuple[StorePath, ...]  # one per rotation (rotation 0 first)
     net: Interval  # focal strategy's net points per deal (t)
     win: Interval  # focal strategy's win rate (Wilson)
+    names: tuple[str, ...] = ()  # how each seat is shown (strategies.seat_label)
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """How each seat of ``lineup`` is shown (``chart:gin``, never a chart's spec)."""
+        from strategies import seat_label
+
+        return self.names or tuple(seat_label(spec) for spec in self.lineup)
 
     @property
     def focal(self) -> str:
-        return self.lineup[0]
+        """How the focal strategy (seat 0 of the line-up) is shown."""
+        return self.shown[0]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "label": self.label,
             "rules": self.rules.to_dict(),
             "lineup": list(self.lineup),
+            # how the seats are shown, where that is not the specs (a chart: chart:gin)
+            **({"names": list(self.shown)} if self.shown != self.lineup else {}),
             "focal_strategy": self.focal,
             "run_dirs": [str(p) for p in self.run_dirs],
             "net": self.net.to_json(),
@@ -317,11 +336,12 @@ def _win_difference(
     )
 
 
-def _resolve(side: Side) -> tuple[RuleSet, tuple[str, ...], str | None]:
+def _resolve(side: Side) -> tuple[RuleSet, tuple[str, ...], str | None, tuple[str, ...]]:
     if not isinstance(side, Side):
         raise CompareError(f"a side must be a sim.study.compare.Side, got {type(side).__name__}")
     rules = side.rules if isinstance(side.rules, RuleSet) else get_rules(side.rules)
-    return rules, _canonical_lineup(side.lineup, rules.players), side.label
+    lineup, names = _canonical_lineup(side.lineup, rules)
+    return rules, lineup, side.label, names
 
 
 @dataclass(frozen=True)
@@ -382,11 +402,11 @@ def compare(
     mode, duplicate = request.mode, request.duplicate
     count = check_count(request.count, mode)
     seed = new_seed() if request.seed is None else request.seed
-    ra, la, label_a = _resolve(request.a)
-    rb, lb, label_b = _resolve(request.b)
+    ra, la, label_a, na = _resolve(request.a)
+    rb, lb, label_b, nb = _resolve(request.b)
     if (ra, la) == (rb, lb):  # labels aside: one line-up against itself, +0.00, p = 1
         raise CompareError(
-            f"both sides are the same (rules {ra.name}, seats {'/'.join(la)}); give side B "
+            f"both sides are the same (rules {ra.name}, seats {'/'.join(na)}); give side B "
             "other seats or other rules"
         )
     if ra.players != rb.players:
@@ -394,16 +414,19 @@ def compare(
             f"the sides have different player counts ({ra.players} and {rb.players}); "
             "a paired comparison needs the same seats"
         )
-    labels = _labels((ra, la, label_a), (rb, lb, label_b))
+    labels = _labels((ra, la, label_a, na), (rb, lb, label_b, nb))
     players = ra.players
     rotations = players if duplicate else 1
     root = store.location(out) / "compare"
 
-    def configs_of(side: str, rules: RuleSet, lineup: tuple[str, ...]) -> list[RunConfig]:
+    def configs_of(
+        side: str, rules: RuleSet, lineup: tuple[str, ...], names: tuple[str, ...]
+    ) -> list[RunConfig]:
         return [
             RunConfig(
                 rules=rules,
                 lineup=rotate(lineup, r),
+                names=rotate(names, r),
                 count=count,
                 mode=mode,
                 experiment="compare",
@@ -416,7 +439,7 @@ def compare(
             for r in range(rotations)
         ]
 
-    draft = {"a": configs_of("a", ra, la), "b": configs_of("b", rb, lb)}
+    draft = {"a": configs_of("a", ra, la, na), "b": configs_of("b", rb, lb, nb)}
     compare_id = study_id(
         {
             "kind": "compare",
@@ -448,7 +471,7 @@ def compare(
         difference = difference_test(net_a - net_b, confidence, labels[0], labels[1])
 
         def side_result(
-            side: str, label: str, rules: RuleSet, lineup: tuple[str, ...]
+            side: str, label: str, rules: RuleSet, lineup: tuple[str, ...], names: tuple[str, ...]
         ) -> SideResult:
             net, wins = (net_a, wins_a) if side == "a" else (net_b, wins_b)
             win = wilson(wins, n * rotations, confidence)
@@ -461,6 +484,7 @@ def compare(
                 run_dirs=tuple(c.run_dir for c in runs[side]),
                 net=mean_ci(net, confidence, "t"),
                 win=win,
+                names=names,
             )
 
         win_difference = _win_difference(won_a, won_b, rotations, confidence)
@@ -480,8 +504,8 @@ def compare(
             duplicate=bool(duplicate),
             rotations=rotations,
             identical_deals=deals_key(ra) == deals_key(rb),
-            a=side_result("a", labels[0], ra, la),
-            b=side_result("b", labels[1], rb, lb),
+            a=side_result("a", labels[0], ra, la, na),
+            b=side_result("b", labels[1], rb, lb, nb),
             difference=difference,
             win_difference=win_difference,
             plain_difference=plain,
@@ -494,6 +518,7 @@ def compare(
                     "side": side,
                     "rotation": r,
                     "lineup": list(c.lineup),
+                    **({"names": list(c.seat_names)} if c.seat_names != c.seats else {}),
                     "focal_seat": position(0, r, players),
                     "run_id": c.run_id,
                     "config_hash": c.config_hash,

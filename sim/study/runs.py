@@ -111,6 +111,9 @@ IDENTITY_KEYS = (
     "schema_version", "package_version", *P.CODE_KEYS, "variant", "rules", "lineup", "mode",
     "count", "seed", "rows", "labels",
 )  # fmt: skip
+# Keys only some identities hold: ``agents`` a line-up with agent seats (docs/AGENTS.md),
+# ``names`` one with a chart seated by name or file (:meth:`RunConfig.identity`).
+OPTIONAL_IDENTITY_KEYS = ("agents", "names")
 
 
 def stored_hash(config: Mapping[str, Any]) -> str:
@@ -118,8 +121,9 @@ def stored_hash(config: Mapping[str, Any]) -> str:
     ``config``), recomputed from the identity it holds: equal to its own ``config_hash``
     unless the config was edited since it was written."""
     identity = {key: config.get(key) for key in IDENTITY_KEYS}
-    if "agents" in config:  # only a line-up with agent seats has them (docs/AGENTS.md)
-        identity["agents"] = config["agents"]
+    for key in OPTIONAL_IDENTITY_KEYS:
+        if key in config:
+            identity[key] = config[key]
     return _identity_hash(identity)
 
 
@@ -149,7 +153,13 @@ class RunConfig:
         A rule set or a preset name.
     lineup : tuple of str
         Seat specs (``greedy:knock_at=7``); one spec fills every seat. Stored
-        normalised: one canonical spec per seat (``strategies.format_seat``).
+        normalised: one canonical spec per seat (``strategies.format_seat``): a chart
+        seated by name or file (``chart:gin``) as the parameters it names, checked to
+        be made for ``rules``.
+    names : tuple of str or None
+        How each seat is shown in tables and reports (``strategies.seat_label``); None:
+        made from ``lineup`` as given (``chart:gin`` stays ``chart:gin``). Part of the
+        identity only where it says more than the specs do (a chart by name or file).
     count : int
         Deals (``mode="deals"``: single hands) or games (``mode="games"``: the rule
         set's ``game`` mode, which must not be "hand").
@@ -185,16 +195,28 @@ class RunConfig:
     labels: tuple[tuple[str, Any], ...] | Mapping[str, Any] = ()
     out: PathInput = "results"  # a StorePath once made (sim.store.location)
     command: str | None = field(default=None, compare=False)
+    names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        from strategies import format_seat, parse_lineup
+        from strategies import format_seat, lineup_labels, parse_lineup
 
         def put(name: str, value: Any) -> None:
             object.__setattr__(self, name, value)
 
         rules = self.rules if isinstance(self.rules, RuleSet) else get_rules(self.rules)
         put("rules", rules)
-        seated = parse_lineup(self.lineup, rules.players)
+        seated = parse_lineup(self.lineup, rules.players, rules=rules)
+        if self.names is None:
+            put("names", tuple(lineup_labels(self.lineup, rules.players)))
+        else:
+            names = self.names
+            ok = isinstance(names, (tuple, list)) and len(names) == rules.players
+            if not ok or not all(isinstance(n, str) and n for n in names):
+                raise RunError(
+                    f"names={names!r} is not allowed; give one non-empty text per seat "
+                    f"({rules.players})"
+                )
+            put("names", tuple(names))
         for strategy, values in seated:
             if getattr(values, "time", 0) > 0:  # mc's time budget: the clock decides
                 raise RunError(
@@ -260,6 +282,24 @@ class RunConfig:
         return "/".join(self.lineup)
 
     @property
+    def seat_names(self) -> tuple[str, ...]:
+        """``names`` as built: how each seat is shown (``strategies.seat_label``)."""
+        assert isinstance(self.names, tuple)
+        return self.names
+
+    @property
+    def shown_lineup(self) -> str:
+        """The line-up as tables and reports show it: the seats' names joined by "/"."""
+        return "/".join(self.seat_names)
+
+    def _names_say_more(self) -> bool:
+        """Whether ``names`` differ from what the specs alone show: a chart seated by
+        name or file (then they are part of the identity and the manifest)."""
+        from strategies import seat_label
+
+        return list(self.seat_names) != [seat_label(spec) for spec in self.seats]
+
+    @property
     def hollywood(self) -> bool:
         return self.rule_set.game_mode[0] == "hollywood"
 
@@ -276,11 +316,16 @@ class RunConfig:
             for seat, s in enumerate(seated)
             if isinstance(s, AgentStrategy)
         ]
+        # A chart seated by name or file: the names join the identity (the specs, its
+        # parameters, are in it already), so that a run's manifest, rows and tables
+        # always show the names it was asked with.
+        names = {"names": list(self.seat_names)} if self._names_say_more() else {}
         return {
             "schema_version": T.SCHEMA_VERSION,
             "package_version": __version__,
             **P.code_digests(rollouts.strategies_in(seats)),
             **({"agents": agents} if agents else {}),
+            **names,
             "variant": self.variant,
             "rules": self.rule_set.to_dict(),
             "lineup": list(self.lineup),
@@ -392,6 +437,7 @@ class RunConfig:
             "labels": tuple((k, v) for k, v in (data.get("labels") or {}).items()),
             "out": data.get("out", "results"),
             "command": data.get("command"),
+            "names": tuple(data["names"]) if data.get("names") else None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)

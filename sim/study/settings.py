@@ -28,8 +28,8 @@ from sim.study.design import (
     rule_value,
 )
 from sim.study.runs import RunConfig, RunError, new_seed
-from sim.study.units import position, seatings
-from strategies import StrategyError, format_seat, parse_lineup
+from sim.study.units import position, rotate, seatings
+from strategies import StrategyError, format_seat, lineup_labels, parse_lineup, seat_label
 
 __all__ = ["Setting", "block_seed", "expand", "format_value", "short_key"]
 
@@ -52,6 +52,12 @@ class Setting:
     configs: tuple[RunConfig, ...]
     rotations: tuple[int, ...]
     run_dirs: tuple[StorePath, ...] = ()
+    names: tuple[str, ...] = ()  # how each seat of ``lineup`` is shown; () as the specs
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """How each seat of ``lineup`` is shown (``strategies.seat_label``)."""
+        return self.names or tuple(seat_label(spec) for spec in self.lineup)
 
     @property
     def dirs(self) -> tuple[StorePath, ...]:
@@ -147,7 +153,8 @@ def expand(
                 raise fail(where, f"setting {label!r}: {error}") from None
             text = _fill(experiment.template, params)
             try:
-                seats = parse_lineup(text, rules.players)
+                seats = parse_lineup(text, rules.players, rules=rules)
+                names = tuple(lineup_labels(text, rules.players))
             except StrategyError as error:
                 raise fail(where, f"setting {label!r}: {error}") from None
             strategy_point = tuple((k, v) for k, v in params.items() if not k.startswith("rule."))
@@ -174,6 +181,7 @@ def expand(
                         labels=(("setting", label), ("seating", r), *params.items()),
                         out=store.location(out),
                         command=command if command is not None else shlex.join(sys.argv),
+                        names=rotate(names, r),
                     )
                     for r, rotated in seated
                 )
@@ -188,6 +196,7 @@ def expand(
                     lineup=lineup,
                     configs=configs,
                     rotations=tuple(r for r, _ in seated),
+                    names=names,
                 )
             )
     refused = next((why for point, why in past.items() if point not in within), None)

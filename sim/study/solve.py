@@ -33,7 +33,9 @@ rounds seek the chart's best answer to it (``vs_against``: each export against i
 
 Everything lies under ``<out>/<name>/<solve_id>/``: the chart runs (``charts/``, each
 resumable), ``solve.json`` (written after every round, whole or not at all, sealed with
-its own digest: ``sim.study.records.write_sealed``) and ``final.chart``. The same
+its own digest: ``sim.study.records.write_sealed``) and ``final.chart`` (the final
+seat as a chart file, with the header of the rules it was solved under:
+``strategies/chart_files.py``; seat it as ``chart:file=.../final.chart``). The same
 command plays only what is missing.
 """
 
@@ -60,7 +62,8 @@ from sim.study.execute import LOCAL, Executor
 from sim.study.records import write_sealed
 from sim.study.runs import RunError, new_seed
 from sim.study.units import rotate
-from strategies import parse_lineup
+from strategies import StrategyError, format_seat, parse_lineup, seat_label
+from strategies.chart_files import chart_file_text, named_text
 
 __all__ = ["SolveRequest", "SolveResult", "SolveRound", "head_to_head", "solve"]
 
@@ -211,13 +214,18 @@ def solve(
                                     ("check_deals", request.check_deals, 2, 10**9)):  # fmt: skip
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise RunError(f"{label}={value!r} is not allowed; choose an integer {low}..{high}")
-    lineup = parse_lineup(request.start, r.players)
+    try:
+        lineup = parse_lineup(request.start, r.players, rules=r)
+        opponents = (
+            None if request.against is None
+            else parse_lineup(request.against, r.players, rules=r)
+        )  # fmt: skip
+    except StrategyError as error:
+        raise RunError(str(error)) from None
     if len({id(s) for s, _ in lineup}) != 1 or len(set(lineup)) != 1:
         raise RunError(f"solve starts from one policy in every seat, got {request.start!r}")
-    if request.against is not None:
-        opponents = parse_lineup(request.against, r.players)
-        if len(set(opponents)) != 1:
-            raise RunError(f"against is one policy for every other seat, got {request.against!r}")
+    if opponents is not None and len(set(opponents)) != 1:
+        raise RunError(f"against is one policy for every other seat, got {request.against!r}")
     seed = new_seed() if request.seed is None else request.seed
     sizes = {
         "knock": request.deals,
@@ -230,6 +238,13 @@ def solve(
     del settings["name"]
     settings |= {"rules": r.to_dict(), "draw_deals": sizes["draw"],
                  "discard_deals": sizes["discard"], "seed": seed}  # fmt: skip
+    # A chart by name or file (chart:gin) is named by what it reads too: another
+    # version of the chart is another solve.
+    settings |= {
+        f"{key}_params": format_seat(*seated[0])
+        for key, seated in (("start", lineup), ("against", opponents))
+        if seated is not None and named_text(getattr(request, key)) is not None
+    }
     folder = store.location(out) / request.name / _solve_id(settings)
     say = progress or (lambda _: None)
     threads = executor.local_workers
@@ -302,7 +317,7 @@ def solve(
         result = SolveResult(
             folder, request.start, tuple(done), fixed, seat, cycle=cycle, exploit=exploit
         )
-        store.write_text_atomic(folder / FINAL_FILE, seat + "\n")
+        store.write_text_atomic(folder / FINAL_FILE, chart_file_text(seat, r))
         _write(folder, settings, done, result)
     return result
 
@@ -314,7 +329,8 @@ def _params(seat: str) -> Any:
 
 
 def _short(seat: str) -> str:
-    return seat if len(seat) < 40 else seat[:37] + "..."
+    """How a seat is shown in the progress lines (``strategies.seat_label``)."""
+    return seat_label(seat)
 
 
 def _write(folder: StorePath, settings: dict[str, Any], rounds: list[SolveRound],

@@ -71,6 +71,7 @@ __all__ = [
     "TournamentResult",
     "parse_strategies",
     "seatings",
+    "strategy_names",
     "tournament",
     "tournament_runs",
 ]
@@ -82,19 +83,28 @@ WIN_METHOD = "Wilson"
 NET_METHOD = "t"
 
 
-def parse_strategies(items: str | Iterable[str]) -> list[str]:
-    """Strategy specs from ``greedy:knock_at=7,min_gain=2,simple`` (or several such
-    strings; commas and ``/`` as :func:`strategies.split_specs` reads them), each in
-    canonical form (``strategies.format_seat``)."""
-    from strategies import format_seat, parse_seat, split_specs
+def _written(items: str | Iterable[str]) -> list[str]:
+    from strategies import split_specs
 
     texts = [items] if isinstance(items, str) else list(items)
-    specs = [spec for text in texts for spec in split_specs(text)]
-    canonical = [format_seat(*parse_seat(spec)) for spec in specs]
+    return [spec for text in texts for spec in split_specs(text)]
+
+
+def parse_strategies(items: str | Iterable[str], rules: RuleSet | None = None) -> list[str]:
+    """Strategy specs from ``greedy:knock_at=7,min_gain=2,simple`` (or several such
+    strings; commas and ``/`` as :func:`strategies.split_specs` reads them), each in
+    canonical form (``strategies.format_seat``; a chart by name or file as its
+    parameters, checked to be made for ``rules`` when given)."""
+    from strategies import format_seat, parse_seat, seat_label
+
+    specs = _written(items)
+    canonical = [format_seat(*parse_seat(spec, rules=rules)) for spec in specs]
     seen: set[str] = set()
     for spec in canonical:
         if spec in seen:
-            raise RunError(f"strategy {spec!r} is given twice; a round robin needs distinct ones")
+            raise RunError(
+                f"strategy {seat_label(spec)!r} is given twice; a round robin needs distinct ones"
+            )
         seen.add(spec)
     if len(canonical) < 2:
         raise RunError(
@@ -102,6 +112,23 @@ def parse_strategies(items: str | Iterable[str]) -> list[str]:
             + (f" ({canonical[0]})" if canonical else "")
         )
     return canonical
+
+
+def strategy_names(items: str | Iterable[str]) -> list[str]:
+    """How each strategy of :func:`parse_strategies` is shown (``strategies.seat_label``:
+    ``chart:gin`` as written), each name once (RunError otherwise: the matrix's rows and
+    columns are named by them)."""
+    from strategies import seat_label
+
+    specs = _written(items)
+    names = [seat_label(spec) for spec in specs]
+    for name in names:
+        if names.count(name) > 1:
+            raise RunError(
+                f"two strategies are both shown as {name!r}; a round robin names its rows "
+                "by them: give distinct ones (a chart file under another file name)"
+            )
+    return names
 
 
 def seatings(player: str, opponent: str, players: int) -> list[tuple[str, ...]]:
@@ -119,9 +146,17 @@ class TournamentResult:
     mode: str
     count: int
     rules: RuleSet
-    strategies: tuple[str, ...]
-    matrix: pl.DataFrame
+    strategies: tuple[str, ...]  # canonical specs (what plays)
+    matrix: pl.DataFrame  # ``player`` and ``opponent``: the strategies as shown (``names``)
     confidence: float = DEFAULT_CONFIDENCE
+    names: tuple[str, ...] = ()  # how each strategy is shown (strategies.seat_label)
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """How each strategy is shown: ``names``, or made from the specs."""
+        from strategies import seat_label
+
+        return self.names or tuple(seat_label(spec) for spec in self.strategies)
 
     @property
     def players(self) -> int:
@@ -159,6 +194,8 @@ class TournamentResult:
             "rules": self.rules.to_dict(),
             "players": self.players,
             "strategies": list(self.strategies),
+            # how they are shown, where that is not the specs (a chart: chart:gin)
+            **({"names": list(self.shown)} if self.shown != self.strategies else {}),
             "scheme": self.scheme,
             "metric": self.metric,
             "confidence": self.confidence,
@@ -240,7 +277,8 @@ def tournament(
     count = check_count(request.count, mode)
     seed = new_seed() if request.seed is None else request.seed
     rule_set = rules if isinstance(rules, RuleSet) else get_rules(rules)
-    names = tuple(parse_strategies(request.strategies))
+    names = tuple(parse_strategies(request.strategies, rule_set))
+    shown = dict(zip(names, strategy_names(request.strategies), strict=True))
     players = rule_set.players
     root = store.location(out) / "tournament"
     cells = [(i, j) for i in names for j in names if i != j]
@@ -249,6 +287,7 @@ def tournament(
         lineup: RunConfig(
             rules=rule_set,
             lineup=lineup,
+            names=tuple(shown[spec] for spec in lineup),
             count=count,
             mode=mode,
             experiment="tournament",
@@ -280,8 +319,8 @@ def tournament(
             check_joined(reference, u, f"the run of {'/'.join(lineup)}")
         rows = [
             {
-                "player": i,
-                "opponent": j,
+                "player": shown[i],
+                "opponent": shown[j],
                 **_cell([units[s] for s in lineups[(i, j)]], players, confidence),
             }
             for i, j in cells
@@ -291,7 +330,12 @@ def tournament(
         record: dict[str, Any] = {
             "command": command if command is not None else shlex.join(sys.argv),
             "runs": [
-                {"lineup": list(lineup), "run_id": c.run_id, "config_hash": c.config_hash}
+                {
+                    "lineup": list(lineup),
+                    **({"names": list(c.seat_names)} if c.seat_names != c.seats else {}),
+                    "run_id": c.run_id,
+                    "config_hash": c.config_hash,
+                }
                 for lineup, c in configs.items()
             ],
         }
@@ -306,6 +350,7 @@ def tournament(
             strategies=names,
             matrix=matrix,
             confidence=confidence,
+            names=tuple(shown.values()),
         )
         record.update(result.to_dict())
         record["tables"] = {MATRIX_FILE: digest}

@@ -100,6 +100,13 @@ class TuneRequest:
     def lineup(self, point: Point) -> tuple[str, ...]:
         return (self.seat_spec(point), *self.against)
 
+    def shown(self) -> tuple[str, tuple[str, ...]]:
+        """How the tuned strategy and the other seats are shown (``strategies.seat_label``:
+        a chart as ``chart#<digest>``, never its 43 parameters)."""
+        from strategies import seat_label
+
+        return seat_label(self.strategy), tuple(seat_label(spec) for spec in self.against)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "strategy": self.strategy,
@@ -192,7 +199,7 @@ def make_request(
             f"strategy {strategy!r} holds '/': give one strategy to tune (seat 0) "
             "and the other seats with against"
         )
-    base, base_params = parse_seat(strategy)
+    base, base_params = parse_seat(strategy, rules=rule_set)
     if isinstance(base, AgentStrategy):
         raise TuneError(AGENT_NOT_TUNED.format(strategy=strategy))
     if not params:
@@ -255,7 +262,7 @@ def make_request(
             "for all of them or one per seat"
         )
     try:
-        seats = parse_lineup(pieces, others)
+        seats = parse_lineup(pieces, others, rules=rule_set)
     except StrategyError as error:
         raise TuneError(f"against: {error}") from None
     return TuneRequest(

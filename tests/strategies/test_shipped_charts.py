@@ -1,7 +1,7 @@
-"""The chart strategy's seats shipped under ``docs/charts/`` (the solved charts of
-docs/CHARTS.md, "Shipped charts"): each parses as a ``chart`` seat and plays whole deals
-of its rules and player count, differently from the default chart (so its masks are
-read)."""
+"""The chart strategy's seats shipped in the package (``strategies/charts/NAME.chart``,
+the solved charts of docs/CHARTS.md, "Shipped charts"): each seats by name, carries
+the header of the rules it was solved under, and plays whole deals of those rules and
+player count, differently from the default chart (so its masks are read)."""
 
 from __future__ import annotations
 
@@ -9,34 +9,54 @@ import pytest
 
 from sim.engine import play_deals
 from sim.rules import get_rules
-from strategies import parse_seat
+from strategies import parse_seat, seat_label
+from strategies.chart_files import made_for, shipped_chart, shipped_names
 from tests.support import ROOT
 
+# name -> (preset, players) each was solved under (docs/CHARTS.md, "Shipped charts")
 SHIPPED = {
-    "gin.chart": ("gin", 2),
-    "gin_lookahead.chart": ("gin", 2),
-    "gin_plain.chart": ("gin", 2),
-    "gin_classic.chart": ("gin-classic", 2),
-    "oklahoma.chart": ("oklahoma-gin", 2),
-    "knock_rummy_2p.chart": ("knock-rummy", 2),
-    "knock_rummy_4p.chart": ("knock-rummy", 4),
-    "knock_rummy_6p.chart": ("knock-rummy", 6),
+    "gin": ("gin", 2),
+    "gin-lookahead": ("gin", 2),
+    "gin-plain": ("gin", 2),
+    "gin-classic": ("gin-classic", 2),
+    "oklahoma-gin": ("oklahoma-gin", 2),
+    "knock-rummy-2p": ("knock-rummy", 2),
+    "knock-rummy-4p": ("knock-rummy", 4),
+    "knock-rummy-6p": ("knock-rummy", 6),
 }
 
 
 def test_every_shipped_seat_is_listed() -> None:
-    assert sorted(p.name for p in (ROOT / "docs" / "charts").glob("*.chart")) == sorted(SHIPPED)
+    assert shipped_names() == tuple(sorted(SHIPPED))
+    folder = ROOT / "strategies" / "charts"
+    assert sorted(p.stem for p in folder.glob("*.chart")) == sorted(SHIPPED)
+    assert not list((ROOT / "docs" / "charts").glob("*.chart"))  # moved into the package
+
+
+def test_the_package_data_is_declared() -> None:
+    """A plain (not editable) install carries the charts: pyproject.toml says so."""
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '[tool.setuptools.package-data]\nstrategies = ["charts/*.chart"]' in text
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_header_names_its_rules(name: str) -> None:
+    preset, players = SHIPPED[name]
+    chart = shipped_chart(name)
+    assert dict(chart.header) == made_for(get_rules(preset, players=players))
+    rules = get_rules(preset, players=players)
+    assert parse_seat(f"chart:{name}", rules=rules) == parse_seat(chart.spec)
+    assert seat_label(f"chart:{name}") == f"chart:{name}"
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_seat_plays_its_rules(name: str) -> None:
     preset, players = SHIPPED[name]
-    spec = (ROOT / "docs" / "charts" / name).read_text().strip()
-    strategy, _ = parse_seat(spec)
+    strategy, _ = parse_seat(f"chart:{name}")
     assert strategy.name == "chart"
     rest = "/greedy" * (players - 1)
     rules = get_rules(preset, players=players)
-    shipped = play_deals(rules, spec + rest, deals=500, seed=3)
+    shipped = play_deals(rules, f"chart:{name}" + rest, deals=500, seed=3)
     default = play_deals(rules, "chart" + rest, deals=500, seed=3)
     assert len(shipped.knocker) == 500
     assert list(shipped.points.ravel()) != list(default.points.ravel())

@@ -15,9 +15,11 @@ from typer.testing import CliRunner
 
 from sim.cli import app
 from sim.engine import play_deals
+from sim.rules import get_rules
 from sim.study.chart import load_chart
 from sim.study.chart_seat import chart_params
 from strategies import BUILTINS, format_seat, parse_seat
+from strategies.chart_files import load_chart_file, made_for
 from tests.sim.cli.test_chart_cmd import one_line_error
 from tests.strategies.test_chart_strategy import hand_table
 
@@ -57,9 +59,12 @@ def test_export_round_trips(runs: dict[str, str], tmp_path: Path) -> None:
                     "--out", str(target), "--json")  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    strategy, params = parse_seat(target.read_text().strip())
-    assert strategy is BUILTINS["chart"] and data["spec"] == target.read_text().strip()
+    written = load_chart_file(target)  # a chart file: the rules' header, then the spec
+    assert dict(written.header) == made_for(get_rules("gin"))
+    strategy, params = parse_seat(written.spec)
+    assert strategy is BUILTINS["chart"] and data["spec"] == written.spec
     assert params._asdict() == data["params"]
+    assert parse_seat(f"chart:file={target}", rules=get_rules("eaai")) == (strategy, params)
 
     knock = load_chart(runs["knock"])
     met = kept = 0

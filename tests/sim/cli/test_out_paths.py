@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from sim import remote, store
 from sim.cli import app
+from strategies.chart_files import load_chart_file
 from tests.support.cli import one_line
 from tests.support.object_store import CREDENTIALS, s3_server
 
@@ -248,7 +249,8 @@ def test_the_default_outputs_beside_the_records_stay_allowed(results, tmp_path) 
     assert (study / "mine.html").read_bytes().startswith(b"<!DOCTYPE html>")
     spec = cli("strategy-chart", "export", str(run), "--out", str(tmp_path / "gin.chart"))
     assert spec.exit_code == 0, spec.output
-    assert (tmp_path / "gin.chart").read_text().startswith("chart:")
+    written = load_chart_file(tmp_path / "gin.chart")  # the rules' header, then the spec
+    assert written.spec.startswith("chart:") and written.header["players"] == "2"
 
 
 def test_export_into_a_folder_leaves_nothing(results, tmp_path) -> None:

@@ -79,3 +79,16 @@ def test_quiet_does_not_outlive_its_command(tmp_path: Path) -> None:
     assert cli.invoke(app, ["-q", *args]).exit_code == 0
     after = cli.invoke(app, args)
     assert "seed 12" in after.stdout
+
+
+@pytest.mark.parametrize("flag", ["-q", "--quiet"])
+def test_quiet_after_the_command_is_the_same(flag: str, tmp_path: Path) -> None:
+    args = [*COMMANDS["run"], "--seed", "13"]
+    before = cli.invoke(app, [flag, *args, "--out", str(tmp_path / "before")])
+    after = cli.invoke(app, [*args, flag, "--out", str(tmp_path / "after")])
+    assert before.exit_code == after.exit_code == 0, after.output
+    assert after.stderr == "" and "seed 13" not in after.stdout
+    assert after.stdout.replace(str(tmp_path / "after"), str(tmp_path / "before")) == before.stdout
+    # a group's command takes it too
+    shown = cli.invoke(app, ["rules", "show", "gin", flag])
+    assert shown.exit_code == 0 and "knock_limit" in shown.stdout

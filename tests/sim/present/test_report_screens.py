@@ -27,7 +27,7 @@ from sim.study.analysis import data_from_run
 from sim.study.execute import Executor
 from sim.study.experiment import run_experiment
 from sim.study.experiment_file import experiment_from_dict
-from tests.support import ROOT
+from strategies.chart_files import shipped_chart
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(
@@ -131,8 +131,9 @@ def test_run_report_fits(sweep: Any) -> None:
 
 
 def test_strategy_chart_report_fits(tmp_path: Path) -> None:
-    """Of a chart seat: its spec, a line of some 400 characters without a space, wraps."""
-    seat = (ROOT / "docs" / "charts" / "gin_plain.chart").read_text().strip()
+    """Of a chart seat spelt out: its spec, a line of some 400 characters without a space
+    (in the configuration), wraps."""
+    seat = shipped_chart("gin-plain").spec
     args = ["strategy-chart", "knock", "--rules", "gin", "--seats", seat,
             "--deals", "60", "--samples", "2", "--seed", "3", "-w", "1",
             "--out", str(tmp_path), "--json"]  # fmt: skip

@@ -14,6 +14,7 @@ from sim.study import solve as S
 from sim.study.execute import Executor
 from sim.study.runs import RunError
 from strategies import parse_seat
+from strategies.chart_files import load_chart_file
 
 TINY = {"deals": 3000, "samples": 2, "per_cell": 100, "strength_deals": 500,
         "check_cells": 2, "check_deals": 500, "seed": 3}  # fmt: skip
@@ -41,7 +42,8 @@ def test_rounds_records_and_final_seat(solved) -> None:
         assert b.seat == a.next_seat and b.knock_changed is not None
     strategy, _ = parse_seat(result.final_seat)
     assert strategy.name == "chart"
-    assert (result.folder / "final.chart").read_text().strip() == result.final_seat
+    final = load_chart_file(result.folder / "final.chart")  # a chart file: header, spec
+    assert final.spec == result.final_seat and final.header["rules"] == "gin"
     record = json.loads((result.folder / "solve.json").read_text())
     assert record["final_seat"] == result.final_seat and len(record["rounds"]) == len(result.rounds)
     assert set(record["exploit"]) == {"knock", "draw"}
