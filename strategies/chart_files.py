@@ -50,6 +50,7 @@ __all__ = [
     "ChartFile",
     "chart_file_text",
     "chart_label",
+    "describe_rules",
     "check_rules",
     "load_chart_file",
     "made_for",
@@ -115,7 +116,7 @@ def made_for(rules: RulesLike) -> dict[str, str]:
     }
 
 
-def _describe(header: Mapping[str, str]) -> str:
+def describe_rules(header: Mapping[str, str]) -> str:
     """``gin (2 players, Gin scoring, knock limit 10)``: what a header says, in words."""
     parts = []
     if "players" in header:
@@ -136,8 +137,8 @@ def check_rules(chart: ChartFile, shown: str, rules: RulesLike) -> None:
     if differ:
         words = " and ".join(CHECKED_WORDS[key] for key in differ)
         raise StrategyError(
-            f"{shown} was made for {_describe(chart.header)}, not for the study's rules "
-            f"{_describe(theirs)}: its {words} differ{'s' if len(differ) == 1 else ''}"
+            f"{shown} was made for {describe_rules(chart.header)}, not for the study's rules "
+            f"{describe_rules(theirs)}: its {words} differ{'s' if len(differ) == 1 else ''}"
         )
 
 

@@ -41,6 +41,7 @@ from sim.cli.options import (
     at_most,
     file_text,
     out_check,
+    path_text,
     rules_of,
 )
 from sim.cli.output import chosen_seed, ci, compact_table, console, fail, print_json
@@ -429,6 +430,67 @@ def export(
         print_json({"spec": spec, "params": params._asdict(), "out": where})
         return
     console().print(spec, markup=False, soft_wrap=True)
+
+
+@app.command(
+    "card",
+    epilog="""Examples:
+
+rummy strategy-chart card chart:gin
+
+rummy strategy-chart card chart:file=final.chart --out cards/final""",
+)
+def card(
+    chart: Annotated[
+        str,
+        typer.Argument(
+            help="A chart seat: chart:NAME (a shipped chart), chart:file=PATH, or its "
+            "parameters spelt out (chart:k1=...)."
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            parser=path_text,
+            callback=out_check,
+            help="Also write the card in this folder as card.png and card.pdf (one page, "
+            "A4 and Letter).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A chart as a card a person can carry: its knock, draw and discard rules in plain
+    sentences, read from the chart's parameters alone (nothing is played; docs/CHARTS.md,
+    "The card: a chart as rules")."""
+    from sim.present.chart_card import card_text, chart_card, page_fits, save_card
+    from strategies import StrategyError, parse_seat, seat_label
+    from strategies.chart_files import STRATEGY_NAME, reference
+
+    try:
+        strategy, params = parse_seat(chart)
+        if strategy.name != STRATEGY_NAME:
+            raise StrategyError(
+                f"{chart.strip()!r} is not a chart; give chart:NAME, chart:file=PATH or "
+                "chart:k1=..."
+            )
+        named = reference(chart.strip().partition(":")[2])
+        made = chart_card(params, seat_label(chart), None if named is None else named[0].header)
+    except StrategyError as exc:
+        fail(str(exc).splitlines()[0])
+    if out is not None:
+        try:
+            save_card(made, out)
+        except store.StorageError as exc:
+            fail(f"--out: {exc}")
+        if not page_fits(made):
+            note = "card.png and card.pdf end where the page does (the text holds it all)"
+            typer.echo(f"note: the card is longer than one page: {note}", err=True)
+    if as_json:
+        print_json(made.record())
+        return
+    console().print(card_text(made), markup=False, soft_wrap=True)
 
 
 @app.command(
