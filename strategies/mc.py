@@ -10,7 +10,10 @@ In plain words:
   end of the hand with a fast greedy policy in every seat, and picks the
   action with the best mean result in points (its points minus the mean of
   the others'). A knock is scored at once against the sampled hands,
-  lay-offs included.
+  lay-offs included. With ``stop`` > 0 (the default, 2) the samples come in
+  rounds of ``step``, and an action clearly worse than the best so far (its
+  paired difference below zero by more than ``stop`` standard errors) is dropped:
+  a clear decision ends after a round or two, a close one plays all ``samples``.
 * Opponents' unseen cards (``model``): 1 "kept" (default), an opponent that
   has thrown D cards holds a hand improved by D greedy turns; 2 "inferred",
   kept and never melding with a card it threw or passed; 3 "shown", inferred
@@ -112,7 +115,7 @@ GIN_SCREEN = 50
 class Params(NamedTuple):
     """MC's parameters."""
 
-    samples: int = 600  # sampled deals per decision
+    samples: int = 1200  # sampled deals per decision (at most: ``stop`` ends many sooner)
     candidates: int = 3  # discards tried per decision (0: every card)
     knock_at: int = (
         -1
@@ -126,7 +129,7 @@ class Params(NamedTuple):
     finalists: int = 3  # actions the first round keeps for the remaining samples
     gin_candidates: int = 4  # where rollouts throw for gin, discards also tried (gin_drop)
     waiters: int = -1  # throwing for gin, opponents knock at 5 or less: 1, 0, -1 from hand 2
-    stop: float = 0.0  # z: rounds of ``step`` samples drop clearly worse actions (0: off)
+    stop: float = 2.0  # z: rounds of ``step`` samples drop clearly worse actions (0: off)
     step: int = 50  # samples per round where ``stop`` or ``time`` > 0
     time: float = 0.0  # seconds a decision may take at most, checked per round (default: none)
     rollout: str = ""  # this seat's rollout strategy, a seat spec ("": the rollout policy)

@@ -40,7 +40,7 @@ DEALS = {
     # mc's defaults before December 2026, spelt out (knock_at=-1 then meant the rule's
     # limit; it is chosen from the rules now)
     "gin mc (old defaults)/greedy": (
-        "gin", {}, "mc:samples=20,knock_at=10,candidates=3,screen=0,opponents=policy/greedy",
+        "gin", {}, "mc:samples=20,knock_at=10,candidates=3,screen=0,stop=0,opponents=policy/greedy",
         300, 9,
     ),
 }  # fmt: skip
@@ -50,12 +50,12 @@ GAMES = {
     "knock-rummy pool greedy": ("knock-rummy", "greedy", 100, 12),
     # mc's defaults before 5 December 2026 (rollouts that throw for gin, gin candidates,
     # the screening round), fewer samples; simple knocks: the game memory's switch too
-    "eaai mc:samples=60/simple": ("eaai", "mc:samples=60,opponents=policy/simple", 12, 13),
+    "eaai mc:samples=60/simple": ("eaai", "mc:samples=60,stop=0,opponents=policy/simple", 12, 13),
     # against a player who waits for gin: from a game's second hand on the rollouts
     # take the opponent for one (mc's waiters=-1, added 2 December 2026)
     "eaai mc:samples=60/simple:knock_at=0": (
         "eaai",
-        "mc:samples=60,opponents=policy/simple:knock_at=0",
+        "mc:samples=60,stop=0,opponents=policy/simple:knock_at=0",
         8,
         14,
     ),
@@ -63,10 +63,13 @@ GAMES = {
     # 5 December 2026): its own seat by the rollout strategy, the other by simple
     "eaai mc:samples=30,opponents=known/simple": (
         "eaai",
-        "mc:samples=30,opponents=known/simple",
+        "mc:samples=30,stop=0,opponents=known/simple",
         6,
         15,
     ),
+    # the defaults since 5 December 2026 (later that day: rounds of 50 samples that drop
+    # clearly worse actions, stop=2), fewer samples
+    "eaai mc:samples=150/simple": ("eaai", "mc:samples=150/simple", 4, 16),
 }
 # (rules, cards, jokers): random hands for the public solver API.
 SOLVER = {
@@ -131,6 +134,9 @@ EXPECTED: dict[str, str] = {
     ),
     "games: eaai mc:samples=30,opponents=known/simple": (
         "81bb52d79d1e308a51b5ecb5dd843cda0516e5881d15548adeb879cfc64918e2"
+    ),
+    "games: eaai mc:samples=150/simple": (
+        "cd27e9e40314f67215beaf78b542b950deb09c5a901024d928253052e9a6810e"
     ),
     "solver: gin 10 cards": "5346cef8fdc204e21d7e8324d47683e8ef9641c6529b2d76efb7201628b7585c",
     "solver: gin 11 cards": "c049dc0fbfa9a3d0e5abfc0d76bb43ddc6912758794cca6c7ff6d58f8196fdf5",
