@@ -32,7 +32,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from rummy.results import (
+    POINTS_PER_GAME,
     POINTS_PER_HAND,
+    SHARE_OF_GAMES,
     SHARE_OF_HANDS,
     Action,
     Advice,
@@ -47,7 +49,8 @@ from rummy.results import (
     TuneResult,
 )
 from sim.limits import MAX_COUNT, MAX_SEED
-from sim.rules import RuleSet, get_rules
+from sim.rules import PRESETS, RuleSet, get_rules
+from sim.sizes import DEFAULT_DEALS, study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
 
@@ -210,14 +213,17 @@ def _callback(view: Any, phases: bool = False) -> Callable[[Any], None] | None:
     return view.phase if phases else view.progress
 
 
-def _size(deals: Any, games: Any, default: int, low: int = 1) -> tuple[int, str]:
+def _size(kind: str, deals: Any, games: Any, low: int = 1) -> tuple[int, str]:
     """The count and mode of a study: ``deals=`` single hands or ``games=`` whole games
-    (at least ``low``: a study's interval needs two)."""
+    (at least ``low``: a study's interval needs two), else the kind's default deals
+    (``sim.sizes``, as the command's)."""
     if deals is not None and games is not None:
         raise UsageError(f"give deals or games, not both (deals={deals!r}, games={games!r})")
-    if games is not None:
-        return _whole("games", games, low), "games"
-    return (default if deals is None else _whole("deals", deals, low)), "deals"
+    return study_count(
+        kind,
+        None if deals is None else _whole("deals", deals, low),
+        None if games is None else _whole("games", games, low),
+    )
 
 
 def _call(name: str, **args: Any) -> str:
@@ -227,7 +233,18 @@ def _call(name: str, **args: Any) -> str:
 
 
 def _units(mode: str) -> str:
-    return "points per deal" if mode == "deals" else "points per game"
+    """Points per hand for single deals (under duplicate play each deal's hands averaged
+    over its seatings), points per game (final scores) for games."""
+    return POINTS_PER_HAND if mode == "deals" else POINTS_PER_GAME
+
+
+def _shares(mode: str) -> str:
+    return SHARE_OF_HANDS if mode == "deals" else SHARE_OF_GAMES
+
+
+def _finite(value: Any) -> float | None:
+    """A table's number, or None where it has none (null, NaN)."""
+    return None if value is None or value != value else float(value)
 
 
 # --- one run ---------------------------------------------------------------------------------
@@ -237,57 +254,121 @@ def play(
     seats: str | Sequence[str],
     *,
     rules: str | RuleSet = "gin",
+    rule: Mapping[str, Any] | None = None,
     deals: int | None = None,
     games: int | None = None,
     seed: int | None = None,
+    duplicate: bool = False,
     name: str = "default",
     out: Out = DEFAULT_OUT,
     executor: Executor = LOCAL,
     progress: bool = True,
-) -> PlayResult:
+) -> PlayResult | StudyResult:
     """Play a line-up (``rummy run --seats``): per seat, points and net points per hand
-    and the share of hands won, with 95% intervals; how hands ended.
+    and the share of hands won, with 95% intervals; with ``games=`` also the share of
+    games won and the net final score per game; how hands ended.
 
     ``seats``: one spec per seat, ``"greedy:knock_at=7/simple"`` or a list (one spec
-    fills every seat); ``deals`` single hands (default 100,000) or ``games`` whole games;
-    ``seed`` None draws one (``result.seed``). Written to ``<out>/<name>/<run id>/``.
+    fills every seat); ``rule``: rule parameters changed from ``rules`` (``{"knock_limit":
+    7}``, as ``--rule``); ``deals`` single hands (default: ``sim.sizes.DEFAULT_DEALS``,
+    as the command's) or ``games`` whole games; ``seed`` None draws one
+    (``result.seed``). Written to ``<out>/<name>/<run id>/``. ``duplicate`` also plays
+    every deal with the seats rotated, as ``rummy run --duplicate`` does: a one-setting
+    study whose :class:`StudyResult` reads seat 0's figures over every seating.
     """
     from sim.study import RunConfig, load_results, run
 
     _common(executor, progress)
-    count, mode = _size(deals, games, 100_000)
+    count, mode = _size("run", deals, games)
     rule_set = _rules(rules)
+    if rule is not None:
+        if not isinstance(rule, Mapping) or not all(isinstance(k, str) for k in rule):
+            _refuse("rule", rule, 'give a dict of rule parameters, e.g. {"knock_limit": 7}')
+        with _checking("rule", dict(rule)):
+            rule_set = get_rules(rule_set, **rule)
     lineup = _lineup("seats", seats, rule_set)
     with _checking("name", name):
         _text("name", name, "'knock-study'")
+    command = _call("play", seats=seats, rules=str(rules), rule=rule, deals=deals, games=games,
+                    seed=seed, duplicate=duplicate or None)  # fmt: skip
+    if _flag("duplicate", duplicate):
+        return _duplicate(rule_set, lineup, count, mode, seed, name, (out, executor, progress),
+                          command)  # fmt: skip
+    with _checking("name", name):
         config = RunConfig(
             rules=rule_set, lineup=lineup, count=count, mode=mode, experiment=name,
-            seed=_seed(seed), out=_out(out),
-            command=_call("play", seats=seats, rules=str(rules), deals=deals, games=games,
-                          seed=seed),
+            seed=_seed(seed), out=_out(out), command=command,
         )  # fmt: skip
     with _progress(name, progress) as view:
         done = run(config, executor, progress=_callback(view))
     return _play_result(load_results(done.run_dir), done.run_dir)
 
 
+def _duplicate(
+    rule_set: RuleSet, lineup: str | tuple[str, ...], count: int, mode: str, seed: Any,
+    name: str, where: tuple[Out, Executor, bool], command: str,
+) -> StudyResult:  # fmt: skip
+    """``play(duplicate=True)``: the one-setting experiment ``rummy run --duplicate``
+    plays (in ``<out>/<name>/``, or ``<out>/run-ID`` under the default name)."""
+    from sim.study.experiment_file import experiment_from_dict, named_by_identity
+
+    experiment_name = "run" if name == "default" else name
+    source = {
+        "name": experiment_name,
+        # every parameter, so any rule set; the preset names the setting as the command's
+        "rules": {
+            "preset": rule_set.name if rule_set.name in PRESETS else "gin",
+            **rule_set.to_dict(),
+        },  # fmt: skip
+        "seats": [lineup] if isinstance(lineup, str) else list(lineup),
+        mode: count,
+        "duplicate": True,
+        **({} if seed is None else {"seed": seed}),
+    }
+    with _checking("rule_set", rule_set):
+        planned = experiment_from_dict(source, source="rummy.play")
+    if name == "default":
+        planned = named_by_identity(planned, "run")
+    return _play_planned(planned, *where, command)
+
+
 def _play_result(data: Any, directory: StorePath) -> PlayResult:
     row = data.summary.row(0, named=True)
+    games = data.mode == "games"
+    units, hands = int(row["units"]), int(row["hands"])
     seats = tuple(
         SeatResult(
             seat=int(r["seat"]),
             strategy=r["strategy"],
-            points=Estimate.of_row(r, "points", "points_low", "points_high", POINTS_PER_HAND, "t"),
-            net=Estimate.of_row(r, "net", "net_low", "net_high", POINTS_PER_HAND, "t"),
+            points=Estimate.of_row(
+                r, "points", "points_low", "points_high", POINTS_PER_HAND, "t", n=hands
+            ),
+            net=Estimate.of_row(r, "net", "net_low", "net_high", POINTS_PER_HAND, "t", n=hands),
             win_rate=Estimate.of_row(
-                r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson"
+                r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson", n=hands
             ),
             knock_rate=float(r["knock_rate"]),
-        )
+            games_won=Estimate.of_row(
+                r,
+                "game_win_rate",
+                "game_win_low",
+                "game_win_high",
+                SHARE_OF_GAMES,
+                "Wilson",
+                n=units,
+            )
+            if games
+            else None,
+            net_score=Estimate.of_row(
+                r, "net_score", "net_score_low", "net_score_high", POINTS_PER_GAME, "t", n=units
+            )
+            if games
+            else None,
+        )  # fmt: skip
         for r in data.seats.iter_rows(named=True)
     )
     outcomes = {
-        r["outcome"]: Estimate.of_row(r, "share", "low", "high", SHARE_OF_HANDS, "Wilson")
+        r["outcome"]: Estimate.of_row(r, "share", "low", "high", SHARE_OF_HANDS, "Wilson", n=hands)
         for r in data.outcomes.iter_rows(named=True)
     }
     return PlayResult(
@@ -296,8 +377,8 @@ def _play_result(data: Any, directory: StorePath) -> PlayResult:
         rules=row["rules"],
         lineup=tuple(s.strategy for s in seats),
         mode=data.mode,
-        count=int(row["units"]),
-        hands=int(row["hands"]),
+        count=units,
+        hands=hands,
         seats=seats,
         outcomes=outcomes,
         mean_turns=float(row["mean_turns"]),
@@ -325,12 +406,12 @@ def compare(
     """Two line-ups (``vs_seats``) or two rule sets (``vs_rules``) on identical deals
     (``rummy compare``): seat 0's net points on each side and the paired difference
     A - B with its 95% interval and p-value. ``duplicate`` also plays every deal with the
-    seats rotated (seat luck cancels). Default 50,000 deals."""
+    seats rotated (seat luck cancels). Default deals: ``sim.sizes.DEFAULT_DEALS``."""
     from sim.study.compare import CompareError, CompareRequest, Side
     from sim.study.compare import compare as compare_api
 
     _common(executor, progress)
-    count, mode = _size(deals, games, 50_000, low=2)
+    count, mode = _size("compare", deals, games, low=2)
     if vs_seats is None and vs_rules is None:  # side B would be side A: +0.00, p = 1
         raise UsageError(
             "vs_seats=None, vs_rules=None: give side B's line-up (vs_seats) or its rules "
@@ -370,7 +451,7 @@ def compare(
             wins.estimate,
             wins.ci.low,
             wins.ci.high,
-            SHARE_OF_HANDS,
+            _shares(done.mode),
             wins.method,
             wins.ci.confidence,
             wins.ci.n,
@@ -399,7 +480,7 @@ def experiment(
     ``sim.study.design.Experiment``), checked as the file is. Written to
     ``<out>/<name>/`` (tables, record; charts and the report are drawn by
     ``sim.present.experiment``)."""
-    from sim.study import load_experiment, run_experiment
+    from sim.study import load_experiment
     from sim.study.design import Experiment
     from sim.study.experiment_file import experiment_from_dict, replace_checked
 
@@ -426,12 +507,22 @@ def experiment(
             _flag("duplicate", value)
         with _checking(key, value):
             planned = replace_checked(planned, **{key: value})
+    return _play_planned(
+        planned, out, executor, progress, _call("experiment", source=what, **changes)
+    )
+
+
+def _play_planned(
+    planned: Any, out: Out, executor: Executor, progress: bool, command: str
+) -> StudyResult:
+    """Play a planned experiment (``sim.study.design.Experiment``) into ``<out>``."""
+    from sim.study import run_experiment
+
     root = _out(out)
     with _progress(planned.name, progress) as view:
         done = run_experiment(
-            planned, executor, out=root, progress=_callback(view, phases=True),
-            command=_call("experiment", source=what, **changes),
-        )  # fmt: skip
+            planned, executor, out=root, progress=_callback(view, phases=True), command=command
+        )
     return _study_result(done.data, done.directory)
 
 
@@ -452,13 +543,12 @@ def sweep(
     """A grid from arguments (``rummy sweep``): ``seats`` is a line-up template whose
     ``{placeholders}`` take the ``grid``'s values (``{"k": "0..10"}``, a list, or
     ``"rule.undercut_bonus": [10, 25]`` for a rule parameter); several ``rules`` presets
-    become variants. Default 100,000 deals per setting."""
-    from sim.study import run_experiment
+    become variants. Default deals per setting: ``sim.sizes.DEFAULT_DEALS``."""
     from sim.study.experiment_file import sweep_experiment
     from sim.study.runs import new_seed
 
     _common(executor, progress)
-    count, mode = _size(deals, games, 100_000)
+    count, mode = _size("sweep", deals, games)
     template = _texts("seats", seats, "greedy:knock_at={k}/simple")
     chosen = _texts("rules", rules, "gin")  # several presets: one variant each
     presets = [chosen] if isinstance(chosen, str) else list(dict.fromkeys(chosen))
@@ -475,39 +565,54 @@ def sweep(
             mode=mode, count=count,
             duplicate=_flag("duplicate", duplicate), name=name, source="rummy.sweep",
         )  # fmt: skip
-    root = _out(out)
-    with _progress(planned.name, progress) as view:
-        done = run_experiment(
-            planned, executor, out=root, progress=_callback(view, phases=True),
-            command=_call("sweep", seats=seats, grid=dict(grid), rules=str(rules), deals=deals,
-                          games=games, seed=seed, duplicate=duplicate),
-        )  # fmt: skip
-    return _study_result(done.data, done.directory)
+    command = _call("sweep", seats=seats, grid=dict(grid), rules=str(rules), deals=deals,
+                    games=games, seed=seed, duplicate=duplicate)  # fmt: skip
+    return _play_planned(planned, out, executor, progress, command)
 
 
 def _study_result(data: Any, directory: StorePath) -> StudyResult:
     from sim.study.design import RATE_HEADLINES
 
-    unit = SHARE_OF_HANDS if data.headline in RATE_HEADLINES else _units(data.mode)
+    unit = _shares(data.mode) if data.headline in RATE_HEADLINES else _units(data.mode)
+    games = data.mode == "games"
     settings = []
     for r in data.summary.iter_rows(named=True):
         best = bool(r.get("best"))
+        units, hands = int(r["units"]), int(r["hands"])
         settings.append(
             SettingResult(
                 setting=r["setting"],
                 group=r["group"],
-                headline=Estimate.of_row(r, "estimate", "low", "high", unit, r["method"]),
+                headline=Estimate.of_row(r, "estimate", "low", "high", unit, r["method"], n=units),
                 win_rate=Estimate.of_row(
-                    r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson"
+                    r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson", n=hands
                 ),
                 best=best,
                 vs_best=None
-                if best or r.get("diff_vs_best") is None
+                if best or _finite(r.get("diff_vs_best")) is None
                 else Estimate.of_row(
-                    r, "diff_vs_best", "diff_low", "diff_high", unit, "paired t", difference=True
+                    r,
+                    "diff_vs_best",
+                    "diff_low",
+                    "diff_high",
+                    unit,
+                    "paired t",
+                    difference=True,
+                    n=units,
                 ),
-                holm_p=r.get("holm_p"),
-            )
+                holm_p=None if best else _finite(r.get("holm_p")),
+                games_won=Estimate.of_row(
+                    r,
+                    "game_win_rate",
+                    "game_win_low",
+                    "game_win_high",
+                    SHARE_OF_GAMES,
+                    "Wilson",
+                    n=units,
+                )
+                if games
+                else None,
+            )  # fmt: skip
         )
     verdicts = tuple(
         (v["summary"] if v["group"] == "all" else f"{v['group']}: {v['summary']}")
@@ -556,12 +661,12 @@ def tournament(
     progress: bool = True,
 ) -> TournamentResult:
     """A round robin (``rummy tournament``): every strategy against every other, in
-    every seating of the same deals. Default 20,000 deals per seating."""
+    every seating of the same deals. Default deals per seating: ``sim.sizes.DEFAULT_DEALS``."""
     from sim.study.tournament import TournamentRequest
     from sim.study.tournament import tournament as tournament_api
 
     _common(executor, progress)
-    count, mode = _size(deals, games, 20_000, low=2)
+    count, mode = _size("tournament", deals, games, low=2)
     from strategies import parse_seat, split_specs
 
     names = _texts("strategies", strategies, "greedy,simple")
@@ -584,10 +689,16 @@ def tournament(
         Pairing(
             player=r["player"],
             opponent=r["opponent"],
-            net=Estimate.of_row(r, "net", "net_low", "net_high", unit, "t"),
+            net=Estimate.of_row(r, "net", "net_low", "net_high", unit, "t", n=int(r["units"])),
             win_rate=Estimate.of_row(
-                r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson"
-            ),
+                r,
+                "win_rate",
+                "win_low",
+                "win_high",
+                _shares(done.mode),
+                "Wilson",
+                n=int(r["hands"]),
+            ),  # fmt: skip
             p_value=float(r["p_value"]),
         )
         for r in done.matrix.iter_rows(named=True)
@@ -613,14 +724,14 @@ def tune(
     """A strategy's best parameters on common deals (``rummy tune``): ``params`` as
     ``"knock_at=0..10"``; ``against`` the other seats; ``search`` the other keywords of
     ``sim.study.tune_request.make_request`` (``max_evals``, ``confirm``, ...). Default
-    50,000 deals per setting."""
+    deals per setting: ``sim.sizes.DEFAULT_DEALS``."""
     from sim.study.tune import tune as tune_api
     from sim.study.tune_request import make_request
 
     _common(executor, progress)
     taken = ("strategy", "params", "against", "rules", "count", "mode", "seed", "duplicate")
     _keywords("tune", search, _parameters(make_request, *taken))
-    count, mode = _size(deals, games, 50_000, low=2)
+    count, mode = _size("tune", deals, games, low=2)
     rule_set = _rules(rules)
     _text("strategy", strategy, "'greedy' or 'schedule:min_gain=2'")
     ranges = _texts("params", params, "knock_at=0..10")
@@ -665,7 +776,7 @@ def strategy_chart(
     *,
     kind: str = "knock",
     rules: str | RuleSet = "gin",
-    deals: int = 200_000,
+    deals: int = DEFAULT_DEALS["chart"],
     seed: int | None = None,
     out: Out = DEFAULT_OUT,
     executor: Executor = LOCAL,

@@ -9,13 +9,15 @@ of 1 (printed in %). Each result keeps the driver's own result
 
 from __future__ import annotations
 
+import html
 import math
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from sim.stats import Interval, format_estimate
+from sim.stats import Interval, format_estimate, format_p, p_clause
 from sim.store import StorePath
 
 __all__ = [
@@ -33,7 +35,49 @@ __all__ = [
 ]
 
 POINTS_PER_HAND = "points per hand"
+POINTS_PER_GAME = "points per game"  # final score differences: game points at the game's end
 SHARE_OF_HANDS = "share of hands"
+SHARE_OF_GAMES = "share of games"
+
+
+class Shown:
+    """A result shown as a table: ``repr()`` in a terminal or a notebook's text cell,
+    ``_repr_html_`` in a notebook. Each result says what it shows in ``_view``: a
+    title, the column names, the rows (text, as ``str(Estimate)`` writes each number)
+    and notes; the full tables stay in ``raw`` and the result's folder (``directory``)."""
+
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        title, header, rows, notes = self._view()
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        lines = [title] if title else []
+        for row in [header, *rows]:
+            lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        return "\n".join([*lines, *(textwrap.fill(n, 80) for n in notes)])
+
+    def _repr_html_(self) -> str:
+        title, header, rows, notes = self._view()
+        cells = "".join(f"<th>{html.escape(c)}</th>" for c in header)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+        )
+        caption = f"<caption>{html.escape(title)}</caption>" if title else ""
+        after = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
+        table = f"<thead><tr>{cells}</tr></thead><tbody>{body}</tbody>"
+        return f"<table>{caption}{table}</table>{after}"
+
+
+def _cell(estimate: Estimate | None) -> str:
+    """An estimate in a table cell: its unit is in the column's name."""
+    if estimate is None:
+        return ""
+    share = estimate.unit.startswith("share of")
+    text = format_estimate(
+        estimate.value, estimate.low, estimate.high, percent=share, sign=estimate.difference
+    )
+    return text.replace("%", "", 1) if share else text  # the column's name says %
 
 
 @dataclass(frozen=True)
@@ -80,14 +124,18 @@ class Estimate:
         unit: str,
         method: str = "",
         difference: bool = False,
+        n: int = 0,
     ) -> Estimate:
-        """An estimate from a result table's row: its value and bound columns."""
+        """An estimate from a result table's row: its value and bound columns; ``n`` the
+        hands (games, deals) it is estimated from."""
 
         def number(key: str) -> float:
             cell = row.get(key)
             return math.nan if cell is None else float(cell)
 
-        return cls(number(value), number(low), number(high), unit, method, difference=difference)
+        return cls(
+            number(value), number(low), number(high), unit, method, n=n, difference=difference
+        )
 
     @property
     def excludes_zero(self) -> bool:
@@ -95,16 +143,22 @@ class Estimate:
         return self.low > 0 or self.high < 0
 
     def __str__(self) -> str:
-        share = self.unit == SHARE_OF_HANDS
+        share = self.unit.startswith("share of")
         return format_estimate(
             self.value, self.low, self.high, unit=self.unit, percent=share, sign=self.difference
         )
 
+    def __repr__(self) -> str:
+        counted = f", n={self.n:,}" if self.n else ""
+        return f"Estimate({self}, {self.method or 'no interval method'}{counted})"
 
-@dataclass(frozen=True)
-class SeatResult:
+
+@dataclass(frozen=True, repr=False)
+class SeatResult(Shown):
     """One seat of a run: its strategy, points and net points per hand (t), its share
-    of hands won (Wilson) and of hands it knocked."""
+    of hands won (Wilson) and of hands it knocked; where whole games were played, its
+    share of games won (Wilson) and its net final score per game (t: its final score
+    minus the mean of the others')."""
 
     seat: int
     strategy: str
@@ -112,11 +166,39 @@ class SeatResult:
     net: Estimate
     win_rate: Estimate
     knock_rate: float
+    games_won: Estimate | None = None
+    net_score: Estimate | None = None
+
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        return _seats_view("", [self])
 
 
-@dataclass(frozen=True)
-class PlayResult:
-    """One run (``rummy.play``, ``rummy run --seats``): per seat, how hands ended."""
+def _seats_view(
+    title: str, seats: list[SeatResult]
+) -> tuple[str, list[str], list[list[str]], list[str]]:
+    games = seats[0].games_won is not None
+    header = ["seat", "strategy"]
+    # games: the game figures, and of the hands only how many were won (net per hand
+    # stays in the fields, ``.net``)
+    header += ["games won %", "net score/game", "hands won %"] if games else [
+        "hands won %", "net points/hand"
+    ]  # fmt: skip
+    header += ["knock %"]
+    rows = []
+    for s in seats:
+        row = [str(s.seat), s.strategy]
+        row += [_cell(s.games_won), _cell(s.net_score), _cell(s.win_rate)] if games else [
+            _cell(s.win_rate), _cell(s.net)
+        ]  # fmt: skip
+        row += [f"{s.knock_rate * 100:.1f}"]
+        rows.append(row)
+    return title, header, rows, []
+
+
+@dataclass(frozen=True, repr=False)
+class PlayResult(Shown):
+    """One run (``rummy.play``, ``rummy run --seats``): per seat, how hands ended, and
+    with ``games=`` how the games ended."""
 
     directory: StorePath
     seed: int
@@ -130,6 +212,18 @@ class PlayResult:
     mean_turns: float
     raw: Any  # sim.study.analysis.ExperimentData: every table of the run
 
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        played = f"{self.count:,} {self.mode}" + (
+            f" ({self.hands:,} hands)" if self.mode == "games" else ""
+        )
+        title = f"{self.rules}: {' / '.join(self.lineup)}, {played}, seed {self.seed}"
+        _, header, rows, _ = _seats_view(title, list(self.seats))
+        ends = ", ".join(
+            f"{k} {v.value * 100:.1f}%" for k, v in self.outcomes.items() if v.value > 0
+        )
+        notes = [f"hands end: {ends}; {self.mean_turns:.1f} turns per hand"]
+        return title, header, rows, notes
+
     def hand_rows(self) -> pl.LazyFrame:
         """Every hand played: ``sim.study.load_hands`` of the run (checked parts)."""
         from sim.study import load_hands
@@ -137,8 +231,8 @@ class PlayResult:
         return load_hands(self.directory)
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Shown):
     """Two line-ups or rule sets on the same deals (``rummy.compare``): seat 0's net
     points per deal (or game) on each side, and the paired difference A - B."""
 
@@ -150,14 +244,26 @@ class Comparison:
     b_net: Estimate
     difference: Estimate
     p_value: float
-    win_difference: Estimate  # seat 0's win rate, A - B (share of hands)
+    win_difference: Estimate  # seat 0's win rate, A - B (share of hands, or of games)
     raw: Any  # sim.study.compare.CompareResult
 
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        won = "games won" if self.win_difference.unit == SHARE_OF_GAMES else "hands won"
+        rows = [
+            ["A", self.a, _cell(self.a_net)],
+            ["B", self.b, _cell(self.b_net)],
+            ["A - B", "", f"{_cell(self.difference)} ({p_clause(self.p_value)})"],
+        ]
+        title = f"seat 0's net {self.a_net.unit}, on the same deals (seed {self.seed})"
+        notes = [f"{won}, A - B: {self.win_difference}"]
+        return title, ["side", "line-up", f"net {self.a_net.unit}"], rows, notes
 
-@dataclass(frozen=True)
-class SettingResult:
-    """One setting of an experiment or sweep: its headline and how it stands against the
-    best of its group (paired, Holm-adjusted over the group)."""
+
+@dataclass(frozen=True, repr=False)
+class SettingResult(Shown):
+    """One setting of an experiment or sweep: its headline, seat 0's share of hands won
+    (and of games, where games were played), and how it stands against the best of its
+    group (paired, Holm-adjusted over the group; None for the best itself)."""
 
     setting: str
     group: str
@@ -166,10 +272,33 @@ class SettingResult:
     best: bool
     vs_best: Estimate | None  # this setting minus the best (None for the best)
     holm_p: float | None
+    games_won: Estimate | None = None
+
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        return _settings_view("", [self])
 
 
-@dataclass(frozen=True)
-class StudyResult:
+def _settings_view(
+    title: str, settings: list[SettingResult]
+) -> tuple[str, list[str], list[list[str]], list[str]]:
+    games = settings[0].games_won is not None
+    groups = len({s.group for s in settings}) > 1
+    unit = settings[0].headline.unit if settings else ""
+    header = ["", *(["group"] if groups else []), "setting", f"headline ({unit})"]
+    header += ["games won %"] if games else []
+    header += ["hands won %", "vs best", "Holm p"]
+    rows = []
+    for s in settings:
+        row = ["*" if s.best else "", *([s.group] if groups else []), s.setting, _cell(s.headline)]
+        row += [_cell(s.games_won)] if games else []
+        hold = "" if s.holm_p is None else format_p(s.holm_p)
+        row += [_cell(s.win_rate), _cell(s.vs_best), hold]
+        rows.append(row)
+    return title, header, rows, []
+
+
+@dataclass(frozen=True, repr=False)
+class StudyResult(Shown):
     """An experiment or sweep (``rummy.experiment``, ``rummy.sweep``): every setting,
     the verdicts per group, and the tables (``summary``: one row per setting)."""
 
@@ -182,9 +311,14 @@ class StudyResult:
     summary: pl.DataFrame
     raw: Any  # sim.study.analysis.ExperimentData
 
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The groups compared apart (one per rule variant of a split study), in order."""
+        return tuple(dict.fromkeys(s.group for s in self.settings))
+
     def best(self, group: str | None = None) -> SettingResult:
         """The best setting of ``group`` (of the only group when None)."""
-        groups = list(dict.fromkeys(s.group for s in self.settings))
+        groups = list(self.groups)
         if group is None and len(groups) == 1:
             group = groups[0]
         for s in self.settings:
@@ -192,11 +326,20 @@ class StudyResult:
                 return s
         raise ValueError(f"group {group!r} is not one of this study's: {', '.join(groups)}")
 
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        unit = self.settings[0].headline.unit if self.settings else ""
+        title = f"{self.name}: {self.headline} ({unit}), seed {self.seed}" + (
+            "; * the best" if any(s.best for s in self.settings) else ""
+        )
+        _, header, rows, _ = _settings_view(title, list(self.settings))
+        return title, header, rows, list(self.verdicts)
 
-@dataclass(frozen=True)
-class Pairing:
+
+@dataclass(frozen=True, repr=False)
+class Pairing(Shown):
     """One cell of a round robin: the row strategy against the column strategy, every
-    seating of every deal (net points per deal: t; share of hands won: Wilson)."""
+    seating of every deal (net points per hand, or net final score per game: t; share
+    of hands won, or of games: Wilson)."""
 
     player: str
     opponent: str
@@ -204,9 +347,26 @@ class Pairing:
     win_rate: Estimate
     p_value: float  # two-sided t test of net = 0
 
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        return _pairings_view("", [self])
 
-@dataclass(frozen=True)
-class TournamentResult:
+
+def _pairings_view(
+    title: str, pairings: list[Pairing]
+) -> tuple[str, list[str], list[list[str]], list[str]]:
+    won = "games won %" if pairings and pairings[0].win_rate.unit == SHARE_OF_GAMES else (
+        "hands won %"
+    )  # fmt: skip
+    net = f"net {pairings[0].net.unit}" if pairings else "net"
+    rows = [
+        [p.player, p.opponent, _cell(p.net), format_p(p.p_value), _cell(p.win_rate)]
+        for p in pairings
+    ]
+    return title, ["player", "opponent", net, "p", won], rows, []
+
+
+@dataclass(frozen=True, repr=False)
+class TournamentResult(Shown):
     """A round robin (``rummy.tournament``): every ordered pair of strategies."""
 
     directory: StorePath
@@ -221,9 +381,14 @@ class TournamentResult:
                 return p
         raise ValueError(f"no pairing {player!r} against {opponent!r} in this tournament")
 
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        title = f"round robin, seed {self.seed}: each player against each opponent"
+        _, header, rows, _ = _pairings_view(title, list(self.pairings))
+        return title, header, rows, []
 
-@dataclass(frozen=True)
-class TuneResult:
+
+@dataclass(frozen=True, repr=False)
+class TuneResult(Shown):
     """A strategy's best parameters (``rummy.tune``): the best setting's metric, its
     paired gain over the default parameters, and every setting played."""
 
@@ -235,9 +400,19 @@ class TuneResult:
     settings: pl.DataFrame
     raw: Any  # sim.study.tune.TuneResult
 
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        best = ", ".join(f"{k}={v}" for k, v in self.best.items())
+        rows = [
+            ["best", best, _cell(self.best_value)],
+            ["best - default", "", _cell(self.vs_default)],
+        ]
+        notes = [f"{self.settings.height} settings played (.settings)"]
+        header = ["", "parameters", self.best_value.unit]
+        return f"tuned, seed {self.seed}", header, rows, notes
 
-@dataclass(frozen=True)
-class Action:
+
+@dataclass(frozen=True, repr=False)
+class Action(Shown):
     """One legal action of a position (``rummy.advise``), best first."""
 
     label: str
@@ -248,9 +423,25 @@ class Action:
     vs_best: Estimate  # paired difference from the best action
     p_value: float
 
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        return _actions_view("", [self])
 
-@dataclass(frozen=True)
-class Advice:
+
+def _actions_view(
+    title: str, actions: list[Action], best: Action | None = None
+) -> tuple[str, list[str], list[list[str]], list[str]]:
+    header = ["action", "net points/hand", "hand won %", "vs best", "p"]
+    rows = [
+        [a.label, _cell(a.points), _cell(a.win), *(
+            ["best", ""] if a is best else [_cell(a.vs_best), format_p(a.p_value)]
+        )]
+        for a in actions
+    ]  # fmt: skip
+    return title, header, rows, []
+
+
+@dataclass(frozen=True, repr=False)
+class Advice(Shown):
     """Every legal action of a position scored by Monte Carlo (``rummy.advise``)."""
 
     actions: tuple[Action, ...]
@@ -261,3 +452,7 @@ class Advice:
     @property
     def best(self) -> Action:
         return self.actions[0]
+
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        title = f"every legal action, best first ({self.samples:,} samples, seed {self.seed})"
+        return _actions_view(title, list(self.actions), self.best)

@@ -53,11 +53,10 @@ from sim.cli.output import (
 )
 from sim.cli.runner import executor_of, run_study
 from sim.rules import get_rules, parse_overrides
+from sim.sizes import DEFAULT_DEALS
 from sim.stats import p_clause
 from sim.study.compare import CompareRequest, CompareResult, Side
 from sim.study.compare import compare as compare_api
-
-DEFAULT_COMPARE_DEALS = 100_000  # ~1 s of one core per run for two greedy seats
 
 EXAMPLES = """Examples (side B is side A with what the --vs-* options change):
 
@@ -126,7 +125,7 @@ def compare(
             "-n",
             min=2,
             callback=at_most(MAX_COUNT),
-            help=f"Single deals per run (default: {DEFAULT_COMPARE_DEALS:,}).",
+            help=f"Single deals per run (default: {DEFAULT_DEALS['compare']:,}).",
             show_default=False,
         ),
     ] = None,
@@ -152,7 +151,7 @@ def compare(
         # without one, side B is side A: the line-up against itself, +0.00 and p = 1
         fail("give side B: --vs-seats, --vs-rules or --vs-rule (side A with what they change)")
     executor = executor_of(workers, backend, address)
-    count, mode = study_size(deals, games, DEFAULT_COMPARE_DEALS)
+    count, mode = study_size("compare", deals, games)
     rules_a = rules_of(rules, rule)
     vs_overrides = {**parse_overrides(rule or []), **parse_overrides(vs_rule or [])}
     rules_b = get_rules(vs_rules or rules, **vs_overrides)  # --vs-rule wins over --rule

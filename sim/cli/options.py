@@ -21,6 +21,7 @@ import typer
 
 from sim.limits import MAX_COUNT, MAX_SEED, MAX_WORKERS, chunk_size_problem
 from sim.rules import RuleSet, get_rules, parse_overrides
+from sim.sizes import DEFAULT_DEALS
 
 __all__ = [
     "AddressOption",
@@ -176,7 +177,7 @@ DealsOption = Annotated[
         "-n",
         min=1,
         callback=at_most(MAX_COUNT),
-        help="Single hands to play (per run).",
+        help=f"Single hands to play (per run or setting; default: {DEFAULT_DEALS['run']:,}).",
         show_default=False,
     ),
 ]

@@ -35,6 +35,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from sim.sizes import study_count
 from sim.stats import format_estimate
 from sim.store import dumps, location
 
@@ -254,13 +255,12 @@ class ProgressView:
         self.bar.update(self.task, description=f"{self.label}: {text}", total=total)
 
 
-def study_size(deals: int | None, games: int | None, default: int) -> tuple[int, str]:
-    """The size of a study from ``--deals``/``--games`` (one of them), and its mode."""
+def study_size(kind: str, deals: int | None, games: int | None) -> tuple[int, str]:
+    """The size of a study from ``--deals``/``--games`` (one of them, else the study
+    kind's default: ``sim.sizes``), and its mode."""
     if deals is not None and games is not None:
         fail("give --deals or --games, not both")
-    if games is not None:
-        return games, "games"
-    return (deals if deals is not None else default), "deals"
+    return study_count(kind, deals, games)
 
 
 @contextlib.contextmanager

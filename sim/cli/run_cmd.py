@@ -44,6 +44,7 @@ from sim.cli.output import (
     chosen_seed,
     command_line,
     fail,
+    study_size,
 )
 from sim.cli.runner import executor_of, refuse_on_resume
 from sim.cli.studies import check_common, play_experiment, play_run, print_run_result
@@ -215,9 +216,7 @@ def _from_flags(settings: _Settings, **play: Any) -> None:
             "give a line-up with --seats (e.g. greedy:knock_at=7/simple), or an "
             "experiment file (e.g. experiments/gin_knock_threshold.toml)"
         )
-    games, deals = settings.games, settings.deals
-    mode = "games" if games is not None else "deals"
-    count = games if games is not None else (deals if deals is not None else 100_000)
+    count, mode = study_size("run", settings.deals, settings.games)
     seed, drawn = chosen_seed(settings.seed)
     rows = settings.rows.value if settings.rows else "hands"
     preset = settings.rules or "gin"

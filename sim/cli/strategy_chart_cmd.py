@@ -46,6 +46,7 @@ from sim.cli.options import (
 )
 from sim.cli.output import chosen_seed, ci, compact_table, console, fail, print_json
 from sim.cli.runner import executor_of, run_study
+from sim.sizes import DEFAULT_DEALS
 from sim.store import StorePath
 from sim.study.chart import ChartRequest, StrategyChart, strategy_chart
 
@@ -126,7 +127,7 @@ def _command(kind: str) -> Callable[..., None]:
             typer.Option(
                 "--deals", "-n", min=1, callback=at_most(MAX_COUNT), help="Deals the policy plays."
             ),
-        ] = 100_000,
+        ] = DEFAULT_DEALS["chart"],
         seat: Annotated[int, typer.Option("--seat", min=0, max=5, help="The focal seat.")] = 0,
         samples: SamplesOption = 32,
         per_cell: PerCellOption = 2000,

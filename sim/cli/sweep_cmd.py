@@ -33,7 +33,7 @@ from sim.cli.options import (
     SeedOption,
     WorkersOption,
 )
-from sim.cli.output import chosen_seed, fail
+from sim.cli.output import chosen_seed, fail, study_size
 from sim.cli.runner import executor_of
 from sim.cli.studies import check_common, play_experiment
 from sim.rules import parse_overrides
@@ -110,11 +110,11 @@ def sweep(
             table[key] = parse_values(text, limit=MAX_SETTINGS)
         except GridError as error:
             fail(f"bad --grid {item!r}: {error}")
+    count, mode = study_size("sweep", deals, games)
     seed, drawn = chosen_seed(seed)
     experiment = sweep_experiment(
         list(seats), table, presets=list(dict.fromkeys(rules or ["gin"])), seed=seed,
-        mode="games" if games is not None else "deals",
-        count=games if games is not None else (deals if deals is not None else 100_000),
+        mode=mode, count=count,
         rule=parse_overrides(rule or []), duplicate=bool(duplicate),
         rows=rows.value if rows else "hands", name=name,
         headline=headline.value if headline else None, precision=precision,

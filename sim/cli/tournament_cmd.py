@@ -39,12 +39,11 @@ from sim.cli.output import (
 )
 from sim.cli.runner import executor_of, run_study
 from sim.present.tournament import save_chart
+from sim.sizes import DEFAULT_DEALS
 from sim.stats import format_estimate, format_p
 from sim.store import StorePath
 from sim.study.tournament import TournamentRequest, TournamentResult
 from sim.study.tournament import tournament as tournament_api
-
-DEFAULT_TOURNAMENT_DEALS = 20_000  # per seating run: a 4-strategy gin round robin is 12 runs
 
 EXAMPLES = """Examples:
 
@@ -77,7 +76,7 @@ def tournament(
             "-n",
             min=2,
             callback=at_most(MAX_COUNT),
-            help=f"Single deals per seating run (default: {DEFAULT_TOURNAMENT_DEALS:,}).",
+            help=f"Single deals per seating run (default: {DEFAULT_DEALS['tournament']:,}).",
             show_default=False,
         ),
     ] = None,
@@ -99,7 +98,7 @@ def tournament(
     strategy. With more than two players a cell is the row strategy alone against a
     field of the column strategy (an even win rate is 1 / players)."""
     executor = executor_of(workers, backend, address)
-    count, mode = study_size(deals, games, DEFAULT_TOURNAMENT_DEALS)
+    count, mode = study_size("tournament", deals, games)
     rule_set = rules_of(rules, rule)
     seed, drawn = chosen_seed(seed)
 

@@ -49,9 +49,11 @@ from sim.cli.output import (
     folder,
     print_json,
     seed_line,
+    study_size,
 )
 from sim.cli.runner import executor_of, refuse_on_resume
 from sim.present.tune import save_chart
+from sim.sizes import DEFAULT_DEALS
 from sim.stats import format_p, p_clause
 from sim.store import StorageError, StorePath, read_toml
 from sim.study.execute import Executor
@@ -64,7 +66,6 @@ from strategies.agent import is_agent_spec
 
 __all__ = ["run_tune_file", "tune"]
 
-DEFAULT_DEALS = 50_000  # per setting (and per seating with --duplicate)
 MAX_ROWS = 25  # settings printed; the rest are in settings.parquet
 
 TUNE_EXAMPLES = """Examples:
@@ -135,7 +136,7 @@ def tune(
             "-n",
             min=2,
             callback=at_most(MAX_COUNT),
-            help=f"Single deals per setting (default: {DEFAULT_DEALS:,}).",
+            help=f"Single deals per setting (default: {DEFAULT_DEALS['tune']:,}).",
             show_default=False,
         ),
     ] = None,
@@ -268,8 +269,7 @@ def tune(
     if not param:
         fail("give at least one --param NAME=VALUES to tune, e.g. --param knock_at=0..10")
     rule_set = rules_of(rules or "gin", rule)
-    mode = "games" if games is not None else "deals"
-    count = games if games is not None else (deals if deals is not None else DEFAULT_DEALS)
+    count, mode = study_size("tune", deals, games)
     drawn = seed is None
     if is_agent_spec(strategy):
         fail(AGENT_NOT_TUNED.format(strategy=strategy))

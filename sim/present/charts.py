@@ -18,7 +18,7 @@ names can be changed by keyword):
 - :func:`outcome_mix`: ``stats.outcome_mix`` (long: setting, outcome, share).
 - :func:`hand_length`: hand records with ``turns`` (or pre-counted ``turns``/``count``).
 - :func:`tournament_matrix`: one row per (row player, column player) with the row
-  player's win rate and net points per deal (or net final score per game) against the
+  player's win rate and net points per hand (or net final score per game) against the
   column player, with CIs (``sim.study.tournament`` cells).
 """
 
@@ -528,7 +528,7 @@ def tournament_matrix(
         raise ValueError(f"players={players} is not allowed; a round robin needs 2 or more")
     df = _frame(frame)
     won = "hands won" if mode == "deals" else "games won"
-    net_label = "net points per deal" if mode == "deals" else "net final score per game"
+    net_label = "net points per hand" if mode == "deals" else "net final score per game"
     nobody = (
         float(df["no_winner_rate"].drop_nulls().mean() or 0.0)  # type: ignore[arg-type]
         if "no_winner_rate" in df.columns and df["no_winner_rate"].drop_nulls().len()

@@ -54,7 +54,7 @@ Mode = Literal["deals", "games"]
 
 def metric_name(mode: str) -> str:
     """What the focal series measures, in words."""
-    return "net points per deal" if mode == "deals" else "net final score per game"
+    return "net points per hand" if mode == "deals" else "net final score per game"
 
 
 def rotate(lineup: Sequence[str], r: int) -> tuple[str, ...]:

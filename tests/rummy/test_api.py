@@ -75,7 +75,7 @@ def test_load_reads_a_run_back_as_play_returned_it(played: rummy.results.PlayRes
 def test_compare_difference_is_the_sides_difference(tmp_path: Path) -> None:
     c = rummy.compare(SEATS, "greedy/simple", deals=400, seed=5, out=tmp_path, progress=False)
     assert c.difference.value == pytest.approx(c.a_net.value - c.b_net.value)
-    assert c.difference.unit == c.a_net.unit == "points per deal"
+    assert c.difference.unit == c.a_net.unit == "points per hand"
     assert c.difference.low < c.difference.value < c.difference.high
     assert 0.0 <= c.p_value <= 1.0 and c.directory.is_dir()
 

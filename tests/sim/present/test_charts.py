@@ -145,7 +145,7 @@ def test_tournament_matrix():
     assert all(
         ax.get_xlabel() == "opponent (column)" and ax.get_ylabel() == "player (row)" for ax in axes
     )
-    assert "hands won" in axes[0].get_title() and "net points per deal" in axes[1].get_title()
+    assert "hands won" in axes[0].get_title() and "net points per hand" in axes[1].get_title()
     assert sum(t.get_text() == "—" for t in axes[0].texts) == 3  # the diagonal
     assert any("\n[" in t.get_text() for ax in axes for t in ax.texts)  # value [low, high]
     assert "CI]" in fig._suptitle.get_text()
