@@ -52,7 +52,7 @@ app = typer.Typer(
 )
 
 
-@app.command("deadwood")
+@app.command("deadwood", short_help="Nanoseconds per deadwood call, against a naive search.")
 def deadwood(
     hands: Annotated[
         int,
@@ -155,7 +155,7 @@ def engine(
         )
 
 
-@app.command("cold")
+@app.command("cold", short_help="Seconds of each command from an empty cache, and warm.")
 def cold(
     repeat: Annotated[
         int,
@@ -202,7 +202,7 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f}"
 
 
-@app.command("run")
+@app.command("run", short_help="Hands per second of rummy run against the bare kernel.")
 def run(
     rules: Annotated[str, typer.Option("--rules", help="Rule preset.")] = "gin",
     rule: Annotated[

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from sim.cli.options import (
     MAX_COUNT,
@@ -50,6 +49,9 @@ from sim.cli.output import (
     compact_table,
     fail,
     study_size,
+)
+from sim.cli.output import (
+    console as output_console,
 )
 from sim.cli.runner import executor_of, run_study
 from sim.rules import get_rules, parse_overrides
@@ -172,7 +174,7 @@ def compare(
 
 
 def _print_comparison(result: CompareResult) -> None:
-    console = Console(highlight=False, soft_wrap=True, markup=False)
+    console = output_console(markup=False)
     unit = result.unit
     runs = len({p for side in (result.a, result.b) for p in side.run_dirs})
     how = (

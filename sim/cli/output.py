@@ -20,6 +20,7 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import typer
@@ -27,13 +28,14 @@ from rich.console import Console
 from rich.progress import (
     BarColumn,
     Progress,
+    ProgressColumn,
     SpinnerColumn,
+    Task,
     TaskProgressColumn,
     TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from sim.sizes import study_count
 from sim.stats import format_estimate
@@ -42,6 +44,7 @@ from sim.store import dumps, location
 __all__ = [
     "folder",
     "ProgressView",
+    "Steps",
     "study_progress",
     "study_size",
     "chatter",
@@ -86,11 +89,12 @@ def command_line() -> str:
     return shlex.join(["rummy", *sys.argv[1:]]) if sys.argv else "rummy"
 
 
-def console() -> Console:
+def console(markup: bool = True) -> Console:
     """Standard output; tables keep their width when piped (rich assumes 80 columns);
-    in a terminal, its width (or ``COLUMNS``)."""
+    in a terminal, its width (or ``COLUMNS``), long lines wrapped between words.
+    ``markup=False`` prints text with brackets (intervals, specs) as it is."""
     wide = None if sys.stdout.isatty() else 160
-    return Console(highlight=False, soft_wrap=False, width=wide)
+    return Console(highlight=False, soft_wrap=False, width=wide, markup=markup)
 
 
 def err_console() -> Console:
@@ -176,34 +180,78 @@ def seed_line(seed: int, drawn: bool) -> str:
     return f"seed {seed}"
 
 
+WIDE_TERMINAL = 110  # columns from which the progress bar keeps its full 30
+
+
+@dataclass(frozen=True)
+class Steps:
+    """Progress of work that is not a run (a chart check's plays): ``done`` of ``total``
+    steps of ``what``, for the same bar as the runs before it."""
+
+    done: int
+    total: int
+    what: str
+
+
+class _Clock(ProgressColumn):
+    """The time left while a step runs ("1:05 left"; "? left" before there is a rate),
+    the time it took once done: one short column, so that at 80 columns the bar, not a
+    number, gives way."""
+
+    def render(self, task: Task) -> Text:
+        if task.finished:
+            return Text(_clock(task.finished_time or task.elapsed or 0.0))
+        left = task.time_remaining
+        return Text(f"{'?' if left is None else _clock(left)} left")
+
+
+def _clock(seconds: float) -> str:
+    """``m:ss``, or ``h:mm:ss`` from an hour."""
+    whole = int(seconds + 0.5)
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
 class ProgressView:
     """A rich progress bar on stderr, fed by the executor's ``Progress`` (a run, or
-    every run of a study) or by an experiment's phases."""
+    every run of a study) or by an experiment's phases. Its columns fit 80: the bar
+    takes what the words and numbers leave (at most 30 columns)."""
 
     def __init__(self, label: str):
         self.label = label
+        console = err_console()
+        # On a narrow terminal the bar takes what is left of the line (the table
+        # expands); on a wide one it keeps 30 columns.
+        narrow = console.width < WIDE_TERMINAL
         self.bar = Progress(
             SpinnerColumn(),
             TextColumn("[bold]{task.description}"),
-            BarColumn(bar_width=30),
+            BarColumn(bar_width=None if narrow else 30),
             TaskProgressColumn(),
             TextColumn("{task.fields[rate]}"),
-            TextColumn("left"),
-            TimeRemainingColumn(),
-            TextColumn("elapsed"),
-            TimeElapsedColumn(),
-            console=err_console(),
+            _Clock(),
+            console=console,
             transient=False,
             disable=_quiet,
+            expand=narrow,
         )
         self.task = self.bar.add_task(label, total=None, rate="")
         self.started = time.perf_counter()
+        self.shown = False
 
     def __enter__(self) -> ProgressView:
-        self.bar.start()
         return self
 
+    def _show(self) -> None:
+        """Start the bar with the first progress, so that what the command says before
+        (what it plays, the seed) stays above it, not printed across it."""
+        if not self.shown:
+            self.bar.start()
+            self.shown = True
+
     def __exit__(self, exc_type: object, *exc: object) -> None:
+        if not self.shown:
+            return
         if exc_type is not None:  # leave only the error's one line behind
             self.bar.live.transient = True
             # Not Progress.stop: off a terminal it ends with an empty line.
@@ -214,17 +262,26 @@ class ProgressView:
     @staticmethod
     def _rate(hands: int, elapsed: float) -> str:
         if elapsed <= 0 or hands <= 0:
-            return "- hands/s"
+            return ""
         return f"{hands / elapsed:,.0f} hands/s"
 
     def progress(self, p: Any) -> None:
-        """The executor's ``Progress``: chunks of one run, or runs of a study."""
+        """The executor's ``Progress``: chunks of one run, or runs of a study; or
+        :class:`Steps` of a command's own work."""
+        if isinstance(p, Steps):
+            self._show()
+            self.bar.update(
+                self.task, description=f"{self.label}: {p.what} {p.done}/{p.total}",
+                total=p.total, completed=p.done, rate="",
+            )  # fmt: skip
+            return
         if p.hands_played == 0 and p.units_done < p.units_total:
-            where = "starting (the first use of an engine compiles it)"
+            where = "starting"  # the first chunk: compiling, on a first use
         elif p.runs_total > 1:
             where = f"run {p.runs_done}/{p.runs_total}"
         else:
             where = f"chunk {p.chunks_done}/{p.chunks_total}"
+        self._show()
         self.bar.update(
             self.task,
             description=f"{self.label}: {where}",
@@ -235,6 +292,7 @@ class ProgressView:
 
     def phase(self, p: Any) -> None:
         """An experiment's ``ExperimentProgress``: its runs, then what it does next."""
+        self._show()
         if p.phase == "run":
             block = f" (+block {p.block})" if p.block else ""
             self.bar.update(
@@ -246,7 +304,7 @@ class ProgressView:
             )
             return
         text = {
-            "engine": "loading the engine (the first use compiles it)",
+            "engine": "loading the engine (compiles on first use)",
             "analyse": "analysing",
             "charts": "drawing charts",
             "report": "writing the report",

@@ -48,7 +48,7 @@ def _layoff(rules: RuleSet) -> str:
     return "on" if rules.layoff_play == "optimal" else f"on, {rules.layoff_play}"
 
 
-@app.command("list")
+@app.command("list", short_help="The rule presets (docs/RULES.md: every rule).")
 def list_presets(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print every preset's parameters as JSON.")

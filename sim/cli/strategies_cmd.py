@@ -34,7 +34,7 @@ def _defaults(strategy: Strategy) -> str:
     return ", ".join(f"{name}={value}" for name, value in strategy.defaults()._asdict().items())
 
 
-@app.command("list")
+@app.command("list", short_help="The strategies: name, parameters, one-line description.")
 def list_strategies(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print every strategy as JSON instead of a table.")

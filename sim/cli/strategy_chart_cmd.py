@@ -44,9 +44,10 @@ from sim.cli.options import (
     path_text,
     rules_of,
 )
-from sim.cli.output import chosen_seed, ci, compact_table, console, fail, print_json
+from sim.cli.output import Steps, chosen_seed, compact_table, console, fail, print_json
 from sim.cli.runner import executor_of, run_study
 from sim.sizes import DEFAULT_DEALS
+from sim.stats import format_estimate
 from sim.store import StorePath
 from sim.study.chart import ChartRequest, StrategyChart, strategy_chart
 
@@ -205,8 +206,9 @@ def _command(kind: str) -> Callable[..., None]:
                 from sim.study.chart_check import checked
 
                 verdict = checked(
-                    chart, cells=check, deals=check_deals, at=at, threads=executor.local_workers
-                )
+                    chart, cells=check, deals=check_deals, at=at, threads=executor.local_workers,
+                    progress=lambda done, total: progress(Steps(done, total, "check, play")),
+                )  # fmt: skip
             return _Charted(chart, verdict, *_save_figures(chart))
 
         run_study("chart", seed, drawn, as_json, play, record=_Charted.record, show=_Charted.show)
@@ -215,8 +217,16 @@ def _command(kind: str) -> Callable[..., None]:
     return command
 
 
+SUMMARY = {  # each command's line in the group's --help, whole at 80 columns
+    "knock": "Knock or play on, by own turn and deadwood.",
+    "draw": "Take the pile's card or draw, by own turn and card.",
+    "discard": "How safe each discard is, by own turn and rank.",
+}
+
 for _kind in EXAMPLES:
-    app.command(_kind, epilog=EXAMPLES[_kind], help=HELP[_kind])(_command(_kind))
+    app.command(_kind, epilog=EXAMPLES[_kind], help=HELP[_kind], short_help=SUMMARY[_kind])(
+        _command(_kind)
+    )
 
 
 @dataclass(frozen=True)
@@ -279,13 +289,18 @@ def _print_check(chart: StrategyChart, check: Any) -> None:
         "fresh deals (points per hand, 95% intervals)"
     )
     for name in ("turn", column, "action", "reach %", "predicted", "measured", ""):
-        table.add_column(name, justify="left" if name in ("action", "") else "right")
+        # the intervals never wrap; the verdict, last, wraps between its words
+        table.add_column(
+            name, justify="left" if name in ("action", "") else "right",
+            no_wrap=name in ("predicted", "measured"),
+        )  # fmt: skip
     for cell in check.cells:
         p, m = cell.predicted, cell.measured
         table.add_row(
             str(cell.turn), str(cell.column), cell.action, f"{cell.reach * 100:.2g}",
-            ci(p.estimate, p.low, p.high, sign=True),
-            ci(m.estimate, m.low, m.high, sign=True),
+            # to the hundredth of a point: a card's gains need no more, and 80 columns fit
+            format_estimate(p.estimate, p.low, p.high, sign=True, decimals=2),
+            format_estimate(m.estimate, m.low, m.high, sign=True, decimals=2),
             _VERDICT_STYLE[check.verdict(cell)],
         )  # fmt: skip
     console().print(table)
@@ -366,6 +381,7 @@ def _print_card(chart: StrategyChart) -> None:
 
 @app.command(
     "export",
+    short_help="The chart strategy's seat spec from finished charts.",
     epilog="""Examples:
 
 rummy strategy-chart export results/chart/KNOCK_RUN --draw results/chart/DRAW_RUN --out gin.chart
@@ -435,6 +451,7 @@ def export(
 
 @app.command(
     "card",
+    short_help="A chart's rules as a card: text, JSON, PNG or PDF.",
     epilog="""Examples:
 
 rummy strategy-chart card chart:gin
@@ -496,6 +513,7 @@ def card(
 
 @app.command(
     "solve",
+    short_help="A chart that is its own best answer, solved by rounds.",
     epilog="""Examples:
 
 rummy strategy-chart solve --rules gin --seats greedy:knock_at=0 --rounds 10 --deals 3_000_000

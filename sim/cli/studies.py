@@ -49,6 +49,7 @@ from sim.study.claims import display_rows
 from sim.study.design import HEADLINES, RATE_HEADLINES, Experiment
 from sim.study.execute import Executor, run
 from sim.study.experiment import CHARTS_DIR, REPORT_FILE, ExperimentProgress, run_experiment
+from sim.study.house_rules import SHARE
 from sim.study.runs import RunConfig, RunResult
 from sim.study.settings import expand
 
@@ -312,7 +313,7 @@ def print_house_rules(data: ExperimentData, out: Console) -> None:
         table.add_column("change [95% CI]", justify="right", no_wrap=True)
         table.add_column("p", justify="right", no_wrap=True)
         for r in rows.iter_rows(named=True):
-            percent = r["unit"] == "%"
+            percent = r["unit"] == SHARE
             table.add_row(
                 escape(house_rule_label(r, data.headline, short=True)),
                 ci(r["reference_value"], None, None, 2, 100.0 if percent else 1.0),

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from sim.cli.options import (
@@ -36,6 +35,9 @@ from sim.cli.output import (
     command_line,
     compact_table,
     study_size,
+)
+from sim.cli.output import (
+    console as output_console,
 )
 from sim.cli.runner import executor_of, run_study
 from sim.present.tournament import save_chart
@@ -138,7 +140,7 @@ def _two_lines(text: str) -> str:
 
 
 def _print_tournament(result: TournamentResult, charts: tuple[StorePath, ...]) -> None:
-    console = Console(highlight=False, soft_wrap=True, markup=False)
+    console = output_console(markup=False)
     console.print(
         f"tournament {result.directory}: {len(result.strategies)} strategies under "
         f"{result.rules.name} ({result.players} players), {result.count:,} {result.mode} "

@@ -27,7 +27,7 @@ from sim.study.design import (
     applicable_charts,
     why_not,
 )
-from sim.study.house_rules import MEASURES
+from sim.study.house_rules import MEASURES, SHARE
 from sim.study.settings import format_value, short_key
 
 __all__ = [
@@ -243,23 +243,25 @@ def house_rule_label(row: Mapping[str, Any], headline: str, short: bool = False)
     %", "seat 0's net points/hand, knock_at=0"; ``short``: without the units (a terminal
     says them once, :data:`HOUSE_UNITS`)."""
     if row["measure"] == "headline":
-        what = HEADLINES[headline][1].replace(" per ", "/") + (" %" if row["unit"] == "%" else "")
+        what = HEADLINES[headline][1].replace(" per ", "/") + (" %" if row["unit"] == SHARE else "")
         if short:
             return "seat 0" + (f", {row['strategy']}" if row["strategy"] else "")
         return f"seat 0's {what}" + (f", {row['strategy']}" if row["strategy"] else "")
     return (HOUSE_SHORT if short else HOUSE_LABELS)[row["measure"]]
 
 
+# Every hand's, whoever won it: not seat 0's own gin and undercut shares of the settings
+# table ("seat 0 gin %"), so never the same label.
 HOUSE_LABELS = {
     "turns": "turns per hand",
-    "gin_rate": "gin % (with big gin, rummy)",
-    "undercut_rate": "undercut %",
+    "gin_rate": "gin % of all hands (with big gin, rummy)",
+    "undercut_rate": "undercut % of all hands",
     "first_edge": "first player's edge, points/hand",
 }
 HOUSE_SHORT = {
     "turns": "turns/hand",
-    "gin_rate": "gin %",
-    "undercut_rate": "undercut %",
+    "gin_rate": "gin % of all hands",
+    "undercut_rate": "undercut % of all hands",
     "first_edge": "first player's edge",
 }
 HOUSE_UNITS = (
@@ -460,7 +462,7 @@ def answers(data: ExperimentData) -> list[str]:
         for (group,), rows in house.group_by("group", maintain_order=True):
             parts = []
             for r in rows.filter(pl.col("measure") != "headline").iter_rows(named=True):
-                percent = r["unit"] == "%"
+                percent = r["unit"] == SHARE
                 if r["low"] == r["high"] == 0:  # the very same hands: nothing to estimate
                     parts.append(f"{MEASURES[r['measure']][0].split(' (')[0]} unchanged")
                     continue
@@ -535,9 +537,9 @@ def _settings_table(data: ExperimentData, rows: pl.DataFrame) -> list[dict[str, 
                 f"{'games' if games else 'hands'} won %": format_estimate(
                     r[won[0]], r[won[1]], r[won[2]], percent=True
                 ),
-                "knock %": f"{r['knock_rate'] * 100:.1f}",
-                "gin %": f"{r['gin_rate'] * 100:.1f}",
-                "undercut %": f"{r['undercut_rate'] * 100:.1f}",
+                "seat 0 knock %": f"{r['knock_rate'] * 100:.1f}",
+                "seat 0 gin %": f"{r['gin_rate'] * 100:.1f}",
+                "seat 0 undercut %": f"{r['undercut_rate'] * 100:.1f}",
                 "turns": f"{r['mean_turns']:.1f}",
             }
         )
@@ -570,7 +572,7 @@ def _house_table(data: ExperimentData) -> list[tuple[str, list[dict[str, str]]]]
         before, after = rule_names(reference, str(group))
         table = []
         for r in rows.iter_rows(named=True):
-            percent = r["unit"] == "%"
+            percent = r["unit"] == SHARE
             table.append(
                 {
                     "measure": house_rule_label(r, data.headline),

@@ -38,6 +38,8 @@ misses, nor counts in z. The cells checked are those with the largest predicted 
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -231,11 +233,13 @@ def _nets(points: npt.NDArray[np.int64], seat: int) -> npt.NDArray[np.float64]:
 def check_chart(
     chart: StrategyChart, *, cells: int = 5, deals: int = 200_000, rank: str = "effect",
     at: list[tuple[int, int]] | None = None, threads: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ChartCheck:  # fmt: skip
     """Play the ``cells`` cells with the largest predicted effect (``rank="effect"``:
     the largest magnitude; ``"gain"``: the largest gain, the chart's most exploitable
     cells), and the cells ``at`` (own turn, column; every layer), as single-cell
-    deviations on ``deals`` fresh deals, and compare."""
+    deviations on ``deals`` fresh deals, and compare. ``progress(done, total)`` hears
+    of each play (the chart's own play of the fresh deals, then each cell's)."""
     if cells < 0 or deals < 2:
         raise RunError(f"a check needs cells >= 0 and deals >= 2, got {cells} and {deals}")
     if rank not in ("effect", "gain"):
@@ -258,7 +262,18 @@ def check_chart(
     rules, lineup, seed = config.rule_set, config.lineup, config.seed
     assert seed is not None  # a built config has drawn its seed
     first = chart.deals  # fresh: the deal numbers after the chart's
+    plays, done, lock = chosen.height + 1, [0], threading.Lock()
+
+    def played() -> None:
+        with lock:
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], plays)
+
+    if progress is not None:
+        progress(0, plays)
     base = play_deals(rules, lineup, deals=deals, seed=seed, first=first, threads=threads)
+    played()
     base_nets = _nets(base.points, spec.focal)
     first_action = spec.actions[0]
 
@@ -274,6 +289,7 @@ def check_chart(
         se = (row["predicted_high"] - row["predicted"]) / Z
         predicted = Interval(row["predicted"], row["predicted"] - Z * se,
                              row["predicted"] + Z * se, "normal (delta)")  # fmt: skip
+        played()
         return CellCheck(
             row["turn"], column, row[spec.layer_name], row["action"], row["reach"],
             row["positions"], int(met[cell]), row["gain"], predicted, measured,
@@ -287,9 +303,11 @@ def check_chart(
 def checked(
     chart: StrategyChart, *, cells: int = 5, deals: int | None = None, rank: str = "effect",
     at: list[tuple[int, int]] | None = None, threads: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ChartCheck:  # fmt: skip
     """The chart's check with these settings (``deals``: by default as many as the
-    chart's, at most ``DEFAULT_CHECK_DEALS``): the saved one, or played and saved."""
+    chart's, at most ``DEFAULT_CHECK_DEALS``): the saved one, or played and saved
+    (``progress`` as :func:`check_chart`'s)."""
     if deals is None:
         deals = max(2, min(chart.deals, DEFAULT_CHECK_DEALS))
     settings = {"cells": cells, "deals": deals, "rank": rank, "min_met": MIN_MET,
@@ -297,7 +315,9 @@ def checked(
     found = load_check(chart, settings)
     if found is not None:
         return found
-    check = check_chart(chart, cells=cells, deals=deals, rank=rank, at=at, threads=threads)
+    check = check_chart(
+        chart, cells=cells, deals=deals, rank=rank, at=at, threads=threads, progress=progress
+    )
     save_check(chart, check, settings)
     return check
 

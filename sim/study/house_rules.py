@@ -35,13 +35,14 @@ from sim.store import StorePath
 from sim.study.rundir import load_hands
 from sim.study.runs import RunError
 
-__all__ = ["MEASURES", "HOUSE_RULE_SCHEMA", "hand_measures", "house_rule_table"]
+__all__ = ["MEASURES", "HOUSE_RULE_SCHEMA", "SHARE", "hand_measures", "house_rule_table"]
 
-# measure -> (what it is, its unit as printed, whether it is a rate)
+SHARE = "share of hands"  # the unit of a rate: a fraction of every hand (printed in %)
+# measure -> (what it is, its unit, whether it is a rate)
 MEASURES: dict[str, tuple[str, str, bool]] = {
     "turns": ("hand length", "turns per hand", False),
-    "gin_rate": ("gin rate (gin, big gin, rummy)", "%", True),
-    "undercut_rate": ("undercut rate", "%", True),
+    "gin_rate": ("gin rate (gin, big gin, rummy)", SHARE, True),
+    "undercut_rate": ("undercut rate", SHARE, True),
     "first_edge": ("first player's edge", "points per hand", False),
 }
 _GIN_OUTCOMES = ("gin", "big_gin", "rummy")
@@ -178,6 +179,6 @@ def house_rule_table(
             j = ref_by_strategy.get(strategies[i])
             if j is None:
                 continue
-            unit = "%" if headline_rate else headline_unit
+            unit = SHARE if headline_rate else headline_unit
             rows.append(row(group, "headline", strategies[i], unit, headline[i], headline[j]))
     return pl.DataFrame(rows, schema=HOUSE_RULE_SCHEMA)

@@ -38,6 +38,11 @@ they play for gin (as ``mc`` in a game's first hand) and the key
 ``rollout_throws_for_gin`` was added: with ``--no-throw-for-gin`` and without that key,
 the digest of the run before.
 
+``sweep``, ``experiment``, ``compare``, ``tournament``, ``tune`` and ``tune_descent`` were
+recorded again when one unit name came to label every per-deal figure (``net points per
+hand``, was ``net points per deal``) and the house-rule table's rates their unit (``share
+of hands``, was ``%``): with the old two labels, the digests of the run before.
+
 When a change is meant to change results, record the digests again (all, or the cases
 named) and say why in the commit::
 
