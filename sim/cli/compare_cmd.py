@@ -56,7 +56,7 @@ from sim.cli.output import (
 from sim.cli.runner import executor_of, run_study
 from sim.rules import get_rules, parse_overrides
 from sim.sizes import DEFAULT_DEALS
-from sim.stats import p_clause
+from sim.stats import format_estimate, p_clause
 from sim.study.compare import CompareRequest, CompareResult, Side
 from sim.study.compare import compare as compare_api
 
@@ -214,9 +214,11 @@ def _print_comparison(result: CompareResult) -> None:
         f"n = {d.n:,} {unit}s"
     )
     w = result.win_difference
+    won = format_estimate(w.estimate, w.ci.low, w.ci.high, unit="%", percent=True, sign=True)
     console.print(
-        f"A - B, win rate: {w.estimate * 100:+.2f} pp [{w.ci.low * 100:+.2f}, "
-        f"{w.ci.high * 100:+.2f}] ({level} {w.method} CI), {p_clause(w.p_value)} ({w.p_method})"
+        f"A - B, {'hands' if result.mode == 'deals' else 'games'} won: {won} "
+        f"({level} {w.method} CI), "
+        f"{p_clause(w.p_value)} ({w.p_method})"
     )
     plain, vr = result.plain_difference, result.variance_reduction
     if plain is not None and vr is not None:

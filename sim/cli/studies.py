@@ -35,6 +35,7 @@ from sim.cli.output import (
 )
 from sim.present.experiment import (
     HOUSE_UNITS,
+    best_moves,
     house_rule_label,
     rule_names,
     save_charts,
@@ -210,6 +211,8 @@ def print_experiment_summary(data: ExperimentData, directory: StorePath, out: Co
         verdict = verdicts.get(group)
         if verdict is not None:
             out.print(verdict["summary"], markup=False)
+    for line in best_moves(data):
+        out.print(line, markup=False)
     if data.house_rules is not None and data.house_rules.height:
         print_house_rules(data, out)
     if data.claims is not None:
