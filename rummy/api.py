@@ -53,6 +53,7 @@ from sim.rules import PRESETS, RuleSet, get_rules
 from sim.sizes import DEFAULT_DEALS, study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
+from sim.study.quantities import headline_quantity, points_unit, share_unit
 
 __all__ = [
     "UsageError",
@@ -230,16 +231,6 @@ def _call(name: str, **args: Any) -> str:
     """The call as provenance (stored where the command line stores its command)."""
     given = ", ".join(f"{k}={v!r}" for k, v in args.items() if v is not None)
     return f"rummy.{name}({given})"
-
-
-def _units(mode: str) -> str:
-    """Points per hand for single deals (under duplicate play each deal's hands averaged
-    over its seatings), points per game (final scores) for games."""
-    return POINTS_PER_HAND if mode == "deals" else POINTS_PER_GAME
-
-
-def _shares(mode: str) -> str:
-    return SHARE_OF_HANDS if mode == "deals" else SHARE_OF_GAMES
 
 
 def _finite(value: Any) -> float | None:
@@ -436,7 +427,7 @@ def compare(
         except CompareError as error:  # the sides themselves (the same, or player counts)
             raise UsageError(f"vs_seats={_shown(vs_seats)}, vs_rules={_shown(vs_rules)}: "
                              f"{error}") from None  # fmt: skip
-    unit = _units(done.mode)
+    unit = points_unit(done.mode)
     wins = done.win_difference
     return Comparison(
         directory=done.directory,
@@ -451,7 +442,7 @@ def compare(
             wins.estimate,
             wins.ci.low,
             wins.ci.high,
-            _shares(done.mode),
+            share_unit(done.mode),
             wins.method,
             wins.ci.confidence,
             wins.ci.n,
@@ -571,9 +562,7 @@ def sweep(
 
 
 def _study_result(data: Any, directory: StorePath) -> StudyResult:
-    from sim.study.design import RATE_HEADLINES
-
-    unit = _shares(data.mode) if data.headline in RATE_HEADLINES else _units(data.mode)
+    unit = headline_quantity(data.headline)
     games = data.mode == "games"
     settings = []
     for r in data.summary.iter_rows(named=True):
@@ -684,7 +673,7 @@ def tournament(
             command=_call("tournament", strategies=strategies, rules=str(rules), deals=deals,
                           games=games, seed=seed),
         )  # fmt: skip
-    unit = _units(done.mode)
+    unit = points_unit(done.mode)
     pairings = tuple(
         Pairing(
             player=r["player"],
@@ -695,7 +684,7 @@ def tournament(
                 "win_rate",
                 "win_low",
                 "win_high",
-                _shares(done.mode),
+                share_unit(done.mode),
                 "Wilson",
                 n=int(r["hands"]),
             ),  # fmt: skip
@@ -756,7 +745,7 @@ def tune(
             command=_call("tune", strategy=strategy, params=list(params), against=against,
                           rules=str(rules), deals=deals, games=games, seed=seed),
         )  # fmt: skip
-    unit = _units(mode)
+    unit = points_unit(mode)
     return TuneResult(
         directory=done.directory,
         seed=done.request.seed,

@@ -19,6 +19,12 @@ import polars as pl
 
 from sim.stats import Interval, format_estimate, format_p, p_clause
 from sim.store import StorePath
+from sim.study.quantities import (
+    POINTS_PER_GAME,
+    POINTS_PER_HAND,
+    SHARE_OF_GAMES,
+    SHARE_OF_HANDS,
+)
 
 __all__ = [
     "Action",
@@ -34,10 +40,7 @@ __all__ = [
     "TuneResult",
 ]
 
-POINTS_PER_HAND = "points per hand"
-POINTS_PER_GAME = "points per game"  # final score differences: game points at the game's end
-SHARE_OF_HANDS = "share of hands"
-SHARE_OF_GAMES = "share of games"
+__all__ += ["POINTS_PER_GAME", "POINTS_PER_HAND", "SHARE_OF_GAMES", "SHARE_OF_HANDS"]
 
 
 class Shown:

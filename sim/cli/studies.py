@@ -51,6 +51,7 @@ from sim.study.design import HEADLINES, RATE_HEADLINES, Experiment
 from sim.study.execute import Executor, run
 from sim.study.experiment import CHARTS_DIR, REPORT_FILE, ExperimentProgress, run_experiment
 from sim.study.house_rules import SHARE
+from sim.study.quantities import experiment_units
 from sim.study.runs import RunConfig, RunResult
 from sim.study.settings import expand
 
@@ -123,6 +124,7 @@ def play_experiment(
             "hands_played": result.hands_played,
             "elapsed": result.elapsed,
             "summary": result.data.summary.to_dicts(),
+            "units": experiment_units(result.data.headline),
             "verdicts": result.data.verdicts,
             "charts": [str(p) for p in charts],
             "report": str(report),
@@ -172,6 +174,7 @@ def print_run_result(result: RunResult, as_json: bool = False) -> None:
                 "chunks_skipped": result.chunks_skipped,
                 "elapsed": result.elapsed,
                 "summary": data.summary.to_dicts()[0],
+                "units": experiment_units(data.headline),
                 "seats": data.seats.to_dicts(),
                 "outcomes": data.outcomes.select(
                     "outcome", "count", "share", "low", "high"

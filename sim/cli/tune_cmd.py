@@ -57,6 +57,7 @@ from sim.sizes import DEFAULT_DEALS
 from sim.stats import format_p, p_clause
 from sim.store import StorageError, StorePath, read_toml
 from sim.study.execute import Executor
+from sim.study.quantities import points_unit
 from sim.study.search import DEFAULT_MAX_EVALS, SEARCHES, label_of
 from sim.study.tune import SETTINGS_FILE, TuneResult, load_tune
 from sim.study.tune import resume as resume_tune
@@ -377,7 +378,11 @@ def _run(
             assert request is not None
             result = tune_api(request, executor, out=out, **options)
     charts = save_chart(result) if chart else ()
-    record = load_tune(result.directory) | {"charts": [str(p) for p in charts]}
+    unit = points_unit(result.request.mode)  # tune's metric: net points (or final score)
+    record = load_tune(result.directory) | {
+        "charts": [str(p) for p in charts],
+        "units": {"best": unit, "vs_default": unit},
+    }
     say.print(
         f"{result.hands_played:,} hands played in {result.elapsed:.1f} s"
         + (

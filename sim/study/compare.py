@@ -82,6 +82,7 @@ from sim.stats import (
 from sim.store import PathInput, StorePath, study_folder
 from sim.study import records, rundir
 from sim.study.execute import LOCAL, Executor, Progress, execute
+from sim.study.quantities import comparison_units
 from sim.study.records import study_id
 from sim.study.runs import RunConfig, check_count, new_seed
 from sim.study.units import (
@@ -292,6 +293,7 @@ class CompareResult:
             "rotations": self.rotations,
             "identical_deals": self.identical_deals,
             "metric": self.metric,
+            "units": comparison_units(self.mode),
             "focal_seat": 0,
             "a": self.a.to_dict(),
             "b": self.b.to_dict(),

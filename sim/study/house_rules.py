@@ -32,12 +32,13 @@ import polars as pl
 
 from sim.stats import Moments, difference_test, mean_ci
 from sim.store import StorePath
+from sim.study.quantities import SHARE_OF_HANDS
 from sim.study.rundir import load_hands
 from sim.study.runs import RunError
 
 __all__ = ["MEASURES", "HOUSE_RULE_SCHEMA", "SHARE", "hand_measures", "house_rule_table"]
 
-SHARE = "share of hands"  # the unit of a rate: a fraction of every hand (printed in %)
+SHARE = SHARE_OF_HANDS  # the unit of a rate: a fraction of every hand (printed in %)
 # measure -> (what it is, its unit, whether it is a rate)
 MEASURES: dict[str, tuple[str, str, bool]] = {
     "turns": ("hand length", "turns per hand", False),

@@ -61,6 +61,7 @@ from sim.study import records, rundir
 from sim.study import tables as T
 from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.provenance import with_provenance
+from sim.study.quantities import tournament_units
 from sim.study.records import study_id
 from sim.study.runs import RunConfig, RunError, check_count, new_seed
 from sim.study.units import Mode, Units, check_joined, focal_series, load_units, metric_name
@@ -198,6 +199,7 @@ class TournamentResult:
             **({"names": list(self.shown)} if self.shown != self.strategies else {}),
             "scheme": self.scheme,
             "metric": self.metric,
+            "units": tournament_units(self.mode),
             "confidence": self.confidence,
             "methods": self.methods(),
             "matrix": self.matrix.to_dicts(),

@@ -13,7 +13,7 @@ The tuned strategy sits in seat 0; the other seats play the ``against`` line-up 
 spec fills them all, or one ``/``-separated spec per other seat). Every setting is
 played through one queue (``sim.study.execute``) with the same seed, so setting ``x`` and setting
 ``y`` play identical deals (common random numbers) and are compared deal by deal. The
-metric is seat 0's net points per deal (its points minus the mean of the other seats'),
+metric is seat 0's net points per hand (its points minus the mean of the other seats'),
 or its net final score per game with ``mode="games"`` (``sim.study.units``, as every study). With
 ``duplicate`` every deal is also played with the line-up rotated (``players`` runs per
 setting) and a deal's value is the mean over the rotations, so seat luck cancels.

@@ -41,7 +41,9 @@ the digest of the run before.
 ``sweep``, ``experiment``, ``compare``, ``tournament``, ``tune`` and ``tune_descent`` were
 recorded again when one unit name came to label every per-deal figure (``net points per
 hand``, was ``net points per deal``) and the house-rule table's rates their unit (``share
-of hands``, was ``%``): with the old two labels, the digests of the run before.
+of hands``, was ``%``): with the old two labels, the digests of the run before. And every
+study's ``--json`` but replay's and advise's gained ``units`` (each figure's unit): without
+that key, the digests of the run before.
 
 When a change is meant to change results, record the digests again (all, or the cases
 named) and say why in the commit::

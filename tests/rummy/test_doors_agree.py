@@ -1,0 +1,105 @@
+"""The command's ``--json`` and the notebook's result of the same study hold the same
+figures in the same units: each study kind played once through each door, same seed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import rummy
+from rummy.results import Estimate
+from sim.cli import app
+
+SEATS = "greedy:knock_at=7/simple"
+
+
+def _json(args: list[str], out: Path) -> dict[str, Any]:
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    record: dict[str, Any] = json.loads(result.stdout)
+    return record
+
+
+def _same(estimate: Estimate, figure: float, unit: str) -> None:
+    assert estimate.value == pytest.approx(figure) and estimate.unit == unit
+
+
+@pytest.mark.parametrize("mode", ["deals", "games"])
+def test_run(tmp_path: Path, mode: str) -> None:
+    size = {"deals": 300} if mode == "deals" else {"games": 12}
+    record = _json(["run", "--rules", "eaai", "--seats", SEATS, f"--{mode}", str(*size.values()),
+                    "--seed", "3"], tmp_path / "cli")  # fmt: skip
+    result = rummy.play(SEATS, rules="eaai", seed=3, out=tmp_path / "api", progress=False, **size)
+    units = record["units"]
+    for seat, row in zip(result.seats, record["seats"], strict=True):
+        _same(seat.net, row["net"], units["net"])
+        _same(seat.points, row["points"], units["points"])
+        _same(seat.win_rate, row["win_rate"], units["win_rate"])
+        if mode == "games":
+            assert seat.games_won is not None and seat.net_score is not None
+            _same(seat.games_won, row["game_win_rate"], units["game_win_rate"])
+            _same(seat.net_score, row["net_score"], units["net_score"])
+    for row in record["outcomes"]:
+        _same(result.outcomes[row["outcome"]], row["share"], units["share"])
+
+
+@pytest.mark.parametrize("mode", ["deals", "games"])
+def test_sweep(tmp_path: Path, mode: str) -> None:
+    size = {"deals": 300} if mode == "deals" else {"games": 8}
+    record = _json(["sweep", "--rules", "eaai", "--seats", "greedy:knock_at={k}/simple", "--grid",
+                    "k=0,9", f"--{mode}", str(*size.values()), "--seed", "4", "--name", "s"],
+                   tmp_path / "cli")  # fmt: skip
+    study = rummy.sweep("greedy:knock_at={k}/simple", {"k": [0, 9]}, rules="eaai", seed=4,
+                        name="s", out=tmp_path / "api", progress=False, **size)  # type: ignore[arg-type]  # fmt: skip
+    units = record["units"]
+    for setting, row in zip(study.settings, record["summary"], strict=True):
+        _same(setting.headline, row["estimate"], units["estimate"])
+        _same(setting.win_rate, row["win_rate"], units["win_rate"])
+        if setting.vs_best is not None:
+            _same(setting.vs_best, row["diff_vs_best"], units["diff_vs_best"])
+        if mode == "games":
+            assert setting.games_won is not None
+            _same(setting.games_won, row["game_win_rate"], units["game_win_rate"])
+
+
+@pytest.mark.parametrize("mode", ["deals", "games"])
+def test_compare(tmp_path: Path, mode: str) -> None:
+    size = {"deals": 300} if mode == "deals" else {"games": 8}
+    record = _json(["compare", "--rules", "eaai", "--seats", SEATS, "--vs-seats", "simple/simple",
+                    f"--{mode}", str(*size.values()), "--seed", "5"], tmp_path / "cli")  # fmt: skip
+    c = rummy.compare(SEATS, "simple/simple", rules="eaai", seed=5, out=tmp_path / "api",
+                      progress=False, **size)  # type: ignore[arg-type]  # fmt: skip
+    units = record["units"]
+    _same(c.a_net, record["a"]["net"]["estimate"], units["net"])
+    _same(c.b_net, record["b"]["net"]["estimate"], units["net"])
+    _same(c.difference, record["difference"]["estimate"], units["difference"])
+    _same(c.win_difference, record["win_difference"]["estimate"], units["win_difference"])
+
+
+@pytest.mark.parametrize("mode", ["deals", "games"])
+def test_tournament(tmp_path: Path, mode: str) -> None:
+    size = {"deals": 200} if mode == "deals" else {"games": 6}
+    record = _json(["tournament", "--rules", "eaai", "--strategies", "greedy,simple",
+                    f"--{mode}", str(*size.values()), "--seed", "6"], tmp_path / "cli")  # fmt: skip
+    t = rummy.tournament("greedy,simple", rules="eaai", seed=6, out=tmp_path / "api",
+                         progress=False, **size)  # type: ignore[arg-type]  # fmt: skip
+    units = record["units"]
+    for row in record["matrix"]:
+        pair = t.pairing(row["player"], row["opponent"])
+        _same(pair.net, row["net"], units["net"])
+        _same(pair.win_rate, row["win_rate"], units["win_rate"])
+
+
+def test_tune(tmp_path: Path) -> None:
+    record = _json(["tune", "greedy", "--param", "knock_at=0..8:8", "--against", "simple",
+                    "--deals", "300", "--seed", "7"], tmp_path / "cli")  # fmt: skip
+    tuned = rummy.tune("greedy", ["knock_at=0..8:8"], against="simple", deals=300, seed=7,
+                       out=tmp_path / "api", progress=False)  # fmt: skip
+    units = record["units"]
+    assert tuned.best == record["best"]["params"]
+    _same(tuned.best_value, record["best"]["estimate"], units["best"])
+    _same(tuned.vs_default, record["vs_default"]["estimate"], units["vs_default"])
