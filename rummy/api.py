@@ -197,12 +197,12 @@ def _parameters(function: Callable[..., Any], *taken: str) -> list[str]:
 
 @contextlib.contextmanager
 def _progress(label: str, show: bool) -> Iterator[Any]:
-    """The command line's progress bar (``sim.cli.output.ProgressView``: one look for a
-    study, in a terminal or a notebook), or None when not shown."""
+    """The progress bar (``sim.present.terminal.ProgressView``: one look for a study, in
+    a terminal or a notebook, the same as the command line's), or None when not shown."""
     if not show:
         yield None
         return
-    from sim.cli.output import ProgressView
+    from sim.present.terminal import ProgressView
 
     with ProgressView(label) as view:
         yield view

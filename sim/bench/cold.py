@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
-from sim.cli.output import compact_table
+from sim.present.terminal import compact_table
 
 # The command line as a user types it: ``rummy ARGS`` is this interpreter running the
 # CLI (the same sources as this process).
