@@ -316,11 +316,18 @@ def _duplicate(
         "duplicate": True,
         **({} if seed is None else {"seed": seed}),
     }
-    with _checking("rule_set", rule_set):
+    with _checking(None, None):  # rules and seats were checked: a refusal says its own
         planned = experiment_from_dict(source, source="rummy.play")
     if name == "default":
         planned = named_by_identity(planned, "run")
     return _play_planned(planned, *where, command)
+
+
+def _games_won(row: dict[str, Any], games: int) -> Estimate:
+    """A table row's share of games won (Wilson), over ``games``."""
+    return Estimate.of_row(
+        row, "game_win_rate", "game_win_low", "game_win_high", SHARE_OF_GAMES, "Wilson", n=games
+    )
 
 
 def _play_result(data: Any, directory: StorePath) -> PlayResult:
@@ -339,17 +346,7 @@ def _play_result(data: Any, directory: StorePath) -> PlayResult:
                 r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson", n=hands
             ),
             knock_rate=float(r["knock_rate"]),
-            games_won=Estimate.of_row(
-                r,
-                "game_win_rate",
-                "game_win_low",
-                "game_win_high",
-                SHARE_OF_GAMES,
-                "Wilson",
-                n=units,
-            )
-            if games
-            else None,
+            games_won=_games_won(r, units) if games else None,
             net_score=Estimate.of_row(
                 r, "net_score", "net_score_low", "net_score_high", POINTS_PER_GAME, "t", n=units
             )
@@ -590,17 +587,7 @@ def _study_result(data: Any, directory: StorePath) -> StudyResult:
                     n=units,
                 ),
                 holm_p=None if best else _finite(r.get("holm_p")),
-                games_won=Estimate.of_row(
-                    r,
-                    "game_win_rate",
-                    "game_win_low",
-                    "game_win_high",
-                    SHARE_OF_GAMES,
-                    "Wilson",
-                    n=units,
-                )
-                if games
-                else None,
+                games_won=_games_won(r, units) if games else None,
             )  # fmt: skip
         )
     verdicts = tuple(

@@ -27,6 +27,10 @@ from sim.study.quantities import (
 )
 
 __all__ = [
+    "POINTS_PER_GAME",  # the unit names (sim.study.quantities), for comparisons
+    "POINTS_PER_HAND",
+    "SHARE_OF_GAMES",
+    "SHARE_OF_HANDS",
     "Action",
     "Advice",
     "Comparison",
@@ -39,8 +43,6 @@ __all__ = [
     "TournamentResult",
     "TuneResult",
 ]
-
-__all__ += ["POINTS_PER_GAME", "POINTS_PER_HAND", "SHARE_OF_GAMES", "SHARE_OF_HANDS"]
 
 
 class Shown:
