@@ -50,7 +50,7 @@ from rummy.results import (
 )
 from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import PRESETS, RuleSet, get_rules
-from sim.sizes import DEFAULT_DEALS, study_count
+from sim.sizes import DEFAULT_DEALS, DEFAULT_SAMPLES, study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
 from sim.study.quantities import headline_quantity, points_unit, share_unit
@@ -808,7 +808,7 @@ def advise(
     *,
     rules: str | RuleSet = "gin",
     pile: str = "",
-    samples: int = 2000,
+    samples: int = DEFAULT_SAMPLES,
     seed: int = 0,
     **position: Any,
 ) -> Advice:

@@ -56,6 +56,7 @@ from sim.cards import (
 from sim.engine import key_of
 from sim.limits import MAX_SEED
 from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
+from sim.sizes import DEFAULT_SAMPLES
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
 from sim.warm import warm_entry
@@ -439,7 +440,7 @@ def _known_opponents(pos: Position, obs: Any, rollout_at: int, min_gain: int,
 def advise(
     pos: Position,
     *,
-    samples: int = 2000,
+    samples: int = DEFAULT_SAMPLES,
     seed: int = 0,
     time_limit: float | None = None,
     model: str = "kept",

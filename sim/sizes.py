@@ -7,7 +7,7 @@ importing it loads neither numba nor polars.
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_DEALS", "study_count"]
+__all__ = ["DEFAULT_DEALS", "DEFAULT_SAMPLES", "study_count"]
 
 DEFAULT_DEALS = {
     "run": 100_000,  # single deals of a run (rummy run --seats, rummy.play)
@@ -18,6 +18,8 @@ DEFAULT_DEALS = {
     "chart": 100_000,  # deals the policy plays for a strategy chart
 }
 """Single deals a study plays when given neither deals nor games, by study kind."""
+
+DEFAULT_SAMPLES = 2000  # sampled deals of ``rummy advise`` (``rummy.advise``) per position
 
 
 def study_count(kind: str, deals: int | None, games: int | None) -> tuple[int, str]:

@@ -20,6 +20,7 @@ from sim.cli.options import JsonOption, RuleOverrides, RulesOption, at_most, rul
 from sim.cli.output import compact_table, console, fail, print_json
 from sim.limits import MAX_SEED
 from sim.rules import MAX_KNOCK_LIMIT
+from sim.sizes import DEFAULT_SAMPLES
 from sim.stats import format_estimate, format_p
 
 
@@ -116,7 +117,7 @@ def advise(
             max=MAX_SAMPLES,
             help="Sampled deals (the same seed and count always give the same answer).",
         ),
-    ] = 2000,
+    ] = DEFAULT_SAMPLES,
     time_limit: Annotated[
         float | None,
         typer.Option(

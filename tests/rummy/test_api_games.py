@@ -161,3 +161,28 @@ def test_every_default_size_is_stated_once_and_the_command_says_the_same() -> No
         page = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"}).output
         stated = {int(n.replace(",", "")) for n in re.findall(r"default: ([\d,]+)\)", page)}
         assert DEFAULT_DEALS[kind] in stated, (command, stated)
+
+
+def _command_default(path: list[str], option: str) -> object:
+    """The default of a command's ``--option`` as click holds it."""
+    import click
+    import typer.main
+
+    command = typer.main.get_command(app)
+    for name in path:  # the groups load their commands when asked (sim.cli)
+        command = command.get_command(click.Context(command), name)  # type: ignore[attr-defined]
+    [param] = [p for p in command.params if option in p.opts]
+    return param.default
+
+
+def test_a_default_the_command_and_the_notebook_share_is_one_value() -> None:
+    import inspect
+
+    from sim.sizes import DEFAULT_SAMPLES
+
+    advise = inspect.signature(rummy.advise).parameters["samples"].default
+    assert advise == _command_default(["advise"], "--samples") == DEFAULT_SAMPLES
+    chart = inspect.signature(rummy.strategy_chart).parameters["deals"].default
+    assert (
+        chart == _command_default(["strategy-chart", "knock"], "--deals") == DEFAULT_DEALS["chart"]
+    )
