@@ -7,7 +7,16 @@ importing it loads neither numba nor polars.
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_DEALS", "DEFAULT_SAMPLES", "study_count"]
+__all__ = [
+    "CHUNK_CHART",
+    "CHUNK_DEALS",
+    "CHUNK_GAMES",
+    "CHUNK_SLOW_DEALS",
+    "CHUNK_SLOW_GAMES",
+    "DEFAULT_DEALS",
+    "DEFAULT_SAMPLES",
+    "study_count",
+]
 
 DEFAULT_DEALS = {
     "run": 100_000,  # single deals of a run (rummy run --seats, rummy.play)
@@ -20,6 +29,16 @@ DEFAULT_DEALS = {
 """Single deals a study plays when given neither deals nor games, by study kind."""
 
 DEFAULT_SAMPLES = 2000  # sampled deals of ``rummy advise`` (``rummy.advise``) per position
+
+# How a run is cut into chunks when ``chunk_size`` is not given (``RunConfig``):
+CHUNK_DEALS = 100_000  # ~1 s of one core for two greedy seats: progress and resume granularity
+CHUNK_GAMES = 2_000  # ~20 hands a game: about as many hands as CHUNK_DEALS
+CHUNK_CHART = 20_000  # chart deals per chunk: their positions take seconds to score
+# A seat that searches (its hooks are pieces: mc) or asks another program (an agent)
+# decides in milliseconds, not nanoseconds: chunks of these sizes take seconds, so that
+# progress, its ETA and resume come as often as with fast seats.
+CHUNK_SLOW_DEALS = 1_000
+CHUNK_SLOW_GAMES = 10
 
 
 def study_count(kind: str, deals: int | None, games: int | None) -> tuple[int, str]:

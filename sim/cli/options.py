@@ -21,7 +21,13 @@ import typer
 
 from sim.limits import MAX_COUNT, MAX_SEED, MAX_WORKERS, chunk_size_problem
 from sim.rules import RuleSet, get_rules, parse_overrides
-from sim.sizes import DEFAULT_DEALS
+from sim.sizes import (
+    CHUNK_DEALS,
+    CHUNK_GAMES,
+    CHUNK_SLOW_DEALS,
+    CHUNK_SLOW_GAMES,
+    DEFAULT_DEALS,
+)
 
 __all__ = [
     "AddressOption",
@@ -308,8 +314,10 @@ ChunkOption = Annotated[
         "--chunk-size",
         min=1,
         callback=_chunk_size,
-        help="Deals or games per chunk (resume granularity; at most what half of the "
-        "memory this process may use holds: RAM, ulimit or cgroup).",
+        help=f"Deals or games per chunk (resume granularity; default {CHUNK_DEALS:,} deals or "
+        f"{CHUNK_GAMES:,} games, {CHUNK_SLOW_DEALS:,} or {CHUNK_SLOW_GAMES} with an mc or agent "
+        "seat; at most what half of the memory this process may use holds: RAM, ulimit or "
+        "cgroup).",
         show_default=False,
     ),
 ]

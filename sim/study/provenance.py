@@ -82,6 +82,7 @@ TABLE_SOURCES = (
     "rules/presets.py",
     "rules/ruleset.py",
     "rollouts.py",
+    "sizes.py",
     "solver.py",
     "store.py",
     "study/__init__.py",

@@ -50,6 +50,7 @@ import numpy as np
 from sim import store
 from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import RuleSet, get_rules
+from sim.sizes import CHUNK_CHART, CHUNK_DEALS, CHUNK_GAMES, CHUNK_SLOW_DEALS, CHUNK_SLOW_GAMES
 from sim.store import PathInput, StorePath
 from sim.study import provenance as P
 from sim.study import tables as T
@@ -70,9 +71,6 @@ __all__ = [
     "stored_hash",
 ]
 
-CHUNK_DEALS = 100_000  # ~1 s of one core for two greedy seats: progress and resume granularity
-CHUNK_GAMES = 2_000  # ~20 hands a game: about as many hands as CHUNK_DEALS
-CHUNK_CHART = 20_000  # chart deals per chunk: their positions take seconds to score
 Chunk = tuple[int, int, int]  # (index, first number, count)
 # Columns of the tables a label may not take the name of (the engine's, per seat too).
 _RESERVED = {
@@ -141,6 +139,16 @@ def check_name(name: str, key: str = "experiment") -> str:
             "starting with a letter, a digit or '_'"
         )
     return name
+
+
+def _slow(strategy: Any) -> bool:
+    """Whether a seat decides slowly: its hooks are pieces (a search: ``mc``) or it is an
+    agent (another program)."""
+    from kernels.link import Piece
+    from strategies.agent import AgentStrategy
+
+    hooks = (strategy.take_nb, strategy.discard_nb, strategy.knock_nb)
+    return isinstance(strategy, AgentStrategy) or any(isinstance(h, Piece) for h in hooks)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -246,6 +254,8 @@ class RunConfig:
             put("seed", new_seed())
         if self.chunk_size is None:
             sizes = {"deals": CHUNK_DEALS, "games": CHUNK_GAMES, "chart": CHUNK_CHART}
+            if self.mode != "chart" and any(_slow(s) for s, _ in seated):
+                sizes = {"deals": CHUNK_SLOW_DEALS, "games": CHUNK_SLOW_GAMES}
             put("chunk_size", sizes[self.mode])
         if self.rows not in ("hands", "none"):
             raise RunError(f"rows={self.rows!r} is not allowed; choose 'hands' or 'none'")

@@ -103,6 +103,14 @@ def test_config_normalises_and_hashes_what_determines_results(tmp_path) -> None:
     assert isinstance(drawn.seed, int) and drawn.seed >= 0
     assert config(tmp_path, chunk_size=None).chunk_size == runs.CHUNK_DEALS
     assert config(tmp_path, chunk_size=None, mode="games").chunk_size == runs.CHUNK_GAMES
+    # a searching seat decides in milliseconds: chunks that take seconds, not hours
+    slow = config(tmp_path, chunk_size=None, mode="games", lineup=("mc", "simple"))
+    assert slow.chunk_size == runs.CHUNK_SLOW_GAMES
+    assert config(tmp_path, chunk_size=None, lineup=("greedy", "mc")).chunk_size == (
+        runs.CHUNK_SLOW_DEALS
+    )
+    cut_as_fast = config(tmp_path, mode="games", lineup=("mc", "simple"), chunk_size=2_000)
+    assert slow.config_hash == cut_as_fast.config_hash  # chunks are no part of its identity
     assert list(c.chunks()) == [(0, 0, 400), (1, 400, 400), (2, 800, 400), (3, 1200, 300)]
     full = c.to_dict()
     assert full["rules"] == c.rules.to_dict() and full["seed"] == SEED
