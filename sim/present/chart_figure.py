@@ -269,9 +269,25 @@ def chart_section(chart: StrategyChart, figures: list[Any] | None = None) -> Any
     )  # fmt: skip
 
 
+def chart_rule(chart: StrategyChart) -> list[str]:
+    """A knock or draw chart as the rule a player reads: the sentences of its card
+    (``sim.present.chart_card``) for the knock or take masks ``strategy-chart export``
+    makes of it (a cell without a verdict keeps the policy's own play)."""
+    from sim.present.chart_card import knock_rules, take_rules
+    from sim.study.chart_seat import knock_masks, take_masks
+
+    if chart.spec.chart == "knock":
+        gin = chart.config.rule_set.scoring != "knock"
+        return ["Knock: " + " ".join(knock_rules(knock_masks(chart), gin))]
+    if chart.spec.chart == "draw":
+        return ["Take the pile card: " + " ".join(take_rules(take_masks(chart)))]
+    return []
+
+
 def chart_answer(chart: StrategyChart) -> list[str]:
-    """The chart's answer in plain words: how many cells say which action, and where
-    each action pays most (its gain with the 95% interval, in points per hand)."""
+    """The chart's answer in plain words: the rule it gives (:func:`chart_rule`), then
+    how many cells say which action, and where each action pays most (its gain with the
+    95% interval, in points per hand)."""
     from sim.stats import format_estimate
 
     spec = chart.spec
@@ -282,9 +298,10 @@ def chart_answer(chart: StrategyChart) -> list[str]:
     first, second = spec.actions
     total = sum(counts.values())
     out = [
+        *chart_rule(chart),
         f"Of {total} cells (own turn by {spec.column_name}), {counts.get(first, 0)} say "
         f"{first}, {counts.get(second, 0)} say {second}, {counts.get('too close', 0)} are too "
-        f"close to call and {counts.get('too few', 0)} have too few positions."
+        f"close to call and {counts.get('too few', 0)} have too few positions.",
     ]
     if spec.chart == "discard":
         return out

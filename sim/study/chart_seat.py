@@ -182,14 +182,14 @@ def _switches(cell: dict[str, Any], z: float) -> bool:
     return abs(cell["gain"]) > z * se
 
 
-def _knock_masks(chart: StrategyChart, familywise: bool) -> list[int]:
+def knock_masks(chart: StrategyChart, familywise: bool = False) -> list[int]:
+    """The chart strategy's knock masks (``k1`` ..) that a knock chart gives."""
     columns = min(chart.spec.deadwood, KNOCK_TOP + 1)
     return _masks(chart, columns, "knock", _policy_knocks, familywise)
 
 
-def _take_masks(chart: StrategyChart | None, knock: StrategyChart, familywise: bool) -> list[int]:
-    if chart is None:
-        return _own_play(knock)[0]
+def take_masks(chart: StrategyChart, familywise: bool = False) -> list[int]:
+    """The chart strategy's take masks (``t1`` ..) that a draw chart gives."""
     return _masks(chart, chart.spec.n_columns, "take", _policy_takes, familywise)
 
 
@@ -228,10 +228,10 @@ def chart_params(
     for chart, kind in ((knock, "knock"), (draw, "draw"), (discard, "discard")):
         _check(chart, kind, knock)
     values = dict(
-        zip([f"k{t}" for t in range(1, TURNS + 1)], _knock_masks(knock, familywise), strict=True)
+        zip([f"k{t}" for t in range(1, TURNS + 1)], knock_masks(knock, familywise), strict=True)
     ) | dict(
-        zip([f"t{t}" for t in range(1, TURNS + 1)], _take_masks(draw, knock, familywise),
-            strict=True)
+        zip([f"t{t}" for t in range(1, TURNS + 1)],
+            _own_play(knock)[0] if draw is None else take_masks(draw, familywise), strict=True)
     )  # fmt: skip
     strategy, own = _policy(knock)
     # The weights: a chart policy's own (no chart measures them), otherwise off.

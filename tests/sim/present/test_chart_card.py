@@ -4,6 +4,7 @@ does, the discard from ``safety``, ``lookahead`` and ``gin_chance``."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -147,3 +148,27 @@ def test_the_shipped_charts_fit_one_page_and_a_pathological_one_is_said_not_to()
     values = {f"k{t}": (1 << t) | 1 | (1 << 30) for t in range(1, TURNS + 1)}
     values |= {f"t{t}": t * 5 % 255 | 2 for t in range(1, TURNS + 1)}
     assert not page_fits(chart_card(Params(**values)))
+
+
+def test_a_chart_reports_answer_states_its_rule_first(tmp_path: Path) -> None:
+    """The knock chart's report opens with the rule its exported seat plays: the card's
+    own sentences for the knock masks export makes (one reading of a chart, two doors);
+    a turn the rule lets knock with some deadwood has a knock verdict there, or keeps the
+    policy's own play (greedy:knock_at=0 knocks only with gin)."""
+    from sim.present.chart_figure import chart_answer
+    from sim.study.chart import knock_chart
+    from sim.study.chart_seat import chart_params, knock_masks
+    from sim.study.execute import Executor
+
+    chart = knock_chart("gin", "greedy:knock_at=0", deals=3_000, seed=3, out=tmp_path,
+                        samples=8, per_cell=200, executor=Executor(workers=1))  # fmt: skip
+    params = chart_params(chart)
+    masks = [getattr(params, f"k{t}") for t in range(1, TURNS + 1)]
+    assert masks == knock_masks(chart)
+    answer = chart_answer(chart)
+    assert answer[0] == "Knock: " + " ".join(knock_rules(masks, gin=True))
+    verdicts = {(r["turn"], r["deadwood"]): r["verdict"] for r in chart.cells.iter_rows(named=True)}
+    for turn, mask in enumerate(masks, start=1):
+        for deadwood in range(1, 11):
+            if mask >> deadwood & 1:  # greedy:knock_at=0 never knocks with deadwood itself
+                assert verdicts.get((min(turn, chart.spec.turns), deadwood)) == "knock"
