@@ -473,7 +473,7 @@ def card(
             parser=path_text,
             callback=out_check,
             help="Also write the card in this folder as card.png and card.pdf (one page, "
-            "A4 and Letter).",
+            "A4 and Letter) and card.html (for a phone's screen).",
             show_default=False,
         ),
     ] = None,

@@ -6,7 +6,7 @@ card: a chart as rules").
 >>> from sim.present.chart_card import chart_card, card_text
 >>> card = chart_card(parse_seat("chart:gin")[1], label="chart:gin")
 >>> print(card_text(card))           # 80 columns; card.knock, card.take, card.discard
->>> save_card(card, "cards/gin")     # card.png and card.pdf, one page (A4 and Letter)
+>>> save_card(card, "cards/gin")     # card.png, card.pdf (one page: A4, Letter), card.html
 
 The sentences, as ``strategies/chart.py`` plays them:
 
@@ -21,6 +21,7 @@ The sentences, as ``strategies/chart.py`` plays them:
 
 from __future__ import annotations
 
+import html
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ChartCard",
     "card_figure",
+    "card_html",
     "card_lines",
     "card_text",
     "chart_card",
@@ -396,9 +398,46 @@ def card_figure(card: ChartCard) -> Figure:
     return fig
 
 
-def save_card(card: ChartCard, folder: PathInput) -> list[StorePath]:
-    """Write ``card.png`` and ``card.pdf`` in ``folder`` (each atomically); the paths."""
-    from sim.present.charts import save
-    from sim.store import location
+# A phone's screen (390 px) and a desktop's alike: the text reflows, 18 px type, lines
+# of at most 40 em.
+CARD_CSS = """
+body { font: 18px/1.45 system-ui, sans-serif; margin: 0 auto; padding: 1em;
+       max-width: 40em; color: #111; overflow-wrap: break-word; }
+h1 { font-size: 1.4em; margin: 0 0 .3em; }
+h2 { font-size: 1.15em; margin: 1.2em 0 .3em; }
+p { margin: .2em 0; color: #444; }
+ul { margin: 0; padding-left: 1.2em; }
+li { margin: .25em 0; }
+"""
 
-    return save(card_figure(card), location(folder) / "card", formats=("png", "pdf"))
+
+def card_html(card: ChartCard) -> str:
+    """The card as one self-contained HTML page that reads on a 390 px phone and on a
+    desktop: the same sentences as the text and the page."""
+    parts = [
+        f"<h1>{html.escape(card.title)}</h1>",
+        f"<p>{html.escape(card.made_for)}.</p>",
+        f"<p>{html.escape(card.note)}</p>",
+    ]
+    for key, heading in SECTIONS:
+        rules = "".join(f"<li>{html.escape(rule)}</li>" for rule in getattr(card, key))
+        parts.append(f"<h2>{html.escape(heading)}</h2><ul>{rules}</ul>")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(card.title)}</title><style>{CARD_CSS}</style></head>"
+        f"<body>{''.join(parts)}</body></html>\n"
+    )
+
+
+def save_card(card: ChartCard, folder: PathInput) -> list[StorePath]:
+    """Write ``card.png``, ``card.pdf`` and ``card.html`` in ``folder`` (each
+    atomically); the paths."""
+    from sim import store
+    from sim.present.charts import save
+
+    target = store.location(folder)
+    written = save(card_figure(card), target / "card", formats=("png", "pdf"))
+    page = target / "card.html"
+    store.write_text_atomic(page, card_html(card))
+    return [*written, page]

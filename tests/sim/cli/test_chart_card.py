@@ -87,11 +87,12 @@ def _media_box(pdf: bytes) -> tuple[float, float]:
     return x1 - x0, y1 - y0
 
 
-def test_out_writes_a_png_and_a_pdf_that_fit_a4_and_letter(tmp_path: Path) -> None:
+def test_out_writes_a_png_a_pdf_that_fit_a4_and_letter_and_a_page(tmp_path: Path) -> None:
     out = tmp_path / "cards" / "gin"
     result = invoke("chart:gin", "--out", str(out))
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["card.pdf", "card.png"]  # no temporaries
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["card.html", "card.pdf", "card.png"]  # no temporaries
     assert (out / "card.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     pdf = (out / "card.pdf").read_bytes()
     assert pdf.startswith(b"%PDF")

@@ -141,3 +141,39 @@ def test_strategy_chart_report_fits(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = Path(json.loads(result.stdout)["run_dir"]) / "report.html"
     check_layout(report, "Answer")
+
+
+CARD_MEASURE = """<script>
+const items = [...document.querySelectorAll('li')];
+document.body.setAttribute('data-measure', JSON.stringify({
+  page: document.documentElement.scrollWidth,
+  view: document.documentElement.clientWidth,
+  smallest_px: Math.min(...items.map(li => parseFloat(getComputedStyle(li).fontSize))),
+  rules: items.length,
+  first_heading: document.querySelector('h2').textContent,
+}));
+</script>"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_chart_card_reads_on_a_phone_and_a_desktop(tmp_path: Path, width: int) -> None:
+    """``strategy-chart card --out``'s card.html at 390 and 1,280 px: no sideways scroll,
+    every rule at 16 px or more, every sentence of the text card on the page."""
+    result = CliRunner().invoke(
+        app, ["strategy-chart", "card", "chart:gin", "--out", str(tmp_path), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    card = json.loads(result.stdout)
+    page = tmp_path / "card.html"
+    shot = tmp_path / f"card-{width}.png"
+    _chromium(f"--screenshot={shot}", f"--window-size={width},1800", page.as_uri())
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", CARD_MEASURE + "</body>"))
+    dom = _chromium("--dump-dom", f"--window-size={width},1800", probe.as_uri())
+    found = re.search(r'data-measure="([^"]*)"', dom)
+    assert found, "the page did not run its measuring script"
+    seen = json.loads(found.group(1).replace("&quot;", '"'))
+    assert seen["page"] <= seen["view"], f"the card is wider than {width} px"
+    assert seen["smallest_px"] >= 16 and seen["first_heading"] == "Knock"
+    assert seen["rules"] == len(card["knock"]) + len(card["take"]) + len(card["discard"])
