@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar, cast
 
 from rummy.results import (
     POINTS_PER_GAME,
@@ -69,6 +70,7 @@ __all__ = [
 ]
 
 Out = str | os.PathLike[str]
+F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_OUT = "results"  # as the rummy command's --out
 
 
@@ -187,6 +189,26 @@ def _keywords(function: str, given: Iterable[str], allowed: Iterable[str]) -> No
             )
 
 
+def _called(function: F) -> F:
+    """A notebook function whose call is checked before it runs: a keyword it does not
+    take, one given twice or a required one missing is a :class:`UsageError` (a
+    ``ValueError``) naming it and the keywords allowed, not Python's ``TypeError``."""
+    signature = inspect.signature(function)
+    named = [p.name for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise UsageError(
+                f"{function.__name__}(): {error}; its keywords: {', '.join(named)}"
+            ) from None
+        return function(*args, **kwargs)
+
+    return cast(F, checked)
+
+
 def _parameters(function: Callable[..., Any], *taken: str) -> list[str]:
     """The keyword parameters of a driver's function, less those this API sets."""
     return [p for p in inspect.signature(function).parameters if p not in {"self", *taken}]
@@ -241,6 +263,7 @@ def _finite(value: Any) -> float | None:
 # --- one run ---------------------------------------------------------------------------------
 
 
+@_called
 def play(
     seats: str | Sequence[str],
     *,
@@ -377,6 +400,7 @@ def _play_result(data: Any, directory: StorePath) -> PlayResult:
 # --- two sides on the same deals -------------------------------------------------------------
 
 
+@_called
 def compare(
     seats: str | Sequence[str],
     vs_seats: str | Sequence[str] | None = None,
@@ -452,6 +476,7 @@ def compare(
 # --- experiments and sweeps ------------------------------------------------------------------
 
 
+@_called
 def experiment(
     source: Out | Mapping[str, Any],
     *,
@@ -514,6 +539,7 @@ def _play_planned(
     return _study_result(done.data, done.directory)
 
 
+@_called
 def sweep(
     seats: str | Sequence[str],
     grid: Mapping[str, Any],
@@ -606,6 +632,7 @@ def _study_result(data: Any, directory: StorePath) -> StudyResult:
     )
 
 
+@_called
 def load(path: Out) -> PlayResult | StudyResult:
     """The results in a run folder (``results/NAME/RUN_ID``) or an experiment folder
     (``results/NAME``) as :func:`play` or :func:`experiment` returned them: means and
@@ -625,6 +652,7 @@ def load(path: Out) -> PlayResult | StudyResult:
 # --- round robin and tuning -------------------------------------------------------------------
 
 
+@_called
 def tournament(
     strategies: str | Sequence[str],
     *,
@@ -638,20 +666,16 @@ def tournament(
 ) -> TournamentResult:
     """A round robin (``rummy tournament``): every strategy against every other, in
     every seating of the same deals. Default deals per seating: ``sim.sizes.DEFAULT_DEALS``."""
-    from sim.study.tournament import TournamentRequest
+    from sim.study.tournament import TournamentRequest, parse_strategies
     from sim.study.tournament import tournament as tournament_api
 
     _common(executor, progress)
     count, mode = _size("tournament", deals, games, low=2)
-    from strategies import parse_seat, split_specs
-
     names = _texts("strategies", strategies, "greedy,simple")
     lineup = names if isinstance(names, str) else list(names)
     rule_set = _rules(rules)
-    with _checking("strategies", strategies):
-        for text in [names] if isinstance(names, str) else names:
-            for spec in split_specs(text):
-                parse_seat(spec, rules=rule_set)
+    with _checking("strategies", strategies):  # each spec, and at least two of them
+        parse_strategies(lineup, rule_set)
     request = TournamentRequest(lineup, count, rule_set, mode, _seed(seed))  # type: ignore[arg-type]
     root = _out(out)
     with _progress("tournament", progress) as view:
@@ -682,6 +706,7 @@ def tournament(
     return TournamentResult(done.directory, done.seed, pairings, done.matrix, done)
 
 
+@_called
 def tune(
     strategy: str,
     params: Sequence[str],
@@ -747,6 +772,7 @@ def tune(
 # --- charts and advice ------------------------------------------------------------------------
 
 
+@_called
 def strategy_chart(
     seats: str | Sequence[str],
     *,
@@ -803,6 +829,7 @@ _POSITION: dict[str, tuple[tuple[type, ...], str]] = {
 types they take (checked here: the parser assumes them) and what to give."""
 
 
+@_called
 def advise(
     hand: str,
     *,

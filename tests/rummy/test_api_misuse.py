@@ -87,11 +87,10 @@ MISUSES = st.sampled_from(
      "5", [], [1], ["x"], ("greedy", 3), {}, {"k": 1}, {"k": "1..2"}, True, b"x", object(),
      "k=1..2", 201, {1: 5}, {1: "7H"}]
 )  # fmt: skip
-# a misspelt keyword: Python's own TypeError names it where the signature is fixed; the
-# functions that pass keywords on to a driver must name it and the ones allowed
-PASSED_ON = ("experiment", "tune", "strategy_chart", "advise")
+# a misspelt keyword: every function names it and the keywords allowed (a UsageError, a
+# ValueError, as for any other misuse: never Python's TypeError)
 ONE_OF = st.sampled_from(
-    [(f, p) for f in VALID for p in POSITIONAL[f] + KEYWORDS[f]] + [(f, "deels") for f in PASSED_ON]
+    [(f, p) for f in VALID for p in POSITIONAL[f] + KEYWORDS[f]] + [(f, "deels") for f in VALID]
 )
 
 
@@ -186,3 +185,17 @@ def test_wrong_types_and_values_are_one_line_naming_the_parameter(workspace: Pat
 @pytest.mark.slow
 def test_wrong_types_and_values_many_more(workspace: Path) -> None:
     _fuzz(workspace, examples=600, derandomize=False)
+
+
+@pytest.mark.parametrize("function", sorted(VALID))
+def test_a_misspelt_missing_or_extra_argument_is_a_value_error(
+    workspace: Path, function: str
+) -> None:
+    """Python would raise a TypeError: the notebook names the keyword and those allowed."""
+    with _inside(workspace):
+        _check(function, "deels", 3)
+        with pytest.raises(rummy.UsageError, match=rf"^{function}\(\): missing a required"):
+            getattr(rummy, function)()
+        args, _ = VALID[function]
+        with pytest.raises(rummy.UsageError, match="too many positional arguments"):
+            getattr(rummy, function)(*args, *[None] * 20)
