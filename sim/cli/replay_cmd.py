@@ -6,6 +6,9 @@ and ``rummy replay --rules hollywood-gin --seats simple/greedy --seed 7 --game 3
 
 from __future__ import annotations
 
+import shutil
+import sys
+import textwrap
 from typing import Annotated
 
 import typer
@@ -26,17 +29,30 @@ from sim.rules import RuleSet
 from strategies import StrategyError
 
 
+def _echo(line: str) -> None:
+    """One line of the replay; in a terminal wrapped between words to its width, the
+    lines after the first indented under it (piped, as it is: one event a line)."""
+    if not sys.stdout.isatty():
+        typer.echo(line)
+        return
+    width = shutil.get_terminal_size().columns
+    lead = " " * (len(line) - len(line.lstrip()) + 4)
+    for part in textwrap.wrap(line, width, subsequent_indent=lead, break_long_words=False,
+                              break_on_hyphens=False) or [""]:  # fmt: skip
+        typer.echo(part)
+
+
 def _print_hand(replay: Replay, who: list[str], indent: str) -> None:
     """The hand's moves, outcome and showdown, one line each."""
     for event in replay.events:
-        typer.echo(f"{indent}  {describe_event(event, who)}")
+        _echo(f"{indent}  {describe_event(event, who)}")
     record = replay.record
-    typer.echo(f"{indent}outcome: {record['outcome_label']} after {record['turns']} turns")
+    _echo(f"{indent}outcome: {record['outcome_label']} after {record['turns']} turns")
     showdown = showdown_of(replay)
     for s in showdown["seats"] if showdown else []:
         melds = " | ".join(s["melds"]) or "-"
         laid = f", laid off {s['laid_off']}" if s["laid_off"] else ""
-        typer.echo(
+        _echo(
             f"{indent}  {who[s['seat']]}: {melds}; unmatched {s['unmatched'] or '-'}"
             f"{laid}; deadwood {s['deadwood']}; points {s['points']}"
         )
@@ -53,7 +69,7 @@ def _print_game(gr: GameReplay) -> None:
     names = gr.lineup.labels
     label = [f"seat {seat} ({name})" for seat, name in enumerate(names)]
     record = gr.record
-    typer.echo(
+    _echo(
         f"rules {gr.rules.name} (game {gr.rules.game}), seed {gr.seed}, game {gr.game}; "
         f"first dealer seat {record['first_dealer']}"
     )
@@ -62,26 +78,26 @@ def _print_game(gr: GameReplay) -> None:
         replay, who = hand.replay, [label[s] for s in hand.seats]
         dealer = hand.seats[replay.record["dealer"]]
         out = [str(s) for s in range(len(names)) if s not in hand.seats]
-        typer.echo(
+        _echo(
             f"hand {replay.hand_index}: dealer seat {dealer}"
             + (f"; out of the pool: seat {', '.join(out)}" if out else "")
         )
         _print_hand(replay, who, "  ")
         for i, seat in enumerate(hand.seats):
             totals[seat] += replay.record["points"][i]
-        typer.echo("  points so far: " + _by_seat(totals))
+        _echo("  points so far: " + _by_seat(totals))
     winner = record["winner"]
     result = "no winner" if winner < 0 else f"winner {label[winner]}"
-    typer.echo(
+    _echo(
         f"game over after {record['hands_dealt']} hands ({record['hands']} scored): {result}; "
         "final scores: " + _by_seat(record["scores"], label)
     )
     if gr.rules.game.startswith(("gin", "hollywood")):
         boxes = ", ".join(f"seat {s} {b}" for s, b in enumerate(record["boxes"]))
-        typer.echo("  hands won: " + boxes)
+        _echo("  hands won: " + boxes)
     if gr.rules.game.startswith("hollywood"):
         for col, scores in enumerate(record["columns"]):
-            typer.echo(f"  column {col + 1}: " + _by_seat(scores))
+            _echo(f"  column {col + 1}: " + _by_seat(scores))
 
 
 def _play(
@@ -146,5 +162,5 @@ def replay(
         head = {"rules": r.to_dict(), "seats": played.lineup.names, "seed": seed, "deal": deal}
         print_json({**head, **hand_to_json(played, who)})
         return
-    typer.echo(f"rules {r.name}, seed {seed}, deal {deal}; dealer seat {played.record['dealer']}")
+    _echo(f"rules {r.name}, seed {seed}, deal {deal}; dealer seat {played.record['dealer']}")
     _print_hand(played, who, "")

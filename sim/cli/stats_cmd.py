@@ -97,7 +97,7 @@ def _print_table(result: DeadwoodDistribution, elapsed: float, rules_text: str) 
         console.print(line, highlight=False)
 
 
-@app.command("deadwood")
+@app.command("deadwood", short_help="The least deadwood of a random hand: its distribution.")
 def deadwood(
     cards: Annotated[
         int,

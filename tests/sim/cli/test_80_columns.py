@@ -31,6 +31,10 @@ COMMANDS = {
              "--deals", "500"],
     "advise": ["advise", "--hand", HAND, "--pile", PILE, "--samples", "100"],
     "deadwood": ["deadwood", "AS 2S 3S 7C 7D 7H 9C TC JD QH"],
+    "score": ["score", "--hand", "AS 2S 3S 7C 7D 7H 9C TC JC 2D", "--hand",
+              "4H 5H 6H KS KD KC 2C 3D 8S QH", "--knocker", "0"],
+    "replay": ["replay", "--seats", "simple/greedy:knock_at=5", "--seed", "7", "--deal", "12"],
+    "stats deadwood": ["stats", "deadwood", "--cards", "10", "--samples", "20000", "--seed", "1"],
     "rules list": ["rules", "list"],
     "rules show": ["rules", "show", "oklahoma-gin"],
     "strategies list": ["strategies", "list"],
@@ -50,7 +54,7 @@ def test_nothing_is_cut_at_80_columns(name: str, tmp_path: Path) -> None:
     assert not over and not cut, "\n".join(over + cut)
 
 
-GROUPS = ["", "rules", "strategies", "strategy-chart", "bench"]  # "": rummy itself
+GROUPS = ["", "rules", "strategies", "strategy-chart", "bench", "stats"]  # "": rummy itself
 
 
 @pytest.mark.parametrize("group", GROUPS)
