@@ -83,7 +83,7 @@ from kernels.rng import (
     shuffle,
     stream_key,
 )
-from kernels.showdown import knock_limit_of, showdown
+from kernels.showdown import big_gin_ready, knock_within_limit, showdown
 from kernels.view import (
     V_DEALER,
     V_DRAWN,
@@ -762,10 +762,8 @@ def play_hands(
                         hand = state.hands[seat]
                         taken_back = from_pile and rules[L.R_DISCARD_TAKEN_CARD] == 0
                         best, d = best_discard_one(hand, card if taken_back else none, tab)
-                        limit = knock_limit_of(rules, upcard)
-                        ready = d == 0 and rules[L.R_BIG_GIN_BONUS] > 0
-                        big_gin = ready and min_deadwood_one(hand, tab) == 0
-                        if (limit < 0 or d <= limit) and not big_gin:
+                        big_gin = d == 0 and big_gin_ready(rules, hand, tab)
+                        if knock_within_limit(rules, upcard, d) and not big_gin:
                             u[P.PU_BEST] = best
                             force = P.met(probe, number, u[P.PU_OWN], d, best, c[L.C_TURNS])
                             if u[P.PU_BRANCH] == 0:
@@ -803,8 +801,7 @@ def play_hands(
                 if decision == KNOCK:
                     kept = state.hands[seat] & ~(np.int64(1) << discard)
                     knocker_deadwood = min_deadwood_one(kept, tab)  # the showdown's too
-                    limit = knock_limit_of(rules, upcard)
-                    if limit >= 0 and knocker_deadwood > limit:
+                    if not knock_within_limit(rules, upcard, knocker_deadwood):
                         return _fail(
                             state, ERR_KNOCK_OVER_LIMIT, seat, number, hand_index, knocker_deadwood
                         )

@@ -28,11 +28,12 @@ Decisions never depend on these words, only the time they take.
 import numpy as np
 from numba import njit
 
-from kernels.deadwood import best_discard_one, every_card_meldable, min_deadwood_one
-from kernels.layout import R_BIG_GIN_BONUS, R_DISCARD_TAKEN_CARD
+from kernels.deadwood import best_discard_one, min_deadwood_one
+from kernels.layout import R_DISCARD_TAKEN_CARD
 from kernels.melds import melds_with
 from kernels.obs import BIG_GIN, CONTINUE, KNOCK, SCRATCH_FREE, forbidden_discard
-from kernels.showdown import knock_limit_of
+from kernels.showdown import big_gin_ready as hand_big_gin_ready
+from kernels.showdown import knock_limit_of, knock_within_limit
 from kernels.tables import CARD_VALUE
 
 # Where the rules set no knock limit (Knock Rummy), ``knock_at = -1`` knocks at 10 or
@@ -73,22 +74,15 @@ def knock_threshold(obs, knock_at):
 
 @njit(cache=True, inline="always")
 def big_gin_ready(obs):
-    """True when the rules allow big gin and every card of the hand is melded.
-
-    Asked every turn: the solver runs only for the rare hand whose every card lies in
-    some possible meld (``every_card_meldable``), a test of a few table reads."""
-    return (
-        obs.rules[R_BIG_GIN_BONUS] > 0
-        and every_card_meldable(obs.hand, obs.tab)
-        and min_deadwood_one(obs.hand, obs.tab) == 0
-    )
+    """True when the rules allow big gin and every card of the hand is melded
+    (``kernels.showdown.big_gin_ready``)."""
+    return hand_big_gin_ready(obs.rules, obs.hand, obs.tab)
 
 
 @njit(cache=True, inline="always")
 def knock_legal(obs, deadwood):
     """True when a knock keeping ``deadwood`` is within the knock limit."""
-    limit = knock_limit_of(obs.rules, obs.upcard)
-    return limit < 0 or deadwood <= limit
+    return knock_within_limit(obs.rules, obs.upcard, deadwood)
 
 
 @njit(cache=True, inline="always")

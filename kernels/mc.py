@@ -83,7 +83,7 @@ from kernels.rollout import (  # noqa: F401  (the threshold's home; mc's callers
     meld_partner_counts,
     rollout_knock_at,
 )
-from kernels.showdown import knock_limit_of, showdown
+from kernels.showdown import big_gin_ready, knock_limit_of, knock_within_limit, showdown
 from kernels.tables import CARD_VALUE
 from kernels.view import V_GAME_HANDS, V_OPP_GINS, V_OPP_KNOCKS
 
@@ -729,13 +729,12 @@ def discard_actions(obs, forbidden, limit_count, gin_count):
     would be legal) knocking with it. Returns ``(kinds, cards)``."""
     cands, dws = discard_candidates(obs, forbidden, limit_count, gin_count)
     rules = obs.rules
-    limit = knock_limit_of(rules, obs.upcard)
-    if rules[L.R_BIG_GIN_BONUS] > 0 and min_deadwood_one(obs.hand, obs.tab) == 0:
+    if big_gin_ready(rules, obs.hand, obs.tab):
         kinds = np.full(1, ACT_BIG_GIN, np.int64)
         return kinds, np.full(1, cands[0], np.int64)
     n = cands.shape[0]
     for i in range(cands.shape[0]):
-        if limit < 0 or dws[i] <= limit:
+        if knock_within_limit(rules, obs.upcard, dws[i]):
             n += 1
     kinds = np.empty(n, np.int64)
     cards = np.empty(n, np.int64)
@@ -744,7 +743,7 @@ def discard_actions(obs, forbidden, limit_count, gin_count):
         kinds[a] = ACT_DISCARD
         cards[a] = cands[i]
         a += 1
-        if limit < 0 or dws[i] <= limit:
+        if knock_within_limit(rules, obs.upcard, dws[i]):
             kinds[a] = ACT_KNOCK
             cards[a] = cands[i]
             a += 1

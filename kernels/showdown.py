@@ -22,7 +22,7 @@ from numba.core.types import int64
 from kernels import layout as L
 from kernels.bits import popcount
 from kernels.borrow import BorrowedArray, stack_empty
-from kernels.deadwood import min_deadwood_piece
+from kernels.deadwood import every_card_meldable, min_deadwood_one, min_deadwood_piece
 from kernels.link import piece
 from kernels.melds import MASKS, MAX_PLAYERS, PAIR, defender_after_layoffs, knocker_arrangement
 from kernels.tables import TAB
@@ -40,6 +40,27 @@ def knock_limit_of(rules, upcard):
     if rank == 0:
         return 0  # an Ace upcard allows only going out with zero deadwood, any ace mode
     return min(rank + 1, 10)
+
+
+@njit(cache=True, inline="always")
+def knock_within_limit(rules, upcard, deadwood):
+    """True when a knock keeping ``deadwood`` is within the hand's knock limit (where
+    the rules set one): the one test of the engine, greedy and ``mc``."""
+    limit = knock_limit_of(rules, upcard)
+    return limit < 0 or deadwood <= limit
+
+
+@njit(cache=True, inline="always")
+def big_gin_ready(rules, hand, tab):
+    """True when the rules pay big gin and every card of ``hand`` (eleven, before a
+    discard) is melded. The solver runs only for the rare hand whose every card lies in
+    some possible meld (``every_card_meldable``: a few table reads), so it may be asked
+    every turn."""
+    return (
+        rules[L.R_BIG_GIN_BONUS] > 0
+        and every_card_meldable(hand, tab)
+        and min_deadwood_one(hand, tab) == 0
+    )
 
 
 @njit(cache=True)
