@@ -371,6 +371,37 @@ def _log(state, code, seat, card, extra):
 
 
 @njit(cache=True, inline="always")
+def discard_card(state, seat, card):
+    """``seat`` throws ``card`` on the pile: out of its hand and of the cards it is seen
+    to hold, into what it discarded this hand (the engine's and ``mc``'s actions)."""
+    bit = np.int64(1) << card
+    state.hands[seat] &= ~bit
+    state.taken[seat] &= ~bit
+    state.discarded[seat] |= bit
+    c = state.counters
+    state.pile[c[L.C_PILE]] = card
+    c[L.C_PILE] += 1
+
+
+@njit(cache=True, inline="always")
+def take_pile_card(state, seat):
+    """``seat`` takes the pile's top card, seen by all: returns it (the caller puts it
+    in the hand and counts the draw)."""
+    c = state.counters
+    c[L.C_PILE] -= 1
+    card = state.pile[c[L.C_PILE]]
+    state.taken[seat] |= np.int64(1) << card
+    return card
+
+
+@njit(cache=True, inline="always")
+def dead_at_wall(rules, stock_n):
+    """True when a discard with ``stock_n`` cards left in the stock ends a dead hand (the
+    rules' wall: RULES.md, stock exhaustion)."""
+    return rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= rules[L.R_WALL]
+
+
+@njit(cache=True, inline="always")
 def _left_of(seat, players):
     """The next seat to the left (a compare, not the division ``%`` compiles to)."""
     nxt = seat + 1
@@ -712,9 +743,7 @@ def play_hands(
                             asking = 0
                     stock_next = False
                     if from_pile:
-                        c[L.C_PILE] -= 1
-                        card = state.pile[c[L.C_PILE]]
-                        state.taken[seat] |= np.int64(1) << card
+                        card = take_pile_card(state, seat)
                         if log_events is not None:
                             _log(state, EV_DRAW_PILE, seat, card, -1)
                     else:
@@ -822,12 +851,7 @@ def play_hands(
                     break
                 if decision != CONTINUE:
                     return _fail(state, ERR_BAD_KNOCK_CODE, seat, number, hand_index, decision)
-                bit = np.int64(1) << discard
-                state.hands[seat] &= ~bit
-                state.pile[c[L.C_PILE]] = discard
-                c[L.C_PILE] += 1
-                state.discarded[seat] |= bit
-                state.taken[seat] &= ~bit
+                discard_card(state, seat, discard)
                 if log_events is not None:
                     _log(state, EV_DISCARD, seat, discard, -1)
                 if probe is not None and kind == CHART_DISCARD and seat == focal:
@@ -835,9 +859,7 @@ def play_hands(
                     interest = 1 if interested(state.taken[nxt], discard, tab) else 0
                     column = 13 if discard >= 52 else discard % 13
                     P.discard_met(probe, discard, interest, column)
-                wall = rules[L.R_WALL]
-                stock_n = c[L.C_STOCK_END] - c[L.C_STOCK_TOP]
-                if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= wall:
+                if dead_at_wall(rules, c[L.C_STOCK_END] - c[L.C_STOCK_TOP]):
                     if log_events is not None:
                         _log(state, EV_DEAD_HAND, -1, -1, -1)
                     dead = True

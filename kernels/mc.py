@@ -55,10 +55,13 @@ from kernels.engine import (
     MAX_PLAYERS,
     borrowed_columns,
     borrowed_state,
+    dead_at_wall,
+    discard_card,
     hand_winner,
     new_state_nb,
     one_row,
     play_hands,
+    take_pile_card,
     view_obs,
 )
 from kernels.greedy import DEFAULT_KNOCK_AT
@@ -564,20 +567,13 @@ def start_action(obs, kind, card, stock_n, work, engine):
     # Where the hand goes on: who moves, and how (the engine's own rules from there).
     seat, asking, stock_next, drawn, from_pile = me, 0, True, np.int64(-1), False
     if kind == ACT_DISCARD:
-        bit = np.int64(1) << card
-        state.hands[me] &= ~bit
-        state.taken[me] &= ~bit
-        state.discarded[me] |= bit
-        state.pile[c[L.C_PILE]] = card
-        c[L.C_PILE] += 1
-        if rules[L.R_STOCK_EXHAUSTION] == L.EXHAUST_DEAD_HAND and stock_n <= rules[L.R_WALL]:
+        discard_card(state, me, card)
+        if dead_at_wall(rules, stock_n):
             return True, 0.0, 0, 0  # the discard ended a dead hand
         seat, stock_next = (me + 1) % players, False
     elif kind == ACT_TAKE:
-        c[L.C_PILE] -= 1
-        drawn = state.pile[c[L.C_PILE]]
+        drawn = take_pile_card(state, me)
         state.hands[me] |= np.int64(1) << drawn
-        state.taken[me] |= np.int64(1) << drawn
         c[L.C_TURNS] += 1
         from_pile, stock_next = True, False
     elif obs.phase == PHASE_UPCARD_OPTION and me != dealer:
