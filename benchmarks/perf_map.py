@@ -25,32 +25,71 @@ import atexit
 import gc
 import os
 import runpy
+import struct
 import sys
 import tempfile
 
 
+def elf_functions(image: bytes) -> list[tuple[str, int, int, int]]:
+    """``(name, section index, offset, size)`` of every function symbol of an ELF64
+    object (little-endian, as numba's object code is on x86-64 and arm64)."""
+    (shoff,) = struct.unpack_from("<Q", image, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", image, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize)
+                for i in range(shnum)]  # fmt: skip
+    out = []
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[link][4]
+        for at in range(offset, offset + size, entsize):
+            name_at, info, _, shndx, value, length = struct.unpack_from("<IBBHQQ", image, at)
+            if info & 0xF != 2 or shndx == 0:  # STT_FUNC, defined here
+                continue
+            end = image.index(b"\0", strings + name_at)
+            out.append((image[strings + name_at : end].decode(), shndx, value, length))
+    return out
+
+
 def write_perf_map() -> int:
-    """Write ``/tmp/perf-<pid>.map`` for every compiled numba function; returns how many."""
+    """Write ``/tmp/perf-<pid>.map`` for every compiled numba function; returns how many.
+
+    The execution engine gives the address of a function other code may call; the
+    functions LLVM made internal (most of a big kernel's helpers) have none. Numba keeps
+    each library's object code (cache=True): its symbol table places every function at
+    an offset in its section, and one named function fixes where the section was loaded.
+    """
     from numba.core.codegen import CPUCodeLibrary
 
-    found: dict[int, str] = {}
+    found: dict[int, tuple[str, int]] = {}
     for library in gc.get_objects():
         if not isinstance(library, CPUCodeLibrary) or not library._finalized:
             continue
         engine = library._codegen._engine
+        image = getattr(library, "_compiled_object", None)
+        symbols = elf_functions(image) if isinstance(image, bytes) else []
+        bases: dict[int, int] = {}
+        for name, section, offset, _ in symbols:
+            address = engine.get_function_address(name)
+            if address:
+                bases.setdefault(section, address - offset)
+        for name, section, offset, size in symbols:
+            if section in bases:
+                found.setdefault(bases[section] + offset, (name, size))
         for function in library._final_module.functions:
             if function.is_declaration:
                 continue
             address = engine.get_function_address(function.name)
             if address:
-                found.setdefault(address, function.name)
+                found.setdefault(address, (function.name, 0))
     addresses = sorted(found)
     with open(f"/tmp/perf-{os.getpid()}.map", "w") as out:
         for i, address in enumerate(addresses):
-            # Sizes are not recorded: a function ends where the next one starts.
-            gap = addresses[i + 1] - address if i + 1 < len(addresses) else 4096
-            size = gap if gap < 1 << 20 else 4096
-            out.write(f"{address:x} {size:x} {found[address]}\n")
+            name, size = found[address]
+            if not size:  # not in a symbol table: it ends where the next one starts
+                gap = addresses[i + 1] - address if i + 1 < len(addresses) else 4096
+                size = gap if gap < 1 << 20 else 4096
+            out.write(f"{address:x} {size:x} {name}\n")
     return len(addresses)
 
 
