@@ -24,9 +24,12 @@ The rollout line-up of the seat's strategy, for seat ``me`` of a study's line-up
   have fewer players), and where that is 0 throwing for gin as its ``gin_drop`` says
   (the built-in policy's play, bar the waiters model of the others);
 * every other seat: ``opponents``, where it is a spec; the seat's own strategy in the
-  study where it is ``known`` (an ``mc`` seat by its own rollout strategy, as above,
-  so that rollouts do not nest searches; an agent seat, which cannot be rolled out,
-  as greedy); greedy at the rule's limit where it is ``policy`` or empty.
+  study where it is ``known`` (an agent seat, which cannot be rolled out, as greedy; an
+  ``mc`` seat, so that rollouts do not nest searches, by its ``rollout`` where it names
+  one, else under Gin scoring by the solved chart of its rules,
+  ``strategies.chart_files.searcher_model``: a search plays more like the chart than
+  like its own rollout policy, docs/MC.md; else by its own rollout strategy, as above);
+  greedy at the rule's limit where it is ``policy`` or empty.
 
 A strategy in a rollout starts with no memory of the hand but its own-turn count
 (``Strategy.turn_word``) and with the deciding seat's memory of the game.
@@ -49,6 +52,7 @@ from sim.rules import RuleSet
 from sim.solver import tables_for
 from strategies import format_seat, parse_seat
 from strategies.agent import AgentStrategy
+from strategies.chart_files import searcher_model
 
 __all__ = ["bind", "lineup_for", "strategies_in", "turn_words", "values"]
 
@@ -92,6 +96,20 @@ def _own_rollout(strategy: Any, values: Any, rules: RuleSet) -> str:
     return f"rollout:knock_at={knock_at},min_gain={int(values.min_gain)},gin_drops={gin_drops}"
 
 
+def _known(strategy: Any, values: Any, rules: RuleSet) -> str:
+    """A study's seat in another seat's rollouts under ``opponents=known`` (module
+    docstring): an agent (it cannot be rolled out) as the policy's opponent, greedy; a
+    search without a ``rollout`` of its own by the solved chart where one stands for it;
+    any other seat as itself, or by its own rollout strategy."""
+    if isinstance(strategy, AgentStrategy):
+        return "greedy"
+    if strategy.specs and not values.rollout:
+        model = searcher_model(rules)
+        if model is not None:
+            return model
+    return _own_rollout(strategy, values, rules)
+
+
 def lineup_for(seats: Any, me: int, rules: RuleSet) -> list[str]:
     """The specs of the line-up that plays seat ``me``'s rollouts (module docstring)."""
     _, mine = seats[me]
@@ -100,9 +118,7 @@ def lineup_for(seats: Any, me: int, rules: RuleSet) -> list[str]:
         if seat == me:
             out.append(_own_rollout(strategy, values, rules))
         elif mine.opponents == KNOWN:
-            # an agent cannot be rolled out: it is taken for the policy's opponent
-            agent = isinstance(strategy, AgentStrategy)
-            out.append("greedy" if agent else _own_rollout(strategy, values, rules))
+            out.append(_known(strategy, values, rules))
         else:
             out.append(mine.opponents or "greedy")
     return out

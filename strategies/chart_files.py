@@ -57,6 +57,7 @@ __all__ = [
     "named_text",
     "read_chart_text",
     "reference",
+    "searcher_model",
     "shipped_chart",
     "shipped_names",
 ]
@@ -261,6 +262,24 @@ def shipped_chart(name: str) -> ChartFile:
         )
     text = (_shipped_folder() / f"{name}{SUFFIX}").read_text(encoding="utf-8")
     return read_chart_text(text, f"{STRATEGY_NAME}:{name}")
+
+
+def searcher_model(rules: RulesLike) -> str | None:
+    """The shipped chart that stands for a searching opponent (an ``mc`` seat) in
+    another search's rollouts under Gin scoring: the chart made for these rules by name,
+    else ``chart:gin``, where its player count and knock limit fit (None elsewhere, and
+    under Knock Rummy scoring, where none was measured to pay: docs/MC.md)."""
+    if rules.scoring != "gin":
+        return None
+    theirs = made_for(rules)
+    fits = [
+        name for name in shipped_names()
+        if all(shipped_chart(name).header.get(key) == theirs[key] for key in CHECKED)
+    ]  # fmt: skip
+    for name in (rules.name, "gin"):
+        if name in fits:
+            return f"{STRATEGY_NAME}:{name}"
+    return None
 
 
 # --- seats --------------------------------------------------------------------------------

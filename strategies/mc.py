@@ -53,9 +53,10 @@ In plain words:
   caps the rollouts of one decision (0: no cap; else ``samples`` is cut so that
   actions x samples <= budget).
 * Who plays the rollouts: ``opponents`` ``known`` (the default) rolls each
-  opponent out with its own strategy in the study (one that is itself an ``mc``,
-  with its rollout strategy; elsewhere, as in ``rummy.player`` or against an agent,
-  the model below), a spec every opponent with that strategy, ``policy`` with the
+  opponent out with its own strategy in the study (one that is itself an ``mc``:
+  its ``rollout``, else under Gin scoring the solved chart of the rules, else its
+  rollout strategy, ``sim/rollouts.py``; elsewhere, as in ``rummy.player`` or against
+  an agent, the model below), a spec every opponent with that strategy, ``policy`` with the
   rollout policy's model (greedy at the rule's limit, or waiters, below);
   ``rollout`` (a seat spec) plays this seat's own part with that strategy. Either way
   but ``policy``, the rollouts run on the engine of every strategy

@@ -88,6 +88,15 @@ def test_the_line_up_of_each_place() -> None:
         lineup_for(seats, 0, get_rules("eaai"))[0] == "rollout:knock_at=-2,min_gain=1,gin_drops=-1"
     )
     assert lineup_for(parse_lineup("mc:rollout=simple/greedy", 2), 0, gin) == ["simple", "greedy"]
+    # an mc opponent with no rollout of its own: under Gin scoring the solved chart of the
+    # rules (by name, else chart:gin), under Knock Rummy its own rollout strategy
+    searchers = parse_lineup("mc/mc:samples=200,opponents=policy", 2)
+    for preset, model in (("gin", "chart:gin"), ("eaai", "chart:gin"),
+                          ("gin-classic", "chart:gin-classic"),
+                          ("oklahoma-gin", "chart:oklahoma-gin")):  # fmt: skip
+        assert lineup_for(searchers, 0, get_rules(preset))[1] == model
+    pool = get_rules("knock-rummy", players=2)
+    assert lineup_for(searchers, 0, pool)[1] == "rollout:knock_at=-2,min_gain=1,gin_drops=0"
 
 
 def test_specs_as_values_read_back() -> None:
