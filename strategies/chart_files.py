@@ -130,12 +130,19 @@ def describe_rules(header: Mapping[str, str]) -> str:
     return f"{name} ({', '.join(parts)})" if parts else name
 
 
+def _differing(header: Mapping[str, str], rules: RulesLike) -> list[str]:
+    """The checked keys (:data:`CHECKED`) where ``header`` names other rules than
+    ``rules``; a key the header does not give passes."""
+    theirs = made_for(rules)
+    return [key for key in CHECKED if key in header and header[key] != theirs[key]]
+
+
 def check_rules(chart: ChartFile, shown: str, rules: RulesLike) -> None:
     """Refuse ``chart`` (shown as ``shown``) under ``rules`` when its header names another
     player count, scoring or knock limit (one line); anything else passes."""
-    theirs = made_for(rules)
-    differ = [key for key in CHECKED if key in chart.header and chart.header[key] != theirs[key]]
+    differ = _differing(chart.header, rules)
     if differ:
+        theirs = made_for(rules)
         words = " and ".join(CHECKED_WORDS[key] for key in differ)
         raise StrategyError(
             f"{shown} was made for {describe_rules(chart.header)}, not for the study's rules "
@@ -271,13 +278,8 @@ def searcher_model(rules: RulesLike) -> str | None:
     under Knock Rummy scoring, where none was measured to pay: docs/MC.md)."""
     if rules.scoring != "gin":
         return None
-    theirs = made_for(rules)
-    fits = [
-        name for name in shipped_names()
-        if all(shipped_chart(name).header.get(key) == theirs[key] for key in CHECKED)
-    ]  # fmt: skip
     for name in (rules.name, "gin"):
-        if name in fits:
+        if name in shipped_names() and not _differing(shipped_chart(name).header, rules):
             return f"{STRATEGY_NAME}:{name}"
     return None
 

@@ -149,6 +149,14 @@ class ProgressView:
             self.bar.start()
             self.shown = True
 
+    def _draw(self, text: str, total: Any, done: Any = None, rate: str | None = None) -> None:
+        """Show the bar, described by ``text``, at ``done`` of ``total`` (None: unknown;
+        ``done`` None: as it was), with ``rate`` (None: as it was)."""
+        self._show()
+        self.bar.update(self.task, description=text, total=total, completed=done)
+        if rate is not None:
+            self.bar.update(self.task, rate=rate)
+
     def __exit__(self, exc_type: object, *exc: object) -> None:
         if not self.shown:
             return
@@ -169,11 +177,7 @@ class ProgressView:
         """The executor's ``Progress``: chunks of one run, or runs of a study; or
         :class:`Steps` of a command's own work."""
         if isinstance(p, Steps):
-            self._show()
-            self.bar.update(
-                self.task, description=f"{self.label}: {p.what} {p.done}/{p.total}",
-                total=p.total, completed=p.done, rate="",
-            )  # fmt: skip
+            self._draw(f"{self.label}: {p.what} {p.done}/{p.total}", p.total, p.done, "")
             return
         if p.hands_played == 0 and p.units_done < p.units_total:
             where = "starting"  # the first chunk: compiling, on a first use
@@ -181,27 +185,16 @@ class ProgressView:
             where = f"run {p.runs_done}/{p.runs_total}"
         else:
             where = f"chunk {p.chunks_done}/{p.chunks_total}"
-        self._show()
-        self.bar.update(
-            self.task,
-            description=f"{self.label}: {where}",
-            total=max(p.units_total, 1),
-            completed=p.units_done,
-            rate=self._rate(p.hands_played, p.elapsed),
-        )
+        rate = self._rate(p.hands_played, p.elapsed)
+        self._draw(f"{self.label}: {where}", max(p.units_total, 1), p.units_done, rate)
 
     def phase(self, p: Any) -> None:
         """An experiment's ``ExperimentProgress``: its runs, then what it does next."""
-        self._show()
         if p.phase == "run":
             block = f" (+block {p.block})" if p.block else ""
-            self.bar.update(
-                self.task,
-                description=f"{self.label}{block}: run {p.runs_done}/{p.runs_total}",
-                total=max(p.units_total, 1),
-                completed=p.units_done,
-                rate=self._rate(p.hands_done, p.elapsed),
-            )
+            rate = self._rate(p.hands_done, p.elapsed)
+            self._draw(f"{self.label}{block}: run {p.runs_done}/{p.runs_total}",
+                       max(p.units_total, 1), p.units_done, rate)  # fmt: skip
             return
         text = {
             "engine": "loading the engine (compiles on first use)",
@@ -209,5 +202,6 @@ class ProgressView:
             "charts": "drawing charts",
             "report": "writing the report",
         }.get(p.phase, p.phase)
-        total = None if p.phase == "engine" else self.bar.tasks[0].total
-        self.bar.update(self.task, description=f"{self.label}: {text}", total=total)
+        self._draw(
+            f"{self.label}: {text}", None if p.phase == "engine" else self.bar.tasks[0].total
+        )
