@@ -15,3 +15,23 @@ def one_line(result: Any, status: int, *expected: str) -> str:
     for text in expected:
         assert text in err, err
     return err
+
+
+# The drivers that bind ``execute`` by name when first imported. A test that replaces it
+# imports them first: one first imported inside such a test (``rummy chart`` loads the
+# chart driver) would otherwise keep the fake for every later test of the worker.
+DRIVERS = ("sim.study.chart", "sim.study.compare", "sim.study.experiment",
+           "sim.study.tournament", "sim.study.tune")  # fmt: skip
+
+
+def replace_execute(monkeypatch: Any, fake: Any) -> None:
+    """Make ``fake`` the study executor of ``rummy run`` and of experiments and sweeps
+    for one test, every driver still bound to the real one."""
+    import importlib
+
+    from sim.study import execute, experiment
+
+    for name in DRIVERS:
+        importlib.import_module(name)
+    monkeypatch.setattr(execute, "execute", fake)  # rummy run (through execute.run)
+    monkeypatch.setattr(experiment, "execute", fake)  # experiments and sweeps

@@ -22,9 +22,8 @@ from typer.testing import CliRunner
 
 from sim import limits as L
 from sim.cli import COMMANDS, app
-from sim.study import execute as E
 from sim.study import runs as R
-from tests.support.cli import one_line
+from tests.support.cli import one_line, replace_execute
 
 cli = CliRunner()
 
@@ -266,7 +265,7 @@ def test_a_chunk_at_the_limit_is_accepted(monkeypatch: pytest.MonkeyPatch, tmp_p
         seen.append(configs[0])
         raise R.RunError("stopped by the test")
 
-    monkeypatch.setattr(E, "execute", fake_execute)
+    replace_execute(monkeypatch, fake_execute)
     limit = L.chunk_size_limit()
     result = invoke("run", "--seats", "greedy", "--deals", "1000000000", "--chunk-size",
                     str(limit), "--seed", "1", "--out", str(tmp_path))  # fmt: skip

@@ -20,13 +20,12 @@ from typer.testing import CliRunner
 
 from sim.cli import app
 from sim.rules import get_rules
-from sim.study import execute as E
-from sim.study import experiment as X
 from sim.study import load_hands
 from sim.study import runs as R
 from sim.study.execute import LOCAL, Executor
 from sim.study.experiment_file import load_experiment, replace_checked
 from sim.study.settings import expand
+from tests.support.cli import replace_execute
 
 cli = CliRunner()
 
@@ -55,8 +54,7 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> Captured:
         seen.executors.append(executor)
         raise R.RunError("stopped by the test")
 
-    monkeypatch.setattr(E, "execute", fake_execute)  # rummy run (through execute.run)
-    monkeypatch.setattr(X, "execute", fake_execute)  # experiments and sweeps
+    replace_execute(monkeypatch, fake_execute)
     return seen
 
 
