@@ -111,6 +111,7 @@ class Work(NamedTuple):
     points: np.ndarray
     melds: np.ndarray  # int64[MAX_MELDS_PER_ARRANGEMENT]
     scores: np.ndarray  # int64[players]: game scores before this hand (1/POINT_SCALE)
+    misses: np.ndarray  # int64[1]: opponents dealt the last of INFER_TRIES deals (no fit)
 
 
 @njit(cache=True)
@@ -125,6 +126,7 @@ def new_work(players):
         np.zeros(players, np.int64),
         np.zeros(MAX_MELDS_PER_ARRANGEMENT, np.int64),
         np.zeros(players, np.int64),
+        np.zeros(1, np.int64),
     )
 
 
@@ -143,6 +145,7 @@ def borrowed_work(owner):
         borrow(owner.points),
         borrow(owner.melds),
         borrow(owner.scores),
+        borrow(owner.misses),
     )
 
 
@@ -251,13 +254,13 @@ def determinize(obs, hidden, skey, model, work):
     turns, not like a fresh deal. ``MODEL_INFERRED``: as kept, but a deal in which a
     card the opponent threw or passed (``avoided_cards``) would meld with its hand is
     dealt again from reshuffled hidden cards, up to ``INFER_TRIES`` deals in all (then
-    the last one stands). ``MODEL_SHOWN``: as inferred, and an opponent that has
-    discarded this hand (so it could have knocked, and did not) is also dealt again,
-    within the same tries, when its hand's least deadwood is at or below the threshold
-    a greedy player knocks at (``rollout_threshold(rules, upcard, -1)``: the rule's
-    limit, or ``DEFAULT_KNOCK_AT`` where the rules set none). The cards dropped in
-    greedy turns go back to the stock, which is then shuffled again so that its order
-    stays uniform.
+    the last one stands, and ``work.misses[0]`` counts it: the caller says so).
+    ``MODEL_SHOWN``: as inferred, and an opponent that has discarded this hand (so it
+    could have knocked, and did not) is also dealt again, within the same tries, when
+    its hand's least deadwood is at or below the threshold a greedy player knocks at
+    (``rollout_threshold(rules, upcard, -1)``: the rule's limit, or
+    ``DEFAULT_KNOCK_AT`` where the rules set none). The cards dropped in greedy turns
+    go back to the stock, which is then shuffled again so that its order stays uniform.
 
     After a real rebuild (``obs.rebuilt``) the seat knows more than any model: the
     stock holds only cards the rebuild put there, and every other hidden card is in an
@@ -300,16 +303,20 @@ def determinize(obs, hidden, skey, model, work):
         if model == MODEL_SHOWN and obs.discarded[seat] != 0:
             floor = rollout_threshold(obs.rules, obs.upcard, -1)
         start = k
+        fits = False
         for attempt in range(tries):
             if attempt > 0:
                 shuffle(
                     work.deck[start:n], n - start, random64(skey, RETRY_SALT + 8 * attempt + seat)
                 )
             h, k, dropped = _deal_opponent(work.deck, start, known, need, extra, obs.tab)
-            if (avoid == 0 or not _contradicts(h, avoid, obs.tab)) and (
+            fits = (avoid == 0 or not _contradicts(h, avoid, obs.tab)) and (
                 floor < 0 or min_deadwood_one(h, obs.tab) > floor
-            ):
+            )
+            if fits:
                 break
+        if infer and not fits:
+            work.misses[0] += 1
         returned |= dropped
         work.base[seat] = h
     m = 0
@@ -488,9 +495,12 @@ def play_samples(
 ):  # fmt: skip
     """``kernels.mc.evaluate``'s loop: every action on samples ``first_sample ..``, on
     the working arrays ``owner`` and ``engine`` (``kernels.mc.Work`` and ``Engine``,
-    held by the caller for the whole call, so the loop may use them borrowed)."""
+    held by the caller for the whole call, so the loop may use them borrowed). Returns
+    the opponent hands dealt as the last of ``INFER_TRIES`` deals, none of which fit
+    what the opponent showed (``determinize``)."""
     work = borrowed_work(owner)
     engine = borrowed_engine(engine)
+    work.misses[0] = 0
     for seat in range(obs.players):
         work.scores[seat] = obs.scores[seat]
     hidden = hidden_cards(obs)
@@ -502,6 +512,7 @@ def play_samples(
             net[a, j] = v
             won[a, j] = w
             ends[a, j] = e
+    return work.misses[0]
 
 
 @njit(cache=True, nogil=True)
@@ -512,7 +523,8 @@ def rollout_values(view, rules, tab, kinds, cards, decision_key, first_sample, m
     ``params[s]``. Each
     rollout's strategies start with the hand's memory zeroed but for the own-turn
     count in ``turn_words[s]`` (``kernels.mc.start_action``), and the game's memory of
-    the deciding seat (hands so far, knocks and gins seen: public facts, bar its own)."""
+    the deciding seat (hands so far, knocks and gins seen: public facts, bar its own).
+    Returns ``play_samples``'s count of opponent hands that fit nothing shown."""
     pile = stack_empty(DECK_CAPACITY, 0)
     seats = stack_empty(3, MAX_PLAYERS)
     obs = view_obs(view, pile, seats, rules, tab)
@@ -523,8 +535,8 @@ def rollout_values(view, rules, tab, kinds, cards, decision_key, first_sample, m
     memory[GAME_OPP_GINS - SCRATCH_HAND] = view[V_OPP_GINS]
     engine = Engine(new_state_nb(players), one_row(players), resume_probe(players), sids,
                     params, True, turn_words, memory)  # fmt: skip
-    play_samples(obs, kinds, cards, decision_key, first_sample, model, net, won, ends,
-                 new_work(players), engine)  # fmt: skip
+    return play_samples(obs, kinds, cards, decision_key, first_sample, model, net, won,
+                        ends, new_work(players), engine)  # fmt: skip
 
 
 @njit(cache=True)
@@ -653,7 +665,7 @@ _I = types.int64
 
 
 @piece(
-    types.none(
+    types.int64(
         OBS, _ACTIONS, _ACTIONS, types.uint64, _I, _I, _I, _I,
         BorrowedArray(types.float64, 2, "C"), BorrowedArray(types.int8, 2, "C"),
         BorrowedArray(types.int8, 2, "C"),
@@ -668,8 +680,10 @@ def evaluate(
     ``first_sample + j`` (its points minus the mean of the other seats' points),
     ``won[a, j]`` 1 when the seat won that hand and ``ends[a, j]`` +1 / -1 when the
     hand ends the game with this seat / another seat reaching the target first.
+    Returns how many sampled opponent hands fit nothing the opponent showed within
+    ``INFER_TRIES`` deals (``model`` inferred or shown; they keep the last deal).
     """
-    play_samples(
+    return play_samples(
         obs, kinds, cards, decision_key, first_sample, model, net, won, ends,
         new_work(obs.players), new_engine(obs.players, obs.seat, knock_at, min_gain),
     )  # fmt: skip

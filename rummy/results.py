@@ -459,5 +459,10 @@ class Advice(Shown):
         return self.actions[0]
 
     def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        from strategies.mc import misses_note
+
         title = f"every legal action, best first ({self.samples:,} samples, seed {self.seed})"
-        return _actions_view(title, list(self.actions), self.best)
+        title, header, rows, notes = _actions_view(title, list(self.actions), self.best)
+        if self.raw.inference_misses:
+            notes.append(misses_note(self.raw.inference_misses))
+        return title, header, rows, notes

@@ -357,6 +357,7 @@ class Advice:
     rollout_knock_at: int  # your rollouts knock at this deadwood or less
     rollout_throws_for_gin: bool  # ... and throw the card with the fewest meld partners
     rollout_opponents: str | None = None  # the opponents' strategy in the rollouts (None: greedy)
+    inference_misses: int = 0  # sampled opponent hands that fit nothing shown (models 2, 3)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -367,6 +368,7 @@ class Advice:
             "deadwood": self.deadwood,
             "rollout_knock_at": self.rollout_knock_at,
             "rollout_throws_for_gin": self.rollout_throws_for_gin,
+            "inference_misses": self.inference_misses,
             # (only when given: the key is new, and advice without it reads as before)
             **(
                 {}
@@ -486,19 +488,19 @@ def advise(
     net = np.zeros((n, samples))
     won = np.zeros((n, samples), np.int8)
     start = time.perf_counter()
-    done = 0
+    done = misses = 0
     while done < samples:
         m = min(ROUND, samples - done)
         part_net = np.zeros((n, m))
         part_won = np.zeros((n, m), np.int8)
         part_ends = np.zeros((n, m), np.int8)
         if play is None:
-            K.evaluate(obs, kinds, cards, key, done, MODELS[model], rollout_at, min_gain,
-                       part_net, part_won, part_ends)  # fmt: skip
+            misses += K.evaluate(obs, kinds, cards, key, done, MODELS[model], rollout_at,
+                                 min_gain, part_net, part_won, part_ends)  # fmt: skip
         else:  # the engine of strategies plays the same samples
             values, view, sids, params, words = play
-            values(view, obs.rules, obs.tab, kinds, cards, key, done, MODELS[model], sids,
-                   params, words, part_net, part_won, part_ends)  # fmt: skip
+            misses += values(view, obs.rules, obs.tab, kinds, cards, key, done, MODELS[model],
+                             sids, params, words, part_net, part_won, part_ends)  # fmt: skip
         net[:, done : done + m] = part_net
         won[:, done : done + m] = part_won
         done += m
@@ -529,7 +531,7 @@ def advise(
     threshold = int(K.rollout_threshold(obs.rules, obs.upcard, rollout_at))
     throws = bool(K.throws_for_gin(rollout_at))
     return Advice([out[a] for a in order], done, seconds, seed, model, deadwood, threshold, throws,
-                  opponents)  # fmt: skip
+                  opponents, int(misses))  # fmt: skip
 
 
 @warm_entry("advise: rollouts of known opponents", last=True)

@@ -70,6 +70,7 @@ In plain words:
 from __future__ import annotations
 
 import importlib
+import threading
 import time
 from typing import NamedTuple
 
@@ -82,6 +83,7 @@ from kernels.mc import (
     ACT_DRAW,
     ACT_KNOCK,
     ACT_TAKE,
+    INFER_TRIES,
     MODEL_KEPT,
     MODELS,
     discard_actions,
@@ -192,7 +194,42 @@ def _strategy_rollouts(handle, view, rules, kinds, cards, key, first, model, net
     """The bound line-up's rollouts (called in object mode). ``sim.rollouts`` bound the
     seat, so it is imported by then (looked up, not imported here: no import cycle)."""
     rollouts = importlib.import_module("sim.rollouts")
-    rollouts.values(handle, view, rules, kinds, cards, key, first, model, net, won, ends)
+    return rollouts.values(handle, view, rules, kinds, cards, key, first, model, net, won, ends)
+
+
+_misses = threading.local()  # per thread: a chunk plays on one thread, its count with it
+
+
+def _count_misses(n: int) -> None:
+    _misses.count = getattr(_misses, "count", 0) + n
+
+
+@njit(cache=True)
+def _note_misses(misses):
+    """``_count_misses`` from jitted code. A function of its own: numba pickles the
+    object-mode block's function to cache its caller, and ``_play``'s globals (the
+    ``evaluate`` piece) do not pickle."""
+    with objmode():
+        _count_misses(misses)
+
+
+def inference_misses() -> int:
+    """Sampled opponent hands dealt on this thread since the last call (which this one
+    resets) that fit nothing their opponent showed in ``INFER_TRIES`` deals and kept
+    the last deal (``model`` inferred or shown, ``kernels.mc.determinize``): a chunk
+    counts its own, and a study says so once (``sim.study.execute``)."""
+    n = getattr(_misses, "count", 0)
+    _misses.count = 0
+    return int(n)
+
+
+def misses_note(misses: int) -> str:
+    """What a study or ``rummy advise`` says once when some of its samples missed."""
+    return (
+        f"{misses:,} sampled opponent hands fit nothing the opponent showed in "
+        f"{INFER_TRIES} deals and kept the last deal (mc's model inferred or shown, "
+        "docs/MC.md)"
+    )
 
 
 @njit(cache=True)
@@ -203,30 +240,26 @@ def _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends):
     rules = obs.rules.copy()
     handle = np.int64(params[SLOT.rollout]) - 1
     model = np.int64(params[SLOT.model])
-    with objmode():
-        _strategy_rollouts(handle, view, rules, kinds, cards, key, first, model, net, won, ends)
+    with objmode(misses="int64"):
+        misses = _strategy_rollouts(
+            handle, view, rules, kinds, cards, key, first, model, net, won, ends
+        )
+    return misses
 
 
 @njit(cache=True)
 def _play(obs, params, scratch, policy, kinds, cards, key, first, net, ends):
-    """Samples ``first``.. of every action into ``net`` and ``ends``."""
+    """Samples ``first``.. of every action into ``net`` and ``ends``; the sampled
+    opponent hands that fit nothing shown are counted (``inference_misses``)."""
     won = np.empty(net.shape, np.int8)
     if _bound(params):
-        _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends)
-        return
-    evaluate(
-        obs,
-        kinds,
-        cards,
-        key,
-        first,
-        np.int64(params[SLOT.model]),
-        policy,
-        np.int64(params[SLOT.min_gain]),
-        net,
-        won,
-        ends,
-    )
+        misses = _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends)
+    else:
+        model = np.int64(params[SLOT.model])
+        min_gain = np.int64(params[SLOT.min_gain])
+        misses = evaluate(obs, kinds, cards, key, first, model, policy, min_gain, net, won, ends)
+    if misses > 0:
+        _note_misses(misses)
 
 
 @njit(cache=True)

@@ -17,11 +17,12 @@ from sim.advise import MAX_SAMPLES, MODELS, AdviseError, Position
 from sim.advise import advise as run_advise
 from sim.cards import CardError
 from sim.cli.options import JsonOption, RuleOverrides, RulesOption, at_most, rules_of
-from sim.cli.output import compact_table, console, fail, print_json
+from sim.cli.output import compact_table, console, err_console, fail, print_json
 from sim.limits import MAX_SEED
 from sim.rules import MAX_KNOCK_LIMIT
 from sim.sizes import DEFAULT_SAMPLES
 from sim.stats import format_estimate, format_p
+from strategies.mc import misses_note
 
 
 def _seat_cards(values: list[str] | None, option: str) -> dict[int, str]:
@@ -222,6 +223,8 @@ def advise(
             "" if best else format_p(a.p_value),
         )
     console().print(table)
+    if result.inference_misses:
+        err_console().print(f"note: {misses_note(result.inference_misses)}", markup=False)
     console().print(
         "net points: your points minus the mean of the others' for this hand (95% t interval), "
         "play continued by rollouts (yours greedy, knocking at "

@@ -86,11 +86,13 @@ def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> 
     Returns
     -------
     dict
-        ``{"chunk": chunk_index, "hands": hands played, "tables": {name: pa.Table}}``
-        with ``summary`` always, ``hands`` (and ``games`` in games mode) when rows are
-        kept; every table carries its provenance.
+        ``{"chunk": chunk_index, "hands": hands played, "misses": sampled opponent
+        hands that fit nothing shown (``strategies.mc.inference_misses``), "tables":
+        {name: pa.Table}}`` with ``summary`` always, ``hands`` (and ``games`` in games
+        mode) when rows are kept; every table carries its provenance.
     """
     from sim.engine import play_deals, play_games
+    from strategies.mc import inference_misses
 
     cfg = payload["config"]
     if cfg["mode"] == "chart":
@@ -102,6 +104,7 @@ def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> 
     labels = payload["labels"]
     hollywood = rules.game_mode[0] == "hollywood"
     games = None
+    inference_misses()  # this thread's count starts with the chunk
     if cfg["mode"] == "deals":
         hands = play_deals(rules, cfg["lineup"], deals=n, seed=cfg["seed"], first=first, threads=1)
     else:
@@ -109,6 +112,9 @@ def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> 
             rules, cfg["lineup"], games=n, seed=cfg["seed"], first=first, threads=1
         )
     rows = [("count", -1, -1, n), *S.summarize_hands(hands, players)]
+    misses = inference_misses()
+    if misses:
+        rows.append(("inference_misses", -1, -1, misses))
     tables = {}
     if cfg["rows"] == "hands":
         tables["hands"] = T.to_arrow(hands, players, labels)
@@ -134,7 +140,7 @@ def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> 
             "hands": n_hands,
         }
         tables[name] = P.with_provenance(table, meta)
-    return {"chunk": chunk_index, "hands": n_hands, "tables": tables}
+    return {"chunk": chunk_index, "hands": n_hands, "misses": misses, "tables": tables}
 
 
 def write_chunk(run_dir: StorePath, layout: Layout, chunk: Chunk, result: dict[str, Any]) -> None:

@@ -93,6 +93,7 @@ class _Run:
     hands_played: int = 0
     played: int = 0
     corrupted: int = 0
+    misses: int = 0  # mc's sampled opponent hands that fit nothing shown, in chunks played
     in_flight: dict[int, Chunk] = field(default_factory=dict)
 
     @property
@@ -374,8 +375,16 @@ def execute(
                 finished(run, chunk, result["hands"])
                 run.played += 1
                 run.hands_played += result["hands"]
+                run.misses += result.get("misses", 0)  # a chart's chunks sample nothing
                 del result
                 report()
+    misses = sum(r.misses for r in runs)
+    if misses:
+        from strategies.mc import misses_note
+
+        # the same line in every run: said once per study
+        for run in runs:
+            run.notes.append(misses_note(misses))
     elapsed = time.perf_counter() - started
     by_dir = {r.run_dir: r.result(elapsed) for r in runs}
     return [by_dir[d] for d in dirs]

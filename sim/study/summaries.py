@@ -69,6 +69,7 @@ SUMMARY_STATS: dict[str, str] = {
     "game_points_sum": "sum of seat's cumulative hand points per game, units; key -1",
     "boxes_sum": "hands (boxes) seat won in games; key -1",
     "column_score_sum": "Hollywood: sum of seat's final score in column key, units",
+    "inference_misses": "mc's sampled opponent hands that fit nothing shown (only when any)",
 }
 """Every statistic a ``summary`` part may hold; ``combine_summaries`` sums them."""
 

@@ -148,8 +148,10 @@ def kernel_values(
     net = np.zeros((len(actions), samples))
     won = np.zeros((len(actions), samples), np.int8)
     ends = np.zeros((len(actions), samples), np.int8)
-    K.evaluate(obs, kinds, cards, np.uint64(key), first, model, knock_at, min_gain, net, won, ends)
-    return net, won, ends
+    misses = K.evaluate(
+        obs, kinds, cards, np.uint64(key), first, model, knock_at, min_gain, net, won, ends
+    )
+    return net, won, ends, misses
 
 
 CASES = [
@@ -186,8 +188,13 @@ def test_kernel_equals_twin_sample_by_sample(
         # The rule's limit, playing for gin, playing and throwing for gin, and that
         # against opponents who wait.
         knock_at = (-1, 0, K.ROLLOUT_GIN_DROPS, K.ROLLOUT_GIN_VS_WAITERS)[i % 4]
-        net, won, ends = kernel_values(obs, actions, key, 3, model, first=5, knock_at=knock_at)
-        ref_net, ref_won, ref_ends = R.evaluate(ref, actions, key, 5, 3, model, knock_at, 1)
+        net, won, ends, misses = kernel_values(
+            obs, actions, key, 3, model, first=5, knock_at=knock_at
+        )
+        ref_net, ref_won, ref_ends, ref_misses = R.evaluate(
+            ref, actions, key, 5, 3, model, knock_at, 1
+        )
+        assert misses == ref_misses
         assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), (preset, i)
         assert won.tolist() == ref_won
         assert ends.tolist() == ref_ends
@@ -224,8 +231,8 @@ def test_rollouts_rebuild_the_stock_as_the_engine_does(
             else:
                 actions = [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]
             key = rng.getrandbits(64)
-            net, won, ends = kernel_values(obs, actions, key, 4, K.MODEL_KEPT)
-            ref_net, ref_won, _ = R.evaluate(ref, actions, key, 0, 4, K.MODEL_KEPT, -1, 1)
+            net, won, ends, _ = kernel_values(obs, actions, key, 4, K.MODEL_KEPT)
+            ref_net, ref_won, _, _ = R.evaluate(ref, actions, key, 0, 4, K.MODEL_KEPT, -1, 1)
             assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), (i, most)
             assert won.tolist() == ref_won
             values.append(net)
@@ -264,8 +271,8 @@ def test_after_a_rebuild_samples_use_the_rebuilt_cards(
         actions = R.discard_actions(ref, None, 0) if phase == PHASE_DISCARD else [
             (K.ACT_TAKE, -1), (K.ACT_DRAW, -1)]  # fmt: skip
         key = rng.getrandbits(64)
-        net, won, _ = kernel_values(obs, actions, key, 3, model)
-        ref_net, ref_won, _ = R.evaluate(ref, actions, key, 0, 3, model, -1, 1)
+        net, won, _, _ = kernel_values(obs, actions, key, 3, model)
+        ref_net, ref_won, _, _ = R.evaluate(ref, actions, key, 0, 3, model, -1, 1)
         assert np.allclose(net, np.array(ref_net, float), rtol=0, atol=1e-9), i
         assert won.tolist() == ref_won
 
@@ -377,7 +384,7 @@ def test_shown_model_equals_twin_where_it_deals_again(monkeypatch: pytest.Monkey
         m = K.determinize(obs, hidden, np.uint64(j), K.MODEL_INFERRED, work)
         inferred = work.base.tolist()
         m = K.determinize(obs, hidden, np.uint64(j), K.MODEL_SHOWN, work)
-        hands, stock = R.determinize(ref, j, K.MODEL_SHOWN)
+        hands, stock, _ = R.determinize(ref, j, K.MODEL_SHOWN)
         assert (work.base.tolist(), work.stock[:m].tolist()) == (hands, stock), j
         dealt_again += work.base.tolist() != inferred
     assert dealt_again >= 10  # 19: the deadwood test does deal hands again
@@ -428,7 +435,7 @@ def test_monte_carlo_agrees_with_brute_force(seed: int, monkeypatch: pytest.Monk
     pos = tiny_position(seed)
     actions = pos["actions"]
     exact = R.exact_values(pos["ref"], actions, -1, 1)
-    net, _, _ = kernel_values(pos["obs"], actions, 99, 6000, K.MODEL_UNIFORM)
+    net, _, _, _ = kernel_values(pos["obs"], actions, 99, 6000, K.MODEL_UNIFORM)
     for a in range(len(actions)):
         se = net[a].std() / np.sqrt(net.shape[1])
         assert abs(net[a].mean() - float(exact[a])) <= 4.5 * se + 1e-9, (actions[a], exact[a])
@@ -444,8 +451,8 @@ def test_knock_value_is_the_exact_showdown(monkeypatch: pytest.MonkeyPatch) -> N
     pos = tiny_position(2)
     knocks = [a for a in pos["actions"] if a[0] == K.ACT_KNOCK]
     assert knocks
-    net, won, _ = kernel_values(pos["obs"], knocks, 3, 50, K.MODEL_UNIFORM)
-    ref_net, ref_won, _ = R.evaluate(pos["ref"], knocks, 3, 0, 50, K.MODEL_UNIFORM, -1, 1)
+    net, won, _, _ = kernel_values(pos["obs"], knocks, 3, 50, K.MODEL_UNIFORM)
+    ref_net, ref_won, _, _ = R.evaluate(pos["ref"], knocks, 3, 0, 50, K.MODEL_UNIFORM, -1, 1)
     assert net.tolist() == [[float(v) for v in row] for row in ref_net]
     assert won.tolist() == ref_won
 

@@ -118,11 +118,12 @@ def determinize_rebuilt(obs: Any, skey: int) -> tuple[list[int], list[int]]:
     return hands, stock
 
 
-def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
-    """One sample: every seat's hand (masks) and the stock (top first)."""
+def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int], int]:
+    """One sample: every seat's hand (masks), the stock (top first) and how many
+    opponents got the last of ``INFER_TRIES`` deals because none fit what they showed."""
     rebuilt_hidden = [c for c in hidden_cards(obs) if (obs.rebuilt >> c) & 1]
     if obs.rebuilt and len(rebuilt_hidden) >= obs.stock_n:
-        return determinize_rebuilt(obs, skey)
+        return (*determinize_rebuilt(obs, skey), 0)
     deck = hidden_cards(obs)
     rng_ref.shuffle(deck, skey)
     hand_size = int(obs.rules[R_HAND_SIZE])
@@ -133,6 +134,7 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
     }
     hands = [0] * obs.players
     returned: list[int] = []
+    misses = 0
     k = 0
     for seat in range(obs.players):
         if seat == obs.seat:
@@ -157,15 +159,17 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int]]:
                 deck[start:] = tail
             hand, k, dropped = _deal_opponent(obs, deck, start, known, needs[seat], extra)
             melds = any(melds_with(obs, hand, c) for c in avoid if not (hand >> c) & 1)
-            if not melds and (floor is None or S.min_deadwood(hand, obs) > floor):
+            fits = not melds and (floor is None or S.min_deadwood(hand, obs) > floor)
+            if fits:
                 break
+        misses += infer and not fits
         returned += dropped
         hands[seat] = hand
     stock = deck[k:]
     if returned:
         stock += sorted(returned)
         rng_ref.shuffle(stock, rng_ref.random64(skey, RESHUFFLE_SALT))
-    return hands, stock
+    return hands, stock, misses
 
 
 def _score(obs: Any, hands: list[int], knocker: int | None) -> tuple[Fraction, int, int]:
@@ -401,19 +405,22 @@ def play_action(obs, kind, card, hands, stock, skey, knock_at, min_gain):
 
 
 def evaluate(obs, actions, decision_key, first_sample, samples, model, knock_at, min_gain):
-    """``(net, won, ends)``: per action a list of per-sample values (twin of ``evaluate``)."""
+    """``(net, won, ends, misses)``: per action a list of per-sample values, and the
+    opponent hands that fit nothing shown (twin of ``evaluate``)."""
     net = [[] for _ in actions]
     won = [[] for _ in actions]
     ends = [[] for _ in actions]
+    misses = 0
     for j in range(first_sample, first_sample + samples):
         skey = rng_ref.random64(decision_key, j)
-        hands, stock = determinize(obs, skey, model)
+        hands, stock, missed = determinize(obs, skey, model)
+        misses += missed
         for a, (kind, card) in enumerate(actions):
             v, w, e = play_action(obs, kind, card, hands, stock, skey, knock_at, min_gain)
             net[a].append(v)
             won[a].append(w)
             ends[a].append(e)
-    return net, won, ends
+    return net, won, ends, misses
 
 
 def discard_actions(
@@ -530,7 +537,7 @@ class McRef:
         knock_at = self.policy(obs, p, scratch)
 
         def play(acts: list, first: int, count: int) -> tuple[list, list]:
-            net, _, ends = evaluate(
+            net, _, ends, _ = evaluate(
                 obs, acts, key, first, count, p["model"], knock_at, p["min_gain"]
             )
             return net, ends

@@ -306,3 +306,23 @@ def test_cli_known_opponents() -> None:
     assert data["rollout_opponents"] == "greedy:knock_at=0" and not data["rollout_throws_for_gin"]
     bad = runner.invoke(app, [*args[:-1], "nosuch"])
     assert bad.exit_code == 1 and "--opponents" in bad.stderr and "Traceback" not in bad.output
+
+
+@pytest.mark.parametrize("opponents", [[], ["--opponents", "greedy"]])
+def test_cli_says_when_inferred_hands_fit_nothing_shown(opponents: list[str]) -> None:
+    """The opponent threw seven clubs and diamonds in a row: few hands of ten fit that
+    under the inferred model, so most samples keep their last deal, and advice says
+    how many (as a note, and in the JSON); the kept model never deals again."""
+    args = ["advise", "--rules", "gin", "--hand", HAND, "--pile", "5S 2C 3C 4C 5C 6C 7C 8C 5D",
+            "--discarded", "1:2C,3C,4C,5C,6C,7C,8C", "--samples", "40", *opponents]  # fmt: skip
+    table = runner.invoke(app, [*args, "--model", "inferred"])
+    assert table.exit_code == 0, table.output
+    data = json.loads(runner.invoke(app, [*args, "--model", "inferred", "--json"]).output)
+    n = data["inference_misses"]
+    assert 0 < n <= 40
+    assert " ".join(table.stderr.split()) == (
+        f"note: {n} sampled opponent hands fit nothing the opponent showed in {K.INFER_TRIES} "
+        "deals and kept the last deal (mc's model inferred or shown, docs/MC.md)"
+    )
+    kept = json.loads(runner.invoke(app, [*args, "--model", "kept", "--json"]).output)
+    assert kept["inference_misses"] == 0

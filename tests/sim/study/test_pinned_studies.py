@@ -36,7 +36,8 @@ the old digest; and once more when it gained the key ``rollout_knock_at`` (witho
 the digest of the run before). Again when its rollouts learnt to throw for gin where
 they play for gin (as ``mc`` in a game's first hand) and the key
 ``rollout_throws_for_gin`` was added: with ``--no-throw-for-gin`` and without that key,
-the digest of the run before.
+the digest of the run before. Again when it gained ``inference_misses`` (0 here: the
+kept model never deals again); without that key, the digest of the run before.
 
 ``sweep``, ``experiment``, ``compare``, ``tournament``, ``tune`` and ``tune_descent`` were
 recorded again when one unit name came to label every per-deal figure (``net points per
