@@ -1,7 +1,8 @@
 """Repair advice that works when followed: damage a record, read it, do what the error says.
 
 Every refusal of a damaged or unfinished study ends with how to repair it. Each case here
-plays a small study with the ``rummy`` command, damages one of its files, runs the command
+plays a small study with the ``rummy`` command (once per study: each case damages a
+copy), damages one of its files, runs the command
 that reads it (``rummy report``), takes the advice from the error's one line, follows it
 to the letter (a command is run as written; "again with --force" is the first command
 with ``--force``; "delete DIR and ..." deletes DIR first), and asserts that the repair
@@ -86,11 +87,27 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], None]]] = {
 }  # fmt: skip
 
 
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Callable[[list[str], Path], None]:
+    """Put the results of ``first`` into a folder: each study is played once (a
+    subprocess each), then copied for every case that damages it."""
+    made: dict[tuple[str, ...], Path] = {}
+
+    def into(first: list[str], cwd: Path) -> None:
+        key = tuple(first)
+        if key not in made:
+            made[key] = tmp_path_factory.mktemp("made")
+            done = _rummy(first, made[key])
+            assert done.returncode == 0, done.stderr
+        shutil.copytree(made[key] / "res", cwd / "res")
+
+    return into
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_the_advice_repairs_what_it_names(case: str, tmp_path: Path) -> None:
+def test_the_advice_repairs_what_it_names(case: str, tmp_path: Path, played) -> None:
     first, folder, damage = CASES[case]
-    made = _rummy(first, tmp_path)
-    assert made.returncode == 0, made.stderr
+    played(first, tmp_path)
     directory = _one(folder, tmp_path)
     damage(directory)
     read = ["report", str(directory.relative_to(tmp_path))]
