@@ -315,7 +315,7 @@ def play(
         )  # fmt: skip
     with _progress(name, progress) as view:
         done = run(config, executor, progress=_callback(view))
-    return _play_result(load_results(done.run_dir), done.run_dir)
+    return _play_result(load_results(done.run_dir), done.run_dir, done.notes)
 
 
 def _duplicate(
@@ -353,7 +353,7 @@ def _games_won(row: dict[str, Any], games: int) -> Estimate:
     )
 
 
-def _play_result(data: Any, directory: StorePath) -> PlayResult:
+def _play_result(data: Any, directory: StorePath, notes: tuple[str, ...] = ()) -> PlayResult:
     row = data.summary.row(0, named=True)
     games = data.mode == "games"
     units, hands = int(row["units"]), int(row["hands"])
@@ -394,6 +394,7 @@ def _play_result(data: Any, directory: StorePath) -> PlayResult:
         outcomes=outcomes,
         mean_turns=float(row["mean_turns"]),
         raw=data,
+        notes=notes,
     )
 
 
@@ -536,7 +537,8 @@ def _play_planned(
         done = run_experiment(
             planned, executor, out=root, progress=_callback(view, phases=True), command=command
         )
-    return _study_result(done.data, done.directory)
+    notes = tuple(dict.fromkeys(note for r in done.runs for note in r.notes))
+    return _study_result(done.data, done.directory, notes)
 
 
 @_called
@@ -584,7 +586,7 @@ def sweep(
     return _play_planned(planned, out, executor, progress, command)
 
 
-def _study_result(data: Any, directory: StorePath) -> StudyResult:
+def _study_result(data: Any, directory: StorePath, notes: tuple[str, ...] = ()) -> StudyResult:
     unit = headline_quantity(data.headline)
     games = data.mode == "games"
     settings = []
@@ -629,6 +631,7 @@ def _study_result(data: Any, directory: StorePath) -> StudyResult:
         verdicts=verdicts,
         summary=data.summary,
         raw=data,
+        notes=notes,
     )
 
 

@@ -216,6 +216,7 @@ class PlayResult(Shown):
     outcomes: dict[str, Estimate]  # outcome -> share of hands (Wilson)
     mean_turns: float
     raw: Any  # sim.study.analysis.ExperimentData: every table of the run
+    notes: tuple[str, ...] = ()  # what playing it said (as the command's ``note:`` lines)
 
     def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
         played = f"{self.count:,} {self.mode}" + (
@@ -226,7 +227,7 @@ class PlayResult(Shown):
         ends = ", ".join(
             f"{k} {v.value * 100:.1f}%" for k, v in self.outcomes.items() if v.value > 0
         )
-        notes = [f"hands end: {ends}; {self.mean_turns:.1f} turns per hand"]
+        notes = [f"hands end: {ends}; {self.mean_turns:.1f} turns per hand", *self.notes]
         return title, header, rows, notes
 
     def hand_rows(self) -> pl.LazyFrame:
@@ -315,6 +316,7 @@ class StudyResult(Shown):
     verdicts: tuple[str, ...]
     summary: pl.DataFrame
     raw: Any  # sim.study.analysis.ExperimentData
+    notes: tuple[str, ...] = ()  # what playing it said (as the command's ``note:`` lines)
 
     @property
     def groups(self) -> tuple[str, ...]:
@@ -337,7 +339,7 @@ class StudyResult(Shown):
             "; * the best" if any(s.best for s in self.settings) else ""
         )
         _, header, rows, _ = _settings_view(title, list(self.settings))
-        return title, header, rows, list(self.verdicts)
+        return title, header, rows, [*self.verdicts, *self.notes]
 
 
 @dataclass(frozen=True, repr=False)

@@ -11,14 +11,14 @@ exact); :func:`game_points` turns them into game points. The study tables
 (``sim.study``) and the ``rummy`` package hold game points already.
 
 Every hand is a pure function of (rule set, line-up, seed, deal number): the same
-arguments give identical columns whatever ``threads`` is.
+arguments give identical columns whatever ``threads`` is, with or without ``progress``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -206,10 +206,16 @@ def _raise_decision_error(
     raise StrategyDecisionError(f"strategy {lineup.labels[seat]!r} (seat {seat}) {what}; {where}")
 
 
-def _blocks(n: int, threads: int) -> list[tuple[int, int]]:
-    """Contiguous row ranges: a few per thread for load balance (results do not
-    depend on the split)."""
-    n_blocks = max(1, min(n, 4 * threads))
+PROGRESS_BLOCKS = 20  # about as many blocks, of equal size, where progress is reported
+Told = Callable[[int], None]
+"""``progress``: called with the deals (games) of each block as it is played, from the
+thread that played it."""
+
+
+def _blocks(n: int, threads: int, progress: Told | None = None) -> list[tuple[int, int]]:
+    """Contiguous row ranges of equal size: a few per thread for load balance, and with
+    ``progress`` about ``PROGRESS_BLOCKS`` (results do not depend on the split)."""
+    n_blocks = max(1, min(n, max(4 * threads, PROGRESS_BLOCKS if progress else 0)))
     size = -(-n // n_blocks) if n else 0
     return [(b * size, min(n, (b + 1) * size)) for b in range(n_blocks) if b * size < n] or [(0, 0)]
 
@@ -257,17 +263,19 @@ def play_deals(
     seed: int,
     first: int = 0,
     threads: int | None = None,
+    progress: Told | None = None,
 ) -> Any:
     """Play single hands ``first .. first + deals - 1`` (each dealt by the last seat).
 
     Returns the engine's ``HandColumns`` (numpy arrays, one row per hand; ``points``
-    in 1/60 point: :func:`game_points`).
+    in 1/60 point: :func:`game_points`). ``progress`` is told the deals of each block
+    as it is played (``PROGRESS_BLOCKS``).
     """
     r, seats, engine, sids, params = _deals_setup(rules, lineup, first, deals, core=True)
     n_threads = 1 if seats.agents else _threads(threads)
     cols = engine.new_columns(deals, r.players)
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
-    blocks = _blocks(deals, n_threads)
+    blocks = _blocks(deals, n_threads, progress)
     states = [engine.new_state(r.players) for _ in blocks]
 
     def args(b: int) -> tuple[Any, ...]:
@@ -280,7 +288,14 @@ def play_deals(
         )  # fmt: skip
 
     _ready(engine, seats, engine.play_hands, args(0))
-    codes = _map(lambda b: engine.play_hands(*args(b)), list(range(len(blocks))), n_threads)
+
+    def play(b: int) -> int:
+        code = engine.play_hands(*args(b))
+        if progress is not None:
+            progress(blocks[b][1] - blocks[b][0])
+        return int(code)
+
+    codes = _map(play, list(range(len(blocks))), n_threads)
     failed = [b for b, code in enumerate(codes) if code]
     if failed:
         _raise_decision_error(states[failed[0]].error, engine, seats, seed, params)
@@ -536,12 +551,14 @@ def play_games(
     seed: int,
     first: int = 0,
     threads: int | None = None,
+    progress: Told | None = None,
 ) -> tuple[Any, Any]:
     """Play whole games ``first .. first + games - 1`` of the rule set's ``game`` mode.
 
     Returns ``(game_columns, hand_columns)``: one row per game, and one row per hand
     dealt (dead hands included) in game order, per-seat values in game seats; points
-    and scores in 1/60 point (:func:`game_points`).
+    and scores in 1/60 point (:func:`game_points`). ``progress`` is told the games of
+    each block as it is played (``PROGRESS_BLOCKS``).
     """
     r = resolve_rules(rules)
     seats = lineup_of(lineup, r.players, r)
@@ -551,7 +568,7 @@ def play_games(
     sids, params = seats.arrays(ids, r)
     game_cols = engine.new_game_columns(games, r.players)
     by_seats, tab, key = rules_by_seats(r), tables_for(r), key_of(seed)
-    blocks = _blocks(games, n_threads)
+    blocks = _blocks(games, n_threads, progress)
     statuses = np.zeros((len(blocks), 8), np.int64)
 
     def args(b: int, hands: Any) -> tuple[Any, ...]:
@@ -568,6 +585,8 @@ def play_games(
             statuses[b] = 0
             engine.play_games(*args(b, hands))
             if statuses[b, 0] >= 0:
+                if progress is not None:
+                    progress(end - begin)
                 return type(hands)(*(column[: statuses[b, 0]] for column in hands))
             capacity *= 4
 

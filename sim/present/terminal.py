@@ -179,8 +179,8 @@ class ProgressView:
         if isinstance(p, Steps):
             self._draw(f"{self.label}: {p.what} {p.done}/{p.total}", p.total, p.done, "")
             return
-        if p.hands_played == 0 and p.units_done < p.units_total:
-            where = "starting"  # the first chunk: compiling, on a first use
+        if p.units_done == 0:
+            where = "starting"  # nothing played yet: compiling, on a first use
         elif p.runs_total > 1:
             where = f"run {p.runs_done}/{p.runs_total}"
         else:

@@ -13,6 +13,7 @@ run directory writes the parts and the driver only the record.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -73,8 +74,15 @@ def load_engine(payload: dict[str, Any]) -> None:
         play_games(rules, cfg["lineup"], games=0, seed=cfg["seed"], threads=1)
 
 
-def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> dict[str, Any]:
-    """Play one chunk and return its tables: a pure function of its arguments.
+def run_chunk(
+    payload: dict[str, Any],
+    chunk_index: int,
+    first: int,
+    n: int,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Play one chunk and return its tables: a pure function of its arguments
+    (``progress``, told the deals or games played as they are, changes nothing).
 
     Parameters
     ----------
@@ -106,11 +114,11 @@ def run_chunk(payload: dict[str, Any], chunk_index: int, first: int, n: int) -> 
     games = None
     inference_misses()  # this thread's count starts with the chunk
     if cfg["mode"] == "deals":
-        hands = play_deals(rules, cfg["lineup"], deals=n, seed=cfg["seed"], first=first, threads=1)
+        hands = play_deals(rules, cfg["lineup"], deals=n, seed=cfg["seed"], first=first,
+                           threads=1, progress=progress)  # fmt: skip
     else:
-        games, hands = play_games(
-            rules, cfg["lineup"], games=n, seed=cfg["seed"], first=first, threads=1
-        )
+        games, hands = play_games(rules, cfg["lineup"], games=n, seed=cfg["seed"], first=first,
+                                  threads=1, progress=progress)  # fmt: skip
     rows = [("count", -1, -1, n), *S.summarize_hands(hands, players)]
     misses = inference_misses()
     if misses:

@@ -69,7 +69,7 @@ class Progress(NamedTuple):
 
     chunks_done: int
     chunks_total: int
-    units_done: int
+    units_done: int  # and those played so far of the chunks in flight on local threads
     units_total: int
     hands_done: int
     elapsed: float
@@ -95,6 +95,13 @@ class _Run:
     corrupted: int = 0
     misses: int = 0  # mc's sampled opponent hands that fit nothing shown, in chunks played
     in_flight: dict[int, Chunk] = field(default_factory=dict)
+    # Local threads: the units of each chunk in flight as its blocks are played (the
+    # chunk's thread appends, the study's reads), so progress moves within a chunk.
+    playing: dict[int, list[int]] = field(default_factory=dict)
+
+    @property
+    def units_playing(self) -> int:
+        return sum(sum(told) for told in list(self.playing.values()))
 
     @property
     def finished(self) -> bool:
@@ -194,9 +201,10 @@ LOCAL = Executor()  # threads of this process, one per CPU
 
 Task = tuple[int, Chunk]  # (run index, chunk)
 Result = tuple[int, dict[str, Any]]
+TICK = None  # what ``_threads`` yields when no chunk is done yet: progress may have moved
 
 
-def _threads(runs: list[_Run], todo: Iterator[Task], workers: int) -> Generator[Result]:
+def _threads(runs: list[_Run], todo: Iterator[Task], workers: int) -> Generator[Result | None]:
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rummy-chunk")
     pending: dict[Future[dict[str, Any]], int] = {}
     limit = workers * _IN_FLIGHT_PER_WORKER
@@ -204,10 +212,13 @@ def _threads(runs: list[_Run], todo: Iterator[Task], workers: int) -> Generator[
         while True:
             while len(pending) < limit and (task := next(todo, None)) is not None:
                 i, (index, first, n) = task
-                pending[pool.submit(run_chunk, runs[i].payload, index, first, n)] = i
+                told = runs[i].playing.setdefault(index, [])
+                pending[pool.submit(run_chunk, runs[i].payload, index, first, n, told.append)] = i
             if not pending:
                 break
             done, _ = wait(pending, timeout=_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            if not done:
+                yield TICK
             for future in done:
                 yield pending.pop(future), future.result()  # a chunk's error stops the study
     except BaseException:
@@ -323,7 +334,7 @@ def execute(
                     Progress(
                         sum(r.chunks_done for r in runs),
                         totals[0],
-                        sum(r.units_done for r in runs),
+                        sum(r.units_done + r.units_playing for r in runs),
                         totals[1],
                         sum(r.hands_done for r in runs),
                         time.perf_counter() - started,
@@ -353,6 +364,7 @@ def execute(
 
         report()
         workers = executor.workers
+        results: Generator[Result | None]
         if executor.backend == "ray":  # workers None: as many as the cluster has CPUs
             results = _ray(runs, todo(), workers and min(workers, totals[0]), executor.address)
         else:
@@ -362,9 +374,17 @@ def execute(
             workers = 1 if agents else min(executor.local_workers, totals[0]) or 1
             results = _threads(runs, todo(), workers)
         with contextlib.closing(results):
-            for i, result in results:
+            told = 0
+            for item in results:
+                if item is TICK:  # no chunk done: say so if one of them has played on
+                    if (playing := sum(r.units_playing for r in runs)) != told:
+                        told = playing
+                        report()
+                    continue
+                i, result = item
                 run = runs[i]
                 chunk = run.in_flight.pop(result["chunk"])
+                run.playing.pop(chunk[0], None)
                 if "parts" in result:  # a Ray worker wrote them: only the record is left
                     D.write_or_fail(
                         write_record, run.run_dir, run.layout, chunk, result["hands"],

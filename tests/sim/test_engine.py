@@ -20,7 +20,14 @@ from numba import njit
 
 from kernels import layout as L
 from kernels.obs import Obs
-from sim.engine import StrategyDecisionError, key_of, play_deals, play_games, replay_hand
+from sim.engine import (
+    PROGRESS_BLOCKS,
+    StrategyDecisionError,
+    key_of,
+    play_deals,
+    play_games,
+    replay_hand,
+)
 from sim.rules import PRESETS, get_rules
 from sim.solver import min_deadwood
 from tests.reference.engine_ref import play_game_ref, play_hand_ref
@@ -137,6 +144,31 @@ def test_same_results_for_any_threads_and_chunks():
     for field in whole._fields:
         assert np.array_equal(getattr(whole, field), getattr(parallel, field)), field
         assert np.array_equal(getattr(whole, field)[250:], getattr(tail, field)), field
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_progress_is_told_each_block_and_changes_nothing(threads: int) -> None:
+    """``progress`` hears of every deal (game) once, in about ``PROGRESS_BLOCKS``
+    blocks (one per game in a chunk of ten, as ``mc``'s), and the columns are those
+    played without it."""
+    told: list[int] = []
+    deals = play_deals("gin", "greedy/simple", deals=400, seed=3, threads=threads,
+                       progress=told.append)  # fmt: skip
+    assert sum(told) == 400 and len(told) == PROGRESS_BLOCKS
+    plain = play_deals("gin", "greedy/simple", deals=400, seed=3, threads=threads)
+    for field in plain._fields:
+        assert np.array_equal(getattr(deals, field), getattr(plain, field)), field
+    told.clear()
+    games = play_games("eaai", "greedy/simple", games=30, seed=3, threads=threads,
+                       progress=told.append)  # fmt: skip
+    assert told == [2] * 15
+    plain_games = play_games("eaai", "greedy/simple", games=30, seed=3, threads=threads)
+    for got, want in zip(games, plain_games, strict=True):
+        for field in want._fields:
+            assert np.array_equal(getattr(got, field), getattr(want, field)), field
+    told.clear()
+    play_games("eaai", "greedy/simple", games=10, seed=3, threads=threads, progress=told.append)
+    assert told == [1] * 10
 
 
 def test_replay_is_the_same_hand():

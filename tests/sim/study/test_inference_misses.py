@@ -94,3 +94,32 @@ def test_a_study_whose_models_never_infer_notes_nothing(tmp_path: Path) -> None:
     (result,) = execute([config], Executor(workers=1))
     assert not any("fit nothing" in note for note in result.notes)
     assert _misses(result.run_dir) == 0
+
+
+def test_the_command_and_the_notebook_say_the_same_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    import rummy
+    from sim.cli import app
+
+    played = rummy.play(f"{SHOWN}/greedy", deals=24, seed=3, out=tmp_path / "a", progress=False)
+    (note,) = [n for n in played.notes if "fit nothing" in n]
+    assert note in " ".join(repr(played).split())
+    command = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--seats",
+            f"{SHOWN}/greedy",
+            "--deals",
+            "24",
+            "--seed",
+            "3",
+            "--out",
+            str(tmp_path / "b"),
+            "-w",
+            "1",
+        ],
+    )
+    assert command.exit_code == 0, command.output
+    assert f"note: {note}" in " ".join(command.stderr.split())

@@ -138,6 +138,34 @@ def test_config_rejects_bad_input(tmp_path, bad, match) -> None:
 # --- a run and its files ----------------------------------------------------------------
 
 
+def test_progress_moves_within_a_chunk(tmp_path, monkeypatch) -> None:
+    """Local threads: a chunk's blocks are reported as they are played, before the
+    chunk is done (an mc chunk takes minutes); each unit counted once. The chunk waits
+    until the study has reported its first block: no race decides what is seen."""
+    import threading
+
+    reported = threading.Event()
+    seen: list[Progress] = []
+    real = E.run_chunk
+
+    def chunk(payload, index, first, n, progress):
+        progress(1)
+        assert reported.wait(30), "the study never reported the block played"
+        result = real(payload, index, first, n)
+        progress(n - 1)
+        return result
+
+    def heard(p: Progress) -> None:
+        seen.append(p)
+        if p.chunks_done == 0 and p.units_done == 1:
+            reported.set()
+
+    monkeypatch.setattr(E, "run_chunk", chunk)
+    result = run(config(tmp_path, count=400), ONE, progress=heard)
+    assert result.chunks_run == 1 and reported.is_set()
+    assert [p.units_done for p in seen] == [0, 1, 400]
+
+
 def test_run_layout_provenance_and_readers(tmp_path) -> None:
     seen: list[Progress] = []
     result = run(config(tmp_path), ONE, progress=seen.append)
