@@ -103,16 +103,16 @@ def run_chunk(
     from strategies.mc import inference_misses
 
     cfg = payload["config"]
+    inference_misses()  # this thread's count starts with the chunk
     if cfg["mode"] == "chart":
         from sim.study.chart_cells import chart_chunk
 
-        return chart_chunk(payload, chunk_index, first, n)
+        return {**chart_chunk(payload, chunk_index, first, n), "misses": inference_misses()}
     rules = _rules(cfg["rules"])
     players = rules.players
     labels = payload["labels"]
     hollywood = rules.game_mode[0] == "hollywood"
     games = None
-    inference_misses()  # this thread's count starts with the chunk
     if cfg["mode"] == "deals":
         hands = play_deals(rules, cfg["lineup"], deals=n, seed=cfg["seed"], first=first,
                            threads=1, progress=progress)  # fmt: skip

@@ -261,8 +261,7 @@ def _play_chunk(
     if not _sees(marker):
         return result
     parts = write_parts(run_dir, layout, index, result["tables"])
-    misses = result.get("misses", 0)  # a chart's chunks sample nothing
-    return {"chunk": index, "hands": result["hands"], "misses": misses, "parts": parts}
+    return {"chunk": index, "hands": result["hands"], "misses": result["misses"], "parts": parts}
 
 
 def _warm_node(payloads: list[dict[str, Any]], markers: list[str]) -> dict[str, Any]:

@@ -101,7 +101,7 @@ class _Run:
 
     @property
     def units_playing(self) -> int:
-        return sum(sum(told) for told in list(self.playing.values()))
+        return sum(sum(told) for told in self.playing.values())
 
     @property
     def finished(self) -> bool:
@@ -395,7 +395,7 @@ def execute(
                 finished(run, chunk, result["hands"])
                 run.played += 1
                 run.hands_played += result["hands"]
-                run.misses += result.get("misses", 0)  # a chart's chunks sample nothing
+                run.misses += result["misses"]
                 del result
                 report()
     misses = sum(r.misses for r in runs)
