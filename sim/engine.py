@@ -152,9 +152,9 @@ CORE = ("greedy", "simple")
 
 
 def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, int]]:
-    """The engine of every registered strategy (``mc``'s hooks are pieces it calls
-    through a slot: no compile here), or for ``deals`` of a ``CORE`` line-up, the
-    engine of ``CORE``."""
+    """The engine of every registered strategy (hooks that are pieces, ``mc``'s and
+    the chart's among them, it calls through a slot: no compile here), or for
+    ``deals`` of a ``CORE`` line-up, the engine of ``CORE``."""
     if deals and {s.name for s, _ in seats.seats} <= set(CORE):
         strategies = [registry()[name] for name in CORE]
     else:

@@ -54,8 +54,9 @@ from kernels.greedy import (
     memo_knock_decision,
     memo_take,
 )
+from kernels.link import piece
 from kernels.melds import RANK_ACROSS_SUITS
-from kernels.obs import forbidden_discard
+from kernels.obs import DISCARD_HOOK, KNOCK_HOOK, TAKE_HOOK, forbidden_discard
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy, param_slots
 from strategies.simple import take_nb as meld_take  # simple's draw: only for a meld
@@ -107,7 +108,7 @@ def is_middle(card):
     return card < 52 and MIDDLE_LOW <= rank <= MIDDLE_HIGH
 
 
-@njit(cache=True)
+@piece(TAKE_HOOK)
 def take_nb(obs, params, scratch):
     """Take the pile top under the ``take_if`` rule."""
     mode = np.int64(params[SLOT.take_if])
@@ -153,7 +154,7 @@ def scored_discard(obs, params, forbidden):
     return 63 - (best & 0xFF), best_left
 
 
-@njit(cache=True)
+@piece(DISCARD_HOOK)
 def discard_nb(obs, params, scratch):
     """Greedy's discard with every knob at 0; else the lowest-scoring card."""
     scratch[OWN_TURNS] += 1
@@ -168,7 +169,7 @@ def discard_nb(obs, params, scratch):
     return card
 
 
-@njit(cache=True)
+@piece(KNOCK_HOOK)
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at the threshold (only gin before ``knock_from``)."""
     threshold = knock_threshold(obs, np.int64(params[SLOT.knock_at]))

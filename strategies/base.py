@@ -44,9 +44,13 @@ class Strategy:
         The parameter type; its defaults are the strategy's defaults. Every field
         has an int or float default; at most ``N_PARAMS`` fields.
     take_nb, discard_nb, knock_nb : numba dispatchers or pieces
-        The hooks, with the signatures of ``kernels/obs.py``. A hook that is slow to
-        compile and slow to run (``mc``) is a piece (``kernels/link.py``): the engine
-        calls it through a slot instead of compiling it in.
+        The hooks, with the signatures of ``kernels/obs.py``. A hook that is a piece
+        (``kernels/link.py``) compiles once, on its own, and the engine calls it through
+        a slot (an indirect call) instead of compiling it into every engine: right for
+        hooks whose work dwarfs the call (``mc``'s search, the chart's look-ahead,
+        ``advice``, ``defensive``). A plain ``@njit`` hook is compiled into the loop:
+        right for small, fast hooks (``greedy``, ``simple``, ``random``), where the
+        call through a slot costs more than the decision (docs/ENGINE.md).
     module : str
         The module that defines the strategy (for metadata and error messages).
     bounds : mapping, optional
@@ -65,6 +69,9 @@ class Strategy:
         The scratch word where the hooks count the seat's own turns this hand (the
         chart, advice), -1 none: a rollout that starts in mid-hand sets it there
         (``kernels.mc.start_action``), the rest of the hand's memory zeroed.
+    searches : bool, optional
+        The seat searches at each decision (``mc``): it decides in milliseconds, not
+        nanoseconds, so a run seating it plays smaller chunks (``sim.sizes``).
     """
 
     name: str
@@ -78,6 +85,7 @@ class Strategy:
     masks: frozenset[str] = field(default_factory=frozenset, compare=False, hash=False)
     specs: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, hash=False)
     turn_word: int = field(default=-1, compare=False, hash=False)
+    searches: bool = field(default=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         where = f"strategy {self.name!r} ({self.module})"

@@ -74,8 +74,9 @@ from kernels.greedy import (
     memo_min_deadwood,
     memo_take,
 )
+from kernels.link import piece
 from kernels.melds import melds_with
-from kernels.obs import forbidden_discard, hidden_cards
+from kernels.obs import DISCARD_HOOK, KNOCK_HOOK, TAKE_HOOK, forbidden_discard, hidden_cards
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy, param_slots
 
@@ -121,7 +122,7 @@ def own_turn(turns):
     return min(max(turns, np.int64(1)), np.int64(TURNS)) - 1
 
 
-@njit(cache=True)
+@piece(TAKE_HOOK)
 def take_nb(obs, params, scratch):
     """Take the pile top when the take mask of this own turn has its class's bit."""
     if obs.pile_n <= 0:
@@ -208,7 +209,7 @@ def knocks_at_least(obs, params, scratch):
     return (wanted and knock_legal(obs, least)) or big_gin_ready(obs)
 
 
-@njit(cache=True)
+@piece(DISCARD_HOOK)
 def discard_nb(obs, params, scratch):
     """The safest least-deadwood legal card (greedy's discard for ``safety = 0``), or
     with ``lookahead`` or ``gin_chance`` the card that also weighs the next draw."""
@@ -238,7 +239,7 @@ def discard_nb(obs, params, scratch):
     return choice
 
 
-@njit(cache=True)
+@piece(KNOCK_HOOK)
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock when legal and this turn's mask has the bit."""
     deadwood = memo_min_deadwood(obs.hand & ~(np.int64(1) << discard), scratch, obs.tab)

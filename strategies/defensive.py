@@ -45,8 +45,9 @@ from kernels.greedy import (
     memo_take,
     rule_threshold,
 )
+from kernels.link import piece
 from kernels.melds import run_near
-from kernels.obs import forbidden_discard
+from kernels.obs import DISCARD_HOOK, KNOCK_HOOK, TAKE_HOOK, forbidden_discard
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy, param_slots
 
@@ -111,13 +112,13 @@ def alarmed(obs, params):
     return False
 
 
-@njit(cache=True, inline="always")
+@piece(TAKE_HOOK)
 def take_nb(obs, params, scratch):
     """Greedy's draw."""
     return memo_take(obs, np.int64(params[SLOT.min_gain]), scratch)
 
 
-@njit(cache=True, inline="always")
+@piece(DISCARD_HOOK)
 def discard_nb(obs, params, scratch):
     """The least dangerous card within ``slack`` of the least deadwood."""
     forbidden = forbidden_discard(obs)
@@ -145,7 +146,7 @@ def discard_nb(obs, params, scratch):
     return choice
 
 
-@njit(cache=True, inline="always")
+@piece(KNOCK_HOOK)
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock at the (possibly raised) threshold when legal."""
     alarm = np.int64(params[SLOT.alarm])

@@ -142,13 +142,11 @@ def check_name(name: str, key: str = "experiment") -> str:
 
 
 def _slow(strategy: Any) -> bool:
-    """Whether a seat decides slowly: its hooks are pieces (a search: ``mc``) or it is an
-    agent (another program)."""
-    from kernels.link import Piece
+    """Whether a seat decides slowly: it searches (``mc``) or it is an agent (another
+    program)."""
     from strategies.agent import AgentStrategy
 
-    hooks = (strategy.take_nb, strategy.discard_nb, strategy.knock_nb)
-    return isinstance(strategy, AgentStrategy) or any(isinstance(h, Piece) for h in hooks)
+    return isinstance(strategy, AgentStrategy) or strategy.searches
 
 
 @dataclass(frozen=True, kw_only=True)
