@@ -20,7 +20,7 @@ import time
 
 from sim.engine import play_deals, play_games
 
-# (rules, line-up, deals or games, how many per timed call): about a second each.
+# (rules, line-up, deals or games, how many per timed call)
 CASES = (
     ("gin", "chart:gin/greedy", "deals", 20_000),
     ("gin", "defensive/greedy", "deals", 100_000),

@@ -34,9 +34,9 @@ DEFAULT_SAMPLES = 2000  # sampled deals of ``rummy advise`` (``rummy.advise``) p
 CHUNK_DEALS = 100_000  # ~1 s of one core for two greedy seats: progress and resume granularity
 CHUNK_GAMES = 2_000  # ~20 hands a game: about as many hands as CHUNK_DEALS
 CHUNK_CHART = 20_000  # chart deals per chunk: their positions take seconds to score
-# A seat that searches (``Strategy.searches``: mc) or asks another program (an agent)
-# decides in milliseconds, not nanoseconds: chunks of these sizes take seconds, so that
-# progress, its ETA and resume come as often as with fast seats.
+# A seat that decides in milliseconds, not nanoseconds (``Strategy.decides_slowly``: mc's
+# search, an agent's other program): chunks of these sizes take seconds, so that progress,
+# its ETA and resume come as often as with fast seats.
 CHUNK_SLOW_DEALS = 1_000
 CHUNK_SLOW_GAMES = 10
 

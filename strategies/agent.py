@@ -30,7 +30,7 @@ import hashlib
 import importlib
 import shlex
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -120,6 +120,7 @@ class AgentStrategy(Strategy):
 
     kind: str = "python"
     target: str = ""
+    decides_slowly: bool = field(default=True, compare=False, hash=False)
 
     def __post_init__(self) -> None:  # the name is the engine's entry, not a spec
         if self.kind not in KINDS:

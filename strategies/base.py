@@ -69,9 +69,9 @@ class Strategy:
         The scratch word where the hooks count the seat's own turns this hand (the
         chart, advice), -1 none: a rollout that starts in mid-hand sets it there
         (``kernels.mc.start_action``), the rest of the hand's memory zeroed.
-    searches : bool, optional
-        The seat searches at each decision (``mc``): it decides in milliseconds, not
-        nanoseconds, so a run seating it plays smaller chunks (``sim.sizes``).
+    decides_slowly : bool, optional
+        A decision takes milliseconds, not nanoseconds (``mc``'s search, an agent's
+        other program): a run seating it plays smaller chunks (``sim.sizes``).
     """
 
     name: str
@@ -85,7 +85,7 @@ class Strategy:
     masks: frozenset[str] = field(default_factory=frozenset, compare=False, hash=False)
     specs: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False, hash=False)
     turn_word: int = field(default=-1, compare=False, hash=False)
-    searches: bool = field(default=False, compare=False, hash=False)
+    decides_slowly: bool = field(default=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         where = f"strategy {self.name!r} ({self.module})"

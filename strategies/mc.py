@@ -446,7 +446,7 @@ STRATEGY: Strategy = Strategy(
     discard_nb=discard_nb,
     knock_nb=knock_nb,
     module=__name__,
-    searches=True,
+    decides_slowly=True,
     bounds={
         "samples": (1, 100_000),
         "candidates": (0, 12),

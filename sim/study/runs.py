@@ -141,14 +141,6 @@ def check_name(name: str, key: str = "experiment") -> str:
     return name
 
 
-def _slow(strategy: Any) -> bool:
-    """Whether a seat decides slowly: it searches (``mc``) or it is an agent (another
-    program)."""
-    from strategies.agent import AgentStrategy
-
-    return isinstance(strategy, AgentStrategy) or strategy.searches
-
-
 @dataclass(frozen=True, kw_only=True)
 class RunConfig:
     """Everything a run needs; validated and normalised when built.
@@ -252,7 +244,7 @@ class RunConfig:
             put("seed", new_seed())
         if self.chunk_size is None:
             sizes = {"deals": CHUNK_DEALS, "games": CHUNK_GAMES, "chart": CHUNK_CHART}
-            if self.mode != "chart" and any(_slow(s) for s, _ in seated):
+            if self.mode != "chart" and any(s.decides_slowly for s, _ in seated):
                 sizes = {"deals": CHUNK_SLOW_DEALS, "games": CHUNK_SLOW_GAMES}
             put("chunk_size", sizes[self.mode])
         if self.rows not in ("hands", "none"):
