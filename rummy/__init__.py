@@ -16,16 +16,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from sim.study.kinds import KINDS
+
 _EXPORTS = {
-    "advise": "rummy.api",
-    "compare": "rummy.api",
-    "experiment": "rummy.api",
+    **{kind.function: "rummy.api" for kind in KINDS if kind.function},  # one per study kind
     "load": "rummy.api",
-    "play": "rummy.api",
-    "strategy_chart": "rummy.api",
-    "sweep": "rummy.api",
-    "tournament": "rummy.api",
-    "tune": "rummy.api",
     "UsageError": "rummy.api",
     "Estimate": "rummy.results",
     "Executor": "sim.study.execute",

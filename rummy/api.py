@@ -50,10 +50,11 @@ from rummy.results import (
     TuneResult,
 )
 from sim.limits import MAX_COUNT, MAX_SEED
-from sim.rules import PRESETS, RuleSet, get_rules
-from sim.sizes import DEFAULT_DEALS, DEFAULT_SAMPLES, study_count
+from sim.rules import DEFAULT_PRESET, PRESETS, RuleSet, get_rules
+from sim.sizes import ADVISE_SEED, DEFAULT_DEALS, DEFAULT_SAMPLES, study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
+from sim.study.kinds import RESULTS_ROOT, RUN
 from sim.study.quantities import headline_quantity, points_unit, share_unit
 
 __all__ = [
@@ -71,7 +72,6 @@ __all__ = [
 
 Out = str | os.PathLike[str]
 F = TypeVar("F", bound=Callable[..., Any])
-DEFAULT_OUT = "results"  # as the rummy command's --out
 
 
 class UsageError(ValueError):
@@ -267,14 +267,14 @@ def _finite(value: Any) -> float | None:
 def play(
     seats: str | Sequence[str],
     *,
-    rules: str | RuleSet = "gin",
+    rules: str | RuleSet = DEFAULT_PRESET,
     rule: Mapping[str, Any] | None = None,
     deals: int | None = None,
     games: int | None = None,
     seed: int | None = None,
     duplicate: bool = False,
-    name: str = "default",
-    out: Out = DEFAULT_OUT,
+    name: str = RUN.folder,
+    out: Out = RESULTS_ROOT,
     executor: Executor = LOCAL,
     progress: bool = True,
 ) -> PlayResult | StudyResult:
@@ -331,7 +331,7 @@ def _duplicate(
         "name": experiment_name,
         # every parameter, so any rule set; the preset names the setting as the command's
         "rules": {
-            "preset": rule_set.name if rule_set.name in PRESETS else "gin",
+            "preset": rule_set.name if rule_set.name in PRESETS else DEFAULT_PRESET,
             **rule_set.to_dict(),
         },  # fmt: skip
         "seats": [lineup] if isinstance(lineup, str) else list(lineup),
@@ -406,13 +406,13 @@ def compare(
     seats: str | Sequence[str],
     vs_seats: str | Sequence[str] | None = None,
     *,
-    rules: str | RuleSet = "gin",
+    rules: str | RuleSet = DEFAULT_PRESET,
     vs_rules: str | RuleSet | None = None,
     deals: int | None = None,
     games: int | None = None,
     seed: int | None = None,
     duplicate: bool = False,
-    out: Out = DEFAULT_OUT,
+    out: Out = RESULTS_ROOT,
     executor: Executor = LOCAL,
     progress: bool = True,
 ) -> Comparison:
@@ -449,28 +449,27 @@ def compare(
         except CompareError as error:  # the sides themselves (the same, or player counts)
             raise UsageError(f"vs_seats={_shown(vs_seats)}, vs_rules={_shown(vs_rules)}: "
                              f"{error}") from None  # fmt: skip
-    unit = points_unit(done.mode)
-    wins = done.win_difference
+    return _comparison(done.to_dict(), done.directory, done)
+
+
+def _comparison(record: Mapping[str, Any], directory: StorePath, raw: Any) -> Comparison:
+    """A comparison as the notebook shows it, from its record (``CompareResult.to_dict``:
+    the same whether it was just played or is loaded from its folder)."""
+    unit, mode = points_unit(record["mode"]), record["mode"]
+    difference = record["difference"]
+    # the win rates' difference is over the same paired units as the points'
+    wins = {**record["win_difference"], "n": difference["n"]}
     return Comparison(
-        directory=done.directory,
-        seed=done.seed,
-        a=done.a.label,
-        b=done.b.label,
-        a_net=Estimate.of(done.a.net, unit),
-        b_net=Estimate.of(done.b.net, unit),
-        difference=Estimate.of(done.difference.ci, unit, difference=True),
-        p_value=done.difference.p_value,
-        win_difference=Estimate(
-            wins.estimate,
-            wins.ci.low,
-            wins.ci.high,
-            share_unit(done.mode),
-            wins.method,
-            wins.ci.confidence,
-            wins.ci.n,
-            difference=True,
-        ),
-        raw=done,
+        directory=directory,
+        seed=int(record["seed"]),
+        a=record["a"]["label"],
+        b=record["b"]["label"],
+        a_net=Estimate.of_json(record["a"]["net"], unit),
+        b_net=Estimate.of_json(record["b"]["net"], unit),
+        difference=Estimate.of_json(difference, unit, difference=True),
+        p_value=float(difference["p_value"]),
+        win_difference=Estimate.of_json(wins, share_unit(mode), difference=True),
+        raw=raw,
     )
 
 
@@ -481,7 +480,7 @@ def compare(
 def experiment(
     source: Out | Mapping[str, Any],
     *,
-    out: Out = DEFAULT_OUT,
+    out: Out = RESULTS_ROOT,
     executor: Executor = LOCAL,
     progress: bool = True,
     **changes: Any,
@@ -546,13 +545,13 @@ def sweep(
     seats: str | Sequence[str],
     grid: Mapping[str, Any],
     *,
-    rules: str | Sequence[str] = "gin",
+    rules: str | Sequence[str] = DEFAULT_PRESET,
     deals: int | None = None,
     games: int | None = None,
     seed: int | None = None,
     duplicate: bool = False,
     name: str | None = None,
-    out: Out = DEFAULT_OUT,
+    out: Out = RESULTS_ROOT,
     executor: Executor = LOCAL,
     progress: bool = True,
 ) -> StudyResult:
@@ -636,20 +635,33 @@ def _study_result(data: Any, directory: StorePath, notes: tuple[str, ...] = ()) 
 
 
 @_called
-def load(path: Out) -> PlayResult | StudyResult:
-    """The results in a run folder (``results/NAME/RUN_ID``) or an experiment folder
-    (``results/NAME``) as :func:`play` or :func:`experiment` returned them: means and
-    rates with intervals (``sim.study.load_summary`` gives a run's raw integer sums)."""
+def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult | TuneResult:
+    """The results in a study's folder as the function that played them returned them
+    (its ``raw`` aside: here the study's record, or for a run or an experiment the data
+    read back): a run folder (``results/NAME/RUN_ID``: :func:`play`), an experiment's or
+    a sweep's (``results/NAME``), a comparison's, a tournament's or a tune's
+    (``results/compare/ID``, ...). Nothing is played or written. ``sim.study.load_summary``
+    gives a run's raw integer sums."""
     from sim import store
-    from sim.study import load_results
+    from sim.study import kinds, load_results
+    from sim.study.folders import open_study
 
     if not isinstance(path, str | os.PathLike) or (isinstance(path, str) and not path.strip()):
-        _refuse("path", path, "give a run or experiment folder (a str or a Path)")
+        _refuse("path", path, "give a study's folder (a str or a Path)")
     with _checking("path", path):
+        folder = store.location(path)
+        study = open_study(folder)
+        if study is not None and study.kind is kinds.COMPARE:
+            return _comparison(study.record, folder, study.record)
+        if study is not None and study.kind is kinds.TOURNAMENT:
+            record = study.record
+            return _tournament(study.table, record["mode"], record["seed"], folder, record)
+        if study is not None:  # a tune
+            return _tuned(study.record, study.table, folder, study.record)
         data = load_results(path)
     if data.kind == "run":
-        return _play_result(data, store.location(path))
-    return _study_result(data, store.location(path))
+        return _play_result(data, folder)
+    return _study_result(data, folder)
 
 
 # --- round robin and tuning -------------------------------------------------------------------
@@ -659,11 +671,11 @@ def load(path: Out) -> PlayResult | StudyResult:
 def tournament(
     strategies: str | Sequence[str],
     *,
-    rules: str | RuleSet = "gin",
+    rules: str | RuleSet = DEFAULT_PRESET,
     deals: int | None = None,
     games: int | None = None,
     seed: int | None = None,
-    out: Out = DEFAULT_OUT,
+    out: Out = RESULTS_ROOT,
     executor: Executor = LOCAL,
     progress: bool = True,
 ) -> TournamentResult:
@@ -687,7 +699,14 @@ def tournament(
             command=_call("tournament", strategies=strategies, rules=str(rules), deals=deals,
                           games=games, seed=seed),
         )  # fmt: skip
-    unit = points_unit(done.mode)
+    return _tournament(done.matrix, done.mode, done.seed, done.directory, done)
+
+
+def _tournament(
+    matrix: Any, mode: str, seed: int, directory: StorePath, raw: Any
+) -> TournamentResult:
+    """A round robin as the notebook shows it, from its matrix (``matrix.parquet``)."""
+    unit = points_unit(mode)
     pairings = tuple(
         Pairing(
             player=r["player"],
@@ -698,15 +717,15 @@ def tournament(
                 "win_rate",
                 "win_low",
                 "win_high",
-                share_unit(done.mode),
+                share_unit(mode),
                 "Wilson",
                 n=int(r["hands"]),
             ),  # fmt: skip
             p_value=float(r["p_value"]),
         )
-        for r in done.matrix.iter_rows(named=True)
+        for r in matrix.iter_rows(named=True)
     )
-    return TournamentResult(done.directory, done.seed, pairings, done.matrix, done)
+    return TournamentResult(directory, int(seed), pairings, matrix, raw)
 
 
 @_called
@@ -715,12 +734,12 @@ def tune(
     params: Sequence[str],
     *,
     against: str | Sequence[str],
-    rules: str | RuleSet = "gin",
+    rules: str | RuleSet = DEFAULT_PRESET,
     deals: int | None = None,
     games: int | None = None,
     seed: int | None = None,
     duplicate: bool = False,
-    out: Out = DEFAULT_OUT,
+    out: Out = RESULTS_ROOT,
     executor: Executor = LOCAL,
     progress: bool = True,
     **search: Any,
@@ -760,15 +779,21 @@ def tune(
             command=_call("tune", strategy=strategy, params=list(params), against=against,
                           rules=str(rules), deals=deals, games=games, seed=seed),
         )  # fmt: skip
-    unit = points_unit(mode)
+    return _tuned(done.to_dict(), done.settings, done.directory, done)
+
+
+def _tuned(record: Mapping[str, Any], settings: Any, directory: StorePath, raw: Any) -> TuneResult:
+    """A tune as the notebook shows it, from its record (``TuneResult.to_dict``) and its
+    settings (``settings.parquet``)."""
+    unit = points_unit(record["mode"])
     return TuneResult(
-        directory=done.directory,
-        seed=done.request.seed,
-        best=dict(zip((r.name for r in request.space), done.best, strict=True)),
-        best_value=Estimate.of(done.best_interval, unit),
-        vs_default=Estimate.of(done.vs_default.ci, unit, difference=True),
-        settings=done.settings,
-        raw=done,
+        directory=directory,
+        seed=int(record["seed"]),
+        best=dict(record["best"]["params"]),
+        best_value=Estimate.of_json(record["best"], unit),
+        vs_default=Estimate.of_json(record["vs_default"], unit, difference=True),
+        settings=settings,
+        raw=raw,
     )
 
 
@@ -780,10 +805,10 @@ def strategy_chart(
     seats: str | Sequence[str],
     *,
     kind: str = "knock",
-    rules: str | RuleSet = "gin",
+    rules: str | RuleSet = DEFAULT_PRESET,
     deals: int = DEFAULT_DEALS["chart"],
     seed: int | None = None,
-    out: Out = DEFAULT_OUT,
+    out: Out = RESULTS_ROOT,
     executor: Executor = LOCAL,
     progress: bool = True,
     **fields: Any,
@@ -836,10 +861,10 @@ types they take (checked here: the parser assumes them) and what to give."""
 def advise(
     hand: str,
     *,
-    rules: str | RuleSet = "gin",
+    rules: str | RuleSet = DEFAULT_PRESET,
     pile: str = "",
     samples: int = DEFAULT_SAMPLES,
-    seed: int = 0,
+    seed: int = ADVISE_SEED,
     **position: Any,
 ) -> Advice:
     """Every legal action of a position scored by Monte Carlo over the cards you cannot

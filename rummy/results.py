@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import math
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,6 +117,21 @@ class Estimate:
             interval.method,
             interval.confidence,
             interval.n,
+            difference,
+        )
+
+    @classmethod
+    def of_json(cls, interval: Mapping[str, Any], unit: str, difference: bool = False) -> Estimate:
+        """An interval as a study's record holds it (``estimate``, ``low``, ``high``,
+        ``method``, ``confidence``, ``n``: ``sim.stats`` ``to_json``) in ``unit``."""
+        return cls(
+            float(interval["estimate"]),
+            float(interval["low"]),
+            float(interval["high"]),
+            unit,
+            str(interval["method"]),
+            float(interval["confidence"]),
+            int(interval["n"]),
             difference,
         )
 
@@ -251,7 +267,7 @@ class Comparison(Shown):
     difference: Estimate
     p_value: float
     win_difference: Estimate  # seat 0's win rate, A - B (share of hands, or of games)
-    raw: Any  # sim.study.compare.CompareResult
+    raw: Any  # sim.study.compare.CompareResult (rummy.load: its record, a dict)
 
     def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
         won = "games won" if self.win_difference.unit == SHARE_OF_GAMES else "hands won"
@@ -380,7 +396,7 @@ class TournamentResult(Shown):
     seed: int
     pairings: tuple[Pairing, ...]
     matrix: pl.DataFrame  # the same, one row per pair, with every column the CLI prints
-    raw: Any  # sim.study.tournament.TournamentResult
+    raw: Any  # sim.study.tournament.TournamentResult (rummy.load: its record)
 
     def pairing(self, player: str, opponent: str) -> Pairing:
         for p in self.pairings:
@@ -405,7 +421,7 @@ class TuneResult(Shown):
     best_value: Estimate
     vs_default: Estimate  # best minus default on the same deals (optimistic: picked there)
     settings: pl.DataFrame
-    raw: Any  # sim.study.tune.TuneResult
+    raw: Any  # sim.study.tune.TuneResult (rummy.load: its record, a dict)
 
     def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
         best = ", ".join(f"{k}={v}" for k, v in self.best.items())

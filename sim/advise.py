@@ -56,7 +56,7 @@ from sim.cards import (
 from sim.engine import key_of
 from sim.limits import MAX_SEED
 from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
-from sim.sizes import DEFAULT_SAMPLES
+from sim.sizes import ADVISE_SEED, DEFAULT_SAMPLES
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
 from sim.warm import warm_entry
@@ -65,6 +65,7 @@ ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
 MAX_SCORE = 10**9  # game scores a position may name: far above any game's, inside int64
 MODELS = K.MODELS  # the opponent models by name (their one home: kernels/mc.py)
+DEFAULT_MODEL = {n: name for name, n in MODELS.items()}[K.MODEL_KEPT]  # mc's (Params.model)
 
 
 class AdviseError(ValueError):
@@ -443,9 +444,9 @@ def advise(
     pos: Position,
     *,
     samples: int = DEFAULT_SAMPLES,
-    seed: int = 0,
+    seed: int = ADVISE_SEED,
     time_limit: float | None = None,
-    model: str = "kept",
+    model: str = DEFAULT_MODEL,
     knock_at: int = -1,
     min_gain: int = 1,
     throw_for_gin: bool = True,

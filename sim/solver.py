@@ -30,7 +30,7 @@ from kernels.deadwood import (
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
 from kernels.tables import build_tables
 from sim.cards import CardError, cards_of, format_cards, parse_cards
-from sim.rules import RuleSet, get_rules
+from sim.rules import DEFAULT_PRESET, RuleSet, get_rules
 from sim.warm import ensure, warm_entry
 
 __all__ = ["Arrangement", "arrangement", "best_discard", "min_deadwood", "tables_for"]
@@ -91,7 +91,7 @@ def _check_masks(masks: npt.NDArray[np.uint64], rules: RuleSet) -> None:
         raise ValueError(f"hands may hold at most {MAX_CARDS} cards, got {int(counts.max())}")
 
 
-def min_deadwood(masks: Any, rules: str | RuleSet = "gin") -> npt.NDArray[np.int64]:
+def min_deadwood(masks: Any, rules: str | RuleSet = DEFAULT_PRESET) -> npt.NDArray[np.int64]:
     """Exact least deadwood of every hand.
 
     Parameters
@@ -126,7 +126,7 @@ def _forbidden_error(forbidden: Any) -> ValueError:
 
 
 def best_discard(
-    masks: Any, rules: str | RuleSet = "gin", forbidden: Any = None
+    masks: Any, rules: str | RuleSet = DEFAULT_PRESET, forbidden: Any = None
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The best discard of every hand and the deadwood it leaves.
 
@@ -205,7 +205,7 @@ class Arrangement:
         )  # fmt: skip
 
 
-def arrangement(hand: int | str, rules: str | RuleSet = "gin") -> Arrangement:
+def arrangement(hand: int | str, rules: str | RuleSet = DEFAULT_PRESET) -> Arrangement:
     """The least-deadwood arrangement of one hand, first in RULES.md's canonical order."""
     r = resolve_rules(rules)
     mask = hand_mask(hand, r)

@@ -59,6 +59,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
+from sim.study import kinds
+
 if TYPE_CHECKING:
     from sim.remote import RemotePath
 
@@ -364,19 +366,10 @@ def make_dir(path: PathInput, what: str = "output directory") -> bool:
 
 
 # What makes a folder a run's (its manifest: sim/study/rundir.py) or a study's (its record:
-# sim/study/records.py, a solve's: sim/study/solve.py). tests/sim/cli/test_out_paths.py checks
-# these names against the modules that write them (importing those here would load numba).
-RUN_MANIFEST = "manifest.json"
-RECORD_NAMES = (
-    RUN_MANIFEST,
-    "experiment.json",
-    "comparison.json",
-    "tournament.json",
-    "tune.json",
-    "request.json",
-    "solve.json",
-)
-STUDY_RECORDS = RECORD_NAMES[1:]
+# sim/study/records.py, a solve's: sim/study/solve.py), as each study kind declares it.
+RUN_MANIFEST = kinds.RUN.records[0]
+RECORD_NAMES = tuple(dict.fromkeys(name for kind in kinds.KINDS for name in kind.records))
+STUDY_RECORDS = tuple(name for name in RECORD_NAMES if name != RUN_MANIFEST)
 # Such a folder's own files besides: a run's chunk records, table parts and lock, a
 # solve's final seat; and every record (.json) and table (.parquet) in it.
 OWN_NAMES = frozenset({"chunks", "hands", "games", "summary", "cells", ".lock", "final.chart"})

@@ -61,7 +61,7 @@ from sim.agents.protocol import KNOCK_WORDS
 from sim.agents.view import View
 from sim.cards import card_name, cards_of, mask_of
 from sim.engine import Lineup, StrategyDecisionError, engine_of
-from sim.rules import RuleSet
+from sim.rules import DEFAULT_PRESET, RuleSet
 from sim.solver import Arrangement, arrangement, min_deadwood, resolve_rules, tables_for
 from sim.warm import ensure, warm_entry
 from strategies import HOOKS, Strategy, format_seat, parse_seat, seat_label
@@ -284,7 +284,7 @@ def _sample(rules: RuleSet) -> npt.NDArray[np.int64]:
     return np.zeros(V.view_size(rules.players, 1), np.int64)
 
 
-def player(spec: str, *, rules: str | RuleSet = "gin", seat: int | None = None) -> Player:
+def player(spec: str, *, rules: str | RuleSet = DEFAULT_PRESET, seat: int | None = None) -> Player:
     """A :class:`Player` of a compiled strategy's spec (``greedy``, ``mc:samples=50``,
     ``chart:gin``, ``chart:file=PATH``) under ``rules`` (a preset name or a RuleSet; a
     chart must be made for them), for ``seat`` (None: whichever seat each view is of)."""

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
+from sim.bench import REPEAT
 from sim.present.terminal import compact_table
 
 # The command line as a user types it: ``rummy ARGS`` is this interpreter running the
@@ -113,7 +114,9 @@ def _timing(values: list[float]) -> Timing:
 
 
 def bench_cold(
-    cases: tuple[Case, ...] = CASES, repeat: int = 3, on_step: Callable[[str], None] | None = None
+    cases: tuple[Case, ...] = CASES,
+    repeat: int = REPEAT,
+    on_step: Callable[[str], None] | None = None,
 ) -> list[ColdRow]:
     """Cold and warm wall seconds of every case, ``repeat`` fresh processes each."""
     rows = []

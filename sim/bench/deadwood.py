@@ -29,7 +29,8 @@ from kernels.deadwood import best_discard_batch, min_deadwood_batch
 from kernels.enumerate import random_hands_nb
 from kernels.layout import JOKER_BITS, N_NATURAL
 from kernels.tables import table_views
-from sim.rules import RuleSet, get_rules
+from sim.bench import DEADWOOD_HANDS, DEADWOOD_REPEAT, DEADWOOD_THREADS
+from sim.rules import DEFAULT_PRESET, RuleSet, get_rules
 from sim.solver import tables_for
 
 
@@ -234,10 +235,10 @@ def _bench_row(
 
 def bench_deadwood(
     *,
-    hands: int = 100_000,
-    repeat: int = 5,
-    threads: int = 1,
-    rules: str | RuleSet = "gin",
+    hands: int = DEADWOOD_HANDS,
+    repeat: int = DEADWOOD_REPEAT,
+    threads: int = DEADWOOD_THREADS,
+    rules: str | RuleSet = DEFAULT_PRESET,
     naive: bool = True,
 ) -> BenchReport:
     """Time the solver kernels (and the naive baseline) on random hands.

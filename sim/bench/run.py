@@ -70,6 +70,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sim.bench import REPEAT, RUN_DEALS
+from sim.rules import DEFAULT_PRESET
+
 if TYPE_CHECKING:  # the study layer loads on first use (bench engine does not need it)
     from sim.store import StorePath
     from sim.study.execute import Executor
@@ -284,11 +287,11 @@ def _temporary_root() -> Iterator[Path]:
 
 def bench_run(
     *,
-    rules: Any = "gin",
+    rules: Any = DEFAULT_PRESET,
     lineup: str | tuple[str, ...] = "greedy/greedy",
-    deals: int = 2_000_000,
+    deals: int = RUN_DEALS,
     executor: Executor | None = None,
-    repeat: int = 3,
+    repeat: int = REPEAT,
     chunk_size: int | None = None,
     on_step: Callable[[str, int, float], None] | None = None,
 ) -> RunBenchReport:
@@ -567,7 +570,7 @@ _CHILD = (
 def measure_memory(
     *,
     deals: int,
-    rules: Any = "gin",
+    rules: Any = DEFAULT_PRESET,
     lineup: str | tuple[str, ...] = "greedy/greedy",
     workers: int | None = None,
     chunk_size: int | None = None,

@@ -15,9 +15,9 @@ a missing argument, a value of the wrong type or out of range; ``rummy`` or a gr
 such as ``rummy rules`` without a command, after printing its help on stdout); 130
 interrupted (SIGINT, Ctrl-C) and 143 terminated (SIGTERM), at any stage (compiling,
 playing, counting; on Ray too), with one line on stderr, ``interrupted`` or
-``terminated``, which for a command that plays a study (``Command.resumes``) adds that
-its finished chunks are kept and the same command resumes. A bug inside rummy-sim
-prints its traceback and exits 3.
+``terminated``, which for a command that plays a study it resumes (as
+``sim.study.kinds`` declares) adds that its finished chunks are kept and the same
+command resumes. A bug inside rummy-sim prints its traceback and exits 3.
 """
 
 from __future__ import annotations
@@ -34,15 +34,13 @@ import typer
 from typer.core import TyperGroup
 
 from sim.cli.signals import Signals, Stopped, leave
+from sim.study.kinds import KINDS
 
 
 class Command(NamedTuple):
     module: str  # under sim.cli
     summary: str  # the one line ``rummy --help`` shows
     group: bool = False  # a group of subcommands (``rummy rules list``)
-    # Plays a study that the same command resumes, its finished chunks kept (a group: the
-    # names of such subcommands): what the line of a Ctrl-C or SIGTERM says it keeps.
-    resumes: bool | tuple[str, ...] = False
 
 
 COMMANDS: dict[str, Command] = {
@@ -50,26 +48,17 @@ COMMANDS: dict[str, Command] = {
     "score": Command("table_cmds", "Score a showdown exactly as docs/RULES.md says."),
     "replay": Command("replay_cmd", "Replay one hand (or a whole game) turn by turn."),
     "advise": Command("advise_cmd", "Score every legal action of a position by Monte Carlo."),
-    "run": Command(
-        "run_cmd", "Play many deals or games: one run, or an experiment file.", resumes=True
-    ),
-    "sweep": Command(
-        "sweep_cmd", "Play a grid on common deals and mark the best setting.", resumes=True
-    ),
+    "run": Command("run_cmd", "Play many deals or games: one run, or an experiment file."),
+    "sweep": Command("sweep_cmd", "Play a grid on common deals and mark the best setting."),
     "chart": Command("results_cmd", "Draw charts (PNG and SVG) of an experiment or a run."),
     "report": Command("results_cmd", "Write the self-contained HTML report of results."),
-    "compare": Command(
-        "compare_cmd", "Compare two rule variants or line-ups on the same deals.", resumes=True
-    ),
-    "tournament": Command(
-        "tournament_cmd", "Round robin of strategies on the same deals.", resumes=True
-    ),
-    "tune": Command("tune_cmd", "Search a strategy's parameters on common deals.", resumes=True),
+    "compare": Command("compare_cmd", "Compare two rule variants or line-ups on the same deals."),
+    "tournament": Command("tournament_cmd", "Round robin of strategies on the same deals."),
+    "tune": Command("tune_cmd", "Search a strategy's parameters on common deals."),
     "strategy-chart": Command(
         "strategy_chart_cmd",
         "Strategy charts for the table: when to knock, when to take, what to throw.",
         group=True,
-        resumes=("knock", "draw", "discard", "solve"),  # not export
     ),
     "rules": Command("rules_cmd", "The rule presets and every parameter.", group=True),
     "strategies": Command("strategies_cmd", "The strategy plugins and their parameters.", True),
@@ -115,15 +104,11 @@ def _tokens(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
 
 def _resumes(tokens: list[str]) -> bool:
     """Whether the command line runs a command that plays a study the same command
-    resumes (:attr:`Command.resumes`): its first words, the group's options (``-q``)
-    left out."""
+    resumes (:attr:`sim.study.kinds.StudyKind.resumes`): its first word, or its first two
+    for a group's command, the group's options (``-q``) left out."""
     words = [token for token in tokens if not token.startswith("-")]
-    spec = COMMANDS.get(words[0]) if words else None
-    if spec is None:
-        return False
-    if isinstance(spec.resumes, bool):
-        return spec.resumes
-    return len(words) > 1 and words[1] in spec.resumes
+    resuming = {command for kind in KINDS if kind.resumes for command in kind.commands}
+    return bool(words) and (words[0] in resuming or " ".join(words[:2]) in resuming)
 
 
 def _with_given_value(message: str, error: Exception, tokens: list[str]) -> str:

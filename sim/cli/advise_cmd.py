@@ -13,14 +13,14 @@ from typing import Annotated
 import typer
 
 from kernels.engine import MAX_TURNS
-from sim.advise import MAX_SAMPLES, MODELS, AdviseError, Position
+from sim.advise import DEFAULT_MODEL, MAX_SAMPLES, MODELS, AdviseError, Position
 from sim.advise import advise as run_advise
 from sim.cards import CardError
 from sim.cli.options import JsonOption, RuleOverrides, RulesOption, at_most, rules_of
 from sim.cli.output import compact_table, console, err_console, fail, print_json
 from sim.limits import MAX_SEED
-from sim.rules import MAX_KNOCK_LIMIT
-from sim.sizes import DEFAULT_SAMPLES
+from sim.rules import DEFAULT_PRESET, MAX_KNOCK_LIMIT
+from sim.sizes import ADVISE_SEED, DEFAULT_SAMPLES
 from sim.stats import format_estimate, format_p
 from strategies.mc import misses_note
 
@@ -108,7 +108,7 @@ def advise(
     upcard_option: Annotated[
         bool, typer.Option("--upcard-option", help="First turn of Gin: take the upcard or pass.")
     ] = False,
-    rules: RulesOption = "gin",
+    rules: RulesOption = DEFAULT_PRESET,
     rule: RuleOverrides = None,
     samples: Annotated[
         int,
@@ -129,13 +129,13 @@ def advise(
     ] = None,
     seed: Annotated[
         int, typer.Option("--seed", min=0, callback=at_most(MAX_SEED), help="Seed of the samples.")
-    ] = 0,
+    ] = ADVISE_SEED,
     model: Annotated[
         str,
         typer.Option(
             "--model", help=f"How opponents' unseen cards are sampled: {', '.join(MODELS)}."
         ),
-    ] = "kept",
+    ] = DEFAULT_MODEL,
     knock_at: Annotated[
         int,
         typer.Option(

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from sim.cli.options import RuleOverrides, RulesOption, rules_of
+from sim.rules import DEFAULT_PRESET
 
 app = typer.Typer()
 
@@ -26,7 +27,7 @@ def agent(
             help="The strategy to serve: mc, greedy:knock_at=7, chart:gin, chart:file=PATH."
         ),
     ],
-    rules: RulesOption = "gin",
+    rules: RulesOption = DEFAULT_PRESET,
     rule: RuleOverrides = None,
 ) -> None:
     """Serve one strategy's decisions to a table elsewhere: JSON lines on stdin and stdout.

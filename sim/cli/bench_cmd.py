@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sim.bench import DEADWOOD_HANDS, DEADWOOD_REPEAT, DEADWOOD_THREADS, REPEAT, RUN_DEALS
 from sim.bench.deadwood import bench_deadwood, print_bench
 from sim.cli.options import (
     MAX_WORKERS,
@@ -28,7 +29,7 @@ from sim.cli.options import (
     rules_of,
 )
 from sim.cli.output import compact_table, fail, print_json
-from sim.rules import RuleError
+from sim.rules import DEFAULT_PRESET, RuleError
 
 if TYPE_CHECKING:  # sim.bench.run loads with the command that needs it
     from sim.bench.run import MemoryReport, RunBenchReport
@@ -62,19 +63,19 @@ def deadwood(
             max=MAX_BENCH_HANDS,
             help="Random hands per timed call (joker rows: a tenth).",
         ),
-    ] = 100_000,
+    ] = DEADWOOD_HANDS,
     repeat: Annotated[
         int,
         typer.Option(
             "--repeat", min=1, max=MAX_REPEAT, help="Timed calls per row: median, min and max."
         ),
-    ] = 5,
+    ] = DEADWOOD_REPEAT,
     threads: Annotated[
         int, typer.Option("--threads", min=1, help="Numba threads to run on (at most its pool's).")
-    ] = 1,
+    ] = DEADWOOD_THREADS,
     rules: Annotated[
         str, typer.Option("--rules", help="Rule preset of the natural rows (ace mode, values).")
-    ] = "gin",
+    ] = DEFAULT_PRESET,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the report as JSON instead of a table.")
     ] = False,
@@ -102,7 +103,7 @@ def engine(
         typer.Option(
             "--repeat", min=1, max=MAX_REPEAT, help="Timed runs per row (median, min, max)."
         ),
-    ] = 3,
+    ] = REPEAT,
     threads: Annotated[
         list[int] | None,
         typer.Option(
@@ -160,7 +161,7 @@ def cold(
     repeat: Annotated[
         int,
         typer.Option("--repeat", min=1, max=MAX_REPEAT, help="Fresh processes per case (median)."),
-    ] = 3,
+    ] = REPEAT,
     case: Annotated[
         list[str] | None,
         typer.Option("--case", help="Only the cases whose name holds this text (repeatable)."),
@@ -204,7 +205,7 @@ def _ms(value: float | None) -> str:
 
 @app.command("run", short_help="Hands per second of rummy run against the bare kernel.")
 def run(
-    rules: Annotated[str, typer.Option("--rules", help="Rule preset.")] = "gin",
+    rules: Annotated[str, typer.Option("--rules", help="Rule preset.")] = DEFAULT_PRESET,
     rule: Annotated[
         list[str] | None,
         typer.Option("--rule", "-r", help="Override one rule parameter, key=value (repeatable)."),
@@ -215,7 +216,7 @@ def run(
     deals: Annotated[
         int,
         typer.Option("--deals", "-n", min=1, max=MAX_BENCH_DEALS, help="Deals per timed call."),
-    ] = 2_000_000,
+    ] = RUN_DEALS,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -232,7 +233,7 @@ def run(
         typer.Option(
             "--repeat", min=1, max=MAX_REPEAT, help="Rounds of kernel, hands, none (medians)."
         ),
-    ] = 3,
+    ] = REPEAT,
     chunk_size: ChunkOption = None,
     memory_deals: Annotated[
         list[int] | None,

@@ -54,11 +54,12 @@ from sim.cli.output import (
     console as output_console,
 )
 from sim.cli.runner import executor_of, run_study
-from sim.rules import get_rules, parse_overrides
+from sim.rules import DEFAULT_PRESET, get_rules, parse_overrides
 from sim.sizes import DEFAULT_DEALS
 from sim.stats import format_estimate, p_clause
 from sim.study.compare import CompareRequest, CompareResult, Side
 from sim.study.compare import compare as compare_api
+from sim.study.kinds import RESULTS_ROOT
 
 EXAMPLES = """Examples (side B is side A with what the --vs-* options change):
 
@@ -82,7 +83,7 @@ def compare(
             "(greedy:knock_at=7/simple); one spec fills every seat. Seat 0 is the focal seat.",
         ),
     ] = "greedy",
-    rules: RulesOption = "gin",
+    rules: RulesOption = DEFAULT_PRESET,
     rule: RuleOverrides = None,
     vs_seats: Annotated[
         str | None,
@@ -142,7 +143,7 @@ def compare(
     ] = False,
     seed: SeedOption = None,
     workers: WorkersOption = None,
-    out: OutOption = Path("results"),
+    out: OutOption = Path(RESULTS_ROOT),
     backend: BackendOption = Backend.local,
     address: AddressOption = None,
     as_json: JsonOption = False,

@@ -25,7 +25,7 @@ from sim.cli.options import (
 from sim.cli.output import fail, print_json
 from sim.engine import GameReplay, Replay, StrategyDecisionError, replay_game, replay_hand
 from sim.replay import describe_event, game_to_json, hand_to_json, points_of, showdown_of
-from sim.rules import RuleSet
+from sim.rules import DEFAULT_PRESET, RuleSet
 from strategies import StrategyError
 
 
@@ -141,7 +141,7 @@ def replay(
             help="The game number to replay: its every hand, under the rules' game mode.",
         ),
     ] = None,
-    rules: RulesOption = "gin",
+    rules: RulesOption = DEFAULT_PRESET,
     rule: RuleOverrides = None,
     as_json: JsonOption = False,
 ) -> None:

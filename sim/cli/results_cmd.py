@@ -4,6 +4,7 @@ Examples::
 
     rummy chart results/gin_knock_threshold --kind knock-curve
     rummy report results/gin_knock_threshold
+    rummy report results/compare/COMPARE_ID
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import typer
 
 from sim import store
 from sim.cli.options import file_text, out_check, path_text
-from sim.cli.output import console
+from sim.cli.output import console, fail
 from sim.present.experiment import save_charts, write_experiment_report
 from sim.study.design import EXPERIMENT_JSON
 from sim.study.experiment_store import load_results
+from sim.study.folders import open_study
 
 app = typer.Typer()
 
@@ -38,8 +40,9 @@ ResultsArgument = Annotated[
     Path,
     typer.Argument(
         parser=path_text,
-        help="An experiment directory (results/NAME), a run directory (results/NAME/RUN_ID), "
-        "or one of their Parquet files (a folder, or an object store's URI).",
+        help="A study's folder: an experiment's (results/NAME), a run's "
+        "(results/NAME/RUN_ID) or one of their Parquet files, a comparison's, a round "
+        "robin's or a tune's (results/compare/ID, ...); a folder, or an object store's URI.",
         show_default=False,
     ),
 ]
@@ -83,14 +86,16 @@ def chart(
             "-o",
             parser=path_text,
             callback=out_check,
-            help="Folder for the files (default: PATH/charts; a strategy chart's run: PATH).",
+            help="Folder for the files (default: PATH/charts; a strategy chart's run and a "
+            "round robin: PATH).",
             show_default=False,
         ),
     ] = None,
 ) -> None:
     """Draw charts (PNG and SVG) of an experiment or a run: the knock-threshold curve,
     threshold x variant heatmap, outcome mix per setting, distribution of hand length;
-    of a strategy chart's run (`rummy strategy-chart`, a solve's rounds), the chart."""
+    of a strategy chart's run (`rummy strategy-chart`, a solve's rounds), the chart; of
+    a round robin, its matrix; of a tune, every setting played."""
     from sim.study.chart import is_chart_run
 
     with _store_errors(path):
@@ -101,6 +106,19 @@ def chart(
             from sim.study.chart import load_chart
 
             for file in save_chart_figures(load_chart(path), out if out is not None else path):
+                console().print(str(file), markup=False)
+            return
+        study = open_study(path)
+        if study is not None:  # a comparison's, a round robin's or a tune's folder
+            from sim.present.study_report import save_study_charts
+
+            if kind:
+                fail("--kind chooses among an experiment's or a run's charts; drop it")
+            files = save_study_charts(study, out)
+            if not files:
+                fail(f"{path} is a {study.kind.noun}'s folder: it has no chart (its answer "
+                     "is a difference: rummy report PATH writes it up)")  # fmt: skip
+            for file in files:
                 console().print(str(file), markup=False)
             return
         data = load_results(path)
@@ -124,7 +142,9 @@ def report(
         ),
     ] = None,
 ) -> None:
-    """Write a self-contained HTML report (charts embedded, tables, config, provenance)."""
+    """Write a self-contained HTML report (charts embedded, tables, config, provenance)
+    of any study's folder: an experiment, a run, a strategy chart, a comparison, a round
+    robin or a tune."""
     from sim.study.chart import is_chart_run
 
     with _store_errors(path):
@@ -136,6 +156,13 @@ def report(
 
             target = out if out is not None else path / "report.html"
             console().print(str(write_chart_report(load_chart(path), target)), markup=False)
+            return
+        study = open_study(path)
+        if study is not None:  # a comparison's, a round robin's or a tune's folder
+            from sim.present.study_report import write_study_report
+
+            target = out if out is not None else path / "report.html"
+            console().print(str(write_study_report(study, target)), markup=False)
             return
         data = load_results(path)
         target = out if out is not None else _results_dir(path) / "report.html"

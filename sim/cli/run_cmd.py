@@ -48,7 +48,7 @@ from sim.cli.output import (
 )
 from sim.cli.runner import executor_of, refuse_on_resume
 from sim.cli.studies import check_common, play_experiment, play_run, print_run_result
-from sim.rules import get_rules, parse_overrides
+from sim.rules import DEFAULT_PRESET, get_rules, parse_overrides
 from sim.study import records
 from sim.study.design import EXPERIMENT_JSON
 from sim.study.execute import Executor, resume
@@ -59,6 +59,7 @@ from sim.study.experiment_file import (
     replace_checked,
 )
 from sim.study.experiment_store import EXPERIMENT_KIND
+from sim.study.kinds import RESULTS_ROOT, RUN
 from sim.study.rundir import MANIFEST, resume_config
 from sim.study.runs import RunConfig, RunError
 from sim.study.tune_request import is_tune_file
@@ -79,7 +80,7 @@ def run(
         str | None,
         typer.Option(
             "--rules",
-            help="Rule preset (see `rummy rules list`) (default: gin).",
+            help=f"Rule preset (see `rummy rules list`) (default: {DEFAULT_PRESET}).",
             show_default=False,
         ),
     ] = None,
@@ -89,7 +90,7 @@ def run(
     games: GamesOption = None,
     seed: SeedOption = None,
     workers: WorkersOption = None,
-    out: OutOption = Path("results"),
+    out: OutOption = Path(RESULTS_ROOT),
     name: NameOption = None,
     force: ForceOption = False,
     backend: BackendOption = Backend.local,
@@ -219,7 +220,7 @@ def _from_flags(settings: _Settings, **play: Any) -> None:
     count, mode = study_size("run", settings.deals, settings.games)
     seed, drawn = chosen_seed(settings.seed)
     rows = settings.rows.value if settings.rows else "hands"
-    preset = settings.rules or "gin"
+    preset = settings.rules or DEFAULT_PRESET
     overrides = parse_overrides(settings.rule or [])
     headline = settings.headline
     if settings.precision is not None or settings.duplicate or headline is not None:
@@ -249,7 +250,7 @@ def _from_flags(settings: _Settings, **play: Any) -> None:
         lineup=tuple(seats),
         count=count,
         mode=mode,  # type: ignore[arg-type]
-        experiment=settings.name or "default",
+        experiment=settings.name or RUN.folder,
         seed=seed,
         chunk_size=settings.chunk_size,
         rows=rows,  # type: ignore[arg-type]

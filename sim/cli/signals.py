@@ -46,7 +46,7 @@ class Stopped(BaseException):
 
     def line(self, resumes: bool) -> str:
         """The one line to say; ``resumes``: the command plays a study that the same
-        command resumes (``sim.cli.Command.resumes``), its finished chunks kept."""
+        command resumes (``sim.study.kinds.StudyKind.resumes``), its finished chunks kept."""
         if resumes:
             return f"{self.what}: finished chunks are kept; the same command resumes"
         return self.what

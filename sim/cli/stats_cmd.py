@@ -20,7 +20,8 @@ from kernels.layout import N_NATURAL
 from sim.cli.options import at_most
 from sim.cli.output import compact_table, fail, print_json
 from sim.limits import MAX_SEED
-from sim.rules import RuleError, get_rules, parse_overrides
+from sim.rules import DEFAULT_PRESET, RuleError, get_rules, parse_overrides
+from sim.sizes import DEADWOOD_SAMPLES
 from sim.stats import format_estimate, normal_quantile, wilson
 from sim.stats.deadwood import MAX_CARDS, MIN_CARDS, DeadwoodDistribution, deadwood_distribution
 
@@ -32,7 +33,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-DEFAULT_SAMPLES = 1_000_000
 # About 6 minutes of 11-card hands on 2 cores (3e7 hands a second for 7 cards, 2e7 for
 # 10: `rummy stats deadwood --cards 10 --samples 20000000 --json`, elapsed_s); more
 # tells nothing a user could see in six decimals.
@@ -123,7 +123,7 @@ def deadwood(
             "--samples",
             min=1,
             max=MAX_SAMPLES,
-            help=f"Monte Carlo hands (default: {DEFAULT_SAMPLES:,}; at most {MAX_SAMPLES:.0e}).",
+            help=f"Monte Carlo hands (default: {DEADWOOD_SAMPLES:,}; at most {MAX_SAMPLES:.0e}).",
             show_default=False,
         ),
     ] = None,
@@ -140,7 +140,7 @@ def deadwood(
     rules: Annotated[
         str,
         typer.Option("--rules", help="Rule preset (its ace mode, values and jokers matter)."),
-    ] = "gin",
+    ] = DEFAULT_PRESET,
     rule: Annotated[
         list[str] | None,
         typer.Option(
@@ -175,7 +175,7 @@ def deadwood(
                 cards,
                 rules=rule_set,
                 exact=exact,
-                samples=DEFAULT_SAMPLES if samples is None else samples,
+                samples=DEADWOOD_SAMPLES if samples is None else samples,
                 seed=seed,
             )
         elapsed = time.perf_counter() - start

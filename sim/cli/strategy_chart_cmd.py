@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from sim import store
+from sim import sizes, store
 from sim.cli.options import (
     MAX_COUNT,
     AddressOption,
@@ -45,8 +45,9 @@ from sim.cli.options import (
     rules_of,
 )
 from sim.cli.output import Steps, chosen_seed, compact_table, console, fail, print_json
-from sim.sizes import DEFAULT_DEALS
+from sim.rules import DEFAULT_PRESET
 from sim.stats import format_estimate
+from sim.study.kinds import CHART, RESULTS_ROOT, SOLVE
 
 # The study's modules load with the commands that play (their imports, inside them): the
 # card plays nothing, and starts in about half the time without them.
@@ -121,7 +122,7 @@ def _command(kind: str) -> Callable[..., None]:
 
     def command(
         seats: SeatsOption = None,
-        rules: RulesOption = "gin",
+        rules: RulesOption = DEFAULT_PRESET,
         rule: RuleOverrides = None,
         players: PlayersOption = None,
         deals: Annotated[
@@ -129,14 +130,14 @@ def _command(kind: str) -> Callable[..., None]:
             typer.Option(
                 "--deals", "-n", min=1, callback=at_most(MAX_COUNT), help="Deals the policy plays."
             ),
-        ] = DEFAULT_DEALS["chart"],
+        ] = sizes.DEFAULT_DEALS["chart"],
         seat: Annotated[int, typer.Option("--seat", min=0, max=5, help="The focal seat.")] = 0,
-        samples: SamplesOption = 32,
-        per_cell: PerCellOption = 2000,
+        samples: SamplesOption = sizes.CHART_SAMPLES,
+        per_cell: PerCellOption = sizes.CHART_PER_CELL,
         turns: Annotated[
             int,
             typer.Option("--turns", min=1, max=60, help="Rows: own turns 1..N (N: N or later)."),
-        ] = 20,
+        ] = sizes.CHART_TURNS,
         took: Annotated[
             bool,
             typer.Option(
@@ -145,7 +146,7 @@ def _command(kind: str) -> Callable[..., None]:
                 "discard chart: whether the next seat took a related card).",
             ),
         ] = False,
-        min_positions: MinPositionsOption = 30,
+        min_positions: MinPositionsOption = sizes.CHART_MIN_POSITIONS,
         check: Annotated[
             int,
             typer.Option(
@@ -155,7 +156,7 @@ def _command(kind: str) -> Callable[..., None]:
                 help="Knock and draw charts: play this many cells with the largest predicted "
                 "effect as single-cell deviations on fresh deals (0: none).",
             ),
-        ] = 5,
+        ] = sizes.CHECK_CELLS,
         check_deals: Annotated[
             int | None,
             typer.Option(
@@ -178,8 +179,8 @@ def _command(kind: str) -> Callable[..., None]:
         ] = None,
         seed: SeedOption = None,
         workers: WorkersOption = None,
-        out: OutOption = Path("results"),
-        name: NameOption = "chart",
+        out: OutOption = Path(RESULTS_ROOT),
+        name: NameOption = None,
         chunk_size: ChunkOption = None,
         backend: BackendOption = Backend.local,
         address: AddressOption = None,
@@ -201,7 +202,7 @@ def _command(kind: str) -> Callable[..., None]:
             request = ChartRequest(
                 rules=r, policy=policy, chart=kind, deals=deals, seed=seed, focal=seat,
                 samples=samples, turns=turns, took=took, per_cell=per_cell,
-                min_positions=min_positions, experiment=name or "chart", out=out,
+                min_positions=min_positions, experiment=name or CHART.folder, out=out,
                 chunk_size=chunk_size,
             )  # fmt: skip
             chart = strategy_chart(request, executor, progress=progress)
@@ -418,7 +419,7 @@ def export(
             callback=at_most(MAX_COUNT),
             help="Fewer positions: no verdict (as the charts).",
         ),
-    ] = 30,
+    ] = sizes.CHART_MIN_POSITIONS,
     as_json: JsonOption = False,
 ) -> None:
     """The `chart` strategy's seat spec from finished charts (knock by the knock chart,
@@ -526,7 +527,7 @@ rummy run --rules gin --seats chart:file=results/solve/SOLVE_ID/final.chart/simp
 )
 def solve_command(
     seats: SeatsOption = None,
-    rules: RulesOption = "gin",
+    rules: RulesOption = DEFAULT_PRESET,
     rule: RuleOverrides = None,
     players: PlayersOption = None,
     against: Annotated[
@@ -540,7 +541,7 @@ def solve_command(
     ] = None,
     rounds: Annotated[
         int, typer.Option("--rounds", min=0, max=100, help="Most rounds of chart and export.")
-    ] = 6,
+    ] = sizes.SOLVE_ROUNDS,
     deals: Annotated[
         int,
         typer.Option(
@@ -550,7 +551,7 @@ def solve_command(
             callback=at_most(MAX_COUNT),
             help="Deals of each round's knock chart.",
         ),
-    ] = 2_000_000,
+    ] = sizes.SOLVE_DEALS,
     draw_deals: Annotated[
         int | None,
         typer.Option(
@@ -571,9 +572,9 @@ def solve_command(
             show_default=False,
         ),
     ] = None,
-    samples: SamplesOption = 32,
-    per_cell: PerCellOption = 2000,
-    min_positions: MinPositionsOption = 30,
+    samples: SamplesOption = sizes.CHART_SAMPLES,
+    per_cell: PerCellOption = sizes.CHART_PER_CELL,
+    min_positions: MinPositionsOption = sizes.CHART_MIN_POSITIONS,
     strength_deals: Annotated[
         int,
         typer.Option(
@@ -582,7 +583,7 @@ def solve_command(
             callback=at_most(MAX_COUNT),
             help="Duplicate deals per strength figure.",
         ),
-    ] = 200_000,
+    ] = sizes.SOLVE_STRENGTH_DEALS,
     check: Annotated[
         int,
         typer.Option(
@@ -591,7 +592,7 @@ def solve_command(
             callback=at_most(MAX_COUNT),
             help="Cells of the final charts checked (most gain).",
         ),
-    ] = 5,
+    ] = sizes.CHECK_CELLS,
     check_deals: Annotated[
         int,
         typer.Option(
@@ -600,11 +601,11 @@ def solve_command(
             callback=at_most(MAX_COUNT),
             help="Fresh deals per checked cell.",
         ),
-    ] = 200_000,
+    ] = sizes.CHECK_DEALS,
     seed: SeedOption = None,
     workers: WorkersOption = None,
-    out: OutOption = Path("results"),
-    name: NameOption = "solve",
+    out: OutOption = Path(RESULTS_ROOT),
+    name: NameOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """A chart that is its own best answer: chart a policy's own play (knock, draw and
@@ -627,7 +628,7 @@ def solve_command(
             r, start, against=against, rounds=rounds, deals=deals, draw_deals=draw_deals,
             discard_deals=discard_deals, samples=samples, per_cell=per_cell,
             min_positions=min_positions, strength_deals=strength_deals, check_cells=check,
-            check_deals=check_deals, seed=seed, name=name or "solve",
+            check_deals=check_deals, seed=seed, name=name or SOLVE.folder,
         )  # fmt: skip
         result = solve(
             request, executor_of(workers, Backend.local, None), out=out,

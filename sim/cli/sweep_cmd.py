@@ -36,10 +36,11 @@ from sim.cli.options import (
 from sim.cli.output import chosen_seed, fail, study_size
 from sim.cli.runner import executor_of
 from sim.cli.studies import check_common, play_experiment
-from sim.rules import parse_overrides
+from sim.rules import DEFAULT_PRESET, parse_overrides
 from sim.study.design import MAX_SETTINGS
 from sim.study.experiment_file import sweep_experiment
 from sim.study.grid import GridError, parse_values
+from sim.study.kinds import RESULTS_ROOT
 
 app = typer.Typer()
 
@@ -62,8 +63,8 @@ def sweep(
         list[str] | None,
         typer.Option(
             "--rules",
-            help="Rule preset (default: gin); give it more than once to compare presets "
-            "(each becomes a variant).",
+            help=f"Rule preset (default: {DEFAULT_PRESET}); give it more than once to compare "
+            "presets (each becomes a variant).",
             show_default=False,
         ),
     ] = None,
@@ -76,7 +77,7 @@ def sweep(
     precision: PrecisionOption = None,
     max_count: MaxCountOption = None,
     workers: WorkersOption = None,
-    out: OutOption = Path("results"),
+    out: OutOption = Path(RESULTS_ROOT),
     name: NameOption = None,
     force: ForceOption = False,
     backend: BackendOption = Backend.local,
@@ -113,7 +114,7 @@ def sweep(
     count, mode = study_size("sweep", deals, games)
     seed, drawn = chosen_seed(seed)
     experiment = sweep_experiment(
-        list(seats), table, presets=list(dict.fromkeys(rules or ["gin"])), seed=seed,
+        list(seats), table, presets=list(dict.fromkeys(rules or [DEFAULT_PRESET])), seed=seed,
         mode=mode, count=count,
         rule=parse_overrides(rule or []), duplicate=bool(duplicate),
         rows=rows.value if rows else "hands", name=name,

@@ -18,6 +18,7 @@ from rich.console import Console
 from sim.cards import CardError, card_name, format_cards, parse_cards
 from sim.cli.options import JsonOption, RuleOverrides, RulesOption, rules_of
 from sim.cli.output import compact_table, fail, print_json
+from sim.rules import DEFAULT_PRESET
 from sim.showdown import ShowdownError, score_showdown
 from sim.solver import arrangement, best_discard
 
@@ -27,7 +28,7 @@ app = typer.Typer()
 @app.command("deadwood")
 def deadwood(
     cards: Annotated[list[str], typer.Argument(help="The hand, e.g. 5C 6C 7C 7D 7H 7S KD.")],
-    rules: RulesOption = "gin",
+    rules: RulesOption = DEFAULT_PRESET,
     rule: RuleOverrides = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -93,7 +94,7 @@ def score(
             help="The knocking seat (0-based), or 'none' when the stock ran out.",
         ),
     ],
-    rules: RulesOption = "gin",
+    rules: RulesOption = DEFAULT_PRESET,
     rule: RuleOverrides = None,
     upcard: Annotated[
         str | None,

@@ -41,9 +41,11 @@ from sim.cli.output import (
 )
 from sim.cli.runner import executor_of, run_study
 from sim.present.tournament import save_chart
+from sim.rules import DEFAULT_PRESET
 from sim.sizes import DEFAULT_DEALS
 from sim.stats import format_estimate, format_p
 from sim.store import StorePath
+from sim.study.kinds import RESULTS_ROOT
 from sim.study.tournament import TournamentRequest, TournamentResult
 from sim.study.tournament import tournament as tournament_api
 
@@ -69,7 +71,7 @@ def tournament(
             show_default=False,
         ),
     ],
-    rules: RulesOption = "gin",
+    rules: RulesOption = DEFAULT_PRESET,
     rule: RuleOverrides = None,
     deals: Annotated[
         int | None,
@@ -89,7 +91,7 @@ def tournament(
     ] = True,
     seed: SeedOption = None,
     workers: WorkersOption = None,
-    out: OutOption = Path("results"),
+    out: OutOption = Path(RESULTS_ROOT),
     backend: BackendOption = Backend.local,
     address: AddressOption = None,
     as_json: JsonOption = False,

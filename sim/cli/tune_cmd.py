@@ -53,10 +53,12 @@ from sim.cli.output import (
 )
 from sim.cli.runner import executor_of, refuse_on_resume
 from sim.present.tune import save_chart
+from sim.rules import DEFAULT_PRESET
 from sim.sizes import DEFAULT_DEALS
 from sim.stats import format_p, p_clause
 from sim.store import StorageError, StorePath, read_toml
 from sim.study.execute import Executor
+from sim.study.kinds import RESULTS_ROOT
 from sim.study.quantities import points_unit
 from sim.study.search import DEFAULT_MAX_EVALS, SEARCHES, label_of
 from sim.study.tune import SETTINGS_FILE, TuneResult, load_tune
@@ -127,7 +129,9 @@ def tune(
     ] = None,
     rules: Annotated[
         str | None,
-        typer.Option("--rules", help="Rule preset (default: gin).", show_default=False),
+        typer.Option(
+            "--rules", help=f"Rule preset (default: {DEFAULT_PRESET}).", show_default=False
+        ),
     ] = None,
     rule: RuleOverrides = None,
     deals: Annotated[
@@ -212,7 +216,7 @@ def tune(
     ] = None,
     seed: SeedOption = None,
     workers: WorkersOption = None,
-    out: OutOption = Path("results"),
+    out: OutOption = Path(RESULTS_ROOT),
     backend: BackendOption = Backend.local,
     address: AddressOption = None,
     chart: Annotated[
@@ -269,7 +273,7 @@ def tune(
         )
     if not param:
         fail("give at least one --param NAME=VALUES to tune, e.g. --param knock_at=0..10")
-    rule_set = rules_of(rules or "gin", rule)
+    rule_set = rules_of(rules or DEFAULT_PRESET, rule)
     count, mode = study_size("tune", deals, games)
     drawn = seed is None
     if is_agent_spec(strategy):
@@ -301,7 +305,7 @@ def run_tune_file(
     search: str | None = None,
     confirm: int | None = None,
     executor: Executor,
-    out: Path = Path("results"),
+    out: Path = Path(RESULTS_ROOT),
     chart: bool = True,
     as_json: bool = False,
 ) -> None:
@@ -471,7 +475,6 @@ def _settings_table(result: TuneResult) -> tuple[Table, int]:
     default_label = result.default_label
     if default_label not in shown["setting"].to_list():
         shown = shown.vstack(frame.filter(frame["setting"] == default_label))
-    unit = "deal" if req.mode == "deals" else "game"
     tuned, others = req.shown()
     table = Table(
         title=escape(
@@ -482,7 +485,7 @@ def _settings_table(result: TuneResult) -> tuple[Table, int]:
     )
     table.add_column("")
     table.add_column("setting")
-    table.add_column(escape(f"net points/{unit} [95% CI]"), justify="right")
+    table.add_column(f"net {points_unit(req.mode)}", justify="right")  # 95% t: the title
     table.add_column("vs best", justify="right")
     table.add_column("Holm p", justify="right")
     table.add_column("vs default", justify="right")

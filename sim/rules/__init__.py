@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from sim.rules.overrides import parse_overrides
-from sim.rules.presets import PRESET_DESCRIPTIONS, PRESETS, get_rules
+from sim.rules.presets import DEFAULT_PRESET, PRESET_DESCRIPTIONS, PRESETS, get_rules
 from sim.rules.ruleset import (
     MAX_BONUS,
     MAX_HANDS_TARGET,
@@ -21,6 +21,7 @@ from sim.rules.ruleset import (
 )
 
 __all__ = [
+    "DEFAULT_PRESET",
     "MAX_BONUS",
     "MAX_HANDS_TARGET",
     "MAX_KNOCK_LIMIT",

@@ -7,7 +7,7 @@ from typing import Any
 
 from sim.rules.ruleset import PARAMETERS, RuleError, RuleSet, choose
 
-__all__ = ["PRESETS", "PRESET_DESCRIPTIONS", "get_rules"]
+__all__ = ["DEFAULT_PRESET", "PRESETS", "PRESET_DESCRIPTIONS", "get_rules"]
 
 # --- presets (RULES.md "Presets") --------------------------------------------------
 # Where the table is silent a parameter keeps its default; Knock Rummy presets take
@@ -123,7 +123,11 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
 """One line per preset, for ``rummy rules list``."""
 
 
-def get_rules(rules: str | RuleSet = "gin", **overrides: Any) -> RuleSet:
+DEFAULT_PRESET = "gin"
+"""The rules of every command and function that is given none (``--rules``, ``rules=``)."""
+
+
+def get_rules(rules: str | RuleSet = DEFAULT_PRESET, **overrides: Any) -> RuleSet:
     """Return a preset (or a given rule set) with some parameters replaced.
 
     Parameters

@@ -32,7 +32,8 @@ from kernels.enumerate import (
 from kernels.layout import N_NATURAL
 from kernels.tables import table_views
 from sim.limits import MAX_SEED
-from sim.rules import RuleSet
+from sim.rules import DEFAULT_PRESET, RuleSet
+from sim.sizes import DEADWOOD_SAMPLES
 from sim.solver import resolve_rules, tables_for
 from sim.warm import warm_entry
 
@@ -196,9 +197,9 @@ def _summarise(
 def deadwood_distribution(
     cards: int,
     *,
-    rules: str | RuleSet = "gin",
+    rules: str | RuleSet = DEFAULT_PRESET,
     exact: bool = False,
-    samples: int = 1_000_000,
+    samples: int = DEADWOOD_SAMPLES,
     seed: int | None = None,
 ) -> DeadwoodDistribution:
     """The distribution of the least deadwood of a random ``cards``-card hand.

@@ -24,7 +24,7 @@ import polars as pl
 
 from kernels import layout as L
 from sim import store
-from sim.rules import PRESETS, RuleSet
+from sim.rules import DEFAULT_PRESET, PRESETS, RuleSet
 from sim.stats import Interval, Moments, best_vs_runner_up, mean_ci, needed_for_half_width, wilson
 from sim.store import PathInput, one_line
 from sim.study import rundir
@@ -698,7 +698,7 @@ def data_from_run(run_dir: PathInput) -> ExperimentData:
         seed=cfg["seed"],
         mode=mode,
         count=cfg["count"],
-        rules=rules.name if rules.name in PRESETS else "gin",
+        rules=rules.name if rules.name in PRESETS else DEFAULT_PRESET,
         rows=cfg["rows"],
         source=str(run_dir),
     )

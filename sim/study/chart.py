@@ -29,6 +29,7 @@ import polars as pl
 from kernels.chart import TOOK_COUNT, TOOK_INTEREST, TOOK_NONE
 from sim import store
 from sim.rules import RuleSet
+from sim.sizes import CHART_MIN_POSITIONS, CHART_PER_CELL, CHART_PILOT, CHART_SAMPLES, CHART_TURNS
 from sim.solver import resolve_rules
 from sim.stats import Moments, mean_ci, wilson
 from sim.store import PathInput, StorePath
@@ -41,6 +42,7 @@ from sim.study.chart_cells import (
     rates_for,
 )
 from sim.study.execute import LOCAL, Executor, Progress, execute
+from sim.study.kinds import CHART, RESULTS_ROOT
 from sim.study.rundir import load_cells, load_manifest
 from sim.study.runs import RunConfig, RunError, RunResult
 
@@ -61,7 +63,7 @@ MAX_SAMPLES = 4096
 MAX_TURNS = 60
 MAX_DEADWOOD_COLUMNS = 100
 MAX_ROUNDS = 1000
-DEFAULT_MIN_POSITIONS = 30  # below this a cell is "too few": no verdict is guessed
+DEFAULT_MIN_POSITIONS = CHART_MIN_POSITIONS  # fewer: the cell is "too few", no verdict
 KNOCK_RUMMY_COLUMNS = 31  # deadwood 0 .. 29, then "30 or more" (no knock limit)
 
 
@@ -84,9 +86,9 @@ class StrategyChart:
 
 
 def chart_spec(
-    rules: RuleSet, *, chart: str = "knock", focal: int = 0, samples: int = 32,
-    turns: int = 20, deadwood: int | None = None, took: bool = False, per_cell: int = 2000,
-    pilot: int = 100_000, round: int = 0,
+    rules: RuleSet, *, chart: str = "knock", focal: int = 0, samples: int = CHART_SAMPLES,
+    turns: int = CHART_TURNS, deadwood: int | None = None, took: bool = False,
+    per_cell: int = CHART_PER_CELL, pilot: int = CHART_PILOT, round: int = 0,
 ) -> ChartSpec:  # fmt: skip
     """A checked :class:`ChartSpec` (RunError, one line, for a bad value)."""
 
@@ -143,16 +145,16 @@ class ChartRequest:
     chart: str = "knock"
     seed: int | None = None
     focal: int = 0
-    samples: int = 32
-    turns: int = 20
+    samples: int = CHART_SAMPLES
+    turns: int = CHART_TURNS
     deadwood: int | None = None
     took: bool = False
-    per_cell: int = 2000
-    pilot: int = 100_000
+    per_cell: int = CHART_PER_CELL
+    pilot: int = CHART_PILOT
     round: int = 0
     min_positions: int = DEFAULT_MIN_POSITIONS
-    experiment: str = "chart"
-    out: PathInput = "results"
+    experiment: str = CHART.folder
+    out: PathInput = RESULTS_ROOT
     chunk_size: int | None = None
 
     def spec(self, rules: RuleSet) -> ChartSpec:

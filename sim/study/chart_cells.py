@@ -30,6 +30,7 @@ from kernels.layout import POINT_SCALE
 from kernels.obs import SCRATCH_SIZE
 from kernels.probe import new_probe
 from sim.rules import RuleSet
+from sim.sizes import CHART_PER_CELL, CHART_PILOT, CHART_SAMPLES, CHART_TURNS
 from sim.study import provenance as P
 
 __all__ = [
@@ -97,12 +98,12 @@ class ChartSpec:
 
     chart: str = "knock"
     focal: int = 0
-    samples: int = 32
-    turns: int = 20
+    samples: int = CHART_SAMPLES
+    turns: int = CHART_TURNS
     deadwood: int = 11
     took: int = 1
-    per_cell: int = 2000
-    pilot: int = 100_000
+    per_cell: int = CHART_PER_CELL
+    pilot: int = CHART_PILOT
     round: int = 0
 
     def labels(self) -> dict[str, Any]:

@@ -51,6 +51,7 @@ import polars as pl
 from kernels.chart import cell_of
 from kernels.probe import FORCE_FIRST, FORCE_NONE, FORCE_SECOND
 from sim.engine import play_deals
+from sim.sizes import CHECK_CELLS, CHECK_DEALS
 from sim.stats import Interval, Moments, mean_ci, normal_quantile
 from sim.study.chart import StrategyChart, cell_totals
 from sim.study.chart_cells import gain_units, score_deals
@@ -231,8 +232,8 @@ def _nets(points: npt.NDArray[np.int64], seat: int) -> npt.NDArray[np.float64]:
 
 
 def check_chart(
-    chart: StrategyChart, *, cells: int = 5, deals: int = 200_000, rank: str = "effect",
-    at: list[tuple[int, int]] | None = None, threads: int = 1,
+    chart: StrategyChart, *, cells: int = CHECK_CELLS, deals: int = CHECK_DEALS,
+    rank: str = "effect", at: list[tuple[int, int]] | None = None, threads: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> ChartCheck:  # fmt: skip
     """Play the ``cells`` cells with the largest predicted effect (``rank="effect"``:

@@ -82,6 +82,7 @@ from sim.stats import (
 from sim.store import PathInput, StorePath, study_folder
 from sim.study import records, rundir
 from sim.study.execute import LOCAL, Executor, Progress, execute
+from sim.study.kinds import COMPARE, RESULTS_ROOT
 from sim.study.quantities import comparison_units
 from sim.study.records import study_id
 from sim.study.runs import RunConfig, check_count, new_seed
@@ -107,7 +108,7 @@ __all__ = [
     "load_comparison",
 ]
 
-COMPARISON_FILE = "comparison.json"
+COMPARISON_FILE = COMPARE.records[0]
 COMPARISON_KIND = "rummy-compare"
 
 Mode = Literal["deals", "games"]
@@ -371,7 +372,7 @@ def compare(
     request: CompareRequest,
     executor: Executor = LOCAL,
     *,
-    out: PathInput = "results",
+    out: PathInput = RESULTS_ROOT,
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
@@ -419,7 +420,7 @@ def compare(
     labels = _labels((ra, la, label_a, na), (rb, lb, label_b, nb))
     players = ra.players
     rotations = players if duplicate else 1
-    root = store.location(out) / "compare"
+    root = store.location(out) / COMPARE.folder
 
     def configs_of(
         side: str, rules: RuleSet, lineup: tuple[str, ...], names: tuple[str, ...]

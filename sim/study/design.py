@@ -101,7 +101,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sim.rules import PARAMETERS, RuleError, parse_overrides
+from sim.rules import DEFAULT_PRESET, PARAMETERS, RuleError, parse_overrides
+from sim.sizes import DEFAULT_DEALS
+from sim.study.kinds import EXPERIMENT
 
 __all__ = [
     "ALPHA",
@@ -186,7 +188,7 @@ MAX_SETTINGS = 2_000  # a grid beyond this is almost surely a typo ("0..10000")
 PRECISION_CAP = 10  # `precision` stops at max_count, by default 10 x the planned count
 MIN_EXTENSION = 1_000  # smallest block `precision` adds (re-planning is not free)
 ALPHA = 0.05
-EXPERIMENT_JSON = "experiment.json"
+EXPERIMENT_JSON = EXPERIMENT.records[0]
 TABLE_FILES = {
     "summary": "summary.parquet",
     "seats": "seats.parquet",
@@ -225,8 +227,8 @@ class Experiment:
     description: str = ""
     seed: int | None = None
     mode: Literal["deals", "games"] = "deals"
-    count: int = 100_000
-    rules: str = "gin"
+    count: int = DEFAULT_DEALS["sweep"]
+    rules: str = DEFAULT_PRESET
     rule: tuple[tuple[str, Any], ...] = ()
     variants: tuple[Variant, ...] = ()
     grid: tuple[tuple[str, tuple[Any, ...]], ...] = ()

@@ -59,6 +59,7 @@ from sim.study.experiment_store import (
     record_of,
     write_tables,
 )
+from sim.study.kinds import RESULTS_ROOT
 from sim.study.runs import RunError, RunResult, new_seed
 from sim.study.settings import Setting, expand
 
@@ -110,7 +111,7 @@ def run_experiment(
     experiment: Experiment,
     executor: Executor = LOCAL,
     *,
-    out: PathInput = "results",
+    out: PathInput = RESULTS_ROOT,
     progress: ProgressCallback | None = None,
     rows: Literal["hands", "none"] | None = None,
     command: str | None = None,

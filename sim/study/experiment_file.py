@@ -16,7 +16,8 @@ from typing import Any
 
 from sim import store
 from sim.limits import MAX_COUNT, MAX_SEED, chunk_size_problem
-from sim.rules import PARAMETERS, PRESETS
+from sim.rules import DEFAULT_PRESET, PARAMETERS, PRESETS
+from sim.sizes import DEFAULT_DEALS
 from sim.study.claims import check_claims, read_claims
 from sim.study.design import (
     CHART_KINDS,
@@ -31,6 +32,7 @@ from sim.study.design import (
     rule_value,
 )
 from sim.study.grid import parse_values
+from sim.study.kinds import SWEEP
 from sim.study.runs import RunError, check_name
 from sim.study.settings import expand
 
@@ -93,7 +95,7 @@ def sweep_experiment(
     presets: list[str],
     seed: int,
     mode: str = "deals",
-    count: int = 100_000,
+    count: int = DEFAULT_DEALS["sweep"],
     rule: Mapping[str, Any] | None = None,
     duplicate: bool = False,
     rows: str = "hands",
@@ -107,7 +109,7 @@ def sweep_experiment(
     ``chunk_size``) where not None. Without a ``name`` it is named by its identity
     (:func:`named_by_identity`), so that another sweep never lands in its folder."""
     data: dict[str, Any] = {
-        "name": name or "sweep",
+        "name": name or SWEEP.folder,
         "seed": seed,
         mode: count,
         "rules": {"preset": presets[0], **dict(rule or {})},
@@ -253,7 +255,7 @@ def _from_dict(data: Mapping[str, Any], where: str, default_name: str | None) ->
         )
     values["mode"] = sizes[0]
     values["count"] = _want_int(where, sizes[0], data[sizes[0]], 1)
-    values["rules"], values["rule"] = read_rules(where, data.get("rules", "gin"))
+    values["rules"], values["rule"] = read_rules(where, data.get("rules", DEFAULT_PRESET))
     if "variants" in data:
         table = data["variants"]
         if not isinstance(table, Mapping) or not table:

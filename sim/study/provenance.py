@@ -87,6 +87,7 @@ TABLE_SOURCES = (
     "store.py",
     "study/__init__.py",
     "study/chunks.py",
+    "study/kinds.py",
     "study/provenance.py",
     "study/records.py",
     "study/rundir.py",

@@ -49,6 +49,7 @@ import polars as pl
 
 from sim import store
 from sim.store import PathInput, StorePath, one_line
+from sim.study.kinds import RUN
 from sim.study.provenance import provenance
 from sim.study.records import RecordError, load_record, read_sealed, write_sealed
 from sim.study.runs import Chunk, RunConfig, RunError, chunks_of, stored_hash
@@ -83,7 +84,7 @@ __all__ = [
     "resume_config",
 ]
 
-MANIFEST = "manifest.json"
+MANIFEST = RUN.records[0]
 RUN_ID = re.compile(r"[0-9a-f]{12}")  # a run folder's name: the first digits of its hash
 TABLES = ("hands", "games", "summary", "cells")
 CHUNKS = "chunks"  # one record per finished chunk

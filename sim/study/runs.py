@@ -54,6 +54,7 @@ from sim.sizes import CHUNK_CHART, CHUNK_DEALS, CHUNK_GAMES, CHUNK_SLOW_DEALS, C
 from sim.store import PathInput, StorePath
 from sim.study import provenance as P
 from sim.study import tables as T
+from sim.study.kinds import RESULTS_ROOT, RUN
 
 __all__ = [
     "CHUNK_CHART",
@@ -185,13 +186,13 @@ class RunConfig:
     lineup: tuple[str, ...] | str
     count: int
     mode: Literal["deals", "games", "chart"] = "deals"
-    experiment: str = "default"
+    experiment: str = RUN.folder
     variant: str | None = None
     seed: int | None = None
     chunk_size: int | None = None
     rows: Literal["hands", "none"] = "hands"
     labels: tuple[tuple[str, Any], ...] | Mapping[str, Any] = ()
-    out: PathInput = "results"  # a StorePath once made (sim.store.location)
+    out: PathInput = RESULTS_ROOT  # a StorePath once made (sim.store.location)
     command: str | None = field(default=None, compare=False)
     names: tuple[str, ...] | None = None
 

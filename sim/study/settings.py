@@ -27,6 +27,7 @@ from sim.study.design import (
     knock_at_problem,
     rule_value,
 )
+from sim.study.kinds import RESULTS_ROOT
 from sim.study.runs import RunConfig, RunError, new_seed
 from sim.study.units import position, rotate, seatings
 from strategies import StrategyError, format_seat, lineup_labels, parse_lineup, seat_label
@@ -103,7 +104,7 @@ def format_value(value: Any) -> str:
 def expand(
     experiment: Experiment,
     *,
-    out: PathInput = "results",
+    out: PathInput = RESULTS_ROOT,
     rows: Literal["hands", "none"] | None = None,
     block: int = 0,
     count: int | None = None,

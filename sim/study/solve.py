@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from sim import store
+from sim import sizes, store
 from sim.engine import play_deals
 from sim.rules import RuleSet
 from sim.solver import resolve_rules
@@ -59,6 +59,7 @@ from sim.study.chart import ChartRequest, StrategyChart, strategy_chart
 from sim.study.chart_check import ChartCheck, checked
 from sim.study.chart_seat import chart_seat
 from sim.study.execute import LOCAL, Executor
+from sim.study.kinds import RESULTS_ROOT, SOLVE
 from sim.study.records import write_sealed
 from sim.study.runs import RunError, new_seed
 from sim.study.units import rotate
@@ -67,7 +68,7 @@ from strategies.chart_files import chart_file_text, named_text
 
 __all__ = ["SolveRequest", "SolveResult", "SolveRound", "head_to_head", "solve"]
 
-SOLVE_FILE = "solve.json"
+SOLVE_FILE = SOLVE.records[0]
 FINAL_FILE = "final.chart"
 MAX_ROUNDS = 100
 
@@ -181,26 +182,26 @@ class SolveRequest:
     rules: str | RuleSet
     start: str
     against: str | None = None
-    rounds: int = 6
-    deals: int = 2_000_000
+    rounds: int = sizes.SOLVE_ROUNDS
+    deals: int = sizes.SOLVE_DEALS
     draw_deals: int | None = None
     discard_deals: int | None = None
-    samples: int = 32
-    per_cell: int = 2000
-    turns: int = 20
-    min_positions: int = 30
-    strength_deals: int = 200_000
-    check_cells: int = 5
-    check_deals: int = 200_000
+    samples: int = sizes.CHART_SAMPLES
+    per_cell: int = sizes.CHART_PER_CELL
+    turns: int = sizes.CHART_TURNS
+    min_positions: int = sizes.CHART_MIN_POSITIONS
+    strength_deals: int = sizes.SOLVE_STRENGTH_DEALS
+    check_cells: int = sizes.CHECK_CELLS
+    check_deals: int = sizes.CHECK_DEALS
     seed: int | None = None
-    name: str = "solve"
+    name: str = SOLVE.folder
 
 
 def solve(
     request: SolveRequest,
     executor: Executor = LOCAL,
     *,
-    out: PathInput = "results",
+    out: PathInput = RESULTS_ROOT,
     progress: Callable[[str], None] | None = None,
 ) -> SolveResult:
     """Solve ``request``; see the module notes. With ``against`` the rounds seek the
@@ -227,7 +228,7 @@ def solve(
     if opponents is not None and len(set(opponents)) != 1:
         raise RunError(f"against is one policy for every other seat, got {request.against!r}")
     seed = new_seed() if request.seed is None else request.seed
-    sizes = {
+    deals_of = {
         "knock": request.deals,
         "draw": request.draw_deals or request.deals,
         "discard": request.discard_deals or request.deals,
@@ -236,8 +237,8 @@ def solve(
     # defaults filled in: the same solve asked either way finds the same folder.
     settings = {f.name: getattr(request, f.name) for f in fields(request)}
     del settings["name"]
-    settings |= {"rules": r.to_dict(), "draw_deals": sizes["draw"],
-                 "discard_deals": sizes["discard"], "seed": seed}  # fmt: skip
+    settings |= {"rules": r.to_dict(), "draw_deals": deals_of["draw"],
+                 "discard_deals": deals_of["discard"], "seed": seed}  # fmt: skip
     # A chart by name or file (chart:gin) is named by what it reads too: another
     # version of the chart is another solve.
     settings |= {
@@ -261,7 +262,7 @@ def solve(
         for kind in ("knock", "draw", "discard"):
             say(f"round {k}: {kind} chart of {_short(seat)}")
             wanted = ChartRequest(
-                rules=r, policy=lineup_of(seat), chart=kind, deals=sizes[kind], seed=seed,
+                rules=r, policy=lineup_of(seat), chart=kind, deals=deals_of[kind], seed=seed,
                 samples=request.samples, turns=request.turns, per_cell=request.per_cell, round=k,
                 min_positions=request.min_positions, experiment="charts", out=folder,
             )  # fmt: skip

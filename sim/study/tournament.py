@@ -54,12 +54,13 @@ import numpy as np
 import polars as pl
 
 from sim import store
-from sim.rules import RuleSet, get_rules
+from sim.rules import DEFAULT_PRESET, RuleSet, get_rules
 from sim.stats import DEFAULT_CONFIDENCE, difference_test, wilson
 from sim.store import PathInput, StorePath, study_folder
 from sim.study import records, rundir
 from sim.study import tables as T
 from sim.study.execute import LOCAL, Executor, Progress, execute
+from sim.study.kinds import RESULTS_ROOT, TOURNAMENT
 from sim.study.provenance import with_provenance
 from sim.study.quantities import tournament_units
 from sim.study.records import study_id
@@ -70,6 +71,7 @@ __all__ = [
     "TOURNAMENT_FILE",
     "TournamentRequest",
     "TournamentResult",
+    "load_tournament",
     "parse_strategies",
     "seatings",
     "strategy_names",
@@ -77,7 +79,7 @@ __all__ = [
     "tournament_runs",
 ]
 
-TOURNAMENT_FILE = "tournament.json"
+TOURNAMENT_FILE = TOURNAMENT.records[0]
 TOURNAMENT_KIND = "rummy-tournament"
 MATRIX_FILE = "matrix.parquet"
 WIN_METHOD = "Wilson"
@@ -246,7 +248,7 @@ class TournamentRequest:
 
     strategies: str | Iterable[str]
     count: int
-    rules: RuleSet | str = "gin"
+    rules: RuleSet | str = DEFAULT_PRESET
     mode: Mode = "deals"
     seed: int | None = None
 
@@ -255,7 +257,7 @@ def tournament(
     request: TournamentRequest,
     executor: Executor = LOCAL,
     *,
-    out: PathInput = "results",
+    out: PathInput = RESULTS_ROOT,
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
@@ -282,7 +284,7 @@ def tournament(
     names = tuple(parse_strategies(request.strategies, rule_set))
     shown = dict(zip(names, strategy_names(request.strategies), strict=True))
     players = rule_set.players
-    root = store.location(out) / "tournament"
+    root = store.location(out) / TOURNAMENT.folder
     cells = [(i, j) for i in names for j in names if i != j]
     lineups = {(i, j): seatings(i, j, players) for i, j in cells}
     draft = {
@@ -358,6 +360,12 @@ def tournament(
         record["tables"] = {MATRIX_FILE: digest}
         records.write_record(directory / TOURNAMENT_FILE, TOURNAMENT_KIND, record)
     return result
+
+
+def load_tournament(directory: PathInput) -> dict[str, Any]:
+    """The ``tournament.json`` of a finished round robin, checked (``load_record``); its
+    runs are not read (:func:`tournament_runs` checks them)."""
+    return records.load_record(store.location(directory) / TOURNAMENT_FILE, TOURNAMENT_KIND)
 
 
 def tournament_runs(directory: PathInput) -> list[StorePath]:

@@ -94,6 +94,7 @@ from sim.store import PathInput, StorePath, study_folder
 from sim.study import records, rundir
 from sim.study import tables as T
 from sim.study.execute import LOCAL, Executor, Progress, execute
+from sim.study.kinds import RESULTS_ROOT, TUNE
 from sim.study.provenance import with_provenance
 from sim.study.records import study_id
 from sim.study.runs import RunConfig
@@ -119,8 +120,7 @@ from sim.study.units import (
 
 __all__ = ["TuneResult", "load_tune", "resume", "tune", "tune_runs"]
 
-REQUEST_FILE = "request.json"
-TUNE_FILE = "tune.json"
+TUNE_FILE, REQUEST_FILE = TUNE.records
 SETTINGS_FILE = "settings.parquet"
 REQUEST_KIND = "rummy-tune-request"
 TUNE_KIND = "rummy-tune"
@@ -386,7 +386,7 @@ def tune(
     request: TuneRequest,
     executor: Executor = LOCAL,
     *,
-    out: PathInput = "results",
+    out: PathInput = RESULTS_ROOT,
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     command: str | None = None,
@@ -411,7 +411,7 @@ def tune(
     if not isinstance(request, TuneRequest):
         raise TuneError(f"a tune needs a TuneRequest (make_request), got {type(request).__name__}")
     command = command if command is not None else shlex.join(sys.argv)
-    root = store.location(out) / "tune"
+    root = store.location(out) / TUNE.folder
     player = _Player(
         request, executor, root=root, chunk_size=chunk_size, command=command, progress=progress
     )

@@ -19,7 +19,7 @@ import numpy as np
 
 from sim import store
 from sim.limits import MAX_COUNT, MAX_SEED
-from sim.rules import RuleError, RuleSet, get_rules
+from sim.rules import DEFAULT_PRESET, RuleError, RuleSet, get_rules
 from sim.study.design import ExperimentError, knock_at_problem
 from sim.study.experiment_file import read_rules
 from sim.study.runs import new_seed
@@ -167,7 +167,7 @@ def make_request(
     params: Sequence[str | ParamRange],
     *,
     against: str | Sequence[str],
-    rules: RuleSet | str = "gin",
+    rules: RuleSet | str = DEFAULT_PRESET,
     count: int,
     mode: str = "deals",
     seed: int | None = None,
@@ -346,7 +346,7 @@ def load_tune_file(path: str | os.PathLike[str], **overrides: Any) -> TuneReques
     if len(sizes) != 1:
         raise fail("give exactly one size: deals = N (single hands) or games = N (whole games)")
     try:
-        preset, rule_overrides = read_rules(where, data.get("rules", "gin"))
+        preset, rule_overrides = read_rules(where, data.get("rules", DEFAULT_PRESET))
     except ExperimentError as error:
         raise TuneError(str(error)) from None
     try:

@@ -72,6 +72,23 @@ def test_load_reads_a_run_back_as_play_returned_it(played: rummy.results.PlayRes
     assert loaded.seats == played.seats and loaded.outcomes == played.outcomes
 
 
+def test_load_refuses_what_it_cannot_read_in_one_line(tmp_path: Path) -> None:
+    """A folder that holds no study, a study kind load does not read (a solve's) and an
+    unfinished one (a tune with only its request): one line naming the folder."""
+    tuned = rummy.tune("greedy", ["knock_at=8..9"], against="simple", deals=200, seed=2,
+                       out=tmp_path, progress=False)  # fmt: skip
+    (tuned.directory / "tune.json").unlink()  # as if stopped before its analysis
+    with pytest.raises(ValueError, match=r"^path=.*request\.json") as unfinished:
+        rummy.load(tuned.directory)
+    (tmp_path / "solve").mkdir()
+    (tmp_path / "solve" / "solve.json").write_text('{"sha256": "x"}')  # sealed, as solve's
+    with pytest.raises(ValueError, match=r"^path=.*a solve's folder \(solve\.json\)"):
+        rummy.load(tmp_path / "solve")
+    with pytest.raises(ValueError, match=r"^path=.*not a results directory"):
+        rummy.load(tmp_path)
+    assert "\n" not in str(unfinished.value)
+
+
 def test_compare_difference_is_the_sides_difference(tmp_path: Path) -> None:
     c = rummy.compare(SEATS, "greedy/simple", deals=400, seed=5, out=tmp_path, progress=False)
     assert c.difference.value == pytest.approx(c.a_net.value - c.b_net.value)

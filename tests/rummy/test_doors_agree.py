@@ -1,8 +1,10 @@
 """The command's ``--json`` and the notebook's result of the same study hold the same
-figures in the same units: each study kind played once through each door, same seed."""
+figures in the same units: each study kind played once through each door, same seed;
+and ``rummy.load`` of the study's folder gives back the notebook's result."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,24 @@ def _same(estimate: Estimate, figure: float, unit: str) -> None:
     assert estimate.value == pytest.approx(figure) and estimate.unit == unit
 
 
+def _loads_back(result: Any) -> None:
+    """``rummy.load`` of the result's folder holds every figure of the result (all but
+    ``raw``: the driver's result there, the record or the data read back here), and
+    loading writes nothing."""
+    files = sorted((p, p.stat().st_mtime_ns) for p in Path(result.directory).rglob("*"))
+    loaded = rummy.load(result.directory)
+    assert type(loaded) is type(result)
+    for field in dataclasses.fields(result):
+        if field.name in ("raw", "notes"):
+            continue
+        mine, theirs = getattr(result, field.name), getattr(loaded, field.name)
+        if hasattr(mine, "equals"):  # a polars frame
+            assert mine.equals(theirs), field.name
+        else:
+            assert mine == theirs, field.name
+    assert sorted((p, p.stat().st_mtime_ns) for p in Path(result.directory).rglob("*")) == files
+
+
 @pytest.mark.parametrize("mode", ["deals", "games"])
 def test_run(tmp_path: Path, mode: str) -> None:
     size = {"deals": 300} if mode == "deals" else {"games": 12}
@@ -45,6 +65,7 @@ def test_run(tmp_path: Path, mode: str) -> None:
             _same(seat.net_score, row["net_score"], units["net_score"])
     for row in record["outcomes"]:
         _same(result.outcomes[row["outcome"]], row["share"], units["share"])
+    _loads_back(result)
 
 
 @pytest.mark.parametrize("mode", ["deals", "games"])
@@ -64,6 +85,7 @@ def test_sweep(tmp_path: Path, mode: str) -> None:
         if mode == "games":
             assert setting.games_won is not None
             _same(setting.games_won, row["game_win_rate"], units["game_win_rate"])
+    _loads_back(study)
 
 
 @pytest.mark.parametrize("mode", ["deals", "games"])
@@ -78,6 +100,7 @@ def test_compare(tmp_path: Path, mode: str) -> None:
     _same(c.b_net, record["b"]["net"]["estimate"], units["net"])
     _same(c.difference, record["difference"]["estimate"], units["difference"])
     _same(c.win_difference, record["win_difference"]["estimate"], units["win_difference"])
+    _loads_back(c)
 
 
 @pytest.mark.parametrize("mode", ["deals", "games"])
@@ -92,6 +115,7 @@ def test_tournament(tmp_path: Path, mode: str) -> None:
         pair = t.pairing(row["player"], row["opponent"])
         _same(pair.net, row["net"], units["net"])
         _same(pair.win_rate, row["win_rate"], units["win_rate"])
+    _loads_back(t)
 
 
 def test_tune(tmp_path: Path) -> None:
@@ -103,3 +127,4 @@ def test_tune(tmp_path: Path) -> None:
     assert tuned.best == record["best"]["params"]
     _same(tuned.best_value, record["best"]["estimate"], units["best"])
     _same(tuned.vs_default, record["vs_default"]["estimate"], units["vs_default"])
+    _loads_back(tuned)

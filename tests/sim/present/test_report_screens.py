@@ -2,8 +2,8 @@
 
 The report kinds are those ``write_report`` writes: an experiment (a sweep over a rule
 parameter, so compared per rule setting, with its house-rule table and a best claim),
-one run read as an experiment, and a strategy chart. (``rummy compare``, ``tournament``
-and ``tune`` write no HTML report.) Each page is laid out by Chromium with a script
+one run read as an experiment, a strategy chart, and a comparison's, a round robin's
+and a tune's (``rummy report`` of their folders). Each page is laid out by Chromium with a script
 added to a copy of it that measures the page; screenshots are kept next to each report
 (``screens/``) to be looked at. Skipped only where Chromium is not installed.
 """
@@ -141,6 +141,28 @@ def test_strategy_chart_report_fits(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = Path(json.loads(result.stdout)["run_dir"]) / "report.html"
     check_layout(report, "Answer")
+
+
+STUDIES = {
+    "compare": ["compare", "--seats", "greedy:knock_at=3/simple", "--vs-seats",
+                "simple/simple", "--deals", "300", "--seed", "5", "--duplicate"],
+    "tournament": ["tournament", "--strategies", "greedy,simple,defensive", "--deals", "200",
+                   "--seed", "6", "--no-chart"],
+    "tune": ["tune", "greedy", "--param", "knock_at=0..8:2", "--param", "min_gain=1..3",
+             "--against", "simple", "--deals", "300", "--seed", "7", "--no-chart"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", list(STUDIES))
+def test_a_study_folders_report_fits(tmp_path: Path, kind: str) -> None:
+    """``rummy report`` of a comparison's, a round robin's and a tune's folder (a tune of
+    two parameters: its chart is a heatmap)."""
+    played = CliRunner().invoke(app, [*STUDIES[kind], "--out", str(tmp_path), "-q"])
+    assert played.exit_code == 0, played.output
+    [folder] = (tmp_path / kind).iterdir()
+    result = CliRunner().invoke(app, ["report", str(folder)])
+    assert result.exit_code == 0, result.output
+    check_layout(folder / "report.html", "Answer")
 
 
 CARD_MEASURE = """<script>
