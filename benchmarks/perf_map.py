@@ -13,8 +13,9 @@ to put names on those addresses. Functions that LLVM inlined count in their call
 the report is self time per function as compiled, not per source function.
 
 Only functions compiled in this process are listed, so the script runs on an empty
-numba cache of its own (a fresh temporary folder): compile time then shows in the
-report too, so give the benchmark a few seconds of work. Uses numba internals (the
+numba cache of its own (a fresh temporary folder), every piece compiled here rather
+than by helper processes: compile time then shows in the report too, so give the
+benchmark a few seconds of work. Uses numba internals (the
 code libraries' LLVM modules and execution engine): a tool for developers, no part
 of the product.
 """
@@ -98,6 +99,11 @@ def main() -> None:
         sys.exit("usage: python benchmarks/perf_map.py SCRIPT [ARGS...]")
     script = sys.argv[1]
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="perf-map-numba-")
+    # Every piece compiled here, on its first call (kernels/link.py), not by helper
+    # processes (sim/warm.py): a library loaded from the cache keeps no object code and
+    # no functions to name, so the pieces (the best discard, the showdown, the lay-offs)
+    # would show as bare addresses.
+    os.environ["RUMMY_PARALLEL_COMPILE"] = "0"
     atexit.register(lambda: print(f"perf map: {write_perf_map()} functions", file=sys.stderr))
     sys.argv = sys.argv[1:]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))

@@ -6,11 +6,12 @@ study, the folder it writes under ``--out``, the sealed records that mark that f
 how much it plays when given no size, and whether its command resumes it. The store's
 guard over study folders (``sim.store.RECORD_NAMES``), the default sizes
 (``sim.sizes.DEFAULT_DEALS``), which commands say on Ctrl-C that they resume
-(``sim.cli.COMMANDS``) and the notebook's names (``rummy.__all__``) are derived from
+(``sim.cli``) and the notebook's names (``rummy.__all__``) are derived from
 :data:`KINDS`, so they cannot disagree with it or with each other.
 
-Adding a kind: its driver (``sim/study/NAME.py``), its command (``sim/cli/NAME_cmd.py``)
-and its notebook function (``rummy/api.py``) with a line here.
+Adding a kind: its declaration here, its driver (``sim/study/NAME.py``), its command
+(``sim/cli/NAME_cmd.py``, listed in ``sim.cli.COMMANDS``), its notebook function and
+result (``rummy/api.py``, ``rummy/results.py``) and what draws it (``sim/present``).
 
 Plain Python: importing it loads neither numba nor polars (``rummy --help`` reads it).
 """
