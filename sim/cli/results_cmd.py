@@ -86,8 +86,8 @@ def chart(
             "-o",
             parser=path_text,
             callback=out_check,
-            help="Folder for the files (default: PATH/charts; a strategy chart's run and a "
-            "round robin: PATH).",
+            help="Folder for the files (default: PATH/charts; a strategy chart's run, a "
+            "comparison and a round robin: PATH).",
             show_default=False,
         ),
     ] = None,
@@ -95,7 +95,8 @@ def chart(
     """Draw charts (PNG and SVG) of an experiment or a run: the knock-threshold curve,
     threshold x variant heatmap, outcome mix per setting, distribution of hand length;
     of a strategy chart's run (`rummy strategy-chart`, a solve's rounds), the chart; of
-    a round robin, its matrix; of a tune, every setting played."""
+    a comparison, each side and the difference A - B; of a round robin, its matrix; of a
+    tune, every setting played."""
     from sim.study.chart import is_chart_run
 
     with _store_errors(path):
@@ -114,11 +115,7 @@ def chart(
 
             if kind:
                 fail("--kind chooses among an experiment's or a run's charts; drop it")
-            files = save_study_charts(study, out)
-            if not files:
-                fail(f"{path} is a {study.kind.noun}'s folder: it has no chart (its answer "
-                     "is a difference: rummy report PATH writes it up)")  # fmt: skip
-            for file in files:
+            for file in save_study_charts(study, out):
                 console().print(str(file), markup=False)
             return
         data = load_results(path)

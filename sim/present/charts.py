@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import textwrap
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -254,6 +255,46 @@ def _bar_lengths(mean: Any, low: Any, high: Any) -> Any:
     below = np.nan_to_num(np.asarray(mean) - np.asarray(low))
     above = np.nan_to_num(np.asarray(high) - np.asarray(mean))
     return np.vstack([np.maximum(below, 0.0), np.maximum(above, 0.0)])
+
+
+# --- a comparison ----------------------------------------------------------------------
+
+
+def comparison(
+    sides: Sequence[tuple[str, float, float, float]],
+    difference: tuple[float, float, float],
+    *,
+    unit: str,
+    title: str,
+    confidence: float = 0.95,
+) -> Figure:
+    """A comparison of two sides on the same deals: seat 0's result on each side
+    (``(label, estimate, low, high)``, A first) with its interval, and beside it the
+    paired difference A - B (``(estimate, low, high)``) against 0. The difference's own
+    interval is the one to read: the sides' intervals overlap even where A - B excludes 0."""
+    level = f"{confidence * 100:g}%"
+    with figure_style():
+        fig = new_figure(8.0, 2.8)
+        left, right = fig.subplots(1, 2, width_ratios=(3, 2))
+        y = np.arange(len(sides))[::-1]
+        means = [m for _, m, _, _ in sides]
+        bars = _bar_lengths(means, [lo for *_, lo, _ in sides], [hi for *_, hi in sides])
+        left.errorbar(means, y, xerr=bars, fmt="o", capsize=4, color=_colors(1)[0])
+        names = [f"{'AB'[i]}: {textwrap.shorten(label, 30)}" for i, (label, *_) in
+                 enumerate(sides)]  # fmt: skip
+        left.set_yticks(y, names)
+        left.set_ylim(-0.6, len(sides) - 0.4)
+        left.set_xlabel(f"seat 0's net {unit} [{level} CI]")
+        d, low, high = difference
+        right.errorbar([d], [0], xerr=_bar_lengths([d], [low], [high]), fmt="D", capsize=4,
+                       color="#C44E52")  # fmt: skip
+        right.set_yticks([0], ["A - B"])
+        right.set_ylim(-0.6, 0.6)
+        right.set_xlabel(f"A - B, paired [{level} CI]")
+        for ax in (left, right):
+            ax.axvline(0.0, color="0.35", linewidth=0.8, linestyle="--")
+        fig.suptitle(title, fontsize=11)
+    return fig
 
 
 # --- heatmap ---------------------------------------------------------------------------

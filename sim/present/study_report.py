@@ -59,6 +59,19 @@ def _finite(value: float | None) -> bool:
 # --- charts ------------------------------------------------------------------------------
 
 
+def _compare_figures(study: StudyFolder) -> list[tuple[str, Any]]:
+    r = study.record
+    sides = [(s["label"], s["net"]["estimate"], s["net"]["low"], s["net"]["high"])
+             for s in (r["a"], r["b"])]  # fmt: skip
+    d = r["difference"]
+    fig = charts.comparison(
+        sides, (d["estimate"], d["low"], d["high"]), unit=points_unit(r["mode"]),
+        title=f"Side A against side B on the same {r['count']:,} {r['mode']}",
+        confidence=d["confidence"],
+    )  # fmt: skip
+    return [("Seat 0 on each side, and the paired difference A - B", fig)]
+
+
 def _tournament_figures(study: StudyFolder) -> list[tuple[str, Any]]:
     from sim.present.tournament import matrix_chart
 
@@ -85,26 +98,29 @@ def _tune_figures(study: StudyFolder) -> list[tuple[str, Any]]:
 
 
 _FIGURES: dict[kinds.StudyKind, Callable[[StudyFolder], list[tuple[str, Any]]]] = {
+    kinds.COMPARE: _compare_figures,
     kinds.TOURNAMENT: _tournament_figures,
     kinds.TUNE: _tune_figures,
 }
 
 
 def study_figures(study: StudyFolder) -> list[tuple[str, Any]]:
-    """The study's charts as (caption, figure); a comparison has none."""
-    draw = _FIGURES.get(study.kind)
-    return [] if draw is None else draw(study)
+    """The study's charts as (caption, figure)."""
+    return _FIGURES[study.kind](study)
 
 
 def save_study_charts(study: StudyFolder, out: PathInput | None = None) -> list[StorePath]:
     """Draw the study's charts (PNG and SVG) where its command draws them (a round
-    robin's ``matrix.png`` beside its matrix, a tune's ``charts/tune.png``), or into
-    the folder ``out``; the paths written."""
+    robin's ``matrix.png`` beside its matrix, a tune's ``charts/tune.png``; a
+    comparison's ``comparison.png`` beside its record), or into the folder ``out``; the
+    paths written."""
     from sim.present.tournament import CHART_STEM as MATRIX_STEM
     from sim.present.tune import CHART_STEM as TUNE_STEM
     from sim.store import location
 
-    stem = {kinds.TOURNAMENT: MATRIX_STEM, kinds.TUNE: TUNE_STEM}.get(study.kind, "")
+    stem = {kinds.COMPARE: "comparison", kinds.TOURNAMENT: MATRIX_STEM, kinds.TUNE: TUNE_STEM}[
+        study.kind
+    ]
     where = study.directory / stem if out is None else location(out) / stem.split("/")[-1]
     written: list[StorePath] = []
     for _, fig in study_figures(study):
@@ -157,6 +173,7 @@ def _compare_sections(study: StudyFolder) -> list[Section]:
             text=f"Seat 0 on side A against seat 0 on side B, on the same {r['count']:,} "
             f"{r['mode']} ({how}), seed {r['seed']}.",
             notes=notes,
+            figures=study_figures(study),
             tables=[("The two sides", sides)],
         )
     ]

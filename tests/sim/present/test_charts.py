@@ -173,6 +173,22 @@ def test_tournament_matrix_units_and_even_share():
         charts.tournament_matrix(pl.DataFrame(rows), mode="hands")
 
 
+def test_comparison_draws_each_side_and_the_difference_where_they_are():
+    sides = [("greedy:knock_at=3/simple", 4.0, 1.5, 6.5), ("simple/simple", 0.4, -2.0, 2.7)]
+    fig = charts.comparison(sides, (3.6, 1.0, 6.2), unit="points per hand", title="A vs B")
+    left, right = fig.axes
+    labels = [t.get_text() for t in left.get_yticklabels()]
+    assert labels == ["A: greedy:knock_at=3/simple", "B: simple/simple"]
+    assert left.get_yticks().tolist() == [1, 0]  # A on top
+    (points,) = [line for line in left.lines if line.get_marker() == "o"]
+    assert list(points.get_xdata()) == [4.0, 0.4]
+    (diff,) = [line for line in right.lines if line.get_marker() == "D"]
+    assert list(diff.get_xdata()) == [3.6]
+    assert "points per hand [95% CI]" in left.get_xlabel() and "A - B" in right.get_xlabel()
+    (caps,) = right.collections[:1]  # the interval's bar spans low..high
+    assert caps.get_segments()[0][:, 0].tolist() == [1.0, 6.2]
+
+
 def test_save_writes_png_and_svg_atomically(tmp_path):
     fig = charts.knock_curve(_curve_frame())
     paths = charts.save(fig, tmp_path / "sub" / "knock_curve")
