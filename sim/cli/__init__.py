@@ -50,7 +50,7 @@ COMMANDS: dict[str, Command] = {
     "advise": Command("advise_cmd", "Score every legal action of a position by Monte Carlo."),
     "run": Command("run_cmd", "Play many deals or games: one run, or an experiment file."),
     "sweep": Command("sweep_cmd", "Play a grid on common deals and mark the best setting."),
-    "chart": Command("results_cmd", "Draw charts (PNG and SVG) of an experiment or a run."),
+    "chart": Command("results_cmd", "Draw charts (PNG and SVG) of a study's results."),
     "report": Command("results_cmd", "Write the self-contained HTML report of results."),
     "compare": Command("compare_cmd", "Compare two rule variants or line-ups on the same deals."),
     "tournament": Command("tournament_cmd", "Round robin of strategies on the same deals."),
