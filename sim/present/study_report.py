@@ -16,12 +16,17 @@ from typing import Any
 
 from sim.present import charts
 from sim.present.report import Section, write_report
+from sim.present.tournament import CHART_STEM as MATRIX_STEM
+from sim.present.tournament import matrix_chart
+from sim.present.tune import CHART_STEM as TUNE_STEM
+from sim.present.tune import tune_chart
 from sim.rules import RuleSet
 from sim.stats import format_estimate, p_clause
-from sim.store import PathInput, StorePath
+from sim.store import PathInput, StorePath, location
 from sim.study import kinds
 from sim.study.folders import StudyFolder
 from sim.study.quantities import points_unit, share_unit
+from sim.study.tune_request import TuneRequest
 from sim.study.units import metric_name
 
 __all__ = ["save_study_charts", "study_figures", "write_study_report"]
@@ -30,8 +35,8 @@ _PROVENANCE = ("command", "created", "finished", "format_version", "elapsed", "h
 
 
 def _estimate(interval: Mapping[str, Any], unit: str = "", sign: bool = False) -> str:
-    """An interval of the record as every output writes it: a share in %, a difference
-    of shares in percentage points; in a table's cell (no ``unit``) the bare numbers."""
+    """An interval of the record in a sentence, as every output writes it: a share in %,
+    a difference of shares in percentage points, other figures in ``unit`` (if any)."""
     share = unit.startswith("share of")
     return format_estimate(
         interval["estimate"], interval["low"], interval["high"],
@@ -73,8 +78,6 @@ def _compare_figures(study: StudyFolder) -> list[tuple[str, Any]]:
 
 
 def _tournament_figures(study: StudyFolder) -> list[tuple[str, Any]]:
-    from sim.present.tournament import matrix_chart
-
     record, matrix = study.record, study.table
     assert matrix is not None  # a round robin's folder holds its matrix
     fig = matrix_chart(matrix, RuleSet.from_dict(record["rules"]), record["mode"],
@@ -83,9 +86,6 @@ def _tournament_figures(study: StudyFolder) -> list[tuple[str, Any]]:
 
 
 def _tune_figures(study: StudyFolder) -> list[tuple[str, Any]]:
-    from sim.present.tune import tune_chart
-    from sim.study.tune_request import TuneRequest
-
     record, settings = study.record, study.table
     assert settings is not None  # a tune's folder holds its settings
     request = TuneRequest.from_dict(record["request"])
@@ -114,10 +114,6 @@ def save_study_charts(study: StudyFolder, out: PathInput | None = None) -> list[
     robin's ``matrix.png`` beside its matrix, a tune's ``charts/tune.png``; a
     comparison's ``comparison.png`` beside its record), or into the folder ``out``; the
     paths written."""
-    from sim.present.tournament import CHART_STEM as MATRIX_STEM
-    from sim.present.tune import CHART_STEM as TUNE_STEM
-    from sim.store import location
-
     stem = {kinds.COMPARE: "comparison", kinds.TOURNAMENT: MATRIX_STEM, kinds.TUNE: TUNE_STEM}[
         study.kind
     ]
