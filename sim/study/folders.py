@@ -50,7 +50,6 @@ _READ: dict[StudyKind, tuple[str, str | None]] = {
     kinds.TOURNAMENT: (TOURNAMENT_KIND, MATRIX_FILE),
     kinds.TUNE: (TUNE_KIND, SETTINGS_FILE),
 }
-READ_HERE = tuple(_READ)  # the kinds open_study reads; runs and experiments: load_results
 
 
 def open_study(path: PathInput) -> StudyFolder | None:
