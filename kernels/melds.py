@@ -108,6 +108,48 @@ def _add_with_jokers(natural_part, missing, jokers_held, out, n):
 
 
 @njit(cache=True)
+def _natural_melds_ace_low(mask, out):
+    """``hand_melds`` of a hand without jokers under ``ace = low``, written straight in
+    canonical order (the showdown's common case: no run-shape scan, no sort). Melds
+    are listed by their lowest card; from one card the runs come first (their next
+    card is one above, a set's thirteen), shortest first (a prefix comes first), then
+    the sets of that card's rank above it: of three other cards ``a < b < d``, the
+    order is (a, b), (a, b, d), (a, d), (b, d)."""
+    n = 0
+    rest = mask
+    while rest:
+        card = lowest_bit(rest)
+        rest &= rest - 1
+        rank = card % 13
+        if rank <= 10 and (mask >> card) & 7 == 7:
+            run = np.int64(7) << card
+            out[n] = run
+            n += 1
+            top = card + 3
+            while top % 13 != 0 and (mask >> top) & 1:
+                run |= np.int64(1) << top
+                out[n] = run
+                n += 1
+                top += 1
+        above = mask & (RANK_ACROSS_SUITS << rank) & -(np.int64(2) << card)
+        count = popcount(above)
+        low = np.int64(1) << card
+        if count == 2:
+            out[n] = low | above
+            n += 1
+        elif count == 3:
+            a = above & -above
+            b = (above ^ a) & -(above ^ a)
+            d = above ^ a ^ b
+            out[n] = low | a | b
+            out[n + 1] = low | above
+            out[n + 2] = low | a | d
+            out[n + 3] = low | b | d
+            n += 4
+    return n
+
+
+@njit(cache=True)
 def hand_melds(mask, tab, out):
     """Write every meld contained in the hand to ``out`` in canonical order.
 
@@ -117,6 +159,8 @@ def hand_melds(mask, tab, out):
     """
     natural = mask & NATURAL_BITS
     jokers_held = mask & ~NATURAL_BITS
+    if jokers_held == 0 and tab[ACE_SLOT] == ACE_LOW:
+        return _natural_melds_ace_low(mask, out)
     n_jokers = popcount(jokers_held)
     n = 0
     for s in range(4):
@@ -332,8 +376,8 @@ def _layoff_options(meld, defender, tab, out):
     s = low // 13
     w = (meld >> (13 * s)) & 0x1FFF
     d = (defender >> (13 * s)) & 0x1FFF & ~w
-    if d == 0:
-        return n
+    if _run_neighbours(w, tab) & d == 0:
+        return n  # the first card of any chain lies next to the run
     shapes = stack_empty(MAX_LAYOFF_OPTIONS, 0)
     shapes[0] = w
     head = 0
@@ -470,25 +514,65 @@ def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
     return mask_value(unmatched & ~laid, tab), laid
 
 
+@njit(cache=True, inline="always")
+def _run_neighbours(pattern, tab):
+    """The ranks next to a suit pattern's cards: the King and the Ace too where the
+    ace mode lets a run hold both."""
+    near = (pattern << 1) | (pattern >> 1)
+    if tab[ACE_SLOT] != ACE_LOW:
+        near |= (pattern >> 12) | (pattern << 12)
+    return near & 0x1FFF
+
+
 @njit(cache=True)
 def may_lay_off(knocker_melds, n_knocker_melds, defender, tab):
     """True when some card of ``defender`` fits some knocker meld on its own
     (``layoff_fits``): the first step of every lay-off. When none does, nothing can be
     laid off, in any order, and the arrangements need not be built. Only the cards
-    that could fit are tried: the other cards of a meld's rank (a set) or of its suit
-    (a run)."""
+    that could fit are tried: a set of three's fourth card, a run's neighbours."""
     for k in range(n_knocker_melds):
         meld = knocker_melds[k]
         if meld & ~NATURAL_BITS:
             continue  # lay-offs are not defined with jokers
         low = lowest_bit(meld)
-        near = (RANK_ACROSS_SUITS << (low % 13)) | (np.int64(0x1FFF) << (13 * (low // 13)))
-        rest = defender & near & ~meld
-        while rest:
-            if layoff_fits(lowest_bit(rest), meld, tab):
+        same_rank = RANK_ACROSS_SUITS << (low % 13)
+        if (meld & ~same_rank) == 0:
+            if popcount(meld) == 3 and defender & same_rank & ~meld:
                 return True
-            rest &= rest - 1
+            continue
+        s = low // 13
+        w = (meld >> (13 * s)) & 0x1FFF
+        ends = _run_neighbours(w, tab) & ~w & (defender >> (13 * s))
+        while ends:
+            bit = ends & -ends
+            ends ^= bit
+            if tab[RUN_SHAPE + (w | bit)]:
+                return True
     return False
+
+
+@njit(cache=True)
+def could_lay_off(knocker, defenders, tab):
+    """False when no card of ``defenders`` (their hands' union) can be laid off on any
+    meld of any arrangement of the natural hand ``knocker``; True when one may (then
+    the arrangements decide). A run of the knocker lies within the cards a 3-card run
+    could use (``RUN_CAPABLE``), and a card that goes on it, first of its chain, lies
+    next to one of them; a set that takes a card is a rank the knocker holds three
+    times, and the card is that rank's fourth. Exact under ``ace = low``; where the
+    ace may follow the King, a 2 next to the ace of a Q-K-A run also answers True. A
+    few table reads: the showdown asks it before building any arrangement."""
+    if knocker & ~NATURAL_BITS:
+        return True  # jokers: the arrangements decide
+    reach = np.int64(0)
+    for s in range(4):
+        p = (knocker >> (13 * s)) & 0x1FFF
+        reach |= (_run_neighbours(np.int64(tab[RUN_CAPABLE + p]), tab) & ~p) << (13 * s)
+    p0, p1, p2, p3 = suit_patterns(knocker)
+    three = at_least_three(p0, p1, p2, p3) & ~(p0 & p1 & p2 & p3)
+    for rank in range(13):
+        if (three >> rank) & 1:
+            reach |= (RANK_ACROSS_SUITS << rank) & ~knocker
+    return (reach & defenders) != 0
 
 
 @njit(cache=True, inline="always")

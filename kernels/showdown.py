@@ -24,7 +24,14 @@ from kernels.bits import popcount
 from kernels.borrow import BorrowedArray, stack_empty
 from kernels.deadwood import every_card_meldable, min_deadwood_one, min_deadwood_piece
 from kernels.link import piece
-from kernels.melds import MASKS, MAX_PLAYERS, PAIR, defender_after_layoffs, knocker_arrangement
+from kernels.melds import (
+    MASKS,
+    MAX_PLAYERS,
+    PAIR,
+    could_lay_off,
+    defender_after_layoffs,
+    knocker_arrangement,
+)
 from kernels.tables import TAB
 
 S = L.POINT_SCALE
@@ -152,8 +159,13 @@ def showdown(
 
     knocker_dw = deadwood[knocker]
     n_melds = -1  # the knocker's arrangement matters only to lay-offs
-    # Lay-offs: only after a knock with deadwood (never after gin, rummy or big gin).
-    if rules[L.R_LAYOFF] == 1 and knocker_dw > 0:
+    # Lay-offs: only after a knock with deadwood (never after gin, rummy or big gin),
+    # and only where some defender holds a card that could go on some knocker meld.
+    defending = np.int64(0)
+    for seat in range(players):
+        if seat != knocker:
+            defending |= hands[seat]
+    if rules[L.R_LAYOFF] == 1 and knocker_dw > 0 and could_lay_off(hands[knocker], defending, tab):
         greedy = rules[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY
         defenders = stack_empty(MAX_PLAYERS, 0)
         owns = stack_empty(MAX_PLAYERS, 0)  # their least deadwood, laying nothing off

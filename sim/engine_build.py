@@ -21,6 +21,7 @@ loop (``kernels/mc.py``: its rollouts with strategies in every seat), and import
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -90,6 +91,9 @@ ROLLOUT_IMPORTS = (
 )
 
 
+# The template's and mc's texts are read once per process (inspect tokenizes the files:
+# milliseconds, paid by every call that plays hands, on every chunk of a run).
+@functools.cache
 def _rollout_source() -> str:
     from kernels import mc
 
@@ -97,14 +101,21 @@ def _rollout_source() -> str:
     return "\n\n" + "\n".join(ROLLOUT_IMPORTS) + "\n\n\n" + "\n\n".join(functions)
 
 
-def engine_source(strategies: list[Strategy]) -> str:
-    """The generated module's text: the dispatchers, the engine template, then mc's
-    samples' loop (``_rollout_source``)."""
+@functools.cache
+def _template_parts() -> tuple[str, str]:
+    """The engine template's text before its stand-in hooks and after them."""
     template = inspect.getsource(engine_template)
     start = template.index(_HOOKS_START)
     end = template.index("\n", template.index(_HOOKS_END))
+    return template[:start], template[end + 1 :]
+
+
+def engine_source(strategies: list[Strategy]) -> str:
+    """The generated module's text: the dispatchers, the engine template, then mc's
+    samples' loop (``_rollout_source``)."""
+    before, after = _template_parts()
     header = f'"""Generated engine for strategies: {", ".join(s.name for s in strategies)}."""\n'
-    body = template[:start] + _dispatcher_source(strategies) + template[end + 1 :]
+    body = before + _dispatcher_source(strategies) + after
     # The template's docstring stays below the header: keep the module importable.
     return header + body + _rollout_source()
 

@@ -12,6 +12,9 @@ Compared with ``tests/reference/deadwood_ref.py`` (RULES.md "Melds and deadwood"
   kernel may break ties between laid sets differently);
 - ``layoff_greedy``: deadwood and laid cards exactly (greedy is deterministic);
 - ``layoff_fits``: card by card against the oracle;
+- ``could_lay_off``: True whenever some defender card fits some meld of the knocker's
+  hand (any arrangement), as the oracle's ``melds_in`` and ``layoff_fits`` find, and
+  under ``ace = low`` only then;
 - ``knocker_arrangement``: the knocker's melds exactly, with and without lay-offs,
   optimal and greedy, one to three defenders.
 
@@ -30,6 +33,7 @@ from kernels.melds import (
     MAX_MELDS,
     MAX_MELDS_PER_ARRANGEMENT,
     canonical_arrangement,
+    could_lay_off,
     hand_melds,
     knocker_arrangement,
     layoff_fits,
@@ -550,6 +554,40 @@ def test_knocker_arrangement_random_deals(ace: str, play: str) -> None:
         rng = seeded("knocker", ace, play, i)
         knocker, defenders = knocker_deal(rng, ace, 10 if i % 2 else 7, 1 + i % 3)
         _check_knocker(knocker, defenders, ace, True, play)
+
+
+N_FAST_REACH = 150  # knocker and defender pairs per ace mode
+
+
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_could_lay_off_matches_oracle(ace: str) -> None:
+    """``could_lay_off`` (the showdown's test before it builds any arrangement) is
+    True whenever some defender card fits some meld the knocker holds, and under
+    ``ace = low`` only then (where the ace may follow the King it may also answer True
+    for a 2 next to an ace of Q-K-A), on random, dense and four-of-a-kind knocker
+    hands against one to three defenders drawn near them; any joker in the knocker's
+    hand answers True (the arrangements decide)."""
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    answers = set()
+    for i in range(N_FAST_REACH):
+        rng = seeded("could-lay-off", ace, i)
+        size = 7 if i % 2 else 10
+        if i % 3 == 0:
+            knocker, defenders = knocker_deal(rng, ace, size, 1 + i % 3)
+        else:
+            knocker = (dense_hand if i % 3 == 1 else quad_hand)(rng, size)
+            defenders = [random_hand(rng, size, exclude=knocker)]
+        union = frozenset(c for d in defenders for c in d)
+        melds = R.melds_in(knocker, rules)
+        want = any(R.layoff_fits(c, m, rules) for m in melds for c in union)
+        got = bool(could_lay_off(kmask(knocker), kmask(union), tab))
+        where = f"knocker [{show(knocker)}] defenders [{show(union)}] ace={ace}"
+        assert got == want if ace == "low" else got >= want, where
+        answers.add(got)
+    assert answers == {True, False}  # both answers were put to the test
+    joker_hand = t("AC 2C 3C JK")
+    assert could_lay_off(kmask(joker_hand), kmask(t("KS")), tab)
 
 
 @pytest.mark.slow
