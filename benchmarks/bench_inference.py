@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from kernels import engine as E
+from kernels import layout as L
 from kernels import mc as K
 from kernels.bits import popcount
 from kernels.deadwood import min_deadwood_one
@@ -214,7 +215,7 @@ class View:
         )  # fmt: skip
 
     def obs(self, phase: int, compiled: Any, tab: Any) -> Any:
-        pile = np.zeros(E.DECK_CAPACITY, np.int64)
+        pile = np.zeros(L.DECK_CAPACITY, np.int64)
         pile[: len(self.pile)] = self.pile
         discard = phase == PHASE_DISCARD
         return make_obs(

@@ -35,7 +35,7 @@ from numba.cpython.unsafe.numbers import leading_zeros
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
 from kernels.borrow import stack_empty
-from kernels.layout import NATURAL_BITS
+from kernels.layout import DECK_CAPACITY, NATURAL_BITS
 from kernels.link import Piece, piece
 from kernels.tables import (
     BEST_REMOVALS,
@@ -572,14 +572,15 @@ def _contested_key(mask, contested, fbit, forbidden, tab):
 @njit(cache=True)
 def _best_discard_by_search(mask, forbidden, tab):
     """Best discard by solving the hand once per candidate card (used with jokers)."""
+    left = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(mask, tab, left)
     key = NO_KEY
     rest = mask
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
         if card != forbidden:
-            d = min_deadwood_one(mask ^ (np.int64(1) << card), tab)
-            key = min(key, _pack(d, np.int64(tab[CARD_VALUE + card]), card))
+            key = min(key, _pack(left[card], np.int64(tab[CARD_VALUE + card]), card))
     return key
 
 
@@ -713,13 +714,15 @@ def _contested_removals(mask, contested, tab):
 @njit(cache=True)
 def _least_removals_by_search(mask, tab):
     """``least_removals`` by solving the hand once per card (used with jokers)."""
+    left = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(mask, tab, left)
     least = np.int64(BIG)
     cards = np.int64(0)
     rest = mask
     while rest:
         bit = rest & -rest
         rest ^= bit
-        least, cards = _merge(least, cards, min_deadwood_one(mask ^ bit, tab), bit)
+        least, cards = _merge(least, cards, left[lowest_bit(bit)], bit)
     return least, cards
 
 
@@ -751,6 +754,93 @@ def least_removals(mask, tab):
         d = _easy_set_deadwood(rank_cards, r, total, tab)
         least, cards = _merge(least, cards, d, rank_cards)
     return least, cards
+
+
+# --- the deadwood each discard leaves ------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _suit_deadwoods(q, s, others, out, tab):
+    """Fold into ``out`` the deadwood each card of suit ``s`` (pattern ``q``) leaves
+    when removed from a leaf whose other suits' run deadwood is ``others``."""
+    rest = q
+    while rest:
+        r = lowest_bit(rest)
+        rest &= rest - 1
+        card = 13 * s + r
+        out[card] = min(out[card], others + _run_deadwood(q ^ (1 << r), tab))
+
+
+@njit(cache=True)
+def _leaf_deadwoods(m, out, tab):
+    """Fold into ``out`` the deadwood each card of the natural cards ``m`` (no sets)
+    leaves when removed: only its own suit's run deadwood changes. Returns the run
+    deadwood of ``m``."""
+    q0, q1, q2, q3 = suit_patterns(m)
+    d0, d1 = _run_deadwood(q0, tab), _run_deadwood(q1, tab)
+    d2, d3 = _run_deadwood(q2, tab), _run_deadwood(q3, tab)
+    total = d0 + d1 + d2 + d3
+    _suit_deadwoods(q0, 0, total - d0, out, tab)
+    _suit_deadwoods(q1, 1, total - d1, out, tab)
+    _suit_deadwoods(q2, 2, total - d2, out, tab)
+    _suit_deadwoods(q3, 3, total - d3, out, tab)
+    return total
+
+
+@njit(cache=True)
+def discard_deadwoods(mask, tab, out):
+    """The least deadwood each discard leaves: ``out[c] = min_deadwood_one(mask - c)``
+    for every card ``c`` of the hand (``out`` has 54 entries or more; the others are
+    left as they are). The one home of "the deadwood left by each legal discard",
+    which every strategy that weighs its discards reads.
+
+    Without jokers the hand is solved once, not once per card: each card's removal is
+    read off the same set-choice leaves as ``least_removals`` (see
+    ``_contested_key`` why every card's least is among them), the cards of sets no
+    run could use by their closed form (``_easy_set_deadwood``).
+    """
+    rest = mask
+    while rest:
+        out[lowest_bit(rest)] = BIG
+        rest &= rest - 1
+    if (mask >> 52) != 0:
+        rest = mask
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            out[lowest_bit(bit)] = min_deadwood_one(mask ^ bit, tab)
+        return
+    p0, p1, p2, p3 = suit_patterns(mask)
+    ranks = at_least_three(p0, p1, p2, p3)
+    if ranks == 0:
+        _leaf_deadwoods(mask, out, tab)
+        return
+    contested, easy, natural = _set_ranks(mask, p0, p1, p2, p3, ranks, tab)
+    if contested == 0:
+        total = _leaf_deadwoods(natural, out, tab)
+    else:
+        leaves = stack_empty(MAX_LEAVES, 0)
+        whole = stack_empty(MAX_LEAVES, 0)
+        totals = stack_empty(MAX_LEAVES, 0)
+        n, set_ranks, fours = _set_leaves(natural, contested, tab, True, leaves, whole)
+        for i in range(n):
+            totals[i] = _leaf_deadwoods(leaves[i], out, tab)
+        total, four = _leaf_totals(totals, whole, n)
+        for k in range(4):
+            if (fours >> k) & 1:  # one card out of the set of 4 leaves a set of 3
+                cards = natural & (RANK_ACROSS_SUITS << ((set_ranks >> (4 * k)) & 15))
+                while cards:
+                    card = lowest_bit(cards)
+                    cards &= cards - 1
+                    out[card] = min(out[card], four[k])
+    while easy:
+        r = lowest_bit(easy)
+        easy &= easy - 1
+        cards = mask & (RANK_ACROSS_SUITS << r)
+        left = _easy_set_deadwood(cards, r, total, tab)
+        while cards:
+            out[lowest_bit(cards)] = left
+            cards &= cards - 1
 
 
 # The solver's tested range (RULES.md hands of 1 to 13 cards; more cards could hold more

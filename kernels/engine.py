@@ -57,6 +57,7 @@ from kernels.bits import popcount
 from kernels.borrow import borrow, borrow_row, stack_empty
 from kernels.chart import CHART_DISCARD, CHART_DRAW, CHART_KNOCK, draw_class, interested
 from kernels.deadwood import best_discard_one, min_deadwood_one
+from kernels.layout import DECK_CAPACITY
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
 from kernels.obs import (
     BIG_GIN,
@@ -104,7 +105,6 @@ from kernels.view import (
 
 MAX_TURNS = 1000  # a hand that could never end is cut here (rebuilds are bounded)
 MAX_PLAYERS = 6
-DECK_CAPACITY = 54  # 52 cards and 2 jokers
 
 ERR_NONE = 0
 ERR_NOT_HELD = 1  # discard of a card the seat does not hold

@@ -17,6 +17,7 @@ N_RANKS = 13
 N_SUITS = 4
 N_NATURAL = 52  # card index = suit * 13 + rank
 JOKER_BITS = (1 << 52) | (1 << 53)
+DECK_CAPACITY = 54  # card indices a hand mask can hold: 52 naturals and 2 jokers
 NATURAL_BITS = (1 << 52) - 1
 SUIT_BITS = (1 << 13) - 1
 SPADES = 3  # suit index: card // N_RANKS == SPADES (jokers, 52 and 53, are no suit)

@@ -47,11 +47,11 @@ from kernels.bits import lowest_bit, popcount
 from kernels.borrow import BorrowedArray, borrow, stack_empty
 from kernels.deadwood import (
     best_discard_one,
+    discard_deadwoods,
     discard_order_key,
     min_deadwood_one,
 )
 from kernels.engine import (
-    DECK_CAPACITY,
     MAX_PLAYERS,
     borrowed_columns,
     borrowed_state,
@@ -65,6 +65,7 @@ from kernels.engine import (
     view_obs,
 )
 from kernels.greedy import DEFAULT_KNOCK_AT
+from kernels.layout import DECK_CAPACITY
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
 from kernels.obs import (
@@ -187,11 +188,13 @@ def _greedy_drop(hand, known, tab):
         return card
     best_card = np.int64(-1)
     best_d = np.int64(1) << 40
+    left = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(hand, tab, left)
     rest = hand & ~known
     while rest:
         c = lowest_bit(rest)
         rest &= rest - 1
-        d = min_deadwood_one(hand & ~(np.int64(1) << c), tab)
+        d = left[c]
         if d <= best_d:  # ties: the highest index
             best_d = d
             best_card = c
@@ -702,13 +705,15 @@ def discard_candidates(obs, forbidden, limit_count, gin_count):
     m = 0
     g = 0
     counts = meld_partner_counts(obs.hand)
+    left = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(obs.hand, obs.tab, left)
     rest = obs.hand
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
         if card == forbidden:
             continue
-        d = min_deadwood_one(obs.hand & ~(np.int64(1) << card), obs.tab)
+        d = left[card]
         value = np.int64(obs.tab[CARD_VALUE + card])
         keys[m] = discard_order_key(d, value, card)
         m += 1

@@ -355,7 +355,7 @@ def probe_deals(
 def _warm_probe(lineup: str) -> None:
     """Compile (or load) the engine of ``lineup`` with a strategy chart's probe (the
     charts' own specialization of the engine), playing no hand."""
-    from kernels.engine import DECK_CAPACITY
+    from kernels.layout import DECK_CAPACITY
     from kernels.probe import new_probe
 
     probe = new_probe(

@@ -45,7 +45,8 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit
-from kernels.deadwood import discard_order_key, min_deadwood_one
+from kernels.borrow import stack_empty
+from kernels.deadwood import discard_deadwoods, discard_order_key, min_deadwood_one
 from kernels.greedy import (
     OWN_TURNS,
     knock_threshold,
@@ -54,6 +55,7 @@ from kernels.greedy import (
     memo_knock_decision,
     memo_take,
 )
+from kernels.layout import DECK_CAPACITY
 from kernels.link import piece
 from kernels.melds import RANK_ACROSS_SUITS
 from kernels.obs import DISCARD_HOOK, KNOCK_HOOK, TAKE_HOOK, forbidden_discard
@@ -132,13 +134,15 @@ def scored_discard(obs, params, forbidden):
     whole = min_deadwood_one(obs.hand, obs.tab) if throw_low else np.int64(0)
     best = np.int64(1) << 60
     best_left = np.int64(0)
+    lefts = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(obs.hand, obs.tab, lefts)
     rest = obs.hand
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
         if card == forbidden:
             continue
-        left = min_deadwood_one(obs.hand ^ (np.int64(1) << card), obs.tab)
+        left = lefts[card]
         value = np.int64(obs.tab[CARD_VALUE + card])
         score = left
         if throw_low:

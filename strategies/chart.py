@@ -57,12 +57,13 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit, popcount
+from kernels.borrow import stack_empty
 from kernels.chart import N_DRAW_CLASSES, draw_class
 from kernels.deadwood import (
     best_discard_one,
+    discard_deadwoods,
     discard_order_key,
     least_removals,
-    min_deadwood_one,
 )
 from kernels.greedy import (
     OWN_TURNS,
@@ -74,6 +75,7 @@ from kernels.greedy import (
     memo_min_deadwood,
     memo_take,
 )
+from kernels.layout import DECK_CAPACITY
 from kernels.link import piece
 from kernels.melds import melds_with
 from kernels.obs import DISCARD_HOOK, KNOCK_HOOK, TAKE_HOOK, forbidden_discard, hidden_cards
@@ -179,6 +181,8 @@ def lookahead_discard(obs, weight, gin_weight, safety, scratch):
     forbidden = forbidden_discard(obs)
     best = NO_KEY
     best_deadwood = np.int64(0)
+    lefts = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(obs.hand, obs.tab, lefts)
     cards = obs.hand
     while cards:
         card = lowest_bit(cards)
@@ -186,7 +190,7 @@ def lookahead_discard(obs, weight, gin_weight, safety, scratch):
         if card == forbidden:
             continue
         kept = obs.hand & ~(np.int64(1) << card)
-        deadwood = min_deadwood_one(kept, obs.tab)
+        deadwood = lefts[card]
         saving, gins = next_draw(kept, deadwood, hidden, obs.tab)
         score = 10 * n_hidden * deadwood - weight * saving - 10 * gin_weight * gins
         value = np.int64(obs.tab[CARD_VALUE + card])

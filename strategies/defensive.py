@@ -37,7 +37,8 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit, popcount
-from kernels.deadwood import min_deadwood_one
+from kernels.borrow import stack_empty
+from kernels.deadwood import discard_deadwoods
 from kernels.greedy import (
     learn_min_deadwood,
     memo_best_discard,
@@ -45,6 +46,7 @@ from kernels.greedy import (
     memo_take,
     rule_threshold,
 )
+from kernels.layout import DECK_CAPACITY
 from kernels.link import piece
 from kernels.melds import run_near
 from kernels.obs import DISCARD_HOOK, KNOCK_HOOK, TAKE_HOOK, forbidden_discard
@@ -125,13 +127,15 @@ def discard_nb(obs, params, scratch):
     _, least = memo_best_discard(obs.hand, forbidden, scratch, obs.tab)
     limit = least + np.int64(params[SLOT.slack])
     best = NO_KEY
+    lefts = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(obs.hand, obs.tab, lefts)
     rest = obs.hand
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
         if card == forbidden:
             continue
-        deadwood = min_deadwood_one(obs.hand ^ (np.int64(1) << card), obs.tab)
+        deadwood = lefts[card]
         if deadwood > limit:
             continue
         key = (

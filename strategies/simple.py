@@ -36,8 +36,15 @@ import numpy as np
 from numba import njit
 
 from kernels.bits import lowest_bit, popcount
-from kernels.deadwood import discard_order_key, least_removals, min_deadwood_one
+from kernels.borrow import stack_empty
+from kernels.deadwood import (
+    discard_deadwoods,
+    discard_order_key,
+    least_removals,
+    min_deadwood_one,
+)
 from kernels.greedy import decide_knock, knock_threshold
+from kernels.layout import DECK_CAPACITY
 from kernels.melds import melds_with
 from kernels.obs import SCRATCH_FREE, forbidden_discard, strategy_below
 from kernels.tables import CARD_VALUE
@@ -72,12 +79,14 @@ def _fallback_discard(hand, excluded, just_taken, tab):
     order, or (every card excluded) the best of all but the card just taken."""
     best_allowed = NO_KEY
     best_any = NO_KEY
+    lefts = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(hand, tab, lefts)
     rest = hand
     while rest:
         card = lowest_bit(rest)
         bit = np.int64(1) << card
         rest &= rest - 1
-        deadwood = min_deadwood_one(hand ^ bit, tab)
+        deadwood = lefts[card]
         key = discard_order_key(deadwood, np.int64(tab[CARD_VALUE + card]), card)
         if not bit & excluded:
             best_allowed = min(best_allowed, key)

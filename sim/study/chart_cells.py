@@ -25,8 +25,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from kernels import chart as K
-from kernels.engine import DECK_CAPACITY
-from kernels.layout import POINT_SCALE
+from kernels.layout import DECK_CAPACITY, POINT_SCALE
 from kernels.obs import SCRATCH_SIZE
 from kernels.probe import new_probe
 from sim.rules import RuleSet

@@ -28,6 +28,7 @@ from kernels.deadwood import (
     BIG,
     best_discard_batch,
     best_discard_one,
+    discard_deadwoods,
     every_card_meldable,
     least_removals,
     loose_cards,
@@ -127,12 +128,18 @@ def _check_best_discard(hands: list[tuple[int, ...]], ace: str) -> None:
 
 
 def _check_least_removals(hands: list[tuple[int, ...]], ace: str) -> None:
-    """``least_removals`` against the oracle solving the hand without each card: the
-    least deadwood a discard leaves and every card that leaves it."""
+    """``least_removals`` and ``discard_deadwoods`` against the oracle solving the hand
+    without each card: the deadwood each discard leaves, the least of them and every
+    card that leaves it."""
     rules = ref_rules(ace)
     tab = tables_for_ref(rules)
     for hand in hands:
         left = {c: R.min_deadwood_ref([x for x in hand if x != c], rules) for c in hand}
+        out = np.full(64, -7, np.int64)
+        discard_deadwoods(kmask(hand), tab, out)
+        got = {c: int(out[c]) for c in hand}
+        assert got == left, f"discard deadwoods of [{show(hand)}] ({ace}): {got}, want {left}"
+        assert (out[[c for c in range(64) if c not in hand]] == -7).all(), "wrote past the hand"
         least = min(left.values())
         tied = sum(1 << c for c in hand if left[c] == least)
         least_got, tied_got = least_removals(kmask(hand), tab)
@@ -403,6 +410,20 @@ def test_least_removals_by_hand_class(ace: str, kind: str, memo_oracle: object) 
         rng = seeded("least-removals", ace, kind, jokers)
         hands += [random_hand(rng, 8, jokers), dense_hand(rng, 8, jokers)]
     _check_least_removals(hands, ace)
+
+
+def test_discard_deadwoods_of_tiny_hands() -> None:
+    """The hand-drawn cases of ``least_removals`` below, card by card."""
+    tab = tables_for_ref(ref_rules("low"))
+    out = np.zeros(64, np.int64)
+    discard_deadwoods(np.int64(0), tab, out)
+    assert not out.any()  # no card, nothing written
+    run = parse("AC 2C 3C 4C")  # the ends leave a run; 2C leaves 1 + 3 + 4, 3C 1 + 2 + 4
+    discard_deadwoods(kmask(run), tab, out)
+    assert [out[c] for c in run] == [0, 8, 7, 0]
+    hand = parse("AC AD AH AS 5C 6C 7C")  # an ace leaves three; a club breaks the run
+    discard_deadwoods(kmask(hand), tab, out)
+    assert [out[c] for c in hand] == [0, 0, 0, 0, 6 + 7, 5 + 7, 5 + 6]
 
 
 def test_least_removals_of_tiny_hands() -> None:
