@@ -98,22 +98,38 @@ def shuffle(deck, n, skey):
     For i from n-1 down to 1, swap ``deck[i]`` with ``deck[j]``, j uniform in [0, i]
     (``below``, draw for draw). Returns the next unused counter.
     """
-    # Without a rejection, the draws use counters 0, 1, ..., n-2: their values do not
-    # depend on the swaps, so they are computed first in one loop the compiler
-    # vectorizes (the swaps then wait on no multiply chain; measured 131 -> 93 ns a
-    # deck). A rejection (p < 2**-26 a draw) shifts the counters on: those past the
-    # precomputed ones are drawn as they come.
-    high = stack_empty(SHUFFLE_CAPACITY, 0)
-    drawn = min(n - 1, SHUFFLE_CAPACITY)
-    for k in range(drawn):
-        high[k] = np.int64(random64(skey, k) >> np.uint64(32))
+    # Without a rejection, the draws use counters 0, 1, ..., n-2 and each j is known
+    # before any swap: all are computed first, in one loop the compiler vectorizes, and
+    # the swaps then wait on no multiply chain (measured 99 -> 79 ns a deck; drawing
+    # as the swaps go, 131). A draw that might be rejected (its low half below the
+    # bound: p < 2**-26) sends the whole shuffle, before any swap, to the draws as
+    # they come (``_shuffle_drawing``), which settle it exactly.
+    if n - 1 > SHUFFLE_CAPACITY:
+        return _shuffle_drawing(deck, n, skey)
+    picks = stack_empty(SHUFFLE_CAPACITY, 0)
+    clean = True
+    for k in range(n - 1):
+        bound = np.uint64(n - k)
+        m = (random64(skey, k) >> np.uint64(32)) * bound
+        picks[k] = np.int64(m >> np.uint64(32))
+        clean &= (m & LOW_32) >= bound
+    if not clean:
+        return _shuffle_drawing(deck, n, skey)
+    for k in range(n - 1):
+        i = n - 1 - k
+        j = picks[k]
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+    return max(n - 1, 0)
+
+
+@njit(cache=True)
+def _shuffle_drawing(deck, n, skey):
+    """``shuffle`` drawing each j as the swaps reach it, rejections and all."""
     counter = 0
     for i in range(n - 1, 0, -1):
-        if counter < drawn:
-            r = np.uint64(high[counter])
-        else:
-            r = random64(skey, counter) >> np.uint64(32)
-        j, counter = _bounded(r, np.uint64(i + 1), skey, counter + 1)
+        j, counter = below(skey, counter, i + 1)
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t
