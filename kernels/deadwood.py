@@ -572,15 +572,15 @@ def _contested_key(mask, contested, fbit, forbidden, tab):
 @njit(cache=True)
 def _best_discard_by_search(mask, forbidden, tab):
     """Best discard by solving the hand once per candidate card (used with jokers)."""
-    left = stack_empty(DECK_CAPACITY, 0)
-    discard_deadwoods(mask, tab, left)
+    lefts = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(mask, tab, lefts)
     key = NO_KEY
     rest = mask
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
         if card != forbidden:
-            key = min(key, _pack(left[card], np.int64(tab[CARD_VALUE + card]), card))
+            key = min(key, _pack(lefts[card], np.int64(tab[CARD_VALUE + card]), card))
     return key
 
 
@@ -714,15 +714,15 @@ def _contested_removals(mask, contested, tab):
 @njit(cache=True)
 def _least_removals_by_search(mask, tab):
     """``least_removals`` by solving the hand once per card (used with jokers)."""
-    left = stack_empty(DECK_CAPACITY, 0)
-    discard_deadwoods(mask, tab, left)
+    lefts = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(mask, tab, lefts)
     least = np.int64(BIG)
     cards = np.int64(0)
     rest = mask
     while rest:
         bit = rest & -rest
         rest ^= bit
-        least, cards = _merge(least, cards, left[lowest_bit(bit)], bit)
+        least, cards = _merge(least, cards, lefts[lowest_bit(bit)], bit)
     return least, cards
 
 
@@ -754,6 +754,40 @@ def least_removals(mask, tab):
         d = _easy_set_deadwood(rank_cards, r, total, tab)
         least, cards = _merge(least, cards, d, rank_cards)
     return least, cards
+
+
+# --- the one least set choice (the showdown's arrangements) ---------------------------
+
+
+@njit(cache=True)
+def sole_set_choice(mask, tab):
+    """The cards a natural hand leaves to runs under its least-deadwood choice of sets,
+    where exactly one choice leaves the least deadwood; -1 where two or more do.
+
+    Every set no run could use is taken whole (always best: ``_strip_easy_sets``); at
+    each contested rank the solver's options are tried (``_set_leaves``: the options
+    it leaves out are strictly worse, so no tie is missed). Two choices are two
+    arrangements: a tie means the least arrangement is not unique.
+    """
+    p0, p1, p2, p3 = suit_patterns(mask)
+    ranks = at_least_three(p0, p1, p2, p3)
+    contested, _, natural = _set_ranks(mask, p0, p1, p2, p3, ranks, tab)
+    if contested == 0:
+        return natural
+    leaves = stack_empty(MAX_LEAVES, 0)
+    whole = stack_empty(MAX_LEAVES, 0)
+    n, _, _ = _set_leaves(natural, contested, tab, False, leaves, whole)
+    best = np.int64(BIG)
+    at = 0
+    ties = 0
+    for i in range(n):
+        q0, q1, q2, q3 = suit_patterns(leaves[i])
+        d = _four_reads(q0, q1, q2, q3, tab)
+        if d < best:
+            best, at, ties = d, i, 0
+        elif d == best:
+            ties += 1
+    return leaves[at] if ties == 0 else np.int64(-1)
 
 
 # --- the deadwood each discard leaves ------------------------------------------------

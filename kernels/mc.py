@@ -188,13 +188,13 @@ def _greedy_drop(hand, known, tab):
         return card
     best_card = np.int64(-1)
     best_d = np.int64(1) << 40
-    left = stack_empty(DECK_CAPACITY, 0)
-    discard_deadwoods(hand, tab, left)
+    lefts = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(hand, tab, lefts)
     rest = hand & ~known
     while rest:
         c = lowest_bit(rest)
         rest &= rest - 1
-        d = left[c]
+        d = lefts[c]
         if d <= best_d:  # ties: the highest index
             best_d = d
             best_card = c
@@ -705,15 +705,15 @@ def discard_candidates(obs, forbidden, limit_count, gin_count):
     m = 0
     g = 0
     counts = meld_partner_counts(obs.hand)
-    left = stack_empty(DECK_CAPACITY, 0)
-    discard_deadwoods(obs.hand, obs.tab, left)
+    lefts = stack_empty(DECK_CAPACITY, 0)
+    discard_deadwoods(obs.hand, obs.tab, lefts)
     rest = obs.hand
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
         if card == forbidden:
             continue
-        d = left[card]
+        d = lefts[card]
         value = np.int64(obs.tab[CARD_VALUE + card])
         keys[m] = discard_order_key(d, value, card)
         m += 1
