@@ -34,7 +34,7 @@ from numba.core.types import UniTuple, int64
 from numba.cpython.unsafe.numbers import leading_zeros
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
-from kernels.borrow import stack_empty
+from kernels.borrow import BorrowedArray, stack_empty
 from kernels.layout import DECK_CAPACITY, NATURAL_BITS
 from kernels.link import Piece, piece
 from kernels.tables import (
@@ -821,34 +821,57 @@ def _leaf_deadwoods(m, out, tab):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _least_of(mask, out):
+    """The least of ``out`` over the cards of ``mask`` (``BIG`` for none)."""
+    least = np.int64(BIG)
+    rest = mask
+    while rest:
+        least = min(least, out[lowest_bit(rest)])
+        rest &= rest - 1
+    return least
+
+
+@njit(cache=True, inline="always")
+def discard_deadwoods_by_search(mask, tab, out):
+    """``discard_deadwoods`` by solving the hand once per card: for hands with jokers,
+    and for callers that ask so rarely (``simple``'s fallback) that compiling the
+    one-pass piece into their engine would cost more than it saves."""
+    rest = mask
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        out[lowest_bit(bit)] = min_deadwood_one(mask ^ bit, tab)
+    return _least_of(mask, out)
+
+
+DEADWOODS = BorrowedArray(int64, 1, "C")  # one entry per card index (``DECK_CAPACITY``)
+
+
+@piece(int64(int64, TAB, DEADWOODS))
 def discard_deadwoods(mask, tab, out):
     """The least deadwood each discard leaves: ``out[c] = min_deadwood_one(mask - c)``
     for every card ``c`` of the hand (``out`` has 54 entries or more; the others are
-    left as they are). The one home of "the deadwood left by each legal discard",
-    which every strategy that weighs its discards reads.
+    left as they are); returns the least of them (``BIG`` for an empty hand). The one
+    home of "the deadwood left by each legal discard", which every strategy that
+    weighs its discards reads: a piece, compiled once, off their engines' compile.
 
     Without jokers the hand is solved once, not once per card: each card's removal is
     read off the same set-choice leaves as ``least_removals`` (see
     ``_contested_key`` why every card's least is among them), the cards of sets no
     run could use by their closed form (``_easy_set_deadwood``).
     """
+    if (mask >> 52) != 0:
+        return discard_deadwoods_by_search(mask, tab, out)
     rest = mask
     while rest:
         out[lowest_bit(rest)] = BIG
         rest &= rest - 1
-    if (mask >> 52) != 0:
-        rest = mask
-        while rest:
-            bit = rest & -rest
-            rest ^= bit
-            out[lowest_bit(bit)] = min_deadwood_one(mask ^ bit, tab)
-        return
     p0, p1, p2, p3 = suit_patterns(mask)
     ranks = at_least_three(p0, p1, p2, p3)
     if ranks == 0:
         _leaf_deadwoods(mask, out, tab)
-        return
+        return _least_of(mask, out)
     contested, easy, natural = _set_ranks(mask, p0, p1, p2, p3, ranks, tab)
     if contested == 0:
         total = _leaf_deadwoods(natural, out, tab)
@@ -875,6 +898,7 @@ def discard_deadwoods(mask, tab, out):
         while cards:
             out[lowest_bit(cards)] = left
             cards &= cards - 1
+    return _least_of(mask, out)
 
 
 # The solver's tested range (RULES.md hands of 1 to 13 cards; more cards could hold more

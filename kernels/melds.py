@@ -108,48 +108,6 @@ def _add_with_jokers(natural_part, missing, jokers_held, out, n):
 
 
 @njit(cache=True)
-def _natural_melds_ace_low(mask, out):
-    """``hand_melds`` of a hand without jokers under ``ace = low``, written straight in
-    canonical order (the showdown's common case: no run-shape scan, no sort). Melds
-    are listed by their lowest card; from one card the runs come first (their next
-    card is one above, a set's thirteen), shortest first (a prefix comes first), then
-    the sets of that card's rank above it: of three other cards ``a < b < d``, the
-    order is (a, b), (a, b, d), (a, d), (b, d)."""
-    n = 0
-    rest = mask
-    while rest:
-        card = lowest_bit(rest)
-        rest &= rest - 1
-        rank = card % 13
-        if rank <= 10 and (mask >> card) & 7 == 7:
-            run = np.int64(7) << card
-            out[n] = run
-            n += 1
-            top = card + 3
-            while top % 13 != 0 and (mask >> top) & 1:
-                run |= np.int64(1) << top
-                out[n] = run
-                n += 1
-                top += 1
-        above = mask & (RANK_ACROSS_SUITS << rank) & -(np.int64(2) << card)
-        count = popcount(above)
-        low = np.int64(1) << card
-        if count == 2:
-            out[n] = low | above
-            n += 1
-        elif count == 3:
-            a = above & -above
-            b = (above ^ a) & -(above ^ a)
-            d = above ^ a ^ b
-            out[n] = low | a | b
-            out[n + 1] = low | above
-            out[n + 2] = low | a | d
-            out[n + 3] = low | b | d
-            n += 4
-    return n
-
-
-@njit(cache=True)
 def hand_melds(mask, tab, out):
     """Write every meld contained in the hand to ``out`` in canonical order.
 
@@ -159,8 +117,6 @@ def hand_melds(mask, tab, out):
     """
     natural = mask & NATURAL_BITS
     jokers_held = mask & ~NATURAL_BITS
-    if jokers_held == 0 and tab[ACE_SLOT] == ACE_LOW:
-        return _natural_melds_ace_low(mask, out)
     n_jokers = popcount(jokers_held)
     n = 0
     for s in range(4):
@@ -279,7 +235,7 @@ def arrangements_at(mask, target, tab, melds, n_melds, out):
     return n_out
 
 
-@njit(cache=True)
+@piece(int64(int64, TAB, MASKS))  # off the showdown's compile: it holds the set choices
 def sole_arrangement(mask, tab, out_melds):
     """The least-deadwood arrangement of a hand when it is the only one, found without
     listing melds; -1 when the shortcut does not apply (then list them).

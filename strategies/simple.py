@@ -38,7 +38,7 @@ from numba import njit
 from kernels.bits import lowest_bit, popcount
 from kernels.borrow import stack_empty
 from kernels.deadwood import (
-    discard_deadwoods,
+    discard_deadwoods_by_search,
     discard_order_key,
     least_removals,
     min_deadwood_one,
@@ -80,7 +80,7 @@ def _fallback_discard(hand, excluded, just_taken, tab):
     best_allowed = NO_KEY
     best_any = NO_KEY
     lefts = stack_empty(DECK_CAPACITY, 0)
-    discard_deadwoods(hand, tab, lefts)
+    discard_deadwoods_by_search(hand, tab, lefts)  # rare: not worth the piece's compile
     rest = hand
     while rest:
         card = lowest_bit(rest)

@@ -136,9 +136,10 @@ def _check_least_removals(hands: list[tuple[int, ...]], ace: str) -> None:
     for hand in hands:
         left = {c: R.min_deadwood_ref([x for x in hand if x != c], rules) for c in hand}
         out = np.full(64, -7, np.int64)
-        discard_deadwoods(kmask(hand), tab, out)
+        least_of_all = discard_deadwoods(kmask(hand), tab, out)
         got = {c: int(out[c]) for c in hand}
         assert got == left, f"discard deadwoods of [{show(hand)}] ({ace}): {got}, want {left}"
+        assert least_of_all == min(left.values()), f"[{show(hand)}] ({ace})"
         assert (out[[c for c in range(64) if c not in hand]] == -7).all(), "wrote past the hand"
         least = min(left.values())
         tied = sum(1 << c for c in hand if left[c] == least)
@@ -416,7 +417,7 @@ def test_discard_deadwoods_of_tiny_hands() -> None:
     """The hand-drawn cases of ``least_removals`` below, card by card."""
     tab = tables_for_ref(ref_rules("low"))
     out = np.zeros(64, np.int64)
-    discard_deadwoods(np.int64(0), tab, out)
+    assert discard_deadwoods(np.int64(0), tab, out) == BIG
     assert not out.any()  # no card, nothing written
     run = parse("AC 2C 3C 4C")  # the ends leave a run; 2C leaves 1 + 3 + 4, 3C 1 + 2 + 4
     discard_deadwoods(kmask(run), tab, out)
