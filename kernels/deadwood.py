@@ -756,40 +756,6 @@ def least_removals(mask, tab):
     return least, cards
 
 
-# --- the one least set choice (the showdown's arrangements) ---------------------------
-
-
-@njit(cache=True)
-def sole_set_choice(mask, tab):
-    """The cards a natural hand leaves to runs under its least-deadwood choice of sets,
-    where exactly one choice leaves the least deadwood; -1 where two or more do.
-
-    Every set no run could use is taken whole (always best: ``_strip_easy_sets``); at
-    each contested rank the solver's options are tried (``_set_leaves``: the options
-    it leaves out are strictly worse, so no tie is missed). Two choices are two
-    arrangements: a tie means the least arrangement is not unique.
-    """
-    p0, p1, p2, p3 = suit_patterns(mask)
-    ranks = at_least_three(p0, p1, p2, p3)
-    contested, _, natural = _set_ranks(mask, p0, p1, p2, p3, ranks, tab)
-    if contested == 0:
-        return natural
-    leaves = stack_empty(MAX_LEAVES, 0)
-    whole = stack_empty(MAX_LEAVES, 0)
-    n, _, _ = _set_leaves(natural, contested, tab, False, leaves, whole)
-    best = np.int64(BIG)
-    at = 0
-    ties = 0
-    for i in range(n):
-        q0, q1, q2, q3 = suit_patterns(leaves[i])
-        d = _four_reads(q0, q1, q2, q3, tab)
-        if d < best:
-            best, at, ties = d, i, 0
-        elif d == best:
-            ties += 1
-    return leaves[at] if ties == 0 else np.int64(-1)
-
-
 # --- the deadwood each discard leaves ------------------------------------------------
 
 

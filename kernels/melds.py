@@ -26,7 +26,7 @@ from numba.core.types import UniTuple, boolean, int64
 
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
 from kernels.borrow import BorrowedArray, borrow, borrow_row, stack_empty
-from kernels.deadwood import min_deadwood_piece, natural_min_deadwood, sole_set_choice
+from kernels.deadwood import min_deadwood_piece, natural_min_deadwood
 from kernels.layout import ACE_LOW, NATURAL_BITS
 from kernels.link import piece
 from kernels.tables import (
@@ -235,43 +235,40 @@ def arrangements_at(mask, target, tab, melds, n_melds, out):
     return n_out
 
 
-@piece(int64(int64, TAB, MASKS))  # off the showdown's compile: it holds the set choices
+@njit(cache=True)
 def sole_arrangement(mask, tab, out_melds):
     """The least-deadwood arrangement of a hand when it is the only one, found without
     listing melds; -1 when the shortcut does not apply (then list them).
 
-    Applies to natural hands under ``ace = low`` whose sets are settled by one choice:
-    the solver's sets (those no run could use taken whole; at the ranks a run could
-    also use, the one set choice that leaves the least deadwood, ``sole_set_choice``;
-    -1 where two choices tie). With the sets chosen, every other card lies in a run or
-    is deadwood, and the runs cover exactly the maximal blocks of three or more
-    neighbouring ranks of a suit (leaving a card of a block out would add its value).
-    A block is one run unless it has six or more cards, which could also be split:
-    then -1. Writes the melds in canonical order (disjoint melds: by their lowest card)
-    and returns their number.
+    Applies to natural hands under ``ace = low`` where no rank held in three suits has
+    a card a 3-card run could use. Then a card of such a rank can only be in its
+    rank's set, which holds every card of the rank (a set of three out of four would
+    leave the fourth as deadwood), and every other card only in a run, so the runs
+    cover exactly the maximal blocks of three or more neighbouring ranks of a suit
+    (leaving a card of a block out would add its value). A block is one run unless it
+    has six or more cards, which could also be split: then -1. Writes the melds in
+    canonical order (disjoint melds: by their lowest card) and returns their number.
     """
     if (mask & ~NATURAL_BITS) != 0 or tab[ACE_SLOT] != ACE_LOW:
         return -1
-    leaf = sole_set_choice(mask, tab)
-    if leaf < 0:
+    p0, p1, p2, p3 = suit_patterns(mask)
+    c0 = np.int64(tab[RUN_CAPABLE + p0])
+    c1 = np.int64(tab[RUN_CAPABLE + p1])
+    c2 = np.int64(tab[RUN_CAPABLE + p2])
+    c3 = np.int64(tab[RUN_CAPABLE + p3])
+    sets = at_least_three(p0, p1, p2, p3)
+    if sets & (c0 | c1 | c2 | c3):
         return -1
-    p0, p1, p2, p3 = suit_patterns(leaf)
-    runs = (
-        np.int64(tab[RUN_CAPABLE + p0])
-        | (np.int64(tab[RUN_CAPABLE + p1]) << 13)
-        | (np.int64(tab[RUN_CAPABLE + p2]) << 26)
-        | (np.int64(tab[RUN_CAPABLE + p3]) << 39)
-    )
+    runs = c0 | (c1 << 13) | (c2 << 26) | (c3 << 39)
     if runs & (runs >> 1) & (runs >> 2) & (runs >> 3) & (runs >> 4) & (runs >> 5) & SIX_FIT:
         return -1  # a block of six or more
-    in_sets = mask & ~leaf
     n = 0
-    rest = runs | in_sets
+    rest = runs | ((sets * RANK_ACROSS_SUITS) & mask)
     while rest:
         low = lowest_bit(rest)
         rank = low % 13
-        if (in_sets >> low) & 1:
-            meld = in_sets & (RANK_ACROSS_SUITS << rank)
+        if (sets >> rank) & 1:
+            meld = rest & (RANK_ACROSS_SUITS << rank)
         else:
             above = (runs >> low) & (0x1FFF >> rank)  # the block from here, in its suit
             meld = ((above ^ (above + 1)) >> 1) << low

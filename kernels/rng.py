@@ -129,7 +129,8 @@ def _shuffle_drawing(deck, n, skey):
     """``shuffle`` drawing each j as the swaps reach it, rejections and all."""
     counter = 0
     for i in range(n - 1, 0, -1):
-        j, counter = below(skey, counter, i + 1)
+        r = random64(skey, counter) >> np.uint64(32)
+        j, counter = _bounded(r, np.uint64(i + 1), skey, counter + 1)  # ``below``
         t = deck[i]
         deck[i] = deck[j]
         deck[j] = t

