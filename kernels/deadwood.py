@@ -573,7 +573,7 @@ def _contested_key(mask, contested, fbit, forbidden, tab):
 def _best_discard_by_search(mask, forbidden, tab):
     """Best discard by solving the hand once per candidate card (used with jokers)."""
     lefts = stack_empty(DECK_CAPACITY, 0)
-    discard_deadwoods(mask, tab, lefts)
+    discard_deadwoods_by_search(mask, tab, lefts)
     key = NO_KEY
     rest = mask
     while rest:
@@ -715,7 +715,7 @@ def _contested_removals(mask, contested, tab):
 def _least_removals_by_search(mask, tab):
     """``least_removals`` by solving the hand once per card (used with jokers)."""
     lefts = stack_empty(DECK_CAPACITY, 0)
-    discard_deadwoods(mask, tab, lefts)
+    discard_deadwoods_by_search(mask, tab, lefts)
     least = np.int64(BIG)
     cards = np.int64(0)
     rest = mask
