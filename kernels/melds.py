@@ -306,6 +306,16 @@ def canonical_arrangement(mask, tab, out_melds):
 # --- lay-offs ----------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _run_neighbours(pattern, tab):
+    """The ranks next to a suit pattern's cards: the King and the Ace too where the
+    ace mode lets a run hold both."""
+    near = (pattern << 1) | (pattern >> 1)
+    if tab[ACE_SLOT] != ACE_LOW:
+        near |= (pattern >> 12) | (pattern << 12)
+    return near & 0x1FFF
+
+
 @njit(cache=True)
 def _layoff_options(meld, defender, tab, out):
     """Every set of defender cards that can be laid on one knocker meld (the empty
@@ -470,16 +480,6 @@ def layoff_greedy(knocker_melds, n_knocker_melds, defender, tab):
     return mask_value(unmatched & ~laid, tab), laid
 
 
-@njit(cache=True, inline="always")
-def _run_neighbours(pattern, tab):
-    """The ranks next to a suit pattern's cards: the King and the Ace too where the
-    ace mode lets a run hold both."""
-    near = (pattern << 1) | (pattern >> 1)
-    if tab[ACE_SLOT] != ACE_LOW:
-        near |= (pattern >> 12) | (pattern << 12)
-    return near & 0x1FFF
-
-
 @njit(cache=True)
 def may_lay_off(knocker_melds, n_knocker_melds, defender, tab):
     """True when some card of ``defender`` fits some knocker meld on its own
@@ -524,10 +524,8 @@ def could_lay_off(knocker, defenders, tab):
         p = (knocker >> (13 * s)) & 0x1FFF
         reach |= (_run_neighbours(np.int64(tab[RUN_CAPABLE + p]), tab) & ~p) << (13 * s)
     p0, p1, p2, p3 = suit_patterns(knocker)
-    three = at_least_three(p0, p1, p2, p3) & ~(p0 & p1 & p2 & p3)
-    for rank in range(13):
-        if (three >> rank) & 1:
-            reach |= (RANK_ACROSS_SUITS << rank) & ~knocker
+    three = at_least_three(p0, p1, p2, p3) & ~(p0 & p1 & p2 & p3)  # ranks held exactly 3 times
+    reach |= (three * RANK_ACROSS_SUITS) & ~knocker
     return (reach & defenders) != 0
 
 

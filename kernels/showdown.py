@@ -70,6 +70,16 @@ def big_gin_ready(rules, hand, tab):
     )
 
 
+@njit(cache=True, inline="always")
+def _union_but(hands, seat):
+    """The cards of every hand but ``seat``'s."""
+    cards = np.int64(0)
+    for other in range(hands.shape[0]):
+        if other != seat:
+            cards |= hands[other]
+    return cards
+
+
 @njit(cache=True)
 def _winners(deadwood, candidates, first, players, split):
     """Seats of lowest deadwood among ``candidates`` (a bit mask of seats), searched
@@ -161,11 +171,8 @@ def showdown(
     n_melds = -1  # the knocker's arrangement matters only to lay-offs
     # Lay-offs: only after a knock with deadwood (never after gin, rummy or big gin),
     # and only where some defender holds a card that could go on some knocker meld.
-    defending = np.int64(0)
-    for seat in range(players):
-        if seat != knocker:
-            defending |= hands[seat]
-    if rules[L.R_LAYOFF] == 1 and knocker_dw > 0 and could_lay_off(hands[knocker], defending, tab):
+    defending = _union_but(hands, knocker) if rules[L.R_LAYOFF] == 1 and knocker_dw > 0 else 0
+    if defending and could_lay_off(hands[knocker], defending, tab):
         greedy = rules[L.R_LAYOFF_PLAY] == L.LAYOFF_GREEDY
         defenders = stack_empty(MAX_PLAYERS, 0)
         owns = stack_empty(MAX_PLAYERS, 0)  # their least deadwood, laying nothing off
