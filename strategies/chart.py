@@ -36,9 +36,11 @@ export`` writes the parameters from finished charts):
   score. At the table: "prefer the discard that leaves the most cards that would give
   me gin". With ``lookahead = 0`` it weighs the gin chance alone. Default 0: off.
 * Knock: ``k1`` .. ``k20``, one knock mask per own turn: knock when the knock is legal
-  and bit d of the turn's mask is set, d the deadwood the discard leaves (bit 30: 30
-  or more). Default: 2047 (bits 0-10), greedy's knock at the rule's limit (10 where
-  the rules set none).
+  and the turn's mask says so for d, the deadwood the discard leaves
+  (``knock_wanted``): bit d for d below 30; bit 30 for every d from 30 up, except
+  that bit d + 1 set reverses it for d from 30 to 50 (without those bits, bit 30
+  alone reads "30 or more", as masks did before they existed). Default: 2047 (bits
+  0-10), greedy's knock at the rule's limit (10 where the rules set none).
 * Big gin: when the rules allow it and every card is melded.
 
 So ``t = 128``, ``safety = 0`` and ``k = 2^(k+1) - 1`` on every turn play exactly as
@@ -83,7 +85,9 @@ from kernels.tables import CARD_VALUE
 from strategies.base import Strategy, param_slots
 
 TURNS = 20  # rows of masks: own turns 1 .. 20 (20: 20 or later)
-KNOCK_TOP = 30  # the knock mask's last bit: deadwood 30 or more
+KNOCK_TOP = 30  # the knock mask's bit for deadwood 30 or more
+LAST_EXCEPTION = 50  # bits 31 .. 51 reverse bit 30 for deadwood 30 .. 50 (52 mask bits)
+KNOCK_COLUMNS = LAST_EXCEPTION + 2  # deadwood 0 .. 50 told apart, then "51 or more"
 TAKE_LOWERS = 1 << N_DRAW_CLASSES  # take bit 7: the card lowers the least deadwood
 TAKE_CLASSES = TAKE_LOWERS - 1  # bits 0-6: the draw chart's columns
 RANKS = 13
@@ -116,6 +120,33 @@ Params.__doc__ = (
 # Where each field sits in the row the hooks read (fields made at run time: untyped).
 SLOT: Any = param_slots(Params)
 K0, T0 = SLOT.k1, SLOT.t1  # own turn row r (from 0) reads slots K0 + r and T0 + r
+
+
+@njit(cache=True, inline="always")
+def knock_wanted(mask, deadwood):
+    """Whether knock mask ``mask`` knocks with ``deadwood`` (see the module notes)."""
+    if deadwood < KNOCK_TOP:
+        return (mask >> deadwood) & 1 == 1
+    wanted = (mask >> KNOCK_TOP) & 1
+    if deadwood <= LAST_EXCEPTION:
+        wanted ^= (mask >> (deadwood + 1)) & 1
+    return wanted == 1
+
+
+def knock_mask(knocks: list[bool]) -> int:
+    """The knock mask that knocks with deadwood d where ``knocks[d]`` (d up to
+    ``KNOCK_COLUMNS - 1``, the last standing for it and more; missing: no knock)."""
+    knocks = list(knocks[:KNOCK_COLUMNS]) + [False] * (KNOCK_COLUMNS - len(knocks))
+    high = knocks[-1]  # bit 30: what deadwood 51 or more does; 30 .. 50 reverse it
+    mask = sum(1 << d for d in range(KNOCK_TOP) if knocks[d]) | high << KNOCK_TOP
+    reversed_ = range(KNOCK_TOP, LAST_EXCEPTION + 1)
+    return mask | sum(1 << (d + 1) for d in reversed_ if knocks[d] != high)
+
+
+def knock_set(mask: int) -> list[bool]:
+    """Whether ``mask`` knocks with each deadwood 0 .. ``KNOCK_COLUMNS - 1`` (the last:
+    that or more): ``knock_mask``'s inverse."""
+    return [bool(knock_wanted(np.int64(mask), np.int64(d))) for d in range(KNOCK_COLUMNS)]
 
 
 @njit(cache=True, inline="always")
@@ -209,8 +240,7 @@ def knocks_at_least(obs, params, scratch):
     bit set and the knock legal), or big gin is ready."""
     least, _ = least_removals(obs.hand, obs.tab)
     mask = np.int64(params[K0 + own_turn(scratch[OWN_TURNS])])
-    wanted = (mask >> min(least, np.int64(KNOCK_TOP))) & 1 == 1
-    return (wanted and knock_legal(obs, least)) or big_gin_ready(obs)
+    return (knock_wanted(mask, least) and knock_legal(obs, least)) or big_gin_ready(obs)
 
 
 @piece(DISCARD_HOOK)
@@ -248,7 +278,7 @@ def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock when legal and this turn's mask has the bit."""
     deadwood = memo_min_deadwood(obs.hand & ~(np.int64(1) << discard), scratch, obs.tab)
     mask = np.int64(params[K0 + own_turn(scratch[OWN_TURNS])])
-    wanted = (mask >> min(deadwood, np.int64(KNOCK_TOP))) & 1 == 1
+    wanted = knock_wanted(mask, deadwood)
     return decide_knock(obs, deadwood, deadwood if wanted else np.int64(-1))
 
 
@@ -262,7 +292,7 @@ STRATEGY: Strategy = Strategy(
     module=__name__,
     turn_word=OWN_TURNS,
     bounds={
-        **{f"k{t}": (0, (1 << (KNOCK_TOP + 1)) - 1) for t in range(1, TURNS + 1)},
+        **{f"k{t}": (0, (1 << (LAST_EXCEPTION + 2)) - 1) for t in range(1, TURNS + 1)},
         **{f"t{t}": (0, (1 << (N_DRAW_CLASSES + 1)) - 1) for t in range(1, TURNS + 1)},
         "safety": (0, (1 << (4 * RANKS)) - 1),
         "lookahead": (0, MAX_LOOKAHEAD),

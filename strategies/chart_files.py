@@ -6,10 +6,12 @@ In plain words (``docs/CHARTS.md``, "Chart files"):
 * A chart file is text: one line holding the seat spec (``chart:k1=...``, every
   parameter spelt out), and ``#`` comment lines. Comments of the form ``# key: value``
   with a key of :data:`HEADER` say what rules the chart was made for: the rule set's
-  name, its player count, its scoring (``gin``: Gin; ``knock``: Knock Rummy) and its
-  knock limit (a number, ``upcard`` or ``none``). ``rummy strategy-chart export`` and
-  ``solve`` write all four (:func:`chart_file_text`); a file of the spec alone (as they
-  wrote before) is read as made for rules unknown.
+  name, its player count, its scoring (``gin``: Gin; ``knock``: Knock Rummy), its
+  knock limit (a number, ``upcard`` or ``none``) and, where the rules differ from the
+  preset of that name in more than the player count, those house rules
+  (``undercut_penalty=0``). ``rummy strategy-chart export`` and ``solve`` write them
+  (:func:`chart_file_text`); a file of the spec alone (as they wrote before) is read
+  as made for rules unknown.
 * The shipped charts, the solved seats of docs/CHARTS.md ("Shipped charts"), are such
   files inside this package (``strategies/charts/NAME.chart``), so that a plain
   ``pip install`` carries them: ``chart:NAME`` seats one.
@@ -20,7 +22,8 @@ In plain words (``docs/CHARTS.md``, "Chart files"):
   quotes.
 * Seated where the study's rules are known (``strategies.parse_seat``'s ``rules``), a
   chart is refused in one line when its header names another player count, scoring or
-  knock limit: its masks are per own turn and deadwood column of those rules. Other
+  knock limit (its masks are per own turn and deadwood column of those rules), or house
+  rules that the study's rules set otherwise (it answers those rules). Other
   differences pass (the Gin charts play under ``eaai``, which differs from ``gin`` in
   bonuses, lay-off play and game rules, not in players, scoring or knock limit). A file
   without a header is not checked, nor is a chart spelt out in full.
@@ -63,8 +66,9 @@ __all__ = [
 ]
 
 STRATEGY_NAME = "chart"
-HEADER = ("rules", "players", "scoring", "knock_limit")
-"""The header's keys, in the order a chart file writes them."""
+HEADER = ("rules", "players", "scoring", "knock_limit", "house")
+"""The header's keys, in the order a chart file writes them (``house`` only where the
+rules differ from their preset)."""
 CHECKED = ("players", "scoring", "knock_limit")
 """The keys a seat's rules must match (``rules`` is the rule set's name: shown, not checked)."""
 FILE_KEY = "file"
@@ -127,35 +131,52 @@ def describe_rules(header: Mapping[str, str]) -> str:
     if "knock_limit" in header:
         parts.append(f"knock limit {header['knock_limit']}")
     name = header.get("rules", "rules")
+    if "house" in header:
+        name += f" with {header['house']}"
     return f"{name} ({', '.join(parts)})" if parts else name
+
+
+def _house_items(header: Mapping[str, str]) -> dict[str, str]:
+    """The header's house rules, ``{"undercut_penalty": "0"}``."""
+    items = (item.partition("=") for item in header.get("house", "").split(", ") if item)
+    return {key: value for key, _, value in items}
 
 
 def _differing(header: Mapping[str, str], rules: RulesLike) -> list[str]:
     """The checked keys (:data:`CHECKED`) where ``header`` names other rules than
-    ``rules``; a key the header does not give passes."""
+    ``rules``, then the house rules it names that ``rules`` set otherwise; a key the
+    header does not give passes."""
     theirs = made_for(rules)
-    return [key for key in CHECKED if key in header and header[key] != theirs[key]]
+    differ = [key for key in CHECKED if key in header and header[key] != theirs[key]]
+    return differ + [
+        key
+        for key, value in _house_items(header).items()
+        if _limit_text(getattr(rules, key, value)) != value
+    ]
 
 
 def check_rules(chart: ChartFile, shown: str, rules: RulesLike) -> None:
     """Refuse ``chart`` (shown as ``shown``) under ``rules`` when its header names another
-    player count, scoring or knock limit (one line); anything else passes."""
+    player count, scoring or knock limit, or house rules that ``rules`` set otherwise
+    (one line); anything else passes."""
     differ = _differing(chart.header, rules)
     if differ:
         theirs = made_for(rules)
-        words = " and ".join(CHECKED_WORDS[key] for key in differ)
+        words = " and ".join(CHECKED_WORDS.get(key, key) for key in differ)
         raise StrategyError(
             f"{shown} was made for {describe_rules(chart.header)}, not for the study's rules "
             f"{describe_rules(theirs)}: its {words} differ{'s' if len(differ) == 1 else ''}"
         )
 
 
-def chart_file_text(spec: str, rules: RulesLike) -> str:
-    """A chart file: the header of ``rules`` (the rules the chart was made for), then
-    the seat spec."""
+def chart_file_text(spec: str, rules: RulesLike, house: Mapping[str, Any] | None = None) -> str:
+    """A chart file: the header of ``rules`` (the rules the chart was made for; ``house``:
+    where they differ from their preset, ``sim.rules.house_rules``), then the seat spec."""
     header = made_for(rules)
+    if house:
+        header["house"] = ", ".join(f"{key}={_limit_text(value)}" for key, value in house.items())
     lines = ['# rummy-sim strategy chart: a "chart" seat (docs/CHARTS.md, "Chart files")']
-    lines += [f"# {key}: {header[key]}" for key in HEADER]
+    lines += [f"# {key}: {header[key]}" for key in HEADER if key in header]
     return "\n".join([*lines, spec.strip()]) + "\n"
 
 
@@ -167,6 +188,7 @@ def _header_value(key: str, value: str, where: str) -> str:
     a whole number, upcard or none."""
     ok = {
         "rules": bool(value),
+        "house": bool(value),
         "players": value.isdigit() and 2 <= int(value) <= 6,
         "scoring": value in SCORING_WORDS,
         "knock_limit": value.isdigit() or value in ("upcard", "none"),
@@ -174,6 +196,7 @@ def _header_value(key: str, value: str, where: str) -> str:
     if not ok:
         allowed = {
             "rules": "a rule set's name",
+            "house": "the rules that differ from the preset",
             "players": "2 to 6",
             "scoring": "gin or knock",
             "knock_limit": "a whole number, upcard or none",

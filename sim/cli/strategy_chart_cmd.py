@@ -426,6 +426,7 @@ def export(
     take by the draw chart, discard by the least deadwood then the discard chart's
     safety order; docs/CHARTS.md, "The chart strategy"). --out writes it as a chart
     file, with the rules it was made for (docs/CHARTS.md, "Chart files")."""
+    from sim.rules import house_rules
     from sim.study.chart import load_chart
     from sim.study.chart_seat import chart_params, chart_seat
     from sim.study.runs import RunError
@@ -438,7 +439,8 @@ def export(
         ]
         spec = chart_seat(*charts)  # type: ignore[arg-type]
         params = chart_params(*charts)  # type: ignore[arg-type]
-        text = chart_file_text(spec, charts[0].config.rule_set)  # type: ignore[union-attr]
+        rules = charts[0].config.rule_set  # type: ignore[union-attr]
+        text = chart_file_text(spec, rules, house_rules(rules))
     except (RunError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     if out is not None:
@@ -673,13 +675,17 @@ def solve_command(
         )
     else:
         console().print(f"[yellow]no fixed point in {len(result.rounds)} round(s)[/]")
+    played = sum(len(c.cells) for c in result.exploit.values())
     if best is not None:
         m = best.measured
         console().print(
             f"largest single-cell deviation against the final seat: {best.action} at turn "
             f"{best.turn}, column {best.column}: {_interval(m)} points per hand "
-            f"({sum(len(c.cells) for c in result.exploit.values())} cells played)"
+            f"({played} cells played)"
         )
+    elif played:
+        console().print(f"no single-cell deviation measured: none of the {played} cells "
+                        "played was met by the fresh deals")  # fmt: skip
     for kind, exploit in result.exploit.items():
         console().print(f"{kind} chart's {exploit.summary()}", highlight=False)
     console().print(f"final seat: {result.folder / 'final.chart'}", markup=False)

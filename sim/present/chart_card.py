@@ -11,8 +11,9 @@ card: a chart as rules").
 The sentences, as ``strategies/chart.py`` plays them:
 
 * Knock: the per-turn masks ``k1`` .. ``k20`` grouped into runs of own turns with the
-  same mask, each mask as deadwood ranges ("Turns 1-6: knock with 6 or less"); bit 30
-  is "30 or more"; turn 20 stands for turn 20 and later.
+  same mask, each mask as deadwood ranges ("Turns 1-6: knock with 6 or less"), read
+  as the strategy reads it (``strategies.chart.knock_set``: the last, 51, is "51 or
+  more"); turn 20 stands for turn 20 and later.
 * Take: the masks ``t1`` .. ``t20`` likewise, as what the pile card does (its draw
   class, the first that holds) and bit 7, "whenever it lowers your deadwood".
 * Discard: the least deadwood, then the ``safety`` order of ranks (0: the highest
@@ -27,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from strategies.chart import KNOCK_TOP, RANKS, TURNS
+from strategies.chart import KNOCK_COLUMNS, RANKS, TURNS, knock_set
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -113,9 +114,14 @@ def _turns(first: int, last: int, turns: int = TURNS) -> str:
 
 def _bit_ranges(mask: int, top: int) -> list[tuple[int, int]]:
     """The runs of set bits 0 .. ``top`` of ``mask``, as ``(lowest, highest)``."""
+    return _true_ranges([bool((mask >> bit) & 1) for bit in range(top + 1)])
+
+
+def _true_ranges(flags: Sequence[bool]) -> list[tuple[int, int]]:
+    """The runs of true items of ``flags``, as ``(lowest, highest)`` index."""
     ranges: list[tuple[int, int]] = []
-    for bit in range(top + 1):
-        if (mask >> bit) & 1:
+    for bit, flag in enumerate(flags):
+        if flag:
             if ranges and ranges[-1][1] == bit - 1:
                 ranges[-1] = (ranges[-1][0], bit)
             else:
@@ -138,16 +144,17 @@ def _either(items: Sequence[str], comma: bool = True) -> str:
 def knock_words(mask: int, gin: bool = True) -> str:
     """A knock mask in words: ``knock with 6 or less``, ``knock with 0, or 3 to 10``,
     ``knock only with gin`` (``gin`` False: ``with no deadwood``), ``never knock``."""
-    ranges = _bit_ranges(mask, KNOCK_TOP)
+    top = KNOCK_COLUMNS - 1  # deadwood that or more
+    ranges = _true_ranges(knock_set(mask))
     if not ranges:
         return "never knock"
-    if ranges == [(0, KNOCK_TOP)]:
+    if ranges == [(0, top)]:
         return "knock with any deadwood"
     if ranges == [(0, 0)]:
         return "knock only with gin" if gin else "knock only with no deadwood"
     items = []
     for low, high in ranges:
-        if high == KNOCK_TOP:
+        if high == top:
             items.append(f"{low} or more")
         elif low == high or (low > 0 and high == low + 1):  # 3, 4 reads better than 3 to 4
             items += [str(d) for d in range(low, high + 1)]

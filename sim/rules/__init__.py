@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from sim.rules.overrides import parse_overrides
-from sim.rules.presets import DEFAULT_PRESET, PRESET_DESCRIPTIONS, PRESETS, get_rules
+from sim.rules.presets import DEFAULT_PRESET, PRESET_DESCRIPTIONS, PRESETS, get_rules, house_rules
 from sim.rules.ruleset import (
     MAX_BONUS,
     MAX_HANDS_TARGET,
@@ -33,5 +33,6 @@ __all__ = [
     "RuleSet",
     "allowed_values",
     "get_rules",
+    "house_rules",
     "parse_overrides",
 ]

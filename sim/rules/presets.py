@@ -7,7 +7,7 @@ from typing import Any
 
 from sim.rules.ruleset import PARAMETERS, RuleError, RuleSet, choose
 
-__all__ = ["DEFAULT_PRESET", "PRESETS", "PRESET_DESCRIPTIONS", "get_rules"]
+__all__ = ["DEFAULT_PRESET", "PRESETS", "PRESET_DESCRIPTIONS", "get_rules", "house_rules"]
 
 # --- presets (RULES.md "Presets") --------------------------------------------------
 # Where the table is silent a parameter keeps its default; Knock Rummy presets take
@@ -160,3 +160,18 @@ def get_rules(rules: str | RuleSet = DEFAULT_PRESET, **overrides: Any) -> RuleSe
         if key not in PARAMETERS:
             raise RuleError(f"unknown rule parameter {key!r}; choose from: {choose(PARAMETERS)}")
     return dataclasses.replace(base, **overrides) if overrides else base
+
+
+def house_rules(rules: RuleSet) -> dict[str, Any]:
+    """The parameters where ``rules`` differs from the preset it is named after, but for
+    its player count (which a preset leaves open): ``{}`` for the preset itself and for
+    rules named after no preset."""
+    preset = PRESETS.get(rules.name)
+    if preset is None:
+        return {}
+    base = dataclasses.replace(preset, players=rules.players)
+    return {
+        f.name: getattr(rules, f.name)
+        for f in dataclasses.fields(rules)
+        if getattr(rules, f.name) != getattr(base, f.name)
+    }

@@ -45,6 +45,7 @@ from sim.study.execute import LOCAL, Executor, Progress, execute
 from sim.study.kinds import CHART, RESULTS_ROOT
 from sim.study.rundir import load_cells, load_manifest
 from sim.study.runs import RunConfig, RunError, RunResult
+from strategies.chart import KNOCK_COLUMNS
 
 __all__ = [
     "ChartRequest",
@@ -64,7 +65,6 @@ MAX_TURNS = 60
 MAX_DEADWOOD_COLUMNS = 100
 MAX_ROUNDS = 1000
 DEFAULT_MIN_POSITIONS = CHART_MIN_POSITIONS  # fewer: the cell is "too few", no verdict
-KNOCK_RUMMY_COLUMNS = 31  # deadwood 0 .. 29, then "30 or more" (no knock limit)
 
 
 @dataclass(frozen=True)
@@ -108,9 +108,10 @@ def chart_spec(
         deadwood = 0
     elif deadwood is None:
         # Every legal deadwood: 0 .. the limit (11 columns under "upcard", whose limit
-        # is at most 10); with no limit 0 .. 29 and "30 or more".
+        # is at most 10); with no limit every deadwood a knock mask tells apart, 0 ..
+        # 50, and "51 or more".
         limit = rules.knock_limit
-        deadwood = KNOCK_RUMMY_COLUMNS if limit is None else 11 if limit == "upcard" else limit + 1
+        deadwood = KNOCK_COLUMNS if limit is None else 11 if limit == "upcard" else limit + 1
     else:
         deadwood = check("deadwood", deadwood, 1, MAX_DEADWOOD_COLUMNS)
     counting = chart == "discard"  # it counts what happened: nothing sampled, nothing thinned

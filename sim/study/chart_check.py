@@ -71,6 +71,7 @@ DEFAULT_CHECK_DEALS = 1_000_000
 # Fresh deals that must meet a cell for its measurement to be judged: as many as a
 # chart's cell needs positions for a verdict (``--min-positions``' default).
 MIN_MET = 30
+RANKS = ("effect", "gain", "upper")  # how ``check_chart`` picks the cells it plays
 
 
 @dataclass(frozen=True)
@@ -237,19 +238,22 @@ def check_chart(
     progress: Callable[[int, int], None] | None = None,
 ) -> ChartCheck:  # fmt: skip
     """Play the ``cells`` cells with the largest predicted effect (``rank="effect"``:
-    the largest magnitude; ``"gain"``: the largest gain, the chart's most exploitable
-    cells), and the cells ``at`` (own turn, column; every layer), as single-cell
-    deviations on ``deals`` fresh deals, and compare. ``progress(done, total)`` hears
+    the largest magnitude; ``"gain"``: the largest gain; ``"upper"``: the largest upper
+    end of the gain's interval, the cells that could be the chart's most exploitable,
+    rare cells whose few positions say little ranking low), and the cells ``at`` (own
+    turn, column; every layer), as single-cell deviations on ``deals`` fresh deals, and
+    compare. ``progress(done, total)`` hears
     of each play (the chart's own play of the fresh deals, then each cell's)."""
     if cells < 0 or deals < 2:
         raise RunError(f"a check needs cells >= 0 and deals >= 2, got {cells} and {deals}")
-    if rank not in ("effect", "gain"):
-        raise RunError(f"rank={rank!r} is not allowed; choose 'effect' or 'gain'")
+    if rank not in RANKS:
+        raise RunError(f"rank={rank!r} is not allowed; choose one of: {', '.join(RANKS)}")
     spec, config = chart.spec, chart.config
     predicted = predictions(chart)
     if predicted.height == 0:
         return ChartCheck(chart.deals, deals, ())
-    order = pl.col("predicted").abs() if rank == "effect" else pl.col("predicted")
+    order = {"effect": pl.col("predicted").abs(), "gain": pl.col("predicted"),
+             "upper": pl.col("predicted_high")}[rank]  # fmt: skip
     chosen = predicted.sort(order, descending=True).head(cells)
     if at:
         named = pl.concat_list("turn", spec.column_name).is_in([list(c) for c in at])

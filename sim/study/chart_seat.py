@@ -7,12 +7,13 @@
 
 The mapping (``docs/CHARTS.md``, "The chart strategy"):
 
-* knock mask of own turn t, bit d: set when the knock chart's cell (t, d) says
-  "knock"; a cell with no verdict (too close, too few) keeps what the policy itself
-  did there (knock when it knocked at most of the cell's positions), and a cell never
-  met follows the policy's own rule (``_policy_knocks``). Own turns past the chart's
-  last row read that row; bit 30 reads the last deadwood column of a chart without a
-  knock limit ("30 or more");
+* knock mask of own turn t: knocks with deadwood d when the knock chart's cell (t, d)
+  says "knock" (``strategies.chart.knock_mask`` writes the bits); a cell with no
+  verdict (too close, too few) keeps what the policy itself did there (knock when it
+  knocked at most of the cell's positions), and a cell never met follows the
+  policy's own rule (``_policy_knocks``). Own turns past the chart's last row read
+  that row; without a knock limit the chart's last deadwood column ("that or more")
+  stands for every deadwood from it up;
 * take mask of own turn t, bit c: set when the draw chart's cell (t, c) says "take";
   a cell with no verdict keeps what the policy did there, a cell never met follows the
   policy's own rule (``_policy_takes``);
@@ -46,13 +47,15 @@ from strategies.chart import (
     DEFAULT_TAKE,
     HIGH_FIRST,
     K0,
-    KNOCK_TOP,
+    KNOCK_COLUMNS,
     RANKS,
     STRATEGY,
     T0,
     TAKE_LOWERS,
     TURNS,
     WEIGHTS,
+    knock_mask,
+    knock_wanted,
     safety_of,
 )
 
@@ -108,7 +111,7 @@ def _policy_knocks(chart: StrategyChart, turn: int, deadwood: int) -> bool:
     10); any other knocks whenever it may (at the rule's limit, or 10)."""
     strategy, params = _policy(chart)
     if strategy.name == STRATEGY.name:
-        return bool(params[K0 + turn - 1] >> min(deadwood, KNOCK_TOP) & 1)
+        return bool(knock_wanted(params[K0 + turn - 1], deadwood))
     at = getattr(params, "knock_at", -1)
     if at < 0:
         limit = chart.config.rule_set.knock_limit
@@ -139,34 +142,33 @@ def _own_play(chart: StrategyChart) -> tuple[list[int], int]:
     return [DEFAULT_TAKE] * TURNS, HIGH_FIRST
 
 
-def _masks(
+def _choices(
     chart: StrategyChart, columns: int, first: str, fallback: Any, familywise: bool
-) -> list[int]:
-    """One mask per own turn: bit c set when cell (turn, c) says ``first``; a cell without
-    a verdict keeps the policy's own majority there; a cell never met ``fallback``.
-    With ``familywise`` a verdict that changes the policy's majority must also hold at
-    95% over every cell with a verdict (Bonferroni): ``_switches``."""
+) -> list[list[bool]]:
+    """Per own turn, per column c: whether to play ``first`` in cell (turn, c): as the
+    cell says; a cell without a verdict keeps the policy's own majority there; a cell
+    never met ``fallback``. With ``familywise`` a verdict that changes the policy's
+    majority must also hold at 95% over every cell with a verdict (Bonferroni):
+    ``_switches``."""
     cells = _cells(chart)
     z = _familywise_z(chart) if familywise else 0.0
-    masks = []
+    turns = []
     for turn in range(1, TURNS + 1):
-        mask = 0
+        row = []
         for c in range(columns):
             cell = cells.get((min(turn, chart.spec.turns), c))
             if cell is None:
-                chosen = fallback(chart, turn, c)
-                mask |= chosen << c
+                row.append(bool(fallback(chart, turn, c)))
                 continue
             share = cell[f"{first}_chosen"]
             own = fallback(chart, turn, c) if share is None else share >= 0.5
             if cell["verdict"] in chart.spec.actions:
                 says = cell["verdict"] == first
-                chosen = says if says == own or _switches(cell, z) else own
+                row.append(says if says == own or _switches(cell, z) else bool(own))
             else:  # too close, too few: what the policy did there (none scored: its rule)
-                chosen = own
-            mask |= chosen << c
-        masks.append(mask)
-    return masks
+                row.append(bool(own))
+        turns.append(row)
+    return turns
 
 
 def _familywise_z(chart: StrategyChart) -> float:
@@ -184,13 +186,17 @@ def _switches(cell: dict[str, Any], z: float) -> bool:
 
 def knock_masks(chart: StrategyChart, familywise: bool = False) -> list[int]:
     """The chart strategy's knock masks (``k1`` ..) that a knock chart gives."""
-    columns = min(chart.spec.deadwood, KNOCK_TOP + 1)
-    return _masks(chart, columns, "knock", _policy_knocks, familywise)
+    columns = min(chart.spec.deadwood, KNOCK_COLUMNS)
+    rows = _choices(chart, columns, "knock", _policy_knocks, familywise)
+    if chart.config.rule_set.knock_limit is None:  # the last column: "that or more"
+        rows = [row + row[-1:] * (KNOCK_COLUMNS - columns) for row in rows]
+    return [knock_mask(row) for row in rows]
 
 
 def take_masks(chart: StrategyChart, familywise: bool = False) -> list[int]:
     """The chart strategy's take masks (``t1`` ..) that a draw chart gives."""
-    return _masks(chart, chart.spec.n_columns, "take", _policy_takes, familywise)
+    rows = _choices(chart, chart.spec.n_columns, "take", _policy_takes, familywise)
+    return [sum(chosen << c for c, chosen in enumerate(row)) for row in rows]
 
 
 def _safety(chart: StrategyChart | None, knock: StrategyChart) -> int:

@@ -24,8 +24,10 @@ Per round: how many knock and draw cells changed verdict since the previous roun
 charts, how many of the seat's mask bits changed, and the strength of ``S_{k+1}``
 against ``S_k`` and against ``S_0``, in net points per hand on duplicate deals (every
 deal played once in each seating; paired t interval). At the end the final seat's own
-knock and draw charts are checked for their largest predicted deviation gains
-(``sim.study.chart_check``, ``rank="gain"``): the largest gain measured is the chart's
+knock and draw charts are checked where a deviation could gain most (the cells whose
+predicted gain per hand has the largest upper 95% bound: ``sim.study.chart_check``,
+``rank="upper"``; ranked by the estimate alone, a fixed point's top cells are the
+rarest, met too seldom to measure): the largest gain measured is the chart's
 exploitability within its cells.
 
 With ``against``, every other seat plays one fixed opponent in every round and the
@@ -51,7 +53,7 @@ import numpy as np
 
 from sim import sizes, store
 from sim.engine import play_deals
-from sim.rules import RuleSet
+from sim.rules import RuleSet, house_rules
 from sim.solver import resolve_rules
 from sim.stats import Interval, mean_ci
 from sim.store import PathInput, StorePath
@@ -113,8 +115,9 @@ class SolveResult:
 
     @property
     def largest_deviation(self) -> Any:
-        """The checked cell whose deviation gained most (None when nothing was checked)."""
-        cells = [c for check in self.exploit.values() for c in check.cells]
+        """The checked cell whose deviation gained most, of those the fresh deals met
+        (None when none was met: a deviation never played measures nothing)."""
+        cells = [c for check in self.exploit.values() for c in check.cells if c.reached]
         return max(cells, key=lambda c: c.measured.estimate, default=None)
 
 
@@ -312,13 +315,13 @@ def solve(
         say("the final seat's largest deviations")
         exploit = {
             kind: checked(charts[kind], cells=request.check_cells, deals=request.check_deals,
-                          rank="gain", threads=threads)
+                          rank="upper", threads=threads)
             for kind in ("knock", "draw")
         }  # fmt: skip
         result = SolveResult(
             folder, request.start, tuple(done), fixed, seat, cycle=cycle, exploit=exploit
         )
-        store.write_text_atomic(folder / FINAL_FILE, chart_file_text(seat, r))
+        store.write_text_atomic(folder / FINAL_FILE, chart_file_text(seat, r, house_rules(r)))
         _write(folder, settings, done, result)
     return result
 

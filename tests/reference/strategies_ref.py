@@ -581,7 +581,7 @@ class ChartRef:
     """``strategies/chart.py``: knock and take masks per own turn, a safety order, a
     lookahead weight and a gin chance weight."""
 
-    TURNS, KNOCK_TOP, OWN_TURNS = 20, 30, 7
+    TURNS, OWN_TURNS = 20, 7
     FIELDS = (
         *((f"k{t}", int) for t in range(1, 21)),
         *((f"t{t}", int) for t in range(1, 21)),
@@ -592,6 +592,15 @@ class ChartRef:
 
     def row(self, turns: int) -> int:
         return min(max(turns, 1), self.TURNS)
+
+    @staticmethod
+    def knocks_with(mask: int, deadwood: int) -> bool:
+        """Bits 0-29: that deadwood; bit 30: 30 or more, but for the deadwood d (30 to
+        50) whose bit d + 1 is set: those do the opposite."""
+        if deadwood < 30:
+            return bool(mask >> deadwood & 1)
+        reversed_ = {d for d in range(30, 51) if mask >> (d + 1) & 1}
+        return bool(mask >> 30 & 1) != (deadwood in reversed_)
 
     def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
         from tests.reference.draw_class_ref import draw_class_ref  # it imports this module
@@ -620,7 +629,7 @@ class ChartRef:
         left = {card: min_deadwood(without(obs.hand, card), obs) for card in hand}
         least = min(left.values())
         mask = p[f"k{self.row(scratch[self.OWN_TURNS])}"]
-        knocks = mask >> min(least, self.KNOCK_TOP) & 1 and knock_legal(obs, least)
+        knocks = self.knocks_with(mask, least) and knock_legal(obs, least)
         weights = p["lookahead"], p["gin_chance"]
         if max(weights) > 0 and not (knocks or big_gin_ready(obs)):
             legal = [card for card in hand if card != forbidden]
@@ -659,7 +668,7 @@ class ChartRef:
         p = read_params(params, self.FIELDS)
         deadwood = memo_min_deadwood(obs, scratch, without(obs.hand, discard))
         mask = p[f"k{self.row(scratch[self.OWN_TURNS])}"]
-        wanted = mask >> min(deadwood, self.KNOCK_TOP) & 1
+        wanted = self.knocks_with(mask, deadwood)
         return memo_knock_decision(obs, discard, deadwood if wanted else -1, scratch)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.rules import get_rules
+from sim.rules import get_rules, house_rules
 from strategies import (
     StrategyError,
     format_seat,
@@ -21,6 +21,8 @@ from strategies import (
 )
 from strategies.chart_files import (
     chart_file_text,
+    check_rules,
+    describe_rules,
     load_chart_file,
     made_for,
     named_text,
@@ -101,12 +103,37 @@ def test_a_spec_parameter_holds_the_charts_parameters() -> None:
 
 
 def test_every_shipped_chart_has_a_full_header() -> None:
-    assert shipped_names() == (
-        "gin", "gin-classic", "gin-lookahead", "gin-plain", "knock-rummy-2p", "knock-rummy-4p",
-        "knock-rummy-6p", "oklahoma-gin",
-    )  # fmt: skip
+    assert shipped_names()[:4] == ("gin", "gin-classic", "gin-lookahead", "gin-plain")
+    assert shipped_names()[-1] == "oklahoma-gin"
     for name in shipped_names():
-        assert set(shipped_chart(name).header) == {"rules", "players", "scoring", "knock_limit"}
+        keys = {"rules", "players", "scoring", "knock_limit"}
+        house = {"house"} if name.count("-") > 2 else set()  # knock-rummy-4p-undercut-0
+        assert set(shipped_chart(name).header) == keys | house, name
+
+
+def test_house_rules_are_written_and_shown() -> None:
+    """Rules that differ from their preset (but for the player count) say so in a
+    ``house`` line, shown in the chart's description; a chart is refused under rules
+    that set those otherwise."""
+    rules = get_rules("knock-rummy", players=3, undercut_penalty=0, rummy_bonus=50)
+    assert house_rules(rules) == {"undercut_penalty": 0, "rummy_bonus": 50}
+    assert house_rules(get_rules("knock-rummy", players=3)) == {}
+    text = chart_file_text(GIN, rules, house_rules(rules))
+    chart = read_chart_text(text, "x")
+    assert chart.header["house"] == "rummy_bonus=50, undercut_penalty=0"  # the rules' order
+    assert describe_rules(chart.header) == (
+        "knock-rummy with rummy_bonus=50, undercut_penalty=0 (3 players, Knock Rummy "
+        "scoring, knock limit none)"
+    )
+    check_rules(chart, "x", rules)
+    check_rules(chart, "x", get_rules("knock-rummy", players=3, **house_rules(rules), wall=4))
+    with pytest.raises(StrategyError) as err:
+        check_rules(chart, "x", get_rules("knock-rummy", players=3, rummy_bonus=50))
+    assert str(err.value) == (
+        "x was made for knock-rummy with rummy_bonus=50, undercut_penalty=0 (3 players, Knock "
+        "Rummy scoring, knock limit none), not for the study's rules knock-rummy (3 players, "
+        "Knock Rummy scoring, knock limit none): its undercut_penalty differs"
+    )
 
 
 def test_the_header_round_trips() -> None:

@@ -11,7 +11,15 @@ import pytest
 from kernels.obs import CONTINUE, KNOCK, PHASE_DRAW
 from sim.engine import play_deals
 from strategies import BUILTINS, StrategyError, parse_seat
-from strategies.chart import HIGH_FIRST, OWN_TURNS, safety_of
+from strategies.chart import (
+    HIGH_FIRST,
+    KNOCK_COLUMNS,
+    OWN_TURNS,
+    knock_mask,
+    knock_set,
+    knock_wanted,
+    safety_of,
+)
 from tests.reference import strategies_ref as ref
 from tests.support.positions import BASE_10, GIN, card, mask, position, rules_of, scratch, vec
 from tests.support.twins import fast_solver
@@ -140,9 +148,37 @@ def test_knock_masks_by_turn() -> None:
     assert _both_knock(33, k20=0) == CONTINUE and _both_knock(33, k19=0) == KNOCK
 
 
+def test_knock_wanted_matches_its_twin() -> None:
+    """Every deadwood 0-98 under random masks and the hand-picked ones: bit 30 alone
+    ("30 or more", as masks read before bits 31-51 existed), each reversing bit, all bits."""
+    rng = np.random.default_rng(3)
+    masks = [0, 1 << 30, (1 << 31) - 1, (1 << 52) - 1, 1 << 31, 1 << 51, (1 << 30) | (1 << 41)]
+    masks += [int(m) for m in rng.integers(0, 1 << 52, size=300, dtype=np.int64)]
+    for m in masks:
+        for d in range(99):
+            assert knock_wanted(np.int64(m), np.int64(d)) == TWIN.knocks_with(m, d), (m, d)
+    assert knock_set(1 << 30) == [False] * 30 + [True] * (KNOCK_COLUMNS - 30)
+
+
+def test_knock_mask_round_trips() -> None:
+    """``knock_mask`` writes the mask that knocks where asked (the last column: that
+    deadwood and more), and ``knock_set`` reads it back; shorter lists never knock
+    past their end."""
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        knocks = [bool(b) for b in rng.integers(0, 2, size=KNOCK_COLUMNS)]
+        mask = knock_mask(knocks)
+        assert 0 <= mask < 1 << 52 and knock_set(mask) == knocks
+        for d in range(KNOCK_COLUMNS, 99):  # past the last column: as the last
+            assert TWIN.knocks_with(mask, d) == knocks[-1]
+    assert knock_mask([True] * 11) == 2047
+    assert knock_mask([True] * 41) == (1 << 30) - 1 | sum(1 << (d + 1) for d in range(30, 41))
+
+
 def test_bad_values_are_refused_in_one_line() -> None:
     for spec, words in (
-        ("chart:k1=-1", "between 0 and 2147483647"),
+        ("chart:k1=-1", "between 0 and 4503599627370495"),
+        ("chart:k1=4503599627370496", "between 0 and 4503599627370495"),
         ("chart:t3=256", "between 0 and 255"),
         ("chart:safety=4503599627370496", "between 0 and 4503599627370495"),
         ("chart:t1=1.5", "not a whole number"),

@@ -5,24 +5,26 @@ player count, differently from the default chart (so its masks are read)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sim.engine import play_deals
-from sim.rules import get_rules
+from sim.rules import get_rules, house_rules
 from strategies import parse_seat, seat_label
-from strategies.chart_files import made_for, shipped_chart, shipped_names
+from strategies.chart_files import chart_file_text, read_chart_text, shipped_chart, shipped_names
 from tests.support import ROOT
 
-# name -> (preset, players) each was solved under (docs/CHARTS.md, "Shipped charts")
-SHIPPED = {
-    "gin": ("gin", 2),
-    "gin-lookahead": ("gin", 2),
-    "gin-plain": ("gin", 2),
-    "gin-classic": ("gin-classic", 2),
-    "oklahoma-gin": ("oklahoma-gin", 2),
-    "knock-rummy-2p": ("knock-rummy", 2),
-    "knock-rummy-4p": ("knock-rummy", 4),
-    "knock-rummy-6p": ("knock-rummy", 6),
+# name -> (preset, players, house rules) each was solved under (docs/CHARTS.md, "Shipped charts")
+SHIPPED: dict[str, tuple[str, int, dict[str, Any]]] = {
+    "gin": ("gin", 2, {}),
+    "gin-lookahead": ("gin", 2, {}),
+    "gin-plain": ("gin", 2, {}),
+    "gin-classic": ("gin-classic", 2, {}),
+    "oklahoma-gin": ("oklahoma-gin", 2, {}),
+    **{f"knock-rummy-{n}p": ("knock-rummy", n, {}) for n in range(2, 7)},
+    "knock-rummy-4p-undercut-0": ("knock-rummy", 4, {"undercut_penalty": 0}),
+    "knock-rummy-4p-each-lower": ("knock-rummy", 4, {"penalty_to": "each_lower"}),
 }
 
 
@@ -41,21 +43,23 @@ def test_the_package_data_is_declared() -> None:
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_header_names_its_rules(name: str) -> None:
-    preset, players = SHIPPED[name]
+    preset, players, house = SHIPPED[name]
     chart = shipped_chart(name)
-    assert dict(chart.header) == made_for(get_rules(preset, players=players))
-    rules = get_rules(preset, players=players)
+    rules = get_rules(preset, players=players, **house)
+    assert house_rules(rules) == house
+    written = read_chart_text(chart_file_text(chart.spec, rules, house), "x")
+    assert dict(written.header) == dict(chart.header)  # the header of exactly these rules
     assert parse_seat(f"chart:{name}", rules=rules) == parse_seat(chart.spec)
     assert seat_label(f"chart:{name}") == f"chart:{name}"
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_shipped_seat_plays_its_rules(name: str) -> None:
-    preset, players = SHIPPED[name]
+    preset, players, house = SHIPPED[name]
     strategy, _ = parse_seat(f"chart:{name}")
     assert strategy.name == "chart"
     rest = "/greedy" * (players - 1)
-    rules = get_rules(preset, players=players)
+    rules = get_rules(preset, players=players, **house)
     shipped = play_deals(rules, f"chart:{name}" + rest, deals=500, seed=3)
     default = play_deals(rules, "chart" + rest, deals=500, seed=3)
     assert len(shipped.knocker) == 500

@@ -19,6 +19,7 @@ from sim.rules import get_rules
 from sim.study.chart import load_chart
 from sim.study.chart_seat import chart_params
 from strategies import BUILTINS, format_seat, parse_seat
+from strategies.chart import KNOCK_COLUMNS, knock_wanted
 from strategies.chart_files import load_chart_file, made_for
 from tests.sim.cli.test_chart_cmd import one_line_error
 from tests.strategies.test_chart_strategy import hand_table
@@ -45,6 +46,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "took": make(out, "discard", *gin, "--took"),
         "other_play": make(out, "draw", "--rules", "gin", "--seats", "greedy"),
         "rummy_draw": make(out, "draw", "--rules", "knock-rummy", "--players", "3"),
+        "rummy_knock": make(out, "knock", "--rules", "knock-rummy", "-s", "greedy:knock_at=40"),
         "weighted": make(out, "knock", "--rules", "gin", "--seats", WEIGHTED),
     }
 
@@ -145,6 +147,31 @@ def test_a_chart_of_knocks_up_to_k_plays_greedy(runs: dict[str, str]) -> None:
 
     assert table(spec + "/greedy") == table("greedy:knock_at=6/greedy")
     assert table(spec + "/greedy") != table("greedy:knock_at=5/greedy")
+
+
+def test_knock_rummy_masks_tell_every_deadwood_to_51_apart(runs: dict[str, str]) -> None:
+    """Without a knock limit the knock chart has a column for each deadwood 0 .. 50 and
+    one for "51 or more"; the export knocks exactly where the cells say, high deadwood
+    included, the last column for every deadwood from 51 up, and a cell never met as
+    the policy (greedy:knock_at=40) does."""
+    chart = load_chart(runs["rummy_knock"])
+    assert chart.spec.deadwood == KNOCK_COLUMNS == 52
+
+    def says(turn: int, d: int) -> bool:  # a threshold per turn, a hole at 33, 51+: knock
+        return d <= 45 - 2 * turn and d != 33 or d == 51
+
+    cells = pl.DataFrame(
+        [
+            {"turn": t, "deadwood": d, "took": 0, "knock_chosen": 1.0 * says(t, d),
+             "verdict": "knock" if says(t, d) else "play on"}
+            for t in range(1, 21) for d in range(52) if (t, d) != (3, 20)
+        ]
+    )  # fmt: skip
+    params = chart_params(dataclasses.replace(chart, cells=cells))
+    for t in range(1, 21):
+        for d in range(99):
+            want = (d <= 40) if (t, d) == (3, 20) else says(t, min(d, 51))
+            assert knock_wanted(params[t - 1], d) == want, (t, d)
 
 
 def test_charts_that_do_not_fit_are_refused_in_one_line(

@@ -205,7 +205,7 @@ def test_resume_plays_only_missing_chunks(tmp_path):
 def test_deadwood_columns_follow_the_knock_limit():
     from sim.study.chart import chart_spec
 
-    assert chart_spec(get_rules("knock-rummy")).deadwood == 31
+    assert chart_spec(get_rules("knock-rummy")).deadwood == 52  # 0 .. 50, "51 or more"
     assert chart_spec(get_rules("gin")).deadwood == 11
     assert chart_spec(get_rules("oklahoma-gin")).deadwood == 11
 

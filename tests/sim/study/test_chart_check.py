@@ -25,6 +25,7 @@ from sim.study.chart_check import (
 )
 from sim.study.execute import Executor
 from sim.study.records import write_sealed
+from sim.study.runs import RunError
 from strategies import BUILTINS, format_seat
 from tests.strategies.test_chart_strategy import hand_table
 
@@ -53,6 +54,26 @@ def test_predictions_agree_with_play(chart) -> None:
     for c in check.cells:
         expected = c.reach * 30_000
         assert 0 < c.met and abs(c.met - expected) < 5 * np.sqrt(expected) + 5, c
+
+
+def test_each_rank_plays_the_cells_it_names(chart) -> None:
+    """``effect``: the largest predicted magnitudes; ``gain``: the largest predicted
+    gains; ``upper``: the largest upper ends of the gains' intervals. A bad rank is one
+    line naming the allowed ones."""
+    predicted = predictions(chart)
+    for rank, order in (("effect", predicted["predicted"].abs()), ("gain", predicted["predicted"]),
+                        ("upper", predicted["predicted_high"])):  # fmt: skip
+        check = check_chart(chart, cells=2, deals=200, rank=rank)
+        top = sorted(order.to_list(), reverse=True)[:2]
+        chosen = [
+            order[next(i for i, r in enumerate(predicted.iter_rows(named=True))
+                       if (r["turn"], r["deadwood"]) == (c.turn, c.column))]
+            for c in check.cells
+        ]  # fmt: skip
+        assert chosen == top, rank
+    allowed = "rank='most' is not allowed; choose one of: effect, gain, upper"
+    with pytest.raises(RunError, match=allowed):
+        check_chart(chart, cells=2, deals=200, rank="most")
 
 
 def test_a_chart_with_wrong_gains_is_caught(chart, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,10 @@ when ``z`` came from ``sim.stats.normal_quantile`` instead of ``statistics.Norma
 (they differ in the last bit; with ``NormalDist`` back, the digest of the run before);
 and when each checked cell gained ``met`` (the fresh deals that met it) and a cell met
 by fewer than 30 became "too rare" to judge: without ``met`` and with that minimum at
-0, the digest of the run before.
+0, the digest of the run before. And when Knock Rummy's knock chart came to tell every
+deadwood from 0 to 50 apart (52 columns, "51 or more" the last; was 31, "30 or more"):
+its cells summed over the columns from 30 up equal the old chart's column 30 in every
+sum (positions, gains, their squares, wins), and the cells below 30 are unchanged.
 
 ``advise`` was recorded again when its default rollout threshold (``--knock-at -1``)
 became ``mc``'s choice from the rules (0 in Gin); with ``--knock-at 10`` it still gave
