@@ -541,6 +541,14 @@ def solve_command(
             show_default=False,
         ),
     ] = None,
+    average: Annotated[
+        bool,
+        typer.Option(
+            "--average",
+            help="Fictitious play: each round answers the average of the seats charted so "
+            "far (its charts pooled), where answers to each seat alone cycle.",
+        ),
+    ] = False,
     rounds: Annotated[
         int, typer.Option("--rounds", min=0, max=100, help="Most rounds of chart and export.")
     ] = sizes.SOLVE_ROUNDS,
@@ -630,7 +638,7 @@ def solve_command(
             r, start, against=against, rounds=rounds, deals=deals, draw_deals=draw_deals,
             discard_deals=discard_deals, samples=samples, per_cell=per_cell,
             min_positions=min_positions, strength_deals=strength_deals, check_cells=check,
-            check_deals=check_deals, seed=seed, name=name or SOLVE.folder,
+            check_deals=check_deals, seed=seed, name=name or SOLVE.folder, average=average,
         )  # fmt: skip
         result = solve(
             request, executor_of(workers, Backend.local, None), out=out,
@@ -665,7 +673,11 @@ def solve_command(
         ]  # fmt: skip
         table.add_row(*row, *([_interval(rd.vs_against)] if rd.vs_against else []))
     console().print(table)
-    if result.fixed:
+    if result.fixed and average:
+        console().print(f"the answer to the average of the seats stopped changing after "
+                        f"{len(result.rounds)} round(s); the final seat's own deviations "
+                        "below")  # fmt: skip
+    elif result.fixed:
         console().print(f"fixed point after {len(result.rounds)} round(s): the charts of the "
                         "final seat say to play exactly as it plays")  # fmt: skip
     elif result.cycle:

@@ -56,6 +56,7 @@ __all__ = [
     "is_chart_run",
     "knock_chart",
     "load_chart",
+    "pooled_chart",
     "strategy_chart",
     "summarize_cells",
 ]
@@ -262,6 +263,21 @@ def load_chart(run_dir: PathInput, *, min_positions: int = DEFAULT_MIN_POSITIONS
     raw = load_cells(run_dir)
     cells = summarize_cells(raw, spec, config.players, min_positions=min_positions)
     return StrategyChart(config, spec, store.location(run_dir), cells, config.count)
+
+
+def pooled_chart(
+    charts: list[StrategyChart], *, min_positions: int = DEFAULT_MIN_POSITIONS
+) -> StrategyChart:
+    """Charts of one kind and shape pooled: every cell's sums added over the charts (the
+    chart of play that follows each of their policies for an equal share of the
+    deals), filed as the last chart. Charts of other kinds or shapes: RunError."""
+    last = charts[-1]
+    if any(c.spec.n_cells != last.spec.n_cells or c.spec.chart != last.spec.chart
+           for c in charts):  # fmt: skip
+        raise RunError("only charts of one kind and shape pool")
+    raw = pl.concat([load_cells(c.run_dir) for c in charts], how="diagonal_relaxed")
+    cells = summarize_cells(raw, last.spec, last.config.players, min_positions=min_positions)
+    return StrategyChart(last.config, last.spec, last.run_dir, cells, sum(c.deals for c in charts))
 
 
 def _verdict(

@@ -33,6 +33,14 @@ exploitability within its cells.
 With ``against``, every other seat plays one fixed opponent in every round and the
 rounds seek the chart's best answer to it (``vs_against``: each export against it).
 
+With ``average`` (fictitious play), round ``k`` exports the best answer to the average
+of the seats charted so far: its charts are the rounds' charts pooled
+(``sim.study.chart.pooled_chart``: each cell's sums over rounds 0 .. k), where the
+best answers to each seat alone would cycle or wander. The rounds stop when the answer
+is the seat just charted (``fixed``: the answer to the average stopped changing, which
+is not a fixed point of the seat alone), never at a cycle; the final check measures the
+last seat against itself, as always.
+
 Everything lies under ``<out>/<name>/<solve_id>/``: the chart runs (``charts/``, each
 resumable), ``solve.json`` (written after every round, whole or not at all, sealed with
 its own digest: ``sim.study.records.write_sealed``) and ``final.chart`` (the final
@@ -57,7 +65,7 @@ from sim.rules import RuleSet, house_rules
 from sim.solver import resolve_rules
 from sim.stats import Interval, mean_ci
 from sim.store import PathInput, StorePath
-from sim.study.chart import ChartRequest, StrategyChart, strategy_chart
+from sim.study.chart import ChartRequest, StrategyChart, pooled_chart, strategy_chart
 from sim.study.chart_check import ChartCheck, checked
 from sim.study.chart_seat import chart_seat
 from sim.study.execute import LOCAL, Executor
@@ -198,6 +206,7 @@ class SolveRequest:
     check_deals: int = sizes.CHECK_DEALS
     seed: int | None = None
     name: str = SOLVE.folder
+    average: bool = False  # fictitious play: answer the average of the rounds so far
 
 
 def solve(
@@ -240,6 +249,8 @@ def solve(
     # defaults filled in: the same solve asked either way finds the same folder.
     settings = {f.name: getattr(request, f.name) for f in fields(request)}
     del settings["name"]
+    if not request.average:
+        del settings["average"]  # so a solve asked before the option finds its folder
     settings |= {"rules": r.to_dict(), "draw_deals": deals_of["draw"],
                  "discard_deals": deals_of["discard"], "seed": seed}  # fmt: skip
     # A chart by name or file (chart:gin) is named by what it reads too: another
@@ -278,12 +289,21 @@ def solve(
         done: list[SolveRound] = []
         seat = request.start
         previous: dict[str, StrategyChart] | None = None
+        every: list[dict[str, StrategyChart]] = []  # each round's charts
         fixed, cycle = False, 0
         for k in range(request.rounds + 1):
             charts = charts_of(seat, k)
+            every.append(charts)
             if k == request.rounds:
                 break  # the last seat charted, to be checked
-            nxt = chart_seat(charts["knock"], charts["draw"], charts["discard"], familywise=True)
+            answered = charts
+            if request.average:
+                pool = request.min_positions
+                answered = {kind: pooled_chart([c[kind] for c in every], min_positions=pool)
+                            for kind in charts}  # fmt: skip
+            nxt = chart_seat(
+                answered["knock"], answered["draw"], answered["discard"], familywise=True
+            )
             say(f"round {k}: strength of the exported seat")
             vs_prev = head_to_head(
                 r, nxt, seat, deals=request.strength_deals, seed=seed, threads=threads
@@ -306,7 +326,7 @@ def solve(
                 fixed = True
                 break
             earlier = [r.seat for r in done[:-1] if _params(r.seat) == _params(nxt)]
-            if earlier:
+            if earlier and not request.average:
                 # A cycle: the seats in it answer each other best in a few cells, by margins
                 # the rounds have measured (``vs_previous``). Stop at the seat just charted.
                 cycle = k - next(r.index for r in done if r.seat == earlier[0]) + 1

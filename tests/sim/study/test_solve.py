@@ -131,3 +131,43 @@ def test_a_line_up_that_never_meets_a_discard_keeps_its_own(tmp_path: Path) -> N
     result = tiny_solve("knock-rummy", "greedy:knock_at=99", rounds=1, out=tmp_path)
     strategy, params = parse_seat(result.rounds[0].next_seat)
     assert strategy.name == "chart" and params.safety == 0
+
+
+def test_average_answers_the_pooled_charts(tmp_path, monkeypatch) -> None:
+    """Fictitious play: each round's export is the chart seat of every round's charts so
+    far pooled (cell sums added); the option names another folder, and without it the
+    settings are those of a solve asked before the option existed."""
+    from sim.study.chart import load_chart
+    from sim.study.chart_seat import chart_seat as real_seat
+
+    pools: list[list[int]] = []
+
+    def recording(knock, draw, discard, familywise):
+        pools.append(sorted(knock.cells["positions"].to_list()))
+        return real_seat(knock, draw, discard, familywise=familywise)
+
+    monkeypatch.setattr(S, "chart_seat", recording)
+    rules = get_rules("knock-rummy", players=3)
+    result = tiny_solve(rules, "greedy:knock_at=26", rounds=2, average=True, out=tmp_path)
+    assert len(pools) == len(result.rounds) >= 1
+    for k in range(len(result.rounds)):  # round k answered the cells of rounds 0 .. k
+        totals: dict[tuple[int, int], int] = {}
+        for rd in result.rounds[: k + 1]:
+            cells = load_chart(rd.charts["knock"]).cells.select("turn", "deadwood", "positions")
+            for turn, d, n in cells.iter_rows():
+                totals[(turn, d)] = totals.get((turn, d), 0) + n
+        assert pools[k] == sorted(totals.values())
+    plain = tiny_solve(rules, "greedy:knock_at=26", rounds=0, out=tmp_path)
+    assert plain.folder != result.folder
+    assert "average" not in json.loads((plain.folder / "solve.json").read_text())["settings"]
+    assert json.loads((result.folder / "solve.json").read_text())["settings"]["average"]
+
+
+def test_average_never_stops_at_a_cycle(tmp_path, monkeypatch) -> None:
+    """Answers to the average may come back to an earlier seat: the rounds go on."""
+    a, b = "chart", "chart:k1=1"
+    exports = iter([a, b, a, b])
+    monkeypatch.setattr(S, "chart_seat", lambda *charts, familywise: next(exports))
+    result = tiny_solve("gin", "greedy", rounds=4, average=True, out=tmp_path)
+    assert [r.seat for r in result.rounds] == ["greedy", a, b, a]
+    assert not result.fixed and result.cycle == 0 and result.final_seat == b
