@@ -24,6 +24,7 @@ SHIPPED: dict[str, tuple[str, int, dict[str, Any]]] = {
     "oklahoma-gin": ("oklahoma-gin", 2, {}),
     **{f"knock-rummy-{n}p": ("knock-rummy", n, {}) for n in range(2, 7)},
     "knock-rummy-4p-undercut-0": ("knock-rummy", 4, {"undercut_penalty": 0}),
+    "knock-rummy-4p-undercut-25": ("knock-rummy", 4, {"undercut_penalty": 25}),
     "knock-rummy-4p-each-lower": ("knock-rummy", 4, {"penalty_to": "each_lower"}),
 }
 
