@@ -268,9 +268,10 @@ def load_chart(run_dir: PathInput, *, min_positions: int = DEFAULT_MIN_POSITIONS
 def pooled_chart(
     charts: list[StrategyChart], *, min_positions: int = DEFAULT_MIN_POSITIONS
 ) -> StrategyChart:
-    """Charts of one kind and shape pooled: every cell's sums added over the charts (the
-    chart of play that follows each of their policies for an equal share of the
-    deals), filed as the last chart. Charts of other kinds or shapes: RunError."""
+    """Charts of one kind and shape pooled: every cell's sums added over the charts, so
+    each chart weighs in a cell by the positions it scored there (how often its play
+    meets the cell, up to the thinning's ``per_cell``); filed as the last chart. Charts
+    of other kinds or shapes: RunError."""
     last = charts[-1]
     if any(c.spec.n_cells != last.spec.n_cells or c.spec.chart != last.spec.chart
            for c in charts):  # fmt: skip

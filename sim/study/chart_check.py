@@ -71,7 +71,12 @@ DEFAULT_CHECK_DEALS = 1_000_000
 # Fresh deals that must meet a cell for its measurement to be judged: as many as a
 # chart's cell needs positions for a verdict (``--min-positions``' default).
 MIN_MET = 30
-RANKS = ("effect", "gain", "upper")  # how ``check_chart`` picks the cells it plays
+# How ``check_chart`` picks the cells it plays: the largest of each.
+RANKS = {
+    "effect": pl.col("predicted").abs(),
+    "gain": pl.col("predicted"),
+    "upper": pl.col("predicted_high"),
+}
 
 
 @dataclass(frozen=True)
@@ -252,9 +257,7 @@ def check_chart(
     predicted = predictions(chart)
     if predicted.height == 0:
         return ChartCheck(chart.deals, deals, ())
-    order = {"effect": pl.col("predicted").abs(), "gain": pl.col("predicted"),
-             "upper": pl.col("predicted_high")}[rank]  # fmt: skip
-    chosen = predicted.sort(order, descending=True).head(cells)
+    chosen = predicted.sort(RANKS[rank], descending=True).head(cells)
     if at:
         named = pl.concat_list("turn", spec.column_name).is_in([list(c) for c in at])
         missing = set(at) - {(r[0], r[1]) for r in predicted.filter(named).iter_rows()}

@@ -288,7 +288,6 @@ def solve(
     with store.study_folder(folder):
         done: list[SolveRound] = []
         seat = request.start
-        previous: dict[str, StrategyChart] | None = None
         every: list[dict[str, StrategyChart]] = []  # each round's charts
         fixed, cycle = False, 0
         for k in range(request.rounds + 1):
@@ -317,8 +316,8 @@ def solve(
             done.append(SolveRound(
                 k, seat, {kind: str(c.run_dir) for kind, c in charts.items()}, nxt,
                 _bits(nxt, seat) if _params(seat) is not None else None,
-                _verdict_changes(charts["knock"], previous["knock"] if previous else None),
-                _verdict_changes(charts["draw"], previous["draw"] if previous else None),
+                _verdict_changes(charts["knock"], every[-2]["knock"] if k else None),
+                _verdict_changes(charts["draw"], every[-2]["draw"] if k else None),
                 vs_prev, vs_start, vs_against,
             ))  # fmt: skip
             _write(folder, settings, done, None)
@@ -331,7 +330,7 @@ def solve(
                 # the rounds have measured (``vs_previous``). Stop at the seat just charted.
                 cycle = k - next(r.index for r in done if r.seat == earlier[0]) + 1
                 break
-            seat, previous = nxt, charts
+            seat = nxt
         say("the final seat's largest deviations")
         exploit = {
             kind: checked(charts[kind], cells=request.check_cells, deals=request.check_deals,
