@@ -49,18 +49,19 @@ from rummy.results import (
     TournamentResult,
     TuneResult,
 )
+from sim.front import params
+from sim.front.declare import Front
 from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import DEFAULT_PRESET, PRESETS, RuleSet, get_rules
 from sim.sizes import ADVISE_SEED, DEFAULT_DEALS, DEFAULT_SAMPLES, study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
-from sim.study.kinds import RESULTS_ROOT, RUN
+from sim.study.kinds import KINDS, RESULTS_ROOT, RUN
 from sim.study.quantities import headline_quantity, points_unit, share_unit
 
 __all__ = [
     "UsageError",
     "advise",
-    "compare",
     "experiment",
     "load",
     "play",
@@ -68,10 +69,13 @@ __all__ = [
     "sweep",
     "tournament",
     "tune",
+    # the functions made from a study kind's front, on first use (__getattr__ below)
+    *(kind.function for kind in KINDS if kind.front and kind.function),
 ]
 
 Out = str | os.PathLike[str]
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 
 class UsageError(ValueError):
@@ -109,9 +113,8 @@ def _checking(name: str | None, value: Any) -> Iterator[None]:
 
 def _whole(name: str, value: Any, low: int, high: int = MAX_COUNT) -> int:
     """A whole number in ``low..high`` (not a bool, not a float: ``2e3`` is refused)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        _refuse(name, value, f"give a whole number {low:,}..{high:,}")
-    return int(value)
+    with _checking(name, value):
+        return params.whole(value, low, high)
 
 
 def _seed(value: Any) -> int | None:
@@ -119,46 +122,33 @@ def _seed(value: Any) -> int | None:
 
 
 def _text(name: str, value: Any, example: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        _refuse(name, value, f"give text, e.g. {example}")
-    return value
+    with _checking(name, value):
+        return params.text(value, example)
 
 
 def _flag(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        _refuse(name, value, "give True or False")
-    return value
+    with _checking(name, value):
+        return params.truth(value)
 
 
 def _texts(name: str, value: Any, example: str) -> str | tuple[str, ...]:
     """Text, or a list or tuple of texts (one per seat, strategy or parameter)."""
-    if isinstance(value, str):
-        return _text(name, value, example)
-    if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    _refuse(name, value, f"give text or a list of texts, e.g. {example!r}")
+    with _checking(name, value):
+        return params.texts(value, example)
 
 
 def _rules(rules: Any, name: str = "rules") -> RuleSet:
-    if isinstance(rules, RuleSet):
-        return rules
-    if not isinstance(rules, str):
-        _refuse(name, rules, "give a preset's name (gin, knock-rummy, ...) or a RuleSet")
     with _checking(name, rules):
-        return get_rules(rules)
+        return get_rules(params.preset_or_rules(rules))
 
 
 def _lineup(name: str, seats: Any, rules: RuleSet) -> str | tuple[str, ...]:
-    """A line-up (text, or one spec per seat), parsed for ``rules`` so that a bad spec
-    is refused here, named."""
+    """A line-up (text, or one spec or agent object per seat), parsed for ``rules`` so
+    that a bad spec is refused here, named."""
     from strategies import parse_lineup
-    from strategies.agent import seat_object
 
-    if isinstance(seats, list | tuple) and not all(isinstance(v, str) for v in seats):
-        with _checking(name, seats):  # an agent object at a seat (docs/AGENTS.md)
-            seats = [v if isinstance(v, str) else seat_object(v) for v in seats]
-    lineup = _texts(name, seats, "greedy:knock_at=7/simple")
     with _checking(name, seats):
+        lineup = params.seats_text(seats)
         parse_lineup(lineup, rules.players, rules=rules)
     return lineup
 
@@ -260,6 +250,80 @@ def _finite(value: Any) -> float | None:
     return None if value is None or value != value else float(value)
 
 
+# --- a study's front as a notebook function -------------------------------------------------
+
+
+def _function_of(front: Front[Any, Any]) -> Any:
+    """The notebook function of ``front`` (``sim.front``): its parameters, the first
+    ``front.positional`` by position too, then ``out``, ``executor`` and ``progress``. Each
+    value is read by its parameter (a refusal: ``name=value: what is allowed``); the request
+    is made and played in a Session as the command plays it, and returned as
+    ``front.notebook`` makes it."""
+    from sim.front.declare import ParamsError, spelled
+
+    name = front.kind.function or front.kind.name
+    declared = [
+        inspect.Parameter(p.name, inspect.Parameter.POSITIONAL_OR_KEYWORD if i < front.positional
+                          else inspect.Parameter.KEYWORD_ONLY, default=p.default,
+                          annotation=p.annotation)
+        for i, p in enumerate(front.params)
+    ]  # fmt: skip
+    session = [
+        inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+        for key, default, kind in (("out", RESULTS_ROOT, "str | os.PathLike[str]"),
+                                   ("executor", LOCAL, "Executor"), ("progress", True, "bool"))
+    ]  # fmt: skip
+    signature = inspect.Signature(declared + session)
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        from sim.study.runs import new_seed
+        from sim.study.session import Session
+
+        given = signature.bind(*args, **kwargs)  # a wrong call: _called's UsageError
+        given.apply_defaults()
+        values, arguments = {}, given.arguments
+        _common(arguments["executor"], arguments["progress"])
+        for param in front.params:
+            with _checking(param.name, arguments[param.name]):
+                values[param.name] = param.read(arguments[param.name])
+        if values["seed"] is None:
+            values["seed"] = new_seed()
+        try:
+            request = front.request(values)
+        except ParamsError as error:
+            raise UsageError(error.words(str, lambda k, v: f"{k}={_shown(v)}")) from None
+        root = _out(arguments["out"])
+        call = _call(name, **{p.name: arguments[p.name] for p in front.params
+                              if arguments[p.name] is not p.default})  # fmt: skip
+        with _progress(front.kind.name, arguments["progress"]) as view:
+            done = front.play(request, Session(arguments["executor"], root, _callback(view), call))
+        return front.notebook(done)
+
+    lines = [f"{p.name} : {p.annotation} = {p.default!r}\n    {spelled(p.help, str)}"
+             for p in front.params]  # fmt: skip
+    function.__doc__ = (
+        f"{spelled(front.summary, str)} (``rummy {front.kind.commands[0]}``)\n\n"
+        "Parameters\n----------\n" + "\n".join(lines) + "\nout, executor, progress\n    "
+        "The results root, how the chunks play, whether a progress bar shows.\n"
+    )
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = __name__
+    function.__signature__ = signature  # type: ignore[attr-defined]
+    return _called(function)
+
+
+def __getattr__(name: str) -> Any:
+    """The notebook function of a study kind declared by a front (``compare``), made
+    from it on first use."""
+    import importlib
+
+    fronts = {kind.function: kind.front for kind in KINDS if kind.front and kind.function}
+    if name not in fronts:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    function = globals()[name] = _function_of(importlib.import_module(fronts[name]).FRONT)
+    return function
+
+
 # --- one run ---------------------------------------------------------------------------------
 
 
@@ -296,10 +360,8 @@ def play(
     count, mode = _size("run", deals, games)
     rule_set = _rules(rules)
     if rule is not None:
-        if not isinstance(rule, Mapping) or not all(isinstance(k, str) for k in rule):
-            _refuse("rule", rule, 'give a dict of rule parameters, e.g. {"knock_limit": 7}')
-        with _checking("rule", dict(rule)):
-            rule_set = get_rules(rule_set, **rule)
+        with _checking("rule", rule):
+            rule_set = get_rules(rule_set, **params.rule_changes(rule))
     lineup = _lineup("seats", seats, rule_set)
     with _checking("name", name):
         _text("name", name, "'knock-study'")
@@ -395,81 +457,6 @@ def _play_result(data: Any, directory: StorePath, notes: tuple[str, ...] = ()) -
         mean_turns=float(row["mean_turns"]),
         raw=data,
         notes=notes,
-    )
-
-
-# --- two sides on the same deals -------------------------------------------------------------
-
-
-@_called
-def compare(
-    seats: str | Sequence[str],
-    vs_seats: str | Sequence[str] | None = None,
-    *,
-    rules: str | RuleSet = DEFAULT_PRESET,
-    vs_rules: str | RuleSet | None = None,
-    deals: int | None = None,
-    games: int | None = None,
-    seed: int | None = None,
-    duplicate: bool = False,
-    out: Out = RESULTS_ROOT,
-    executor: Executor = LOCAL,
-    progress: bool = True,
-) -> Comparison:
-    """Two line-ups (``vs_seats``) or two rule sets (``vs_rules``) on identical deals
-    (``rummy compare``): seat 0's net points on each side and the paired difference
-    A - B with its 95% interval and p-value. ``duplicate`` also plays every deal with the
-    seats rotated (seat luck cancels). Default deals: ``sim.sizes.DEFAULT_DEALS``."""
-    from sim.study.compare import CompareError, CompareRequest, Side
-    from sim.study.compare import compare as compare_api
-
-    _common(executor, progress)
-    count, mode = _size("compare", deals, games, low=2)
-    if vs_seats is None and vs_rules is None:  # side B would be side A: +0.00, p = 1
-        raise UsageError(
-            "vs_seats=None, vs_rules=None: give side B's line-up (vs_seats) or its rules "
-            "(vs_rules), or both"
-        )
-    rules_a = _rules(rules)
-    rules_b = rules_a if vs_rules is None else _rules(vs_rules, "vs_rules")
-    a = Side(rules_a, _lineup("seats", seats, rules_a))
-    b = Side(rules_b, a.lineup if vs_seats is None else _lineup("vs_seats", vs_seats, rules_b))
-    request = CompareRequest(
-        a, b, count=count, mode=mode, seed=_seed(seed), duplicate=_flag("duplicate", duplicate),  # type: ignore[arg-type]
-    )  # fmt: skip
-    root = _out(out)
-    with _progress("compare", progress) as view:
-        try:
-            done = compare_api(
-                request, executor, out=root, progress=_callback(view),
-            command=_call("compare", seats=seats, vs_seats=vs_seats, rules=str(rules),
-                          vs_rules=None if vs_rules is None else str(vs_rules), deals=deals,
-                          games=games, seed=seed, duplicate=duplicate),
-            )  # fmt: skip
-        except CompareError as error:  # the sides themselves (the same, or player counts)
-            raise UsageError(f"vs_seats={_shown(vs_seats)}, vs_rules={_shown(vs_rules)}: "
-                             f"{error}") from None  # fmt: skip
-    return _comparison(done.to_dict(), done.directory, done)
-
-
-def _comparison(record: Mapping[str, Any], directory: StorePath, raw: Any) -> Comparison:
-    """A comparison as the notebook shows it, from its record (``CompareResult.to_dict``:
-    the same whether it was just played or is loaded from its folder)."""
-    unit, mode = points_unit(record["mode"]), record["mode"]
-    difference = record["difference"]
-    # the win rates' difference is over the same paired units as the points'
-    wins = {**record["win_difference"], "n": difference["n"]}
-    return Comparison(
-        directory=directory,
-        seed=int(record["seed"]),
-        a=record["a"]["label"],
-        b=record["b"]["label"],
-        a_net=Estimate.of_json(record["a"]["net"], unit),
-        b_net=Estimate.of_json(record["b"]["net"], unit),
-        difference=Estimate.of_json(difference, unit, difference=True),
-        p_value=float(difference["p_value"]),
-        win_difference=Estimate.of_json(wins, share_unit(mode), difference=True),
-        raw=raw,
     )
 
 
@@ -652,7 +639,7 @@ def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult 
         folder = store.location(path)
         study = open_study(folder)
         if study is not None and study.kind is kinds.COMPARE:
-            return _comparison(study.record, folder, study.record)
+            return Comparison.of_record(study.record, folder, study.record)
         if study is not None and study.kind is kinds.TOURNAMENT:
             record = study.record
             return _tournament(study.table, record["mode"], record["seed"], folder, record)

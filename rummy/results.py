@@ -25,6 +25,8 @@ from sim.study.quantities import (
     POINTS_PER_HAND,
     SHARE_OF_GAMES,
     SHARE_OF_HANDS,
+    points_unit,
+    share_unit,
 )
 
 __all__ = [
@@ -279,6 +281,27 @@ class Comparison(Shown):
         title = f"seat 0's net {self.a_net.unit}, on the same deals (seed {self.seed})"
         notes = [f"{won}, A - B: {self.win_difference}"]
         return title, ["side", "line-up", f"net {self.a_net.unit}"], rows, notes
+
+    @classmethod
+    def of_record(cls, record: Mapping[str, Any], directory: StorePath, raw: Any) -> Comparison:
+        """A comparison from its record (``CompareResult.to_dict``: the same whether it
+        was just played or is loaded from its folder)."""
+        unit, mode = points_unit(record["mode"]), record["mode"]
+        difference = record["difference"]
+        # the win rates' difference is over the same paired units as the points'
+        wins = {**record["win_difference"], "n": difference["n"]}
+        return cls(
+            directory=directory,
+            seed=int(record["seed"]),
+            a=record["a"]["label"],
+            b=record["b"]["label"],
+            a_net=Estimate.of_json(record["a"]["net"], unit),
+            b_net=Estimate.of_json(record["b"]["net"], unit),
+            difference=Estimate.of_json(difference, unit, difference=True),
+            p_value=float(difference["p_value"]),
+            win_difference=Estimate.of_json(wins, share_unit(mode), difference=True),
+            raw=raw,
+        )
 
 
 @dataclass(frozen=True, repr=False)

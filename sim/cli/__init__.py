@@ -38,9 +38,10 @@ from sim.study.kinds import KINDS
 
 
 class Command(NamedTuple):
-    module: str  # under sim.cli
+    module: str  # under sim.cli; or, for a study kind with a front, the front's module
     summary: str  # the one line ``rummy --help`` shows
     group: bool = False  # a group of subcommands (``rummy rules list``)
+    front: bool = False  # made from the study kind's front (sim.front.command)
 
 
 COMMANDS: dict[str, Command] = {
@@ -52,7 +53,12 @@ COMMANDS: dict[str, Command] = {
     "sweep": Command("sweep_cmd", "Play a grid on common deals and mark the best setting."),
     "chart": Command("results_cmd", "Draw charts (PNG and SVG) of a study's results."),
     "report": Command("results_cmd", "Write the self-contained HTML report of results."),
-    "compare": Command("compare_cmd", "Compare two rule variants or line-ups on the same deals."),
+    **{  # the study kinds declared by a front: their commands are made from it
+        command: Command(kind.front, kind.summary, front=True)
+        for kind in KINDS
+        if kind.front
+        for command in kind.commands
+    },
     "tournament": Command("tournament_cmd", "Round robin of strategies on the same deals."),
     "tune": Command("tune_cmd", "Search a strategy's parameters on common deals."),
     "strategy-chart": Command(
@@ -152,6 +158,21 @@ def _accept_quiet(command: Any, quiet: Any) -> None:
         command.params.append(option)
 
 
+def _module_app(module: str) -> typer.Typer:
+    app: typer.Typer = importlib.import_module(f"sim.cli.{module}").app
+    return app
+
+
+def _front_app(name: str, module: str) -> typer.Typer:
+    """The command ``name`` made from the front declared in ``module``."""
+    from sim.front.command import command_of
+
+    front = importlib.import_module(module).FRONT
+    app = typer.Typer()
+    app.command(name, epilog=front.epilog)(command_of(front))
+    return app
+
+
 class RummyGroup(TyperGroup):
     """The top-level command: commands load on use; every error becomes one line."""
 
@@ -162,14 +183,14 @@ class RummyGroup(TyperGroup):
         spec = COMMANDS.get(name)
         if spec is None:
             return None
-        module = importlib.import_module(f"sim.cli.{spec.module}")
-        _unwrap_all(module.app)
+        command_app = _front_app(name, spec.module) if spec.front else _module_app(spec.module)
+        _unwrap_all(command_app)
         # Help in click's two columns (option, description), which wrap within any
         # terminal: rich's five-column panels squeeze descriptions into 20 characters at 80.
-        module.app.rich_markup_mode = None
+        command_app.rich_markup_mode = None
         # As a group, even with one subcommand (``rummy stats deadwood``), and without
         # the shell-completion options a typer app adds on its own.
-        group = typer.main.get_group(module.app)
+        group = typer.main.get_group(command_app)
         _accept_quiet(group, next(p for p in self.params if "--quiet" in p.opts))
         if spec.group:
             group.name = name

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from sim.limits import MAX_COUNT, MAX_SEED, MAX_WORKERS, chunk_size_problem
+from sim.front.params import at_most, overrides
+from sim.front.params import seed as seed_param
+from sim.limits import MAX_COUNT, MAX_WORKERS, chunk_size_problem
 from sim.rules import RuleSet, get_rules, parse_overrides
 from sim.sizes import (
     CHUNK_DEALS,
@@ -60,22 +61,6 @@ __all__ = [
     "path_text",
     "rules_of",
 ]
-
-
-def at_most(limit: int, then: Callable[[Any], Any] | None = None) -> Callable[[Any], Any]:
-    """An option's callback that refuses a value above ``limit`` (a usage error, as a
-    declared ``max`` is), then runs ``then``. For caps far beyond any real use (a count's
-    int64, a seed's 128 bits): a declared ``max`` would print them in ``--help`` and
-    squeeze every description; ``.maximum`` says what is allowed, for the tests."""
-
-    def check(value: Any) -> Any:
-        if value is not None and value > limit:
-            # typer's own words for a declared max: sim.cli adds the value given to them
-            raise typer.BadParameter(f"Input should be less than or equal to {limit}")
-        return value if then is None else then(value)
-
-    check.maximum = limit  # type: ignore[attr-defined]
-    return check
 
 
 def _chunk_size(value: int | None) -> int | None:
@@ -161,10 +146,7 @@ def out_root_check(value: Path) -> Path:
 
 
 RulesOption = Annotated[str, typer.Option("--rules", help="Rule preset (see `rummy rules list`).")]
-RuleOverrides = Annotated[
-    list[str] | None,
-    typer.Option("--rule", "-r", help="Override one rule parameter, as key=value (repeatable)."),
-]
+RuleOverrides = overrides("rule", short="-r").option
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 SeatsOption = Annotated[
     list[str] | None,
@@ -210,16 +192,7 @@ StudyGamesOption = Annotated[
     ),
 ]
 """``--games`` of a study (compare, tournament, tune): at least two, as an interval needs."""
-SeedOption = Annotated[
-    int | None,
-    typer.Option(
-        "--seed",
-        min=0,
-        callback=at_most(MAX_SEED),
-        help="Master seed: every run plays the same deals. Drawn and printed when omitted.",
-        show_default=False,
-    ),
-]
+SeedOption = seed_param().option
 WorkersOption = Annotated[
     int | None,
     typer.Option(

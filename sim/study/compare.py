@@ -59,7 +59,6 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -81,11 +80,12 @@ from sim.stats import (
 )
 from sim.store import PathInput, StorePath, study_folder
 from sim.study import records, rundir
-from sim.study.execute import LOCAL, Executor, Progress, execute
-from sim.study.kinds import COMPARE, RESULTS_ROOT
+from sim.study.execute import execute
+from sim.study.kinds import COMPARE
 from sim.study.quantities import comparison_units
 from sim.study.records import study_id
 from sim.study.runs import RunConfig, check_count, new_seed
+from sim.study.session import DEFAULT_SESSION, Session
 from sim.study.units import (
     check_joined,
     focal_series,
@@ -339,7 +339,10 @@ def _win_difference(
     )
 
 
-def _resolve(side: Side) -> tuple[RuleSet, tuple[str, ...], str | None, tuple[str, ...]]:
+Resolved = tuple[RuleSet, tuple[str, ...], str | None, tuple[str, ...]]
+
+
+def _resolve(side: Side) -> Resolved:
     if not isinstance(side, Side):
         raise CompareError(f"a side must be a sim.study.compare.Side, got {type(side).__name__}")
     rules = side.rules if isinstance(side.rules, RuleSet) else get_rules(side.rules)
@@ -367,16 +370,30 @@ class CompareRequest:
     seed: int | None = None
     duplicate: bool = False
 
+    def sides(self) -> tuple[Resolved, Resolved]:
+        """Each side's rules, line-up, label and seat names, checked to differ in their
+        rules or line-up and to seat as many players (CompareError, one line)."""
+        a, b = _resolve(self.a), _resolve(self.b)
+        (ra, la, _, na), (rb, lb, _, _) = a, b
+        if (ra, la) == (rb, lb):  # labels aside: one line-up against itself, +0.00, p = 1
+            raise CompareError(
+                f"both sides are the same (rules {ra.name}, seats {'/'.join(na)}); give side "
+                "B other seats or other rules"
+            )
+        if ra.players != rb.players:
+            raise CompareError(
+                f"the sides have different player counts ({ra.players} and {rb.players}); "
+                "a paired comparison needs the same seats"
+            )
+        return a, b
+
 
 def compare(
     request: CompareRequest,
-    executor: Executor = LOCAL,
+    session: Session = DEFAULT_SESSION,
     *,
-    out: PathInput = RESULTS_ROOT,
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
-    command: str | None = None,
-    progress: Callable[[Progress], None] | None = None,
 ) -> CompareResult:
     """Play both sides of ``request`` on the same deals and compare seat 0's net points.
 
@@ -384,14 +401,11 @@ def compare(
     ----------
     request : CompareRequest
         What to compare (the sides, the deals or games, the seed, duplicate play).
-    executor : Executor
-        How the runs play (``sim.study.execute``); default: threads, one per CPU.
+    session : Session
+        Where it plays (its executor), the results root (the comparison goes to
+        ``<out>/compare/<compare_id>/``), who hears its progress and the command stored.
     chunk_size
         Passed to every ``RunConfig``.
-    out : path
-        Results root: the comparison goes to ``<out>/compare/<compare_id>/``.
-    progress : callable, optional
-        Called with the executor's :class:`Progress` as the runs play.
 
     Raises
     ------
@@ -405,22 +419,12 @@ def compare(
     mode, duplicate = request.mode, request.duplicate
     count = check_count(request.count, mode)
     seed = new_seed() if request.seed is None else request.seed
-    ra, la, label_a, na = _resolve(request.a)
-    rb, lb, label_b, nb = _resolve(request.b)
-    if (ra, la) == (rb, lb):  # labels aside: one line-up against itself, +0.00, p = 1
-        raise CompareError(
-            f"both sides are the same (rules {ra.name}, seats {'/'.join(na)}); give side B "
-            "other seats or other rules"
-        )
-    if ra.players != rb.players:
-        raise CompareError(
-            f"the sides have different player counts ({ra.players} and {rb.players}); "
-            "a paired comparison needs the same seats"
-        )
+    (ra, la, label_a, na), (rb, lb, label_b, nb) = request.sides()
     labels = _labels((ra, la, label_a, na), (rb, lb, label_b, nb))
     players = ra.players
     rotations = players if duplicate else 1
-    root = store.location(out) / COMPARE.folder
+    root = session.out / COMPARE.folder
+    command = session.command
 
     def configs_of(
         side: str, rules: RuleSet, lineup: tuple[str, ...], names: tuple[str, ...]
@@ -457,7 +461,7 @@ def compare(
     }
     directory = root / compare_id
     with study_folder(directory):  # its lock held from the first run to the record
-        execute(runs["a"] + runs["b"], executor, progress=progress)
+        execute(runs["a"] + runs["b"], session.executor, progress=session.progress)
 
         units = {
             side: [load_units(c.run_dir, mode, players) for c in configs]

@@ -9,9 +9,12 @@ guard over study folders (``sim.store.RECORD_NAMES``), the default sizes
 (``sim.cli``) and the notebook's names (``rummy.__all__``) are derived from
 :data:`KINDS`, so they cannot disagree with it or with each other.
 
-Adding a kind: its declaration here, its driver (``sim/study/NAME.py``), its command
-(``sim/cli/NAME_cmd.py``, listed in ``sim.cli.COMMANDS``), its notebook function and
-result (``rummy/api.py``, ``rummy/results.py``) and what draws it (``sim/present``).
+Adding a kind: its declaration here, its driver (``sim/study/NAME.py``) and its front
+(``sim/front/NAME.py``: its parameters, how a request is made of them, how its result is
+printed, recorded and returned to the notebook), from which ``sim.cli`` makes its command
+and ``rummy.api`` its notebook function. The kinds declared before fronts existed still
+have their command (``sim/cli/NAME_cmd.py``, listed in ``sim.cli.COMMANDS``) and notebook
+function and result (``rummy/api.py``, ``rummy/results.py``) written out.
 
 Plain Python: importing it loads neither numba nor polars (``rummy --help`` reads it).
 """
@@ -51,6 +54,10 @@ class StudyKind:
     folder: str  # its folder under --out when not named ("": named by its own file)
     default_deals: int | None = None  # deals played when given no size (None: the request's)
     resumes: bool = True  # its command, run again, keeps its finished chunks and goes on
+    # A kind declared by a front (sim.front): the module holding its FRONT, from which its
+    # command and notebook function are made, and the line ``rummy --help`` shows for it.
+    front: str | None = None
+    summary: str = ""
 
 
 RUN = StudyKind(
@@ -69,6 +76,8 @@ COMPARE = StudyKind(
     "compare", "comparison", commands=("compare",), function="compare",
     records=("comparison.json",), folder="compare",
     default_deals=100_000,  # per side: about 1 s of one core for two greedy seats
+    front="sim.front.compare",
+    summary="Compare two rule variants or line-ups on the same deals.",
 )  # fmt: skip
 TOURNAMENT = StudyKind(
     "tournament", "round robin", commands=("tournament",), function="tournament",

@@ -67,8 +67,8 @@ POSITIONAL = {
 }
 KEYWORDS = {
     "play": ["rules", "deals", "games", "seed", "name", "out", "executor", "progress"],
-    "compare": ["rules", "vs_rules", "deals", "games", "seed", "duplicate", "out", "executor",
-                "progress"],
+    "compare": ["rules", "vs_rules", "rule", "vs_rule", "label", "vs_label", "deals", "games",
+                "seed", "duplicate", "out", "executor", "progress"],
     "experiment": ["out", "executor", "progress", "count", "seed", "duplicate", "precision",
                    "headline", "rows"],
     "sweep": ["rules", "deals", "games", "seed", "duplicate", "name", "out", "executor",
@@ -165,7 +165,7 @@ def test_the_reported_misuses_are_one_line_naming_the_parameter(workspace: Path)
             ("advise", "pile", None, "pile=None"),
             ("advise", "hand", 5, "hand=5: give text"),  # never read as a card mask
             ("sweep", "grid", "k=1..2", "grid='k=1..2': give a dict"),
-            ("compare", "vs_seats", None, "vs_seats=None, vs_rules=None: give side B"),
+            ("compare", "vs_seats", None, "give side B: vs_seats, vs_rules or vs_rule"),
             ("compare", "vs_seats", "greedy,simple", "both sides are the same"),
             ("experiment", "deels", 100, "unknown keyword 'deels'; its keywords: "),
             ("tune", "bogus", 1, "unknown keyword 'bogus'; its keywords: confirm"),
@@ -194,7 +194,9 @@ def test_a_misspelt_missing_or_extra_argument_is_a_value_error(
     """Python would raise a TypeError: the notebook names the keyword and those allowed."""
     with _inside(workspace):
         _check(function, "deels", 3)
-        with pytest.raises(rummy.UsageError, match=rf"^{function}\(\): missing a required"):
+        # compare's every parameter has a default; called bare, side B is missing
+        missing = "give side B" if function == "compare" else rf"^{function}\(\): missing a required"
+        with pytest.raises(rummy.UsageError, match=missing):
             getattr(rummy, function)()
         args, _ = VALID[function]
         with pytest.raises(rummy.UsageError, match="too many positional arguments"):

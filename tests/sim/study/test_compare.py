@@ -15,13 +15,16 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app, compare_cmd
+from sim import store
+from sim.cli import app
+from sim.front.compare import FRONT as COMPARE_FRONT
 from sim.rules import get_rules
 from sim.stats import mcnemar_exact
 from sim.study.compare import COMPARISON_FILE, CompareError, CompareRequest, Side, compare
 from sim.study.execute import Executor
 from sim.study.rundir import load_hands
 from sim.study.runs import RunError
+from sim.study.session import Session
 from sim.study.tournament import seatings
 from sim.study.units import rotate
 from strategies import StrategyError
@@ -46,7 +49,7 @@ def self_comparison(out: Path) -> Any:
         count=400,
         seed=SEED,
     )
-    return compare(request, ONE, out=out)
+    return compare(request, Session(ONE, out))
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +61,7 @@ def duplicate_comparison(out: Path) -> Any:
         seed=SEED,
         duplicate=True,
     )
-    return compare(request, ONE, out=out)
+    return compare(request, Session(ONE, out))
 
 
 # --- comparisons ---------------------------------------------------------------------------
@@ -101,7 +104,7 @@ def test_duplicate_rotates_seats_and_reduces_variance(duplicate_comparison, out:
     plain_request = CompareRequest(
         Side("gin", "greedy/simple"), Side("gin", "greedy:knock_at=5/simple"), 2_000, seed=SEED
     )
-    plain = compare(plain_request, ONE, out=out)
+    plain = compare(plain_request, Session(ONE, out))
     # rotation 0 of the duplicate comparison is exactly the plain comparison
     assert plain.difference.mean_diff == pytest.approx(result.plain_difference.mean_diff, abs=1e-12)
     assert plain.difference.sd == pytest.approx(result.plain_difference.sd, rel=1e-12)
@@ -117,9 +120,9 @@ def test_compare_rejects_bad_input_before_playing(tmp_path: Path) -> None:
         return CompareRequest(gin, b, count, seed=1)
 
     with pytest.raises(CompareError, match="different player counts"):
-        compare(request(Side("knock-rummy", "greedy")), ONE, out=out)
+        compare(request(Side("knock-rummy", "greedy")), Session(ONE, out))
     with pytest.raises(StrategyError, match="unknown strategy 'nope'"):
-        compare(request(Side("gin", "nope/simple")), ONE, out=out)
+        compare(request(Side("gin", "nope/simple")), Session(ONE, out))
     # the same rules and line-up once parsed: +0.00 and p = 1, whatever the labels
     for same in (
         gin,
@@ -127,15 +130,15 @@ def test_compare_rejects_bad_input_before_playing(tmp_path: Path) -> None:
         Side("gin", "greedy,simple"),
     ):
         with pytest.raises(CompareError, match="both sides are the same"):
-            compare(request(same), ONE, out=out)
+            compare(request(same), Session(ONE, out))
     with pytest.raises(RunError, match=r"deals=1 is not allowed; give 2\.\..* \(a CI needs two\)"):
-        compare(request(Side("gin", "simple"), count=1), ONE, out=out)
+        compare(request(Side("gin", "simple"), count=1), Session(ONE, out))
     with pytest.raises(ValueError, match="unknown preset"):
-        compare(request(Side("no-such-rules", "greedy")), ONE, out=out)
+        compare(request(Side("no-such-rules", "greedy")), Session(ONE, out))
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(ValueError, match="cannot create output directory"):
-        compare(request(Side("gin", "greedy:knock_at=5/simple")), ONE, out=blocker)
+        compare(request(Side("gin", "greedy:knock_at=5/simple")), Session(ONE, blocker))
     assert not (tmp_path / "o").exists() and blocker.read_text() == "x"
 
 
@@ -177,7 +180,7 @@ def test_cli_compare_end_to_end(tmp_path: Path) -> None:
 
 def test_cli_compare_builds_the_two_sides(monkeypatch, self_comparison) -> None:
     fake = Recorder(self_comparison)
-    monkeypatch.setattr(compare_cmd, "compare_api", fake)
+    monkeypatch.setitem(vars(COMPARE_FRONT), "play", fake)  # the frozen front's driver
     result = cli.invoke(
         app,
         [
@@ -188,24 +191,22 @@ def test_cli_compare_builds_the_two_sides(monkeypatch, self_comparison) -> None:
         ],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert fake.args == (
-        CompareRequest(
-            Side(get_rules("gin", knock_limit=8), "greedy/simple", "mine"),
-            Side(get_rules("gin-classic", knock_limit=5, gin_bonus=30), "simple/greedy", None),
-            count=1234,
-            mode="deals",
-            seed=9,
-            duplicate=True,
-        ),
-        Executor(workers=3),
+    request, session = fake.args
+    assert request == CompareRequest(
+        Side(get_rules("gin", knock_limit=8), "greedy/simple", "mine"),
+        Side(get_rules("gin-classic", knock_limit=5, gin_bonus=30), "simple/greedy", None),
+        count=1234,
+        mode="deals",
+        seed=9,
+        duplicate=True,
     )
-    assert fake.options() == {"out": Path("somewhere")}
+    assert (session.executor, session.out) == (Executor(workers=3), store.location("somewhere"))
     assert result.stdout.startswith("seed 9\n")
 
 
 def test_cli_compare_defaults_games_and_json(monkeypatch, self_comparison) -> None:
     fake = Recorder(self_comparison)
-    monkeypatch.setattr(compare_cmd, "compare_api", fake)
+    monkeypatch.setitem(vars(COMPARE_FRONT), "play", fake)  # the frozen front's driver
     result = cli.invoke(
         app,
         ["compare", "--seats", "greedy/simple", "--vs-seats", "simple", "--games", "50", "--json"],
@@ -222,7 +223,7 @@ def test_cli_compare_defaults_games_and_json(monkeypatch, self_comparison) -> No
     assert data["a"]["win_rate"]["method"] == "Wilson"
 
     fake2 = Recorder(self_comparison)
-    monkeypatch.setattr(compare_cmd, "compare_api", fake2)
+    monkeypatch.setitem(vars(COMPARE_FRONT), "play", fake2)
     result = cli.invoke(app, ["compare", "--seats", "greedy/simple", "--vs-rule", "knock_limit=7"])
     assert result.exit_code == 0, result.output
     assert fake2.args[0].count == 100_000

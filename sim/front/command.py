@@ -1,0 +1,84 @@
+"""A study kind's command, made from its front (``sim.front.declare.Front``).
+
+The command takes the front's parameters as options (their typer annotations, in their
+order), then the options every study command shares: ``--workers``, ``--out``,
+``--backend``, ``--address`` and ``--json``. It draws a seed when none is given, makes
+the request (a refusal: one line, exit 1), makes its executor, and plays the request in
+a :class:`sim.study.session.Session` whose progress prints the seed line and a bar
+(``sim.cli.runner.run_study``); then prints the result, or its record as JSON.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+from sim.cli.options import (
+    AddressOption,
+    Backend,
+    BackendOption,
+    JsonOption,
+    OutOption,
+    WorkersOption,
+)
+from sim.front.declare import Front, ParamsError, flag_of
+from sim.study.kinds import RESULTS_ROOT
+
+__all__ = ["command_of"]
+
+# the options every study command ends with: (name, typer annotation, default)
+_SESSION = (
+    ("workers", WorkersOption, None),
+    ("out", OutOption, Path(RESULTS_ROOT)),
+    ("backend", BackendOption, Backend.local),
+    ("address", AddressOption, None),
+    ("as_json", JsonOption, False),
+)
+
+
+def _spelled(name: str) -> str:
+    return flag_of(name)
+
+
+def command_of(front: Front[Any, Any]) -> Any:
+    """The typer callback of ``front``'s command (register it with ``app.command``)."""
+
+    def command(**given: Any) -> None:
+        from sim.cli.output import chosen_seed, command_line, fail
+        from sim.cli.runner import executor_of, run_study
+        from sim.study.session import Session
+
+        values = {p.name: p.parse(given[p.name]) for p in front.params}
+        values["seed"], drawn = chosen_seed(values["seed"])
+        try:
+            request = front.request(values)
+        except ParamsError as error:
+            fail(error.words(_spelled, None))
+        executor = executor_of(given["workers"], given["backend"], given["address"])
+        as_json = given["as_json"]
+
+        def play(progress: Any) -> Any:
+            session = Session(executor, given["out"], progress, command_line())
+            return front.play(request, session)
+
+        run_study(
+            front.kind.name, values["seed"], drawn, as_json, play,
+            record=lambda result: {**front.record(result), "seed_drawn": drawn},
+            show=front.show,
+        )  # fmt: skip
+
+    parameters = [
+        inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
+                          annotation=p.option)
+        for p in front.params
+    ] + [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                          annotation=annotation)
+        for name, annotation, default in _SESSION
+    ]  # fmt: skip
+    command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
+    command.__doc__ = front.summary
+    command.__name__ = front.kind.name
+    return command

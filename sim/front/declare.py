@@ -1,0 +1,143 @@
+"""What a study kind declares once: its parameters, and how a request is made of them.
+
+A :class:`Param` is one parameter as both doors take it: the notebook's keyword
+(``vs_seats``) is the command's flag with dashes (``--vs-seats``), the default is the same
+at both, the help is one text, and each door's value is read into the one value the
+request is made of (``--rule knock_limit=7`` and ``rule={"knock_limit": 7}`` both become
+``{"knock_limit": 7}``). A :class:`Front` adds how the request is made from those values
+(``request``), played in a :class:`sim.study.session.Session` (``play``), printed
+(``show``) and written as ``--json`` (``record``).
+
+Values that cannot go together, or that the request refuses, raise :class:`ParamsError`,
+whose words each door spells its own way: ``give --deals or --games, not both`` at the
+command line, ``give deals or games, not both`` in the notebook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from sim.study.kinds import StudyKind
+
+__all__ = ["Front", "Param", "ParamsError", "flag_of", "spelled"]
+
+Request = TypeVar("Request")
+Result = TypeVar("Result")
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def flag_of(name: str) -> str:
+    """The command's flag of a parameter: ``vs_seats`` -> ``--vs-seats``."""
+    return "--" + name.replace("_", "-")
+
+
+def spelled(template: str, spell: Callable[[str], str]) -> str:
+    """``template`` with each ``{name}`` written as ``spell`` writes it: a help text or a
+    refusal in one door's words (``{seats}`` is ``--seats`` or ``seats``)."""
+    return template.format_map(_Spelled(spell))
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a study's request, as the command and the notebook take it.
+
+    ``help`` names other parameters as ``{name}`` (:func:`spelled`).
+
+    ``option`` is the command's typer annotation (``Annotated[int | None,
+    typer.Option("--deals", "-n", min=2, ...)]``), ``parse`` turns what typer parsed into
+    the request's value; ``read`` turns the notebook's value into the same, raising a
+    ``ValueError`` or ``TypeError`` whose text says what is allowed (the notebook puts
+    ``name=value:`` before it). ``annotation`` is the notebook's type as its signature
+    shows it. Build them with the helpers of :mod:`sim.front.params`, which state each
+    bound once for both doors.
+    """
+
+    name: str
+    help: str
+    option: Any
+    read: Callable[[Any], Any]
+    annotation: str
+    default: Any = None
+    parse: Callable[[Any], Any] = _same
+
+
+class ParamsError(ValueError):
+    """A request's values refused. Either ``template`` names parameters as ``{name}``
+    (each door spells them: ``{deals}`` is ``--deals`` or ``deals``), or ``param`` and
+    ``value`` name the one refused and ``template`` is the reason as it stands (a
+    driver's words, never formatted: a spec may hold braces)."""
+
+    def __init__(self, template: str, param: str | None = None, value: Any = None) -> None:
+        super().__init__(template)
+        self.template, self.param, self.value = template, param, value
+
+    def words(self, spell: Callable[[str], str], shown: Callable[[str, Any], str] | None) -> str:
+        """The message for one door: ``spell`` writes a parameter's name; ``shown``
+        writes the refused parameter with its value (None: the reason alone)."""
+        if self.param is None:
+            return spelled(self.template, spell)
+        return (
+            self.template if shown is None else f"{shown(self.param, self.value)}: {self.template}"
+        )
+
+
+class _Spelled(dict[str, str]):
+    def __init__(self, spell: Callable[[str], str]) -> None:
+        super().__init__()
+        self.spell = spell
+
+    def __missing__(self, key: str) -> str:
+        return self.spell(key)
+
+
+@dataclass(frozen=True)
+class Front(Generic[Request, Result]):
+    """A study kind's one declaration, from which its command and notebook function are
+    made (``sim.front.command``, ``rummy.api``).
+
+    Attributes
+    ----------
+    kind : StudyKind
+        Its name, command and notebook function (``sim.study.kinds``).
+    summary : str
+        What it does, in a sentence or two: the command's help and the function's
+        docstring begin with it.
+    params : tuple of Param
+        The request's parameters, in the order the help lists them; one is ``seed``
+        (each door draws one when it is not given, so a drawn seed can be shown first).
+    positional : int
+        How many of the first parameters the notebook takes by position.
+    request : callable
+        The checked values (a dict by parameter name, every default filled) to the
+        driver's request; raises :class:`ParamsError`.
+    play : callable
+        The request and a Session to the driver's result.
+    show, record : callable
+        The result printed in a terminal, and as a JSON-able dict (``--json``).
+    notebook : callable
+        The result as the notebook function returns it (a type of ``rummy.results``,
+        imported when called: the declaration stays light).
+    epilog : str
+        The command's examples.
+    """
+
+    kind: StudyKind
+    summary: str
+    params: tuple[Param, ...]
+    positional: int
+    request: Callable[[Mapping[str, Any]], Request]
+    play: Callable[..., Result]
+    show: Callable[[Result], None]
+    record: Callable[[Result], dict[str, Any]]
+    notebook: Callable[[Result], Any]
+    epilog: str = ""
+
+    def __post_init__(self) -> None:
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names) or "seed" not in names:
+            raise ValueError(f"{self.kind.name}: parameters {names} (each once, seed among them)")

@@ -1,0 +1,225 @@
+"""The parameters studies share, each stated once for both doors.
+
+Each builder returns a :class:`sim.front.declare.Param`: the command's typer option and
+the notebook's reading of the same parameter, with its bounds written once (``count``'s
+``low`` is the option's ``min`` and the notebook's refusal of a smaller number). A
+notebook reader takes what a caller may pass (``seats`` as text or a list, ``rules`` as
+a preset's name or a ``RuleSet``, ``rule`` as a dict) and raises ``ValueError`` saying
+what is allowed; the notebook puts ``name=value:`` before it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Annotated, Any
+
+import typer
+
+from sim.front.declare import Param, ParamsError, flag_of, spelled
+from sim.limits import MAX_COUNT, MAX_SEED
+from sim.rules import DEFAULT_PRESET, RuleSet, get_rules, parse_overrides
+from sim.sizes import study_count
+
+__all__ = [
+    "count",
+    "duplicate",
+    "label",
+    "lineup",
+    "overrides",
+    "preset",
+    "refused",
+    "rule_set",
+    "seated",
+    "seed",
+    "size",
+    "whole",
+]
+
+
+def at_most(limit: int, then: Callable[[Any], Any] | None = None) -> Callable[[Any], Any]:
+    """An option's callback that refuses a value above ``limit`` (a usage error, as a
+    declared ``max`` is), then runs ``then``. For caps far beyond any real use (a count's
+    int64, a seed's 128 bits): a declared ``max`` would print them in ``--help`` and
+    squeeze every description; ``.maximum`` says what is allowed, for the tests."""
+
+    def check(value: Any) -> Any:
+        if value is not None and value > limit:
+            # typer's own words for a declared max: sim.cli adds the value given to them
+            raise typer.BadParameter(f"Input should be less than or equal to {limit}")
+        return value if then is None else then(value)
+
+    check.maximum = limit  # type: ignore[attr-defined]
+    return check
+
+
+# --- the notebook's readings ---------------------------------------------------------
+
+
+def whole(value: Any, low: int, high: int = MAX_COUNT) -> int:
+    """A whole number in ``low..high`` (not a bool, not a float: ``2e3`` is refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"give a whole number {low:,}..{high:,}")
+    return int(value)
+
+
+def text(value: Any, example: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"give text, e.g. {example}")
+    return value
+
+
+def truth(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("give True or False")
+    return value
+
+
+def texts(value: Any, example: str) -> str | tuple[str, ...]:
+    """Text, or a list or tuple of texts (one per seat, strategy or parameter)."""
+    if isinstance(value, str):
+        return text(value, example)
+    if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError(f"give text or a list of texts, e.g. {example!r}")
+
+
+def seats_text(value: Any) -> str | tuple[str, ...]:
+    """A line-up: text, or one spec (or agent object, docs/AGENTS.md) per seat."""
+    if isinstance(value, list | tuple) and not all(isinstance(v, str) for v in value):
+        from strategies.agent import seat_object
+
+        value = [v if isinstance(v, str) else seat_object(v) for v in value]
+    return texts(value, "greedy:knock_at=7/simple")
+
+
+def preset_or_rules(value: Any) -> str | RuleSet:
+    if not isinstance(value, str | RuleSet):
+        raise ValueError("give a preset's name (gin, knock-rummy, ...) or a RuleSet")
+    return value
+
+
+def rule_changes(value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise ValueError('give a dict of rule parameters, e.g. {"knock_limit": 7}')
+    return dict(value)
+
+
+def _optional(read: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else read(value)
+
+
+# --- the parameters --------------------------------------------------------------------
+
+
+def count(name: str, low: int, help: str, short: str | None = None) -> Param:
+    """A size (``deals``, ``games``): a whole number ``low..MAX_COUNT``, or None (not
+    given: the study's default)."""
+    flags = (flag_of(name), short) if short else (flag_of(name),)
+    option = typer.Option(*flags, min=low, callback=at_most(MAX_COUNT), help=spelled(help, flag_of),
+                          show_default=False)  # fmt: skip
+    return Param(name, help, Annotated[int | None, option],
+                 _optional(lambda v: whole(v, low)), "int | None")  # fmt: skip
+
+
+def seed() -> Param:
+    help = "Master seed: every run plays the same deals. Drawn and printed when omitted."
+    option = typer.Option("--seed", min=0, callback=at_most(MAX_SEED), help=spelled(help, flag_of),
+                          show_default=False)  # fmt: skip
+    return Param("seed", help, Annotated[int | None, option],
+                 _optional(lambda v: whole(v, 0, MAX_SEED)), "int | None")  # fmt: skip
+
+
+def duplicate(help: str) -> Param:
+    option = typer.Option("--duplicate/--no-duplicate", help=spelled(help, flag_of))
+    return Param("duplicate", help, Annotated[bool, option], truth, "bool", default=False)
+
+
+def lineup(name: str, help: str, default: str | None, short: str | None = None) -> Param:
+    """A line-up: ``--seats greedy/simple`` at the command line; text or a list (one spec
+    or agent object per seat) in the notebook."""
+    flags = (flag_of(name), short) if short else (flag_of(name),)
+    option = typer.Option(*flags, help=spelled(help, flag_of), show_default=default is not None)
+    read = seats_text if default is not None else _optional(seats_text)
+    kind = "str | Sequence[str]" + ("" if default is not None else " | None")
+    return Param(name, help, Annotated[str if default else str | None, option], read, kind,
+                 default=default)  # fmt: skip
+
+
+def preset(name: str, help: str, default: str | None = DEFAULT_PRESET) -> Param:
+    """A rule preset's name (``--rules gin``); the notebook takes a ``RuleSet`` too."""
+    option = typer.Option(
+        flag_of(name), help=spelled(help, flag_of), show_default=default is not None
+    )
+    read = preset_or_rules if default is not None else _optional(preset_or_rules)
+    kind = "str | RuleSet" + ("" if default is not None else " | None")
+    return Param(name, help, Annotated[str if default else str | None, option], read, kind,
+                 default=default)  # fmt: skip
+
+
+def overrides(
+    name: str, whose: str = "", short: str | None = None, wins_over: str | None = None
+) -> Param:
+    """Rule parameters changed: ``--rule knock_limit=7`` (repeatable) at the command
+    line, ``rule={"knock_limit": 7}`` in the notebook; both read as a dict (empty: none).
+    ``whose`` narrows them (" for side B only"); ``wins_over`` names the parameter whose
+    changes they override."""
+    flags = (flag_of(name), short) if short else (flag_of(name),)
+    wins = "" if wins_over is None else f"; wins over {{{wins_over}}}"
+    cli = "Override one rule parameter" + whose + ", as key=value (repeatable" + wins + ")."
+    notebook = (
+        "Rule parameters to change" + whose + ", as a dict ({{'knock_limit': 7}}" + wins + ")."
+    )
+    option = typer.Option(*flags, help=spelled(cli, flag_of))
+    return Param(name, notebook, Annotated[list[str] | None, option],
+                 lambda v: {} if v is None else rule_changes(v), "Mapping[str, Any] | None",
+                 parse=lambda v: parse_overrides(v or []))  # fmt: skip
+
+
+def label(name: str, help: str) -> Param:
+    """A name shown for something in the output (None: chosen from what differs)."""
+    option = typer.Option(flag_of(name), help=spelled(help, flag_of), show_default=False)
+    return Param(name, help, Annotated[str | None, option],
+                 _optional(lambda v: text(v, "'knock at 5'")), "str | None")  # fmt: skip
+
+
+# --- a request made of them --------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def refused(name: str, value: Any) -> Iterator[None]:
+    """What the code below refuses (a ``ValueError`` in its own words) as a refusal of
+    parameter ``name`` given ``value``."""
+    try:
+        yield
+    except ParamsError:
+        raise
+    except ValueError as error:
+        raise ParamsError(" ".join(str(error).split()), name, value) from None
+
+
+def size(kind: str, values: Mapping[str, Any]) -> tuple[int, str]:
+    """The study's count and mode: ``games`` whole games, else ``deals`` single deals,
+    else the kind's default deals (``sim.sizes``); not both."""
+    if values["deals"] is not None and values["games"] is not None:
+        raise ParamsError("give {deals} or {games}, not both")
+    return study_count(kind, values["deals"], values["games"])
+
+
+def rule_set(
+    values: Mapping[str, Any], preset: str, changes: str, base: Mapping[str, Any] | None = None
+) -> RuleSet:
+    """The rule set of parameter ``preset`` with parameter ``changes``'s rule parameters
+    (over ``base``'s, which they win), each refused by its own name."""
+    with refused(preset, values[preset]):
+        rules = get_rules(values[preset])
+    with refused(changes, values[changes]):
+        return get_rules(rules, **{**(base or {}), **values[changes]})
+
+
+def seated(name: str, seats: str | tuple[str, ...], rules: RuleSet) -> None:
+    """Refuse a line-up (parameter ``name``) that cannot seat ``rules``' players."""
+    from strategies import parse_lineup
+
+    with refused(name, seats):
+        parse_lineup(seats, rules.players, rules=rules)

@@ -1,0 +1,97 @@
+"""A study kind declared by a front has one set of parameters at both doors: the
+command's options and the notebook function's keywords are the front's, by the same
+names (``vs_seats`` is ``--vs-seats``), with the same defaults and the same bounds; and a
+refusal names the parameter in each door's words."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import rummy
+from sim.cli import app
+from sim.front import params
+from sim.front.declare import Front, ParamsError, flag_of
+from sim.study.kinds import KINDS
+
+FRONTS = {kind.name: importlib.import_module(kind.front).FRONT for kind in KINDS if kind.front}
+SESSION_CLI = ["workers", "out", "backend", "address", "as_json"]
+SESSION_NOTEBOOK = ["out", "executor", "progress"]
+
+
+def _click_command(front: Front[Any, Any]) -> click.Command:
+    group = typer.main.get_group(app)
+    command = group.get_command(click.Context(group), front.kind.commands[0])
+    assert command is not None
+    return command
+
+
+@pytest.mark.parametrize("name", sorted(FRONTS))
+def test_the_command_and_the_function_take_the_fronts_parameters(name: str) -> None:
+    front = FRONTS[name]
+    declared = [p.name for p in front.params]
+    options = {p.name: p for p in _click_command(front).params if p.name not in ("quiet", "help")}
+    assert list(options) == declared + SESSION_CLI
+    function = getattr(rummy, front.kind.function or "")
+    keywords = inspect.signature(function).parameters
+    assert list(keywords) == declared + SESSION_NOTEBOOK
+    for param in front.params:
+        option = options[param.name]
+        assert flag_of(param.name) in option.opts  # the same name at both doors
+        assert keywords[param.name].default == param.default
+        # the command's default is the notebook's (a flag's and a text's as given; an
+        # option that may be repeated or left out: None, read as the front reads it)
+        assert option.default == param.default or param.parse(option.default) == param.read(
+            param.default
+        ), param.name
+        positional = list(keywords).index(param.name) < front.positional
+        kind = keywords[param.name].kind
+        assert (kind is inspect.Parameter.POSITIONAL_OR_KEYWORD) == positional
+
+
+@pytest.mark.parametrize("name", sorted(FRONTS))
+def test_a_sizes_bounds_are_the_same_at_both_doors(name: str, tmp_path: Path) -> None:
+    """Each whole-number parameter's lowest value: the command's ``min`` and the
+    notebook's refusal of one less."""
+    front = FRONTS[name]
+    command = _click_command(front)
+    bounded = []
+    for param in front.params:
+        option = next(p for p in command.params if p.name == param.name)
+        low = getattr(option, "min", None)
+        if low is None:
+            continue
+        assert param.read(low) == low
+        with pytest.raises(ValueError, match=f"give a whole number {low:,}"):
+            param.read(low - 1)
+        given = [front.kind.commands[0], flag_of(param.name), str(low - 1)]
+        result = CliRunner().invoke(app, [*given, "--out", str(tmp_path)])
+        assert result.exit_code == 2 and flag_of(param.name) in result.stderr
+        bounded.append(param.name)
+    assert "seed" in bounded
+
+
+def test_a_refusal_names_parameters_in_each_doors_words() -> None:
+    both = ParamsError("give {deals} or {games}, not both")
+    assert both.words(flag_of, None) == "give --deals or --games, not both"
+    assert both.words(str, None) == "give deals or games, not both"
+    one = ParamsError("unknown strategy 'x{k}'", "vs_seats", "x{k}")  # braces kept as given
+    assert one.words(flag_of, None) == "unknown strategy 'x{k}'"
+    assert one.words(str, lambda k, v: f"{k}={v!r}") == "vs_seats='x{k}': unknown strategy 'x{k}'"
+
+
+def test_rule_changes_read_the_same_at_both_doors() -> None:
+    rule = params.overrides("rule", short="-r")
+    assert rule.parse(["knock_limit=7", "gin_bonus=30"]) == rule.read(
+        {"knock_limit": 7, "gin_bonus": 30}
+    )
+    assert rule.parse(None) == rule.read(None) == {}
+    with pytest.raises(ValueError, match="give a dict"):
+        rule.read(["knock_limit=7"])
