@@ -41,7 +41,6 @@ from rummy.results import (
     Advice,
     Comparison,
     Estimate,
-    Pairing,
     PlayResult,
     SeatResult,
     SettingResult,
@@ -57,7 +56,7 @@ from sim.sizes import ADVISE_SEED, DEFAULT_DEALS, DEFAULT_SAMPLES, study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
 from sim.study.kinds import KINDS, RESULTS_ROOT, RUN
-from sim.study.quantities import headline_quantity, points_unit, share_unit
+from sim.study.quantities import headline_quantity, points_unit
 
 __all__ = [
     "UsageError",
@@ -67,7 +66,6 @@ __all__ = [
     "play",
     "strategy_chart",
     "sweep",
-    "tournament",
     "tune",
     # the functions made from a study kind's front, on first use (__getattr__ below)
     *(kind.function for kind in KINDS if kind.front and kind.function),
@@ -259,7 +257,7 @@ def _function_of(front: Front[Any, Any]) -> Any:
     value is read by its parameter (a refusal: ``name=value: what is allowed``); the request
     is made and played in a Session as the command plays it, and returned as
     ``front.notebook`` makes it."""
-    from sim.front.declare import ParamsError, spelled
+    from sim.front.declare import REQUIRED, ParamsError, spelled
 
     name = front.kind.function or front.kind.name
     declared = [
@@ -299,8 +297,8 @@ def _function_of(front: Front[Any, Any]) -> Any:
             done = front.play(request, Session(arguments["executor"], root, _callback(view), call))
         return front.notebook(done)
 
-    lines = [f"{p.name} : {p.annotation} = {p.default!r}\n    {spelled(p.help, str)}"
-             for p in front.params]  # fmt: skip
+    lines = [f"{p.name} : {p.annotation}" + ("" if p.default is REQUIRED else f" = {p.default!r}")
+             + f"\n    {spelled(p.help, str)}" for p in front.params]  # fmt: skip
     function.__doc__ = (
         f"{spelled(front.summary, str)} (``rummy {front.kind.commands[0]}``)\n\n"
         "Parameters\n----------\n" + "\n".join(lines) + "\nout, executor, progress\n    "
@@ -642,7 +640,10 @@ def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult 
             return Comparison.of_record(study.record, folder, study.record)
         if study is not None and study.kind is kinds.TOURNAMENT:
             record = study.record
-            return _tournament(study.table, record["mode"], record["seed"], folder, record)
+            assert study.table is not None  # a round robin's folder holds its matrix
+            return TournamentResult.of_matrix(
+                study.table, record["mode"], record["seed"], folder, record
+            )
         if study is not None:  # a tune
             return _tuned(study.record, study.table, folder, study.record)
         data = load_results(path)
@@ -652,67 +653,6 @@ def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult 
 
 
 # --- round robin and tuning -------------------------------------------------------------------
-
-
-@_called
-def tournament(
-    strategies: str | Sequence[str],
-    *,
-    rules: str | RuleSet = DEFAULT_PRESET,
-    deals: int | None = None,
-    games: int | None = None,
-    seed: int | None = None,
-    out: Out = RESULTS_ROOT,
-    executor: Executor = LOCAL,
-    progress: bool = True,
-) -> TournamentResult:
-    """A round robin (``rummy tournament``): every strategy against every other, in
-    every seating of the same deals. Default deals per seating: ``sim.sizes.DEFAULT_DEALS``."""
-    from sim.study.tournament import TournamentRequest, parse_strategies
-    from sim.study.tournament import tournament as tournament_api
-
-    _common(executor, progress)
-    count, mode = _size("tournament", deals, games, low=2)
-    names = _texts("strategies", strategies, "greedy,simple")
-    lineup = names if isinstance(names, str) else list(names)
-    rule_set = _rules(rules)
-    with _checking("strategies", strategies):  # each spec, and at least two of them
-        parse_strategies(lineup, rule_set)
-    request = TournamentRequest(lineup, count, rule_set, mode, _seed(seed))  # type: ignore[arg-type]
-    root = _out(out)
-    with _progress("tournament", progress) as view:
-        done = tournament_api(
-            request, executor, out=root, progress=_callback(view),
-            command=_call("tournament", strategies=strategies, rules=str(rules), deals=deals,
-                          games=games, seed=seed),
-        )  # fmt: skip
-    return _tournament(done.matrix, done.mode, done.seed, done.directory, done)
-
-
-def _tournament(
-    matrix: Any, mode: str, seed: int, directory: StorePath, raw: Any
-) -> TournamentResult:
-    """A round robin as the notebook shows it, from its matrix (``matrix.parquet``)."""
-    unit = points_unit(mode)
-    pairings = tuple(
-        Pairing(
-            player=r["player"],
-            opponent=r["opponent"],
-            net=Estimate.of_row(r, "net", "net_low", "net_high", unit, "t", n=int(r["units"])),
-            win_rate=Estimate.of_row(
-                r,
-                "win_rate",
-                "win_low",
-                "win_high",
-                share_unit(mode),
-                "Wilson",
-                n=int(r["hands"]),
-            ),  # fmt: skip
-            p_value=float(r["p_value"]),
-        )
-        for r in matrix.iter_rows(named=True)
-    )
-    return TournamentResult(directory, int(seed), pairings, matrix, raw)
 
 
 @_called

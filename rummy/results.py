@@ -421,6 +421,33 @@ class TournamentResult(Shown):
     matrix: pl.DataFrame  # the same, one row per pair, with every column the CLI prints
     raw: Any  # sim.study.tournament.TournamentResult (rummy.load: its record)
 
+    @classmethod
+    def of_matrix(
+        cls, matrix: pl.DataFrame, mode: str, seed: int, directory: StorePath, raw: Any
+    ) -> TournamentResult:
+        """A round robin from its matrix (``matrix.parquet``: the same whether it was
+        just played or is loaded from its folder)."""
+        unit = points_unit(mode)
+        pairings = tuple(
+            Pairing(
+                player=r["player"],
+                opponent=r["opponent"],
+                net=Estimate.of_row(r, "net", "net_low", "net_high", unit, "t", n=int(r["units"])),
+                win_rate=Estimate.of_row(
+                    r,
+                    "win_rate",
+                    "win_low",
+                    "win_high",
+                    share_unit(mode),
+                    "Wilson",
+                    n=int(r["hands"]),
+                ),  # fmt: skip
+                p_value=float(r["p_value"]),
+            )
+            for r in matrix.iter_rows(named=True)
+        )
+        return cls(directory, int(seed), pairings, matrix, raw)
+
     def pairing(self, player: str, opponent: str) -> Pairing:
         for p in self.pairings:
             if (p.player, p.opponent) == (player, opponent):

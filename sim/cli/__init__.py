@@ -59,7 +59,6 @@ COMMANDS: dict[str, Command] = {
         if kind.front
         for command in kind.commands
     },
-    "tournament": Command("tournament_cmd", "Round robin of strategies on the same deals."),
     "tune": Command("tune_cmd", "Search a strategy's parameters on common deals."),
     "strategy-chart": Command(
         "strategy_chart_cmd",

@@ -27,6 +27,7 @@ from rich.console import Console
 from sim.present.terminal import (
     ProgressView,
     Steps,
+    ci,
     compact_table,
     console,
     err_console,
@@ -90,30 +91,6 @@ def folder(path: Any) -> str:
 def fmt(value: float, digits: int, sign: bool = False) -> str:
     """A number without the "-0.00" of a tiny negative."""
     return format_estimate(value, sign=sign, decimals=digits)
-
-
-def ci(
-    estimate: float | None,
-    low: float | None,
-    high: float | None,
-    digits: int = 2,
-    scale: float = 1.0,
-    sign: bool = False,
-) -> str:
-    """``1.23 [0.98, 1.48]``: a table cell's estimate with its interval, in the decimals
-    its width calls for (``sim.stats.format_estimate``, the one rule); ``digits`` only
-    when there is no interval; ``scale=100``: a rate in %, the % sign left to the
-    column's header ("-" when there is no estimate)."""
-    percent = scale == 100.0
-    has_interval = low is not None and high is not None and math.isfinite(high - low)
-    return format_estimate(
-        estimate,
-        low,
-        high,
-        percent=percent,
-        sign=sign,
-        decimals=None if has_interval else digits,
-    ).replace("%", "")
 
 
 def pct(value: float | None) -> str:

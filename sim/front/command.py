@@ -22,7 +22,7 @@ from sim.cli.options import (
     OutOption,
     WorkersOption,
 )
-from sim.front.declare import Front, ParamsError, flag_of
+from sim.front.declare import Front, ParamsError, flag_of, spelled
 from sim.study.kinds import RESULTS_ROOT
 
 __all__ = ["command_of"]
@@ -35,10 +35,6 @@ _SESSION = (
     ("address", AddressOption, None),
     ("as_json", JsonOption, False),
 )
-
-
-def _spelled(name: str) -> str:
-    return flag_of(name)
 
 
 def command_of(front: Front[Any, Any]) -> Any:
@@ -54,7 +50,7 @@ def command_of(front: Front[Any, Any]) -> Any:
         try:
             request = front.request(values)
         except ParamsError as error:
-            fail(error.words(_spelled, None))
+            fail(error.words(flag_of, None))
         executor = executor_of(given["workers"], given["backend"], given["address"])
         as_json = given["as_json"]
 
@@ -79,6 +75,6 @@ def command_of(front: Front[Any, Any]) -> Any:
     ]  # fmt: skip
     command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
-    command.__doc__ = front.summary
+    command.__doc__ = spelled(front.summary, flag_of)
     command.__name__ = front.kind.name
     return command

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sim.cli.output import ci, compact_table
-from sim.cli.output import console as output_console
 from sim.front import params
 from sim.front.declare import Front, ParamsError
+from sim.present.terminal import ci, compact_table
+from sim.present.terminal import console as output_console
 from sim.sizes import DEFAULT_DEALS
 from sim.stats import format_estimate, p_clause
 from sim.study.compare import CompareRequest, CompareResult, Side, compare

@@ -15,13 +15,16 @@ command line, ``give deals or games, not both`` in the notebook.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from sim.study.kinds import StudyKind
 
-__all__ = ["Front", "Param", "ParamsError", "flag_of", "spelled"]
+__all__ = ["REQUIRED", "Front", "Param", "ParamsError", "flag_of", "spelled"]
+
+REQUIRED = inspect.Parameter.empty  # the default of a parameter both doors require
 
 Request = TypeVar("Request")
 Result = TypeVar("Result")
@@ -53,8 +56,9 @@ class Param:
     the request's value; ``read`` turns the notebook's value into the same, raising a
     ``ValueError`` or ``TypeError`` whose text says what is allowed (the notebook puts
     ``name=value:`` before it). ``annotation`` is the notebook's type as its signature
-    shows it. Build them with the helpers of :mod:`sim.front.params`, which state each
-    bound once for both doors.
+    shows it; ``default`` is :data:`REQUIRED` where both doors require a value. Build them
+    with the helpers of :mod:`sim.front.params`, which state each bound once for both
+    doors.
     """
 
     name: str

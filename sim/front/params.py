@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sim.front.declare import Param, ParamsError, flag_of, spelled
+from sim.front.declare import REQUIRED, Param, ParamsError, flag_of, spelled
 from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import DEFAULT_PRESET, RuleSet, get_rules, parse_overrides
 from sim.sizes import study_count
@@ -24,6 +24,7 @@ from sim.sizes import study_count
 __all__ = [
     "count",
     "duplicate",
+    "flag",
     "label",
     "lineup",
     "overrides",
@@ -33,6 +34,7 @@ __all__ = [
     "seated",
     "seed",
     "size",
+    "specs",
     "whole",
 ]
 
@@ -130,9 +132,23 @@ def seed() -> Param:
                  _optional(lambda v: whole(v, 0, MAX_SEED)), "int | None")  # fmt: skip
 
 
+def flag(name: str, help: str, default: bool = False) -> Param:
+    """A yes or no: ``--name/--no-name`` at the command line, True or False in the notebook."""
+    option = typer.Option(f"{flag_of(name)}/--no-{flag_of(name)[2:]}", help=spelled(help, flag_of))
+    return Param(name, help, Annotated[bool, option], truth, "bool", default=default)
+
+
 def duplicate(help: str) -> Param:
-    option = typer.Option("--duplicate/--no-duplicate", help=spelled(help, flag_of))
-    return Param("duplicate", help, Annotated[bool, option], truth, "bool", default=False)
+    return flag("duplicate", help)
+
+
+def specs(name: str, help: str, example: str, short: str | None = None) -> Param:
+    """Specs a study needs (strategies): the option once or more at the command line
+    (each may hold several, comma-separated), text or a list of texts in the notebook."""
+    flags = (flag_of(name), short) if short else (flag_of(name),)
+    option = typer.Option(*flags, help=spelled(help + " Repeatable.", flag_of), show_default=False)
+    return Param(name, help + " A list works too.", Annotated[list[str], option],
+                 lambda v: texts(v, example), "str | Sequence[str]", default=REQUIRED)  # fmt: skip
 
 
 def lineup(name: str, help: str, default: str | None, short: str | None = None) -> Param:

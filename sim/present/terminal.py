@@ -6,6 +6,7 @@ notebook API (``rummy``) and the benchmarks (``sim.bench``).
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from dataclasses import dataclass
@@ -24,9 +25,12 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from sim.stats import format_estimate
+
 __all__ = [
     "ProgressView",
     "Steps",
+    "ci",
     "compact_table",
     "console",
     "err_console",
@@ -78,6 +82,30 @@ def compact_table(title: str = "") -> Table:
         collapse_padding=True,
         header_style="bold underline",
     )
+
+
+def ci(
+    estimate: float | None,
+    low: float | None,
+    high: float | None,
+    digits: int = 2,
+    scale: float = 1.0,
+    sign: bool = False,
+) -> str:
+    """``1.23 [0.98, 1.48]``: a table cell's estimate with its interval, in the decimals
+    its width calls for (``sim.stats.format_estimate``, the one rule); ``digits`` only
+    when there is no interval; ``scale=100``: a rate in %, the % sign left to the
+    column's header ("-" when there is no estimate)."""
+    percent = scale == 100.0
+    has_interval = low is not None and high is not None and math.isfinite(high - low)
+    return format_estimate(
+        estimate,
+        low,
+        high,
+        percent=percent,
+        sign=sign,
+        decimals=None if has_interval else digits,
+    ).replace("%", "")
 
 
 WIDE_TERMINAL = 110  # columns from which the progress bar keeps its full 30

@@ -57,8 +57,6 @@ complete in that directory are not played again (the runner resumes them).
 from __future__ import annotations
 
 import dataclasses
-import shlex
-import sys
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -424,7 +422,6 @@ def compare(
     players = ra.players
     rotations = players if duplicate else 1
     root = session.out / COMPARE.folder
-    command = session.command
 
     def configs_of(
         side: str, rules: RuleSet, lineup: tuple[str, ...], names: tuple[str, ...]
@@ -441,7 +438,7 @@ def compare(
                 chunk_size=chunk_size,
                 labels=(("side", side), ("seating", r)),
                 out=root,
-                command=command,
+                command=session.command,
             )
             for r in range(rotations)
         ]
@@ -519,7 +516,7 @@ def compare(
             variance_reduction=reduction,
         )
         record = {
-            "command": command if command is not None else shlex.join(sys.argv),
+            "command": session.provenance,
             "runs": [
                 {
                     "side": side,

@@ -83,6 +83,7 @@ TOURNAMENT = StudyKind(
     "tournament", "round robin", commands=("tournament",), function="tournament",
     records=("tournament.json",), folder="tournament",
     default_deals=20_000,  # per seating run: a 4-strategy Gin round robin is 12 runs
+    front="sim.front.tournament", summary="Round robin of strategies on the same deals.",
 )  # fmt: skip
 TUNE = StudyKind(
     "tune", "tune", commands=("tune",), function="tune",

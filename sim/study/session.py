@@ -10,6 +10,8 @@ changes a result: the same request gives the same numbers in any session.
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +46,11 @@ class Session:
 
     def __post_init__(self) -> None:  # a path or a URI's text given for out: its StorePath
         object.__setattr__(self, "out", store.location(self.out))
+
+    @property
+    def provenance(self) -> str:
+        """The command a study's record stores: ``command``, else this process's."""
+        return self.command if self.command is not None else shlex.join(sys.argv)
 
 
 DEFAULT_SESSION = Session()  # threads of this process, under results/, no progress shown

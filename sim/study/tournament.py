@@ -44,9 +44,7 @@ atomically.
 from __future__ import annotations
 
 import dataclasses
-import shlex
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,12 +57,13 @@ from sim.stats import DEFAULT_CONFIDENCE, difference_test, wilson
 from sim.store import PathInput, StorePath, study_folder
 from sim.study import records, rundir
 from sim.study import tables as T
-from sim.study.execute import LOCAL, Executor, Progress, execute
-from sim.study.kinds import RESULTS_ROOT, TOURNAMENT
+from sim.study.execute import execute
+from sim.study.kinds import TOURNAMENT
 from sim.study.provenance import with_provenance
 from sim.study.quantities import tournament_units
 from sim.study.records import study_id
 from sim.study.runs import RunConfig, RunError, check_count, new_seed
+from sim.study.session import DEFAULT_SESSION, Session
 from sim.study.units import Mode, Units, check_joined, focal_series, load_units, metric_name
 
 __all__ = [
@@ -255,13 +254,10 @@ class TournamentRequest:
 
 def tournament(
     request: TournamentRequest,
-    executor: Executor = LOCAL,
+    session: Session = DEFAULT_SESSION,
     *,
-    out: PathInput = RESULTS_ROOT,
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
-    command: str | None = None,
-    progress: Callable[[Progress], None] | None = None,
 ) -> TournamentResult:
     """Play the round robin ``request`` asks for (see the module docstring).
 
@@ -269,8 +265,10 @@ def tournament(
     ----------
     request : TournamentRequest
         The strategies, the rules, the deals or games per seating and the seed.
-    executor : Executor
-        How the runs play (``sim.study.execute``); default: threads, one per CPU.
+    session : Session
+        Where it plays (its executor), the results root (the round robin goes to
+        ``<out>/tournament/<tournament_id>/``), who hears its progress and the command
+        stored.
 
     Raises
     ------
@@ -284,7 +282,7 @@ def tournament(
     names = tuple(parse_strategies(request.strategies, rule_set))
     shown = dict(zip(names, strategy_names(request.strategies), strict=True))
     players = rule_set.players
-    root = store.location(out) / TOURNAMENT.folder
+    root = session.out / TOURNAMENT.folder
     cells = [(i, j) for i in names for j in names if i != j]
     lineups = {(i, j): seatings(i, j, players) for i, j in cells}
     draft = {
@@ -298,7 +296,7 @@ def tournament(
             seed=seed,
             chunk_size=chunk_size,
             out=root,
-            command=command,
+            command=session.command,
         )
         for cell in cells
         for lineup in lineups[cell]
@@ -313,7 +311,7 @@ def tournament(
     configs = {k: dataclasses.replace(c, experiment=tournament_id) for k, c in draft.items()}
     directory = root / tournament_id
     with study_folder(directory):  # its lock held from the first run to the record
-        execute(list(configs.values()), executor, progress=progress)
+        execute(list(configs.values()), session.executor, progress=session.progress)
 
         units = {
             lineup: load_units(config.run_dir, mode, players) for lineup, config in configs.items()
@@ -332,7 +330,7 @@ def tournament(
         matrix = pl.DataFrame(rows)
 
         record: dict[str, Any] = {
-            "command": command if command is not None else shlex.join(sys.argv),
+            "command": session.provenance,
             "runs": [
                 {
                     "lineup": list(lineup),

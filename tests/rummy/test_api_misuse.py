@@ -73,7 +73,8 @@ KEYWORDS = {
                    "headline", "rows"],
     "sweep": ["rules", "deals", "games", "seed", "duplicate", "name", "out", "executor",
               "progress"],
-    "tournament": ["rules", "deals", "games", "seed", "out", "executor", "progress"],
+    "tournament": ["rules", "rule", "deals", "games", "chart", "seed", "out", "executor",
+                   "progress"],
     "tune": ["against", "rules", "deals", "games", "seed", "duplicate", "out", "executor",
              "progress", "max_evals", "confirm", "search"],
     "strategy_chart": ["kind", "rules", "deals", "seed", "out", "executor", "progress",
@@ -195,7 +196,9 @@ def test_a_misspelt_missing_or_extra_argument_is_a_value_error(
     with _inside(workspace):
         _check(function, "deels", 3)
         # compare's every parameter has a default; called bare, side B is missing
-        missing = "give side B" if function == "compare" else rf"^{function}\(\): missing a required"
+        missing = (
+            "give side B" if function == "compare" else rf"^{function}\(\): missing a required"
+        )
         with pytest.raises(rummy.UsageError, match=missing):
             getattr(rummy, function)()
         args, _ = VALID[function]

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import rummy
 from sim.cli import app
 from sim.front import params
-from sim.front.declare import Front, ParamsError, flag_of
+from sim.front.declare import REQUIRED, Front, ParamsError, flag_of
 from sim.study.kinds import KINDS
 
 FRONTS = {kind.name: importlib.import_module(kind.front).FRONT for kind in KINDS if kind.front}
@@ -46,6 +46,9 @@ def test_the_command_and_the_function_take_the_fronts_parameters(name: str) -> N
         option = options[param.name]
         assert flag_of(param.name) in option.opts  # the same name at both doors
         assert keywords[param.name].default == param.default
+        if param.default is REQUIRED:
+            assert option.required
+            continue
         # the command's default is the notebook's (a flag's and a text's as given; an
         # option that may be repeated or left out: None, read as the front reads it)
         assert option.default == param.default or param.parse(option.default) == param.read(

@@ -12,12 +12,15 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from sim.cli import app, tournament_cmd
+from sim import store
+from sim.cli import app
+from sim.front import tournament as tournament_front
 from sim.present.tournament import save_chart
 from sim.rules import get_rules
 from sim.study.execute import Executor
 from sim.study.provenance import read_provenance
 from sim.study.runs import RunError
+from sim.study.session import Session
 from sim.study.tournament import (
     TOURNAMENT_FILE,
     TournamentRequest,
@@ -40,7 +43,7 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def round_robin(out: Path) -> Any:
     request = TournamentRequest("greedy,simple,defensive", 300, rules="gin", seed=SEED)
-    return tournament(request, ONE, out=out)
+    return tournament(request, Session(ONE, out))
 
 
 # --- tournament ----------------------------------------------------------------------------
@@ -78,7 +81,7 @@ def test_round_robin_matrix_is_consistent(round_robin) -> None:
 
 def test_more_players_play_one_against_a_field(tmp_path: Path) -> None:
     request = TournamentRequest(["greedy", "greedy:knock_at=5"], 60, "knock-rummy", seed=SEED)
-    result = tournament(request, ONE, out=tmp_path)
+    result = tournament(request, Session(ONE, tmp_path))
     assert result.players == 4 and "field of 3" in result.scheme
     assert result.matrix["hands"].to_list() == [240, 240]
     assert len([p for p in result.directory.iterdir() if p.is_dir()]) == 8  # 2 cells x 4 seats
@@ -110,7 +113,7 @@ def test_parse_strategies() -> None:
 
 def test_cli_tournament_passes_options_and_prints_cis(monkeypatch, round_robin) -> None:
     fake = Recorder(round_robin)
-    monkeypatch.setattr(tournament_cmd, "tournament_api", fake)
+    monkeypatch.setattr(tournament_front, "tournament", fake)
     result = cli.invoke(
         app,
         ["tournament", "-s", "greedy,simple", "-s", "defensive", "--rules", "gin",
@@ -120,8 +123,9 @@ def test_cli_tournament_passes_options_and_prints_cis(monkeypatch, round_robin) 
     wanted = TournamentRequest(
         ["greedy,simple", "defensive"], 77, get_rules("gin", knock_limit=9), "deals", 4
     )
-    assert fake.args == (wanted, ONE)
-    assert fake.options() == {"out": Path("results")}
+    request, session = fake.args
+    assert request == wanted
+    assert (session.executor, session.out) == (ONE, store.location("results"))
     out = result.stdout
     assert "chart:" not in out  # --no-chart: none drawn
     assert "Wilson CI" in out and "t CI" in out and "—" in out
