@@ -37,8 +37,6 @@ from rummy.results import (
     POINTS_PER_HAND,
     SHARE_OF_GAMES,
     SHARE_OF_HANDS,
-    Action,
-    Advice,
     Comparison,
     Estimate,
     PlayResult,
@@ -52,7 +50,7 @@ from sim.front import params
 from sim.front.declare import Front
 from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import DEFAULT_PRESET, PRESETS, RuleSet, get_rules
-from sim.sizes import ADVISE_SEED, DEFAULT_DEALS, DEFAULT_SAMPLES, study_count
+from sim.sizes import DEFAULT_DEALS, study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
 from sim.study.kinds import KINDS, RESULTS_ROOT, RUN
@@ -60,7 +58,6 @@ from sim.study.quantities import headline_quantity, points_unit
 
 __all__ = [
     "UsageError",
-    "advise",
     "experiment",
     "load",
     "play",
@@ -253,10 +250,10 @@ def _finite(value: Any) -> float | None:
 
 def _function_of(front: Front[Any, Any]) -> Any:
     """The notebook function of ``front`` (``sim.front``): its parameters, the first
-    ``front.positional`` by position too, then ``out``, ``executor`` and ``progress``. Each
-    value is read by its parameter (a refusal: ``name=value: what is allowed``); the request
-    is made and played in a Session as the command plays it, and returned as
-    ``front.notebook`` makes it."""
+    ``front.positional`` by position too, then (for a kind that plays in a session)
+    ``out``, ``executor`` and ``progress``. Each value is read by its parameter (a refusal:
+    ``name=value: what is allowed``); the request is made and played as the command plays
+    it, and returned as ``front.notebook`` makes it."""
     from sim.front.declare import REQUIRED, ParamsError, spelled
 
     name = front.kind.function or front.kind.name
@@ -270,6 +267,7 @@ def _function_of(front: Front[Any, Any]) -> Any:
         inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
         for key, default, kind in (("out", RESULTS_ROOT, "str | os.PathLike[str]"),
                                    ("executor", LOCAL, "Executor"), ("progress", True, "bool"))
+        if front.session
     ]  # fmt: skip
     signature = inspect.Signature(declared + session)
 
@@ -280,7 +278,8 @@ def _function_of(front: Front[Any, Any]) -> Any:
         given = signature.bind(*args, **kwargs)  # a wrong call: _called's UsageError
         given.apply_defaults()
         values, arguments = {}, given.arguments
-        _common(arguments["executor"], arguments["progress"])
+        if front.session:
+            _common(arguments["executor"], arguments["progress"])
         for param in front.params:
             with _checking(param.name, arguments[param.name]):
                 values[param.name] = param.read(arguments[param.name])
@@ -290,6 +289,8 @@ def _function_of(front: Front[Any, Any]) -> Any:
             request = front.request(values)
         except ParamsError as error:
             raise UsageError(error.words(str, lambda k, v: f"{k}={_shown(v)}")) from None
+        if not front.session:
+            return front.notebook(front.play(request))
         root = _out(arguments["out"])
         call = _call(name, **{p.name: arguments[p.name] for p in front.params
                               if arguments[p.name] is not p.default})  # fmt: skip
@@ -299,10 +300,12 @@ def _function_of(front: Front[Any, Any]) -> Any:
 
     lines = [f"{p.name} : {p.annotation}" + ("" if p.default is REQUIRED else f" = {p.default!r}")
              + f"\n    {spelled(p.help, str)}" for p in front.params]  # fmt: skip
+    if front.session:
+        lines.append("out, executor, progress\n    The results root, how the chunks play, "
+                     "whether a progress bar shows.")  # fmt: skip
     function.__doc__ = (
         f"{spelled(front.summary, str)} (``rummy {front.kind.commands[0]}``)\n\n"
-        "Parameters\n----------\n" + "\n".join(lines) + "\nout, executor, progress\n    "
-        "The results root, how the chunks play, whether a progress bar shows.\n"
+        "Parameters\n----------\n" + "\n".join(lines) + "\n"
     )
     function.__name__ = function.__qualname__ = name
     function.__module__ = __name__
@@ -765,77 +768,3 @@ def strategy_chart(
         request.spec(rule_set)  # its checks name each field (samples=0: ...)
     with _progress(f"{kind} chart", progress) as view:
         return chart_api(request, executor, progress=_callback(view))
-
-
-_POSITION: dict[str, tuple[tuple[type, ...], str]] = {
-    "took": ((dict,), 'a dict seat -> cards taken from the pile, e.g. {1: "7H"}'),
-    "discarded": ((dict,), 'a dict seat -> cards discarded, e.g. {1: "KS QD"}'),
-    "stock": ((int, type(None)), "the cards left in the stock (a whole number) or None"),
-    "seat": ((int,), "your seat (a whole number, 0 first)"),
-    "dealer": ((int, type(None)), "the dealer's seat (a whole number) or None"),
-    "turn": ((int,), "the draws made so far (a whole number)"),
-    "upcard": ((str, type(None)), "the upcard as text ('7H') or None"),
-    "just_took": ((str, type(None)), "the card just taken as text ('7H') or None"),
-    "upcard_option": ((bool,), "True or False"),
-    "scores": ((list, tuple, type(None)), "the game scores, one whole number per seat"),
-    "rebuilds": ((int,), "the times the stock was rebuilt (a whole number)"),
-}
-"""The keywords of ``sim.advise.Position.parse`` that :func:`advise` passes on: the
-types they take (checked here: the parser assumes them) and what to give."""
-
-
-@_called
-def advise(
-    hand: str,
-    *,
-    rules: str | RuleSet = DEFAULT_PRESET,
-    pile: str = "",
-    samples: int = DEFAULT_SAMPLES,
-    seed: int = ADVISE_SEED,
-    **position: Any,
-) -> Advice:
-    """Every legal action of a position scored by Monte Carlo over the cards you cannot
-    see (``rummy advise``), best first: expected net points for the hand and the chance
-    of winning it, with 95% intervals. ``position``: the other keywords of
-    ``sim.advise.Position.parse`` (``took={1: "7H"}``, ``stock=20``, ``turn=3``, ...)."""
-    from sim.advise import MAX_SAMPLES, Position
-    from sim.advise import advise as advise_api
-
-    _keywords("advise", position, _POSITION)
-    rule_set = _rules(rules)
-    _text("hand", hand, "'AS 2S 3S 7C 7D 7H 9C TC JD QH'")  # never a mask: an int is no hand
-    if not isinstance(pile, str):
-        _refuse("pile", pile, "give the discard pile as text, top card last ('' for none)")
-    samples = _whole("samples", samples, 2, MAX_SAMPLES)
-    seed = _whole("seed", seed, 0, MAX_SEED)
-    for key, value in position.items():
-        kinds, example = _POSITION[key]
-        cards = value.items() if isinstance(value, dict) else ()  # never an int as a mask
-        if (
-            not isinstance(value, kinds)
-            or isinstance(value, bool) is not (bool in kinds)
-            or not all(isinstance(s, int) and isinstance(c, str) for s, c in cards)
-        ):
-            _refuse(key, value, f"give {example}")
-    # Position.parse names the card or value at fault, not where it was given: say what
-    # was (the one keyword given, else the cards)
-    try:
-        where = Position.parse(rule_set, hand=hand, pile=pile, **position)
-    except ValueError as error:
-        [(key, value)] = position.items() if len(position) == 1 else [("hand", hand)]
-        given = f"{key}={_shown(value)}" + (f", pile={_shown(pile)}" if key == "hand" else "")
-        raise UsageError(f"{given}: {' '.join(str(error).split())}") from None
-    done = advise_api(where, samples=samples, seed=seed)
-    actions = tuple(
-        Action(
-            label=a.label,
-            kind=a.kind,
-            card=a.card,
-            points=Estimate.of(a.points, POINTS_PER_HAND),
-            win=Estimate.of(a.win, SHARE_OF_HANDS),
-            vs_best=Estimate.of(a.vs_best, POINTS_PER_HAND, difference=True),
-            p_value=a.p_value,
-        )
-        for a in done.actions
-    )
-    return Advice(actions, done.samples, done.seed, done)

@@ -522,6 +522,23 @@ class Advice(Shown):
     seed: int
     raw: Any  # sim.advise.Advice
 
+    @classmethod
+    def of(cls, done: Any) -> Advice:
+        """The notebook's advice from the driver's (``sim.advise.Advice``)."""
+        actions = tuple(
+            Action(
+                label=a.label,
+                kind=a.kind,
+                card=a.card,
+                points=Estimate.of(a.points, POINTS_PER_HAND),
+                win=Estimate.of(a.win, SHARE_OF_HANDS),
+                vs_best=Estimate.of(a.vs_best, POINTS_PER_HAND, difference=True),
+                p_value=a.p_value,
+            )
+            for a in done.actions
+        )
+        return cls(actions, done.samples, done.seed, done)
+
     @property
     def best(self) -> Action:
         return self.actions[0]

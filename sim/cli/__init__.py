@@ -48,7 +48,6 @@ COMMANDS: dict[str, Command] = {
     "deadwood": Command("table_cmds", "A hand's best arrangement, deadwood and best discard."),
     "score": Command("table_cmds", "Score a showdown exactly as docs/RULES.md says."),
     "replay": Command("replay_cmd", "Replay one hand (or a whole game) turn by turn."),
-    "advise": Command("advise_cmd", "Score every legal action of a position by Monte Carlo."),
     "run": Command("run_cmd", "Play many deals or games: one run, or an experiment file."),
     "sweep": Command("sweep_cmd", "Play a grid on common deals and mark the best setting."),
     "chart": Command("results_cmd", "Draw charts (PNG and SVG) of a study's results."),

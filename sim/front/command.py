@@ -5,7 +5,9 @@ order), then the options every study command shares: ``--workers``, ``--out``,
 ``--backend``, ``--address`` and ``--json``. It draws a seed when none is given, makes
 the request (a refusal: one line, exit 1), makes its executor, and plays the request in
 a :class:`sim.study.session.Session` whose progress prints the seed line and a bar
-(``sim.cli.runner.run_study``); then prints the result, or its record as JSON.
+(``sim.cli.runner.run_study``); then prints the result, or its record as JSON. A kind
+that plays no session (advice) takes ``--json`` alone and prints what it found, without
+a seed line or a bar.
 """
 
 from __future__ import annotations
@@ -41,18 +43,22 @@ def command_of(front: Front[Any, Any]) -> Any:
     """The typer callback of ``front``'s command (register it with ``app.command``)."""
 
     def command(**given: Any) -> None:
-        from sim.cli.output import chosen_seed, command_line, fail
+        from sim.cli.output import chosen_seed, command_line, fail, print_json
         from sim.cli.runner import executor_of, run_study
         from sim.study.session import Session
 
-        values = {p.name: p.parse(given[p.name]) for p in front.params}
-        values["seed"], drawn = chosen_seed(values["seed"])
         try:
+            values = {p.name: p.parse(given[p.name]) for p in front.params}
+            values["seed"], drawn = chosen_seed(values["seed"])
             request = front.request(values)
         except ParamsError as error:
             fail(error.words(flag_of, None))
-        executor = executor_of(given["workers"], given["backend"], given["address"])
         as_json = given["as_json"]
+        if not front.session:  # plays here and now, writes nothing
+            result = front.play(request)
+            print_json(front.record(result)) if as_json else front.show(result)
+            return
+        executor = executor_of(given["workers"], given["backend"], given["address"])
 
         def play(progress: Any) -> Any:
             session = Session(executor, given["out"], progress, command_line())
@@ -71,7 +77,7 @@ def command_of(front: Front[Any, Any]) -> Any:
     ] + [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                           annotation=annotation)
-        for name, annotation, default in _SESSION
+        for name, annotation, default in (_SESSION if front.session else _SESSION[-1:])
     ]  # fmt: skip
     command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}

@@ -73,20 +73,30 @@ class Param:
 class ParamsError(ValueError):
     """A request's values refused. Either ``template`` names parameters as ``{name}``
     (each door spells them: ``{deals}`` is ``--deals`` or ``deals``), or ``param`` and
-    ``value`` name the one refused and ``template`` is the reason as it stands (a
-    driver's words, never formatted: a spec may hold braces)."""
+    ``value`` name the one refused (or a tuple of them: the values that together were
+    refused) and ``template`` is the reason as it stands (a driver's words, never
+    formatted: a spec may hold braces)."""
 
-    def __init__(self, template: str, param: str | None = None, value: Any = None) -> None:
+    def __init__(
+        self, template: str, param: str | tuple[str, ...] | None = None, value: Any = None
+    ) -> None:
         super().__init__(template)
         self.template, self.param, self.value = template, param, value
 
     def words(self, spell: Callable[[str], str], shown: Callable[[str, Any], str] | None) -> str:
-        """The message for one door: ``spell`` writes a parameter's name; ``shown``
-        writes the refused parameter with its value (None: the reason alone)."""
+        """The message for one door: ``spell`` writes a parameter's name, ``shown`` a
+        refused parameter with its value (None: its name alone, the value being the
+        door's reading of what was typed, not the text itself)."""
         if self.param is None:
             return spelled(self.template, spell)
+        names, values = (
+            (self.param, self.value)
+            if isinstance(self.param, tuple)
+            else ((self.param,), (self.value,))
+        )
+        show = shown or (lambda name, _: spell(name))
         return (
-            self.template if shown is None else f"{shown(self.param, self.value)}: {self.template}"
+            ", ".join(show(n, v) for n, v in zip(names, values, strict=True)) + f": {self.template}"
         )
 
 
@@ -120,7 +130,8 @@ class Front(Generic[Request, Result]):
         The checked values (a dict by parameter name, every default filled) to the
         driver's request; raises :class:`ParamsError`.
     play : callable
-        The request and a Session to the driver's result.
+        The request and a Session to the driver's result (the request alone where
+        ``session`` is False).
     show, record : callable
         The result printed in a terminal, and as a JSON-able dict (``--json``).
     notebook : callable
@@ -128,6 +139,10 @@ class Front(Generic[Request, Result]):
         imported when called: the declaration stays light).
     epilog : str
         The command's examples.
+    session : bool
+        Whether it plays chunks in a Session, writing under a results root (the command's
+        ``--workers``, ``--out``, ``--backend``, ``--address``; the notebook's ``out``,
+        ``executor``, ``progress``), or plays at once and writes nothing (advice).
     """
 
     kind: StudyKind
@@ -140,6 +155,7 @@ class Front(Generic[Request, Result]):
     record: Callable[[Result], dict[str, Any]]
     notebook: Callable[[Result], Any]
     epilog: str = ""
+    session: bool = True
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]

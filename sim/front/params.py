@@ -11,6 +11,7 @@ what is allowed; the notebook puts ``name=value:`` before it.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Annotated, Any
 
@@ -124,6 +125,112 @@ def count(name: str, low: int, help: str, short: str | None = None) -> Param:
                  _optional(lambda v: whole(v, low)), "int | None")  # fmt: skip
 
 
+def number(name: str, help: str, default: int | None, low: int, high: int | None = None) -> Param:
+    """A whole number ``low..high`` (no ``high``: up to ``MAX_COUNT``, left out of the
+    help), or None where that is the default."""
+    top = MAX_COUNT if high is None else high
+    bounds: dict[str, Any] = {"min": low} | ({"max": high} if high is not None else {})
+    help_text, shown = spelled(help, flag_of), default is not None
+    option = typer.Option(flag_of(name), **bounds, callback=at_most(top), help=help_text,
+                          show_default=shown)  # fmt: skip
+    read = lambda v: whole(v, low, top)  # noqa: E731
+    if default is None:
+        return Param(name, help, Annotated[int | None, option], _optional(read), "int | None")
+    return Param(name, help, Annotated[int, option], read, "int", default=default)
+
+
+def seconds(name: str, help: str) -> Param:
+    """A time in seconds: a finite number above 0, or None (no limit)."""
+
+    def positive(value: Any) -> float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if not ok or not 0 < value < math.inf:
+            raise ValueError(f"{value!r} is not a positive number of seconds")
+        return float(value)
+
+    def checked(value: float | None) -> float | None:  # the command's: a usage error
+        try:
+            return None if value is None else positive(value)
+        except ValueError as error:
+            raise typer.BadParameter(str(error)) from None
+
+    option = typer.Option(flag_of(name), callback=checked, help=spelled(help, flag_of),
+                          show_default=False)  # fmt: skip
+    return Param(name, help, Annotated[float | None, option], _optional(positive), "float | None")
+
+
+def words(name: str, help: str, default: Any, example: str, short: str | None = None) -> Param:
+    """Text: a hand's cards, a model's name, a strategy spec (``default`` None: optional;
+    :data:`REQUIRED`: needed; "" allowed where it is the default)."""
+    flags = (flag_of(name), short) if short else (flag_of(name),)
+    shown = default is not None and default is not REQUIRED and default != ""
+    option = typer.Option(*flags, help=spelled(help, flag_of), show_default=shown)
+
+    def read(value: Any) -> str:
+        if value == "" and default == "":
+            return value
+        return text(value, example)
+
+    if default is None:
+        return Param(name, help, Annotated[str | None, option], _optional(read), "str | None")
+    return Param(name, help, Annotated[str, option], read, "str", default=default)
+
+
+def seat_cards(name: str, help: str) -> Param:
+    """Cards by seat: ``--took 1:7H,7D`` (repeatable) at the command line, ``{1: "7H
+    7D"}`` in the notebook; both read as a dict seat -> card text, or None (not given)."""
+
+    def parse(items: list[str] | None) -> dict[int, str] | None:
+        if not items:
+            return None
+        cards: dict[int, str] = {}
+        for item in items:
+            seat, sep, text = item.partition(":")
+            if not sep or not seat.strip().isdigit():
+                raise ParamsError(f"{{{name}}} {item!r}: write SEAT:CARDS, e.g. {{{name}}} 1:7H,7D")
+            cards[int(seat)] = cards.get(int(seat), "") + " " + text.replace(",", " ")
+        return cards
+
+    def read(value: Any) -> dict[int, str]:
+        if not isinstance(value, Mapping) or not all(
+            isinstance(s, int) and not isinstance(s, bool) and isinstance(c, str)
+            for s, c in value.items()
+        ):
+            raise ValueError('give a dict seat -> cards, e.g. {1: "7H 7D"}')
+        return dict(value)
+
+    cli = spelled(help + " Repeatable.", flag_of)
+    option = typer.Option(flag_of(name), help=cli, show_default=False)
+    return Param(name, help, Annotated[list[str] | None, option], _optional(read),
+                 "Mapping[int, str] | None", parse=parse)  # fmt: skip
+
+
+def whole_numbers(name: str, help: str, example: str) -> Param:
+    """Whole numbers, one per seat: ``--scores 40,25`` at the command line, a list in the
+    notebook; or None (not given)."""
+
+    def parse(value: str | None) -> list[int] | None:
+        if value is None:
+            return None
+        try:
+            return [int(x) for x in value.replace(",", " ").split()]
+        except ValueError:
+            raise ParamsError(
+                f"{{{name}}} {value!r}: give one whole number per seat, e.g. {example}"
+            ) from None
+
+    def read(value: Any) -> list[int]:
+        if not isinstance(value, list | tuple) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value
+        ):
+            raise ValueError(f"give one whole number per seat, e.g. [{example}]")
+        return list(value)
+
+    option = typer.Option(flag_of(name), help=spelled(help, flag_of), show_default=False)
+    return Param(name, help, Annotated[str | None, option], _optional(read),
+                 "Sequence[int] | None", parse=parse)  # fmt: skip
+
+
 def seed() -> Param:
     help = "Master seed: every run plays the same deals. Drawn and printed when omitted."
     option = typer.Option("--seed", min=0, callback=at_most(MAX_SEED), help=spelled(help, flag_of),
@@ -203,9 +310,9 @@ def label(name: str, help: str) -> Param:
 
 
 @contextlib.contextmanager
-def refused(name: str, value: Any) -> Iterator[None]:
+def refused(name: str | tuple[str, ...], value: Any) -> Iterator[None]:
     """What the code below refuses (a ``ValueError`` in its own words) as a refusal of
-    parameter ``name`` given ``value``."""
+    parameter ``name`` given ``value`` (or of the parameters and values of two tuples)."""
     try:
         yield
     except ParamsError:

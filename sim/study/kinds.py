@@ -102,7 +102,8 @@ SOLVE = StudyKind(
 )  # fmt: skip
 ADVISE = StudyKind(  # one position's sampled deals (sim.sizes.DEFAULT_SAMPLES): no folder
     "advise", "advice", commands=("advise",), function="advise", records=(), folder="",
-    resumes=False,
+    resumes=False, front="sim.front.advise",
+    summary="Score every legal action of a position by Monte Carlo.",
 )  # fmt: skip
 
 KINDS: tuple[StudyKind, ...] = (

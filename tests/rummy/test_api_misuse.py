@@ -79,7 +79,9 @@ KEYWORDS = {
              "progress", "max_evals", "confirm", "search"],
     "strategy_chart": ["kind", "rules", "deals", "seed", "out", "executor", "progress",
                        "samples", "turns", "took"],
-    "advise": ["rules", "pile", "samples", "seed", "stock", "turn", "seat", "took"],
+    "advise": ["rules", "rule", "pile", "samples", "seed", "stock", "turn", "seat", "took",
+               "discarded", "rebuilds", "scores", "dealer", "upcard", "just_took",
+               "upcard_option", "time", "model", "knock_at", "throw_for_gin", "opponents"],
     "load": [],
 }  # fmt: skip
 

@@ -38,10 +38,10 @@ def test_the_command_and_the_function_take_the_fronts_parameters(name: str) -> N
     front = FRONTS[name]
     declared = [p.name for p in front.params]
     options = {p.name: p for p in _click_command(front).params if p.name not in ("quiet", "help")}
-    assert list(options) == declared + SESSION_CLI
+    assert list(options) == declared + (SESSION_CLI if front.session else ["as_json"])
     function = getattr(rummy, front.kind.function or "")
     keywords = inspect.signature(function).parameters
-    assert list(keywords) == declared + SESSION_NOTEBOOK
+    assert list(keywords) == declared + (SESSION_NOTEBOOK if front.session else [])
     for param in front.params:
         option = options[param.name]
         assert flag_of(param.name) in option.opts  # the same name at both doors
@@ -75,7 +75,7 @@ def test_a_sizes_bounds_are_the_same_at_both_doors(name: str, tmp_path: Path) ->
         with pytest.raises(ValueError, match=f"give a whole number {low:,}"):
             param.read(low - 1)
         given = [front.kind.commands[0], flag_of(param.name), str(low - 1)]
-        result = CliRunner().invoke(app, [*given, "--out", str(tmp_path)])
+        result = CliRunner().invoke(app, [*given, *(["--out", str(tmp_path)] * front.session)])
         assert result.exit_code == 2 and flag_of(param.name) in result.stderr
         bounded.append(param.name)
     assert "seed" in bounded
@@ -86,8 +86,11 @@ def test_a_refusal_names_parameters_in_each_doors_words() -> None:
     assert both.words(flag_of, None) == "give --deals or --games, not both"
     assert both.words(str, None) == "give deals or games, not both"
     one = ParamsError("unknown strategy 'x{k}'", "vs_seats", "x{k}")  # braces kept as given
-    assert one.words(flag_of, None) == "unknown strategy 'x{k}'"
+    assert one.words(flag_of, None) == "--vs-seats: unknown strategy 'x{k}'"
     assert one.words(str, lambda k, v: f"{k}={v!r}") == "vs_seats='x{k}': unknown strategy 'x{k}'"
+    two = ParamsError("bad card 'x'", ("hand", "pile"), ("AS", "x"))
+    assert two.words(flag_of, None) == "--hand, --pile: bad card 'x'"
+    assert two.words(str, lambda k, v: f"{k}={v!r}") == "hand='AS', pile='x': bad card 'x'"
 
 
 def test_rule_changes_read_the_same_at_both_doors() -> None:
