@@ -1,8 +1,10 @@
 """The ``rummy`` command: thin commands over the ``sim`` API, loaded when used.
 
-Each command lives in its own module (``sim/cli/*_cmd.py``) as a small typer app; the
-top-level group knows every command's name and one-line help (:data:`COMMANDS`) and
-imports a command's module only when that command runs, so ``rummy --help`` and
+Each command lives in its own module (``sim/cli/*_cmd.py``) as a small typer app, or is
+made from its study kind's front (``sim.front``: ``compare``, ``tournament``,
+``advise``); the top-level group knows every command's name and one-line help
+(:data:`COMMANDS`) and imports a command's module (or front) only when that command
+runs, so ``rummy --help`` and
 ``rummy --version`` never load numba, polars or the engine. ``python -m rummy``
 (``rummy/__main__.py``) runs this same app. The group's own options: ``--quiet``
 (``sim.cli.output.set_quiet``), ``--version`` and typer's shell completion
