@@ -35,13 +35,13 @@ from sim.cli.output import (
 )
 from sim.present.experiment import (
     HOUSE_UNITS,
+    Drawn,
     best_moves,
     house_rule_label,
+    play_drawn,
     rule_names,
-    save_charts,
     seat0_text,
     short_labels,
-    write_experiment_report,
 )
 from sim.stats import format_p
 from sim.store import StorePath
@@ -49,13 +49,22 @@ from sim.study.analysis import ExperimentData, data_from_run
 from sim.study.claims import display_rows
 from sim.study.design import HEADLINES, RATE_HEADLINES, Experiment
 from sim.study.execute import Executor, run
-from sim.study.experiment import CHARTS_DIR, REPORT_FILE, ExperimentProgress, run_experiment
 from sim.study.house_rules import SHARE
 from sim.study.quantities import experiment_units
 from sim.study.runs import RunConfig, RunResult
+from sim.study.session import Session
 from sim.study.settings import expand
 
-__all__ = ["check_common", "play_experiment", "play_run", "print_run_result"]
+__all__ = [
+    "announce_experiment",
+    "check_common",
+    "experiment_record",
+    "play_experiment",
+    "play_run",
+    "print_experiment_summary",
+    "print_run_result",
+    "tell_experiment",
+]
 
 
 def check_common(deals: int | None, games: int | None, precision: float | None) -> None:
@@ -70,6 +79,58 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
+def announce_experiment(experiment: Experiment, executor: Executor) -> str:
+    """What an experiment will play, in one line: its settings, runs and workers."""
+    settings = expand(experiment, seed=experiment.seed)
+    runs = sum(len(s.configs) for s in settings)
+    agents = any(c.seats_agents for s in settings for c in s.configs)
+    return (
+        f"[bold]{escape(experiment.name)}[/bold]: {_count(experiment.n_settings, 'setting')}, "
+        f"{_count(runs, 'run')} of {experiment.count:,} {experiment.mode}"
+        + (" (duplicate)" if experiment.duplicate else "")
+        + f", {executor.describe(agents)}"
+    )
+
+
+def tell_experiment(drawn: Drawn, as_json: bool) -> None:
+    """What playing it said (notes, on standard error) and the hands it played."""
+    result = drawn.result
+    for note in drawn.notes:
+        err_console().print(f"note: {note}", markup=False)
+    rate = (
+        f" ({result.hands_played / result.elapsed:,.0f} hands/s)"
+        if result.hands_played and result.elapsed > 0
+        else ""
+    )
+    chatter(as_json).print(f"{result.hands_played:,} hands played in {result.elapsed:.1f} s{rate}")
+
+
+def experiment_record(drawn: Drawn) -> dict[str, Any]:
+    """An experiment's ``--json``: where it is, what it played, its summary and verdicts."""
+    result = drawn.result
+    data = result.data
+    record: dict[str, Any] = {
+        "kind": "experiment",
+        "name": result.experiment.name,
+        "seed": result.experiment.seed,
+        "directory": str(result.directory),
+        "hands_played": result.hands_played,
+        "elapsed": result.elapsed,
+        "summary": data.summary.to_dicts(),
+        "units": experiment_units(data.headline),
+        "verdicts": data.verdicts,
+        "charts": [str(p) for p in drawn.charts],
+        "report": str(drawn.report),
+    }
+    if data.claims is not None:  # only where the experiment states claims
+        record["claims"] = data.claims.to_dicts()
+    if len(data.groups) > 1:  # settings under different rules
+        record["groups"] = data.groups
+    if data.house_rules is not None:
+        record["house_rules"] = data.house_rules.to_dicts()
+    return record
+
+
 def play_experiment(
     experiment: Experiment,
     executor: Executor,
@@ -80,64 +141,19 @@ def play_experiment(
     replace: bool = False,
 ) -> None:
     """Play an experiment (resumable), draw its charts and report, then print its
-    summary or its JSON; ``replace``: another study's own files in its folder are deleted
-    (``--force``; a folder holding anything else is refused), else refused."""
+    summary or its JSON (``sim.present.experiment.play_drawn``; ``replace``: ``--force``)."""
     say = chatter(as_json)
-    seed = experiment.seed
-    assert seed is not None
-    settings = expand(experiment, seed=seed)
-    runs = sum(len(s.configs) for s in settings)
-    agents = any(c.seats_agents for s in settings for c in s.configs)
-    say.print(
-        f"[bold]{escape(experiment.name)}[/bold]: {_count(experiment.n_settings, 'setting')}, "
-        f"{_count(runs, 'run')} of {experiment.count:,} {experiment.mode}"
-        + (" (duplicate)" if experiment.duplicate else "")
-        + f", {executor.describe(agents)}"
-    )
-    say.print(seed_line(seed, drawn))
-    # The study's lock is held to its last file, the report: until then another process
-    # writing the same folder (or replacing it with --force) is refused in one line.
-    directory = store.location(out) / experiment.name
-    with ProgressView(experiment.name) as view, store.study_folder(directory):
-        result = run_experiment(
-            experiment, executor, out=out, progress=view.phase, command=command_line(),
-            replace=replace,
-        )  # fmt: skip
-        view.phase(ExperimentProgress("charts"))
-        charts = save_charts(result.data, result.directory / CHARTS_DIR)
-        view.phase(ExperimentProgress("report"))
-        report = write_experiment_report(result.data, result.directory / REPORT_FILE)
-    for note in dict.fromkeys(note for r in result.runs for note in r.notes):
-        err_console().print(f"note: {note}", markup=False)
-    rate = (
-        f" ({result.hands_played / result.elapsed:,.0f} hands/s)"
-        if result.hands_played and result.elapsed > 0
-        else ""
-    )
-    say.print(f"{result.hands_played:,} hands played in {result.elapsed:.1f} s{rate}")
+    assert experiment.seed is not None
+    say.print(announce_experiment(experiment, executor))
+    say.print(seed_line(experiment.seed, drawn))
+    with ProgressView(experiment.name) as view:
+        session = Session(executor, store.location(out), view.progress, command_line())
+        played = play_drawn(experiment, session, replace=replace)
+    tell_experiment(played, as_json)
     if as_json:
-        record: dict[str, Any] = {
-            "kind": "experiment",
-            "name": experiment.name,
-            "seed": result.experiment.seed,
-            "directory": str(result.directory),
-            "hands_played": result.hands_played,
-            "elapsed": result.elapsed,
-            "summary": result.data.summary.to_dicts(),
-            "units": experiment_units(result.data.headline),
-            "verdicts": result.data.verdicts,
-            "charts": [str(p) for p in charts],
-            "report": str(report),
-        }
-        if result.data.claims is not None:  # only where the experiment states claims
-            record["claims"] = result.data.claims.to_dicts()
-        if len(result.data.groups) > 1:  # settings under different rules
-            record["groups"] = result.data.groups
-        if result.data.house_rules is not None:
-            record["house_rules"] = result.data.house_rules.to_dicts()
-        print_json(record)
+        print_json(experiment_record(played))
         return
-    print_experiment_summary(result.data, result.directory, console())
+    print_experiment_summary(played.result.data, played.result.directory, console())
 
 
 def play_run(config: RunConfig, executor: Executor, *, drawn: bool, as_json: bool = False) -> None:

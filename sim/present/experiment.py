@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -23,11 +24,20 @@ from sim.study.design import (
     HEADLINES,
     PLACEHOLDER,
     RATE_HEADLINES,
+    Experiment,
     ExperimentError,
     applicable_charts,
     why_not,
 )
+from sim.study.experiment import (
+    CHARTS_DIR,
+    REPORT_FILE,
+    ExperimentProgress,
+    ExperimentResult,
+    run_experiment,
+)
 from sim.study.house_rules import MEASURES, SHARE
+from sim.study.session import Session
 from sim.study.settings import format_value, short_key
 
 __all__ = [
@@ -394,6 +404,43 @@ def save_charts(
                 f"cannot write charts to {directory}: {error.strerror or error}"
             ) from None
     return written
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """An experiment played, with its charts and its report (:func:`play_drawn`)."""
+
+    result: ExperimentResult
+    charts: tuple[StorePath, ...]
+    report: StorePath
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What playing it said, once each (a chunk size not used, ...)."""
+        return tuple(dict.fromkeys(note for r in self.result.runs for note in r.notes))
+
+
+def play_drawn(experiment: Experiment, session: Session, replace: bool = False) -> Drawn:
+    """Play ``experiment`` (resumable) in ``session``, then draw its charts and write its
+    report, telling ``session.progress`` each phase. ``replace``: another study's own
+    files in its folder are deleted (``--force``; a folder holding anything else is
+    refused), else refused. The study's lock is held to its last file, the report: until
+    then another process writing the same folder (or replacing it) is refused in one line."""
+
+    def tell(phase: str) -> None:
+        if session.progress is not None:
+            session.progress(ExperimentProgress(phase))
+
+    with store.study_folder(session.out / experiment.name):
+        result = run_experiment(
+            experiment, session.executor, out=session.out, progress=session.progress,
+            command=session.provenance, replace=replace,
+        )  # fmt: skip
+        tell("charts")
+        charts = save_charts(result.data, result.directory / CHARTS_DIR)
+        tell("report")
+        report = write_experiment_report(result.data, result.directory / REPORT_FILE)
+    return Drawn(result, tuple(charts), report)
 
 
 # --- the report ------------------------------------------------------------------------

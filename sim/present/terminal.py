@@ -202,8 +202,11 @@ class ProgressView:
         return f"{hands / elapsed:,.0f} hands/s"
 
     def progress(self, p: Any) -> None:
-        """The executor's ``Progress``: chunks of one run, or runs of a study; or
-        :class:`Steps` of a command's own work."""
+        """The executor's ``Progress``: chunks of one run, or runs of a study; an
+        experiment's phases (:meth:`phase`); or :class:`Steps` of a command's own work."""
+        if getattr(p, "phase", None) is not None:
+            self.phase(p)
+            return
         if isinstance(p, Steps):
             self._draw(f"{self.label}: {p.what} {p.done}/{p.total}", p.total, p.done, "")
             return
