@@ -35,16 +35,15 @@ from typing import Any, NoReturn, TypeVar, cast
 from rummy.results import (
     POINTS_PER_GAME,
     POINTS_PER_HAND,
-    SHARE_OF_GAMES,
     SHARE_OF_HANDS,
     Comparison,
     Estimate,
     PlayResult,
     SeatResult,
-    SettingResult,
     StudyResult,
     TournamentResult,
     TuneResult,
+    games_won_of,
 )
 from sim.front import params
 from sim.front.declare import Front
@@ -54,7 +53,7 @@ from sim.sizes import DEFAULT_DEALS, study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
 from sim.study.kinds import KINDS, RESULTS_ROOT, RUN
-from sim.study.quantities import headline_quantity, points_unit
+from sim.study.quantities import points_unit
 
 __all__ = [
     "UsageError",
@@ -240,11 +239,6 @@ def _call(name: str, **args: Any) -> str:
     return f"rummy.{name}({given})"
 
 
-def _finite(value: Any) -> float | None:
-    """A table's number, or None where it has none (null, NaN)."""
-    return None if value is None or value != value else float(value)
-
-
 # --- a study's front as a notebook function -------------------------------------------------
 
 
@@ -409,13 +403,6 @@ def _duplicate(
     return _play_planned(planned, *where, command)
 
 
-def _games_won(row: dict[str, Any], games: int) -> Estimate:
-    """A table row's share of games won (Wilson), over ``games``."""
-    return Estimate.of_row(
-        row, "game_win_rate", "game_win_low", "game_win_high", SHARE_OF_GAMES, "Wilson", n=games
-    )
-
-
 def _play_result(data: Any, directory: StorePath, notes: tuple[str, ...] = ()) -> PlayResult:
     row = data.summary.row(0, named=True)
     games = data.mode == "games"
@@ -432,7 +419,7 @@ def _play_result(data: Any, directory: StorePath, notes: tuple[str, ...] = ()) -
                 r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson", n=hands
             ),
             knock_rate=float(r["knock_rate"]),
-            games_won=_games_won(r, units) if games else None,
+            games_won=games_won_of(r, units) if games else None,
             net_score=Estimate.of_row(
                 r, "net_score", "net_score_low", "net_score_high", POINTS_PER_GAME, "t", n=units
             )
@@ -525,7 +512,7 @@ def _play_planned(
             planned, executor, out=root, progress=_callback(view, phases=True), command=command
         )
     notes = tuple(dict.fromkeys(note for r in done.runs for note in r.notes))
-    return _study_result(done.data, done.directory, notes)
+    return StudyResult.of_data(done.data, done.directory, notes)
 
 
 @_called
@@ -573,55 +560,6 @@ def sweep(
     return _play_planned(planned, out, executor, progress, command)
 
 
-def _study_result(data: Any, directory: StorePath, notes: tuple[str, ...] = ()) -> StudyResult:
-    unit = headline_quantity(data.headline)
-    games = data.mode == "games"
-    settings = []
-    for r in data.summary.iter_rows(named=True):
-        best = bool(r.get("best"))
-        units, hands = int(r["units"]), int(r["hands"])
-        settings.append(
-            SettingResult(
-                setting=r["setting"],
-                group=r["group"],
-                headline=Estimate.of_row(r, "estimate", "low", "high", unit, r["method"], n=units),
-                win_rate=Estimate.of_row(
-                    r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson", n=hands
-                ),
-                best=best,
-                vs_best=None
-                if best or _finite(r.get("diff_vs_best")) is None
-                else Estimate.of_row(
-                    r,
-                    "diff_vs_best",
-                    "diff_low",
-                    "diff_high",
-                    unit,
-                    "paired t",
-                    difference=True,
-                    n=units,
-                ),
-                holm_p=None if best else _finite(r.get("holm_p")),
-                games_won=_games_won(r, units) if games else None,
-            )  # fmt: skip
-        )
-    verdicts = tuple(
-        (v["summary"] if v["group"] == "all" else f"{v['group']}: {v['summary']}")
-        for v in data.verdicts
-    )
-    return StudyResult(
-        directory=directory,
-        name=data.name,
-        seed=int(data.record["seed"]),
-        headline=data.headline,
-        settings=tuple(settings),
-        verdicts=verdicts,
-        summary=data.summary,
-        raw=data,
-        notes=notes,
-    )
-
-
 @_called
 def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult | TuneResult:
     """The results in a study's folder as the function that played them returned them
@@ -652,7 +590,7 @@ def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult 
         data = load_results(path)
     if data.kind == "run":
         return _play_result(data, folder)
-    return _study_result(data, folder)
+    return StudyResult.of_data(data, folder)
 
 
 # --- round robin and tuning -------------------------------------------------------------------

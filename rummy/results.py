@@ -25,6 +25,7 @@ from sim.study.quantities import (
     POINTS_PER_HAND,
     SHARE_OF_GAMES,
     SHARE_OF_HANDS,
+    headline_quantity,
     points_unit,
     share_unit,
 )
@@ -304,6 +305,18 @@ class Comparison(Shown):
         )
 
 
+def _finite(value: Any) -> float | None:
+    """A table's number, or None where it has none (null, NaN)."""
+    return None if value is None or value != value else float(value)
+
+
+def games_won_of(row: dict[str, Any], games: int) -> Estimate:
+    """A table row's share of games won (Wilson), over ``games``."""
+    return Estimate.of_row(
+        row, "game_win_rate", "game_win_low", "game_win_high", SHARE_OF_GAMES, "Wilson", n=games
+    )
+
+
 @dataclass(frozen=True, repr=False)
 class SettingResult(Shown):
     """One setting of an experiment or sweep: its headline, seat 0's share of hands won
@@ -356,6 +369,59 @@ class StudyResult(Shown):
     summary: pl.DataFrame
     raw: Any  # sim.study.analysis.ExperimentData
     notes: tuple[str, ...] = ()  # what playing it said (as the command's ``note:`` lines)
+
+    @classmethod
+    def of_data(cls, data: Any, directory: StorePath, notes: tuple[str, ...] = ()) -> StudyResult:
+        """An experiment's or a sweep's result from its data (``ExperimentData``: the same
+        whether it was just played or is loaded from its folder)."""
+        unit = headline_quantity(data.headline)
+        games = data.mode == "games"
+        settings = []
+        for r in data.summary.iter_rows(named=True):
+            best = bool(r.get("best"))
+            units, hands = int(r["units"]), int(r["hands"])
+            settings.append(
+                SettingResult(
+                    setting=r["setting"],
+                    group=r["group"],
+                    headline=Estimate.of_row(
+                        r, "estimate", "low", "high", unit, r["method"], n=units
+                    ),
+                    win_rate=Estimate.of_row(
+                        r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson", n=hands
+                    ),
+                    best=best,
+                    vs_best=None
+                    if best or _finite(r.get("diff_vs_best")) is None
+                    else Estimate.of_row(
+                        r,
+                        "diff_vs_best",
+                        "diff_low",
+                        "diff_high",
+                        unit,
+                        "paired t",
+                        difference=True,
+                        n=units,
+                    ),
+                    holm_p=None if best else _finite(r.get("holm_p")),
+                    games_won=games_won_of(r, units) if games else None,
+                )  # fmt: skip
+            )
+        verdicts = tuple(
+            (v["summary"] if v["group"] == "all" else f"{v['group']}: {v['summary']}")
+            for v in data.verdicts
+        )
+        return cls(
+            directory=directory,
+            name=data.name,
+            seed=int(data.record["seed"]),
+            headline=data.headline,
+            settings=tuple(settings),
+            verdicts=verdicts,
+            summary=data.summary,
+            raw=data,
+            notes=notes,
+        )
 
     @property
     def groups(self) -> tuple[str, ...]:

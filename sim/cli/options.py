@@ -10,7 +10,6 @@ each other are checked by the library (exit status 1).
 
 from __future__ import annotations
 
-import math
 import os
 from enum import StrEnum
 from pathlib import Path
@@ -18,15 +17,12 @@ from typing import Annotated, Any
 
 import typer
 
-from sim.front.params import at_most, overrides
+from sim.front import params
+from sim.front.params import Headline, Rows, at_most, overrides
 from sim.front.params import seed as seed_param
-from sim.limits import MAX_COUNT, MAX_WORKERS, chunk_size_problem
+from sim.limits import MAX_COUNT, MAX_WORKERS
 from sim.rules import RuleSet, get_rules, parse_overrides
 from sim.sizes import (
-    CHUNK_DEALS,
-    CHUNK_GAMES,
-    CHUNK_SLOW_DEALS,
-    CHUNK_SLOW_GAMES,
     DEFAULT_DEALS,
 )
 
@@ -53,7 +49,6 @@ __all__ = [
     "RulesOption",
     "SeatsOption",
     "SeedOption",
-    "StudyGamesOption",
     "WorkersOption",
     "file_text",
     "out_check",
@@ -63,38 +58,9 @@ __all__ = [
 ]
 
 
-def _chunk_size(value: int | None) -> int | None:
-    """Refuse a chunk that could not fit in memory before anything is played."""
-    problem = None if value is None else chunk_size_problem(value)
-    if problem:
-        raise typer.BadParameter(problem)
-    return value
-
-
-def _positive(value: float | None) -> float | None:
-    """A target such as ``--precision``: a finite number above 0 (as an experiment
-    file's; ``inf`` would never stop adding deals short of the cap, ``nan`` never start)."""
-    if value is not None and not 0 < value < math.inf:
-        raise typer.BadParameter(f"{value} is not allowed; give a finite number > 0")
-    return value
-
-
 class Backend(StrEnum):
     local = "local"
     ray = "ray"
-
-
-class Rows(StrEnum):
-    hands = "hands"
-    none = "none"
-
-
-class Headline(StrEnum):
-    net_points = "net_points"
-    points = "points"
-    win_rate = "win_rate"
-    net_score = "net_score"
-    game_win_rate = "game_win_rate"
 
 
 def rules_of(preset: str, overrides: list[str] | None, **defaults: object) -> RuleSet:
@@ -180,18 +146,6 @@ GamesOption = Annotated[
         show_default=False,
     ),
 ]
-StudyGamesOption = Annotated[
-    int | None,
-    typer.Option(
-        "--games",
-        min=2,
-        callback=at_most(MAX_COUNT),
-        help="Whole games per run (instead of --deals); the metric is then the net final "
-        "score per game.",
-        show_default=False,
-    ),
-]
-"""``--games`` of a study (compare, tournament, tune): at least two, as an interval needs."""
 SeedOption = seed_param().option
 WorkersOption = Annotated[
     int | None,
@@ -219,34 +173,6 @@ AddressOption = Annotated[
     str | None,
     typer.Option("--address", help="Ray cluster address (with --backend ray).", show_default=False),
 ]
-RowsOption = Annotated[
-    Rows | None,
-    typer.Option(
-        "--rows",
-        help="Keep per-hand rows ('hands'), or only exact summaries ('none': far less disk; "
-        "comparisons are then unpaired) (default: hands).",
-        show_default=False,
-    ),
-]
-PrecisionOption = Annotated[
-    float | None,
-    typer.Option(
-        "--precision",
-        callback=_positive,
-        help="Keep adding deals until the headline's 95% CI half-width is below this.",
-        show_default=False,
-    ),
-]
-MaxCountOption = Annotated[
-    int | None,
-    typer.Option(
-        "--max-count",
-        min=1,
-        callback=at_most(MAX_COUNT),
-        help="Cap per setting for --precision (default: 10 x the size).",
-        show_default=False,
-    ),
-]
 DuplicateOption = Annotated[
     bool | None,
     typer.Option(
@@ -255,42 +181,12 @@ DuplicateOption = Annotated[
         show_default=False,
     ),
 ]
-HeadlineOption = Annotated[
-    Headline | None,
-    typer.Option(
-        "--headline",
-        help="Metric compared: seat 0's net_points, points or win_rate per hand (deals), "
-        "net_score or game_win_rate per game (games).",
-        show_default=False,
-    ),
-]
-NameOption = Annotated[
-    str | None,
-    typer.Option(
-        "--name",
-        help="Folder under --out for the results (default: named by the study's settings "
-        "and seed).",
-        show_default=False,
-    ),
-]
-ForceOption = Annotated[
-    bool,
-    typer.Option(
-        "--force",
-        help="Replace another study in the same folder (it is deleted); without it, that "
-        "is refused.",
-    ),
-]
-ChunkOption = Annotated[
-    int | None,
-    typer.Option(
-        "--chunk-size",
-        min=1,
-        callback=_chunk_size,
-        help=f"Deals or games per chunk (resume granularity; default {CHUNK_DEALS:,} deals or "
-        f"{CHUNK_GAMES:,} games, {CHUNK_SLOW_DEALS:,} or {CHUNK_SLOW_GAMES} with an mc or agent "
-        "seat; at most what half of the memory this process may use holds: RAM, ulimit or "
-        "cgroup).",
-        show_default=False,
-    ),
-]
+
+# the options a command not yet made from a front shares with the fronts (sim.front.params)
+RowsOption = params.rows().option
+PrecisionOption = params.precision().option
+MaxCountOption = params.max_count().option
+HeadlineOption = params.headline().option
+NameOption = params.folder_name().option
+ForceOption = params.force().option
+ChunkOption = params.chunk_size().option

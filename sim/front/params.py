@@ -13,14 +13,21 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator, Mapping
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
 from sim.front.declare import REQUIRED, Param, ParamsError, flag_of, spelled
-from sim.limits import MAX_COUNT, MAX_SEED
+from sim.limits import MAX_COUNT, MAX_SEED, chunk_size_problem
 from sim.rules import DEFAULT_PRESET, RuleSet, get_rules, parse_overrides
-from sim.sizes import study_count
+from sim.sizes import (
+    CHUNK_DEALS,
+    CHUNK_GAMES,
+    CHUNK_SLOW_DEALS,
+    CHUNK_SLOW_GAMES,
+    study_count,
+)
 
 __all__ = [
     "count",
@@ -112,6 +119,18 @@ def _optional(read: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda value: None if value is None else read(value)
 
 
+def _usage(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A notebook reading as the command's option callback: a refusal is a usage error."""
+
+    def callback(value: Any) -> Any:
+        try:
+            return None if value is None else check(value)
+        except ValueError as error:
+            raise typer.BadParameter(str(error)) from None
+
+    return callback
+
+
 # --- the parameters --------------------------------------------------------------------
 
 
@@ -139,24 +158,19 @@ def number(name: str, help: str, default: int | None, low: int, high: int | None
     return Param(name, help, Annotated[int, option], read, "int", default=default)
 
 
+def _positive_seconds(value: Any) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not 0 < value < math.inf:
+        raise ValueError(f"{value!r} is not a positive number of seconds")
+    return float(value)
+
+
 def seconds(name: str, help: str) -> Param:
     """A time in seconds: a finite number above 0, or None (no limit)."""
-
-    def positive(value: Any) -> float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        if not ok or not 0 < value < math.inf:
-            raise ValueError(f"{value!r} is not a positive number of seconds")
-        return float(value)
-
-    def checked(value: float | None) -> float | None:  # the command's: a usage error
-        try:
-            return None if value is None else positive(value)
-        except ValueError as error:
-            raise typer.BadParameter(str(error)) from None
-
-    option = typer.Option(flag_of(name), callback=checked, help=spelled(help, flag_of),
-                          show_default=False)  # fmt: skip
-    return Param(name, help, Annotated[float | None, option], _optional(positive), "float | None")
+    option = typer.Option(flag_of(name), callback=_usage(_positive_seconds),
+                          help=spelled(help, flag_of), show_default=False)  # fmt: skip
+    return Param(name, help, Annotated[float | None, option], _optional(_positive_seconds),
+                 "float | None")  # fmt: skip
 
 
 def words(name: str, help: str, default: Any, example: str, short: str | None = None) -> Param:
@@ -229,6 +243,104 @@ def whole_numbers(name: str, help: str, example: str) -> Param:
     option = typer.Option(flag_of(name), help=spelled(help, flag_of), show_default=False)
     return Param(name, help, Annotated[str | None, option], _optional(read),
                  "Sequence[int] | None", parse=parse)  # fmt: skip
+
+
+class Rows(StrEnum):
+    hands = "hands"
+    none = "none"
+
+
+class Headline(StrEnum):
+    net_points = "net_points"
+    points = "points"
+    win_rate = "win_rate"
+    net_score = "net_score"
+    game_win_rate = "game_win_rate"
+
+
+def _chosen(kind: type[StrEnum]) -> Callable[[Any], str]:
+    def read(value: Any) -> str:
+        if not isinstance(value, str) or value not in {k.value for k in kind}:
+            raise ValueError(f"choose one of: {', '.join(k.value for k in kind)}")
+        return value
+
+    return read
+
+
+def _value(choice: StrEnum | None) -> str | None:
+    return None if choice is None else choice.value
+
+
+def rows() -> Param:
+    help = (
+        "Keep per-hand rows ('hands'), or only exact summaries ('none': far less disk; "
+        "comparisons are then unpaired) (default: hands)."
+    )
+    option = typer.Option("--rows", help=help, show_default=False)
+    return Param("rows", help, Annotated[Rows | None, option], _optional(_chosen(Rows)),
+                 "str | None", parse=_value)  # fmt: skip
+
+
+def headline() -> Param:
+    help = (
+        "Metric compared: seat 0's net_points, points or win_rate per hand (deals), "
+        "net_score or game_win_rate per game (games)."
+    )
+    option = typer.Option("--headline", help=help, show_default=False)
+    return Param("headline", help, Annotated[Headline | None, option],
+                 _optional(_chosen(Headline)), "str | None", parse=_value)  # fmt: skip
+
+
+def _target(value: Any) -> float:
+    """A target such as ``precision``: a finite number above 0 (as an experiment file's;
+    ``inf`` would never stop adding deals short of the cap, ``nan`` never start)."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or not 0 < value < math.inf:
+        raise ValueError(f"{value} is not allowed; give a finite number > 0")
+    return float(value)
+
+
+def precision() -> Param:
+    help = "Keep adding deals until the headline's 95% CI half-width is below this."
+    option = typer.Option("--precision", callback=_usage(_target), help=help, show_default=False)
+    return Param("precision", help, Annotated[float | None, option], _optional(_target),
+                 "float | None")  # fmt: skip
+
+
+def max_count() -> Param:
+    return count("max_count", 1, "Cap per setting for {precision} (default: 10 x the size).")
+
+
+def _chunk(value: Any) -> int:
+    """A chunk that fits in memory (refused before anything is played)."""
+    size = whole(value, 1)
+    problem = chunk_size_problem(size)
+    if problem:
+        raise ValueError(problem)
+    return size
+
+
+def chunk_size() -> Param:
+    help = (
+        f"Deals or games per chunk (resume granularity; default {CHUNK_DEALS:,} deals or "
+        f"{CHUNK_GAMES:,} games, {CHUNK_SLOW_DEALS:,} or {CHUNK_SLOW_GAMES} with an mc or agent "
+        "seat; at most what half of the memory this process may use holds: RAM, ulimit or "
+        "cgroup)."
+    )
+    option = typer.Option("--chunk-size", min=1, callback=_usage(_chunk), help=help,
+                          show_default=False)  # fmt: skip
+    return Param("chunk_size", help, Annotated[int | None, option], _optional(_chunk),
+                 "int | None")  # fmt: skip
+
+
+def folder_name() -> Param:
+    return words("name", "Folder under {out} for the results (default: named by the study's "
+                 "settings and seed).", None, "'knock-study'")  # fmt: skip
+
+
+def force() -> Param:
+    return flag("force", "Replace another study in the same folder (it is deleted); without "
+                "it, that is refused.")  # fmt: skip
 
 
 def seed() -> Param:
