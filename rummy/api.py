@@ -61,7 +61,6 @@ __all__ = [
     "load",
     "play",
     "strategy_chart",
-    "sweep",
     "tune",
     # the functions made from a study kind's front, on first use (__getattr__ below)
     *(kind.function for kind in KINDS if kind.front and kind.function),
@@ -225,7 +224,7 @@ def _size(kind: str, deals: Any, games: Any, low: int = 1) -> tuple[int, str]:
     (at least ``low``: a study's interval needs two), else the kind's default deals
     (``sim.sizes``, as the command's)."""
     if deals is not None and games is not None:
-        raise UsageError(f"give deals or games, not both (deals={deals!r}, games={games!r})")
+        raise UsageError(f"deals={deals!r}, games={games!r}: give one, not both")
     return study_count(
         kind,
         None if deals is None else _whole("deals", deals, low),
@@ -233,7 +232,7 @@ def _size(kind: str, deals: Any, games: Any, low: int = 1) -> tuple[int, str]:
     )
 
 
-def _call(name: str, **args: Any) -> str:
+def _call(name: str, /, **args: Any) -> str:
     """The call as provenance (stored where the command line stores its command)."""
     given = ", ".join(f"{k}={v!r}" for k, v in args.items() if v is not None)
     return f"rummy.{name}({given})"
@@ -513,51 +512,6 @@ def _play_planned(
         )
     notes = tuple(dict.fromkeys(note for r in done.runs for note in r.notes))
     return StudyResult.of_data(done.data, done.directory, notes)
-
-
-@_called
-def sweep(
-    seats: str | Sequence[str],
-    grid: Mapping[str, Any],
-    *,
-    rules: str | Sequence[str] = DEFAULT_PRESET,
-    deals: int | None = None,
-    games: int | None = None,
-    seed: int | None = None,
-    duplicate: bool = False,
-    name: str | None = None,
-    out: Out = RESULTS_ROOT,
-    executor: Executor = LOCAL,
-    progress: bool = True,
-) -> StudyResult:
-    """A grid from arguments (``rummy sweep``): ``seats`` is a line-up template whose
-    ``{placeholders}`` take the ``grid``'s values (``{"k": "0..10"}``, a list, or
-    ``"rule.undercut_bonus": [10, 25]`` for a rule parameter); several ``rules`` presets
-    become variants. Default deals per setting: ``sim.sizes.DEFAULT_DEALS``."""
-    from sim.study.experiment_file import sweep_experiment
-    from sim.study.runs import new_seed
-
-    _common(executor, progress)
-    count, mode = _size("sweep", deals, games)
-    template = _texts("seats", seats, "greedy:knock_at={k}/simple")
-    chosen = _texts("rules", rules, "gin")  # several presets: one variant each
-    presets = [chosen] if isinstance(chosen, str) else list(dict.fromkeys(chosen))
-    for preset in presets:
-        _rules(preset)
-    if not isinstance(grid, Mapping) or not all(isinstance(k, str) for k in grid):
-        _refuse("grid", grid, 'give a dict of placeholder -> values, e.g. {"k": "0..10"}')
-    if name is not None:
-        _text("name", name, "'knock-sweep'")
-    with _checking(f"seats={_shown(seats)}, grid", dict(grid)):  # the two make the settings
-        planned = sweep_experiment(
-            template if isinstance(template, str) else list(template), grid, presets=presets,
-            seed=new_seed() if seed is None else _whole("seed", seed, 0, MAX_SEED),
-            mode=mode, count=count,
-            duplicate=_flag("duplicate", duplicate), name=name, source="rummy.sweep",
-        )  # fmt: skip
-    command = _call("sweep", seats=seats, grid=dict(grid), rules=str(rules), deals=deals,
-                    games=games, seed=seed, duplicate=duplicate)  # fmt: skip
-    return _play_planned(planned, out, executor, progress, command)
 
 
 @_called

@@ -1,7 +1,7 @@
 """The ``rummy`` command: thin commands over the ``sim`` API, loaded when used.
 
 Each command lives in its own module (``sim/cli/*_cmd.py``) as a small typer app, or is
-made from its study kind's front (``sim.front``: ``compare``, ``tournament``,
+made from its study kind's front (``sim.front``: ``sweep``, ``compare``, ``tournament``,
 ``advise``); the top-level group knows every command's name and one-line help
 (:data:`COMMANDS`) and imports a command's module (or front) only when that command
 runs, so ``rummy --help`` and
@@ -51,7 +51,6 @@ COMMANDS: dict[str, Command] = {
     "score": Command("table_cmds", "Score a showdown exactly as docs/RULES.md says."),
     "replay": Command("replay_cmd", "Replay one hand (or a whole game) turn by turn."),
     "run": Command("run_cmd", "Play many deals or games: one run, or an experiment file."),
-    "sweep": Command("sweep_cmd", "Play a grid on common deals and mark the best setting."),
     "chart": Command("results_cmd", "Draw charts (PNG and SVG) of a study's results."),
     "report": Command("results_cmd", "Write the self-contained HTML report of results."),
     **{  # the study kinds declared by a front: their commands are made from it

@@ -118,7 +118,7 @@ def study_size(kind: str, deals: int | None, games: int | None) -> tuple[int, st
     """The size of a study from ``--deals``/``--games`` (one of them, else the study
     kind's default: ``sim.sizes``), and its mode."""
     if deals is not None and games is not None:
-        fail("give --deals or --games, not both")
+        fail("--deals, --games: give one, not both")
     return study_count(kind, deals, games)
 
 

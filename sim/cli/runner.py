@@ -39,12 +39,16 @@ def run_study(
     *,
     record: Callable[[R], dict[str, Any]],
     show: Callable[[R], None],
+    told: Callable[[R], None] | None = None,
 ) -> R:
     """The shape of a study command: ``play(progress)`` calls the driver (the seed line
     and a progress bar appear with its first progress, so after every check of its
-    input), then prints its ``record`` as strict JSON, or passes it to ``show``."""
+    input); once the bar is gone ``told`` says what playing it said; then it prints its
+    ``record`` as strict JSON, or passes it to ``show``."""
     with study_progress(label, seed, drawn, as_json) as progress:
         result = play(progress)
+    if told is not None:
+        told(result)
     if as_json:
         print_json(record(result))
     else:

@@ -70,7 +70,7 @@ __all__ = [
 def check_common(deals: int | None, games: int | None, precision: float | None) -> None:
     """What ``run`` and ``sweep`` check before anything else (exit 1, one line)."""
     if deals is not None and games is not None:
-        fail("give --deals or --games, not both")
+        fail("--deals, --games: give one, not both")
     if precision is not None and not precision > 0:
         fail(f"--precision {precision:g} is not allowed; give a half-width > 0")
 

@@ -230,7 +230,7 @@ def tune(
     (Holm-adjusted)."""
     executor = executor_of(workers, backend, address)
     if deals is not None and games is not None:
-        fail("give --deals or --games, not both")
+        fail("--deals, --games: give one, not both")
     spec_flags = (
         ("STRATEGY", strategy),
         ("--param", param),

@@ -43,7 +43,7 @@ def command_of(front: Front[Any, Any]) -> Any:
     """The typer callback of ``front``'s command (register it with ``app.command``)."""
 
     def command(**given: Any) -> None:
-        from sim.cli.output import chosen_seed, command_line, fail, print_json
+        from sim.cli.output import chatter, chosen_seed, command_line, fail, print_json
         from sim.cli.runner import executor_of, run_study
         from sim.study.session import Session
 
@@ -59,15 +59,19 @@ def command_of(front: Front[Any, Any]) -> Any:
             print_json(front.record(result)) if as_json else front.show(result)
             return
         executor = executor_of(given["workers"], given["backend"], given["address"])
+        if front.announce is not None:
+            chatter(as_json).print(front.announce(request, executor))
 
         def play(progress: Any) -> Any:
             session = Session(executor, given["out"], progress, command_line())
             return front.play(request, session)
 
+        told = front.told
         run_study(
             front.kind.name, values["seed"], drawn, as_json, play,
             record=lambda result: {**front.record(result), "seed_drawn": drawn},
             show=front.show,
+            told=None if told is None else lambda result: told(result, as_json),
         )  # fmt: skip
 
     parameters = [

@@ -68,11 +68,13 @@ PARAMS = (
 
 
 def _request(values: Mapping[str, Any]) -> CompareRequest:
-    if values["vs_seats"] is None and values["vs_rules"] is None and not values["vs_rule"]:
+    side_b = ("vs_seats", "vs_rules", "vs_rule")
+    if not any(values[name] for name in side_b):
         # without one, side B is side A: the line-up against itself, +0.00 and p = 1
         raise ParamsError(
-            "give side B: {vs_seats}, {vs_rules} or {vs_rule} (side A with what they change)"
-        )
+            "none given; give one (side B is side A with what they change)",
+            side_b, tuple(values[name] for name in side_b),
+        )  # fmt: skip
     count, mode = params.size(COMPARE.name, values)
     rules_a = params.rule_set(values, "rules", "rule")
     rules_b = params.rule_set(

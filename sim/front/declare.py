@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from sim.study.kinds import StudyKind
 
-__all__ = ["REQUIRED", "Front", "Param", "ParamsError", "flag_of", "spelled"]
+__all__ = ["REQUIRED", "Front", "Param", "ParamsError", "flag_of", "literal", "spelled"]
 
 REQUIRED = inspect.Parameter.empty  # the default of a parameter both doors require
 
@@ -37,6 +37,11 @@ def _same(value: Any) -> Any:
 def flag_of(name: str) -> str:
     """The command's flag of a parameter: ``vs_seats`` -> ``--vs-seats``."""
     return "--" + name.replace("_", "-")
+
+
+def literal(text: str) -> str:
+    """``text`` (a value as given) put into a template as it is: its braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def spelled(template: str, spell: Callable[[str], str]) -> str:
@@ -71,11 +76,11 @@ class Param:
 
 
 class ParamsError(ValueError):
-    """A request's values refused. Either ``template`` names parameters as ``{name}``
-    (each door spells them: ``{deals}`` is ``--deals`` or ``deals``), or ``param`` and
-    ``value`` name the one refused (or a tuple of them: the values that together were
-    refused) and ``template`` is the reason as it stands (a driver's words, never
-    formatted: a spec may hold braces)."""
+    """A request's values refused: ``template`` names parameters as ``{name}`` (each door
+    spells them: ``{deals}`` is ``--deals`` or ``deals``; a driver's words put in it go
+    through :func:`literal`: a spec may hold braces); ``param`` and ``value``, where
+    given, name the one refused (or a tuple of them: the values refused together), and
+    the message starts with them."""
 
     def __init__(
         self, template: str, param: str | tuple[str, ...] | None = None, value: Any = None
@@ -87,17 +92,16 @@ class ParamsError(ValueError):
         """The message for one door: ``spell`` writes a parameter's name, ``shown`` a
         refused parameter with its value (None: its name alone, the value being the
         door's reading of what was typed, not the text itself)."""
+        text = spelled(self.template, spell)
         if self.param is None:
-            return spelled(self.template, spell)
+            return text
         names, values = (
             (self.param, self.value)
             if isinstance(self.param, tuple)
             else ((self.param,), (self.value,))
         )
         show = shown or (lambda name, _: spell(name))
-        return (
-            ", ".join(show(n, v) for n, v in zip(names, values, strict=True)) + f": {self.template}"
-        )
+        return ", ".join(show(n, v) for n, v in zip(names, values, strict=True)) + f": {text}"
 
 
 class _Spelled(dict[str, str]):
@@ -134,6 +138,12 @@ class Front(Generic[Request, Result]):
         ``session`` is False).
     show, record : callable
         The result printed in a terminal, and as a JSON-able dict (``--json``).
+    announce : callable or None
+        The request and the executor to the line the command prints before it plays
+        (what it will play and on how many workers).
+    told : callable or None
+        What the command says after playing, before the result or its JSON (the result
+        and whether JSON follows): notes, hands played.
     notebook : callable
         The result as the notebook function returns it (a type of ``rummy.results``,
         imported when called: the declaration stays light).
@@ -156,6 +166,8 @@ class Front(Generic[Request, Result]):
     notebook: Callable[[Result], Any]
     epilog: str = ""
     session: bool = True
+    announce: Callable[[Request, Any], str] | None = None
+    told: Callable[[Result, bool], None] | None = None
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]

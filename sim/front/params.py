@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sim.front.declare import REQUIRED, Param, ParamsError, flag_of, spelled
+from sim.front.declare import REQUIRED, Param, ParamsError, flag_of, literal, spelled
 from sim.limits import MAX_COUNT, MAX_SEED, chunk_size_problem
 from sim.rules import DEFAULT_PRESET, RuleSet, get_rules, parse_overrides
 from sim.sizes import (
@@ -201,7 +201,8 @@ def seat_cards(name: str, help: str) -> Param:
         for item in items:
             seat, sep, text = item.partition(":")
             if not sep or not seat.strip().isdigit():
-                raise ParamsError(f"{{{name}}} {item!r}: write SEAT:CARDS, e.g. {{{name}}} 1:7H,7D")
+                given = literal(repr(item))
+                raise ParamsError(f"{{{name}}} {given}: write SEAT:CARDS, e.g. {{{name}}} 1:7H,7D")
             cards[int(seat)] = cards.get(int(seat), "") + " " + text.replace(",", " ")
         return cards
 
@@ -230,7 +231,7 @@ def whole_numbers(name: str, help: str, example: str) -> Param:
             return [int(x) for x in value.replace(",", " ").split()]
         except ValueError:
             raise ParamsError(
-                f"{{{name}}} {value!r}: give one whole number per seat, e.g. {example}"
+                f"{{{name}}} {literal(repr(value))}: give one whole number per seat, e.g. {example}"
             ) from None
 
     def read(value: Any) -> list[int]:
@@ -370,6 +371,17 @@ def specs(name: str, help: str, example: str, short: str | None = None) -> Param
                  lambda v: texts(v, example), "str | Sequence[str]", default=REQUIRED)  # fmt: skip
 
 
+def lineup_template(name: str, help: str, example: str, short: str | None = None) -> Param:
+    """A line-up template (``greedy:knock_at={k}/simple``): the option once, or once per
+    seat, at the command line; text or a list in the notebook; None: not given."""
+    flags = (flag_of(name), short) if short else (flag_of(name),)
+    cli = spelled(help, flag_of) + " Or the option once per seat."
+    option = typer.Option(*flags, help=cli, show_default=False)
+    return Param(name, help + " Or a list, one per seat.", Annotated[list[str] | None, option],
+                 _optional(lambda v: texts(v, example)), "str | Sequence[str] | None",
+                 parse=lambda v: (v[0] if len(v) == 1 else tuple(v)) if v else None)  # fmt: skip
+
+
 def lineup(name: str, help: str, default: str | None, short: str | None = None) -> Param:
     """A line-up: ``--seats greedy/simple`` at the command line; text or a list (one spec
     or agent object per seat) in the notebook."""
@@ -430,14 +442,15 @@ def refused(name: str | tuple[str, ...], value: Any) -> Iterator[None]:
     except ParamsError:
         raise
     except ValueError as error:
-        raise ParamsError(" ".join(str(error).split()), name, value) from None
+        raise ParamsError(literal(" ".join(str(error).split())), name, value) from None
 
 
 def size(kind: str, values: Mapping[str, Any]) -> tuple[int, str]:
     """The study's count and mode: ``games`` whole games, else ``deals`` single deals,
     else the kind's default deals (``sim.sizes``); not both."""
     if values["deals"] is not None and values["games"] is not None:
-        raise ParamsError("give {deals} or {games}, not both")
+        raise ParamsError("give one, not both", ("deals", "games"),
+                          (values["deals"], values["games"]))  # fmt: skip
     return study_count(kind, values["deals"], values["games"])
 
 

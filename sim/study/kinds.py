@@ -71,6 +71,7 @@ EXPERIMENT = StudyKind(
 SWEEP = StudyKind(
     "sweep", "sweep", commands=("sweep",), function="sweep", records=("experiment.json",),
     folder="sweep", default_deals=100_000,  # per setting
+    front="sim.front.sweep", summary="Play a grid on common deals and mark the best setting.",
 )  # fmt: skip
 COMPARE = StudyKind(
     "compare", "comparison", commands=("compare",), function="compare",

@@ -127,7 +127,7 @@ def test_progress_is_shown_unless_asked_not_to(
 
 def test_bad_input_is_one_line_before_anything_is_written(tmp_path: Path) -> None:
     out = tmp_path / "never"
-    with pytest.raises(ValueError, match="give deals or games, not both"):
+    with pytest.raises(ValueError, match="deals=10, games=10: give one, not both"):
         rummy.play(SEATS, deals=10, games=10, out=out, progress=False)
     with pytest.raises(ValueError, match="nosuch"):
         rummy.play("nosuch/simple", deals=10, out=out, progress=False)

@@ -71,8 +71,8 @@ KEYWORDS = {
                 "seed", "duplicate", "out", "executor", "progress"],
     "experiment": ["out", "executor", "progress", "count", "seed", "duplicate", "precision",
                    "headline", "rows"],
-    "sweep": ["rules", "deals", "games", "seed", "duplicate", "name", "out", "executor",
-              "progress"],
+    "sweep": ["rules", "rule", "deals", "games", "seed", "duplicate", "headline", "precision",
+              "max_count", "name", "force", "rows", "chunk_size", "out", "executor", "progress"],
     "tournament": ["rules", "rule", "deals", "games", "chart", "seed", "out", "executor",
                    "progress"],
     "tune": ["against", "rules", "deals", "games", "seed", "duplicate", "out", "executor",
@@ -168,7 +168,7 @@ def test_the_reported_misuses_are_one_line_naming_the_parameter(workspace: Path)
             ("advise", "pile", None, "pile=None"),
             ("advise", "hand", 5, "hand=5: give text"),  # never read as a card mask
             ("sweep", "grid", "k=1..2", "grid='k=1..2': give a dict"),
-            ("compare", "vs_seats", None, "give side B: vs_seats, vs_rules or vs_rule"),
+            ("compare", "vs_seats", None, "vs_seats=None, vs_rules=None, vs_rule={}: none given"),
             ("compare", "vs_seats", "greedy,simple", "both sides are the same"),
             ("experiment", "deels", 100, "unknown keyword 'deels'; its keywords: "),
             ("tune", "bogus", 1, "unknown keyword 'bogus'; its keywords: confirm"),
@@ -197,10 +197,11 @@ def test_a_misspelt_missing_or_extra_argument_is_a_value_error(
     """Python would raise a TypeError: the notebook names the keyword and those allowed."""
     with _inside(workspace):
         _check(function, "deels", 3)
-        # compare's every parameter has a default; called bare, side B is missing
-        missing = (
-            "give side B" if function == "compare" else rf"^{function}\(\): missing a required"
-        )
+        # compare's and sweep's every parameter has a default: called bare, they say what
+        # is missing (side B's parameters; the line-up template)
+        missing = rf"^{function}\(\): missing a required"
+        if function in ("compare", "sweep"):
+            missing = "none given; give one|give a line-up template"
         with pytest.raises(rummy.UsageError, match=missing):
             getattr(rummy, function)()
         args, _ = VALID[function]

@@ -185,7 +185,7 @@ def test_sweep_with_two_presets_makes_variants(captured: list[R.RunConfig], tmp_
         (["run", "--deals", "5"], "give a line-up with --seats"),
         (
             ["run", "--seats", "greedy", "--deals", "5", "--games", "5"],
-            "give --deals or --games, not both",
+            "--deals, --games: give one, not both",
         ),
         (["run", "--seats", "greedy", "--address", "x:1"], "--address needs --backend ray"),
         (
@@ -219,7 +219,7 @@ def test_sweep_with_two_presets_makes_variants(captured: list[R.RunConfig], tmp_
             ],
             "needs players=2",
         ),
-        (["sweep", "--seats", "greedy/simple"], "give at least one --grid"),
+        (["sweep", "--seats", "greedy/simple"], "--grid: give at least one placeholder"),
         (["chart", "nowhere"], "nowhere: no such directory or file"),
         (["report", "nowhere"], "nowhere: no such directory or file"),
     ],

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import rummy
 from sim.cli import app
 from sim.front import params
-from sim.front.declare import REQUIRED, Front, ParamsError, flag_of
+from sim.front.declare import REQUIRED, Front, ParamsError, flag_of, literal
 from sim.study.kinds import KINDS
 
 FRONTS = {kind.name: importlib.import_module(kind.front).FRONT for kind in KINDS if kind.front}
@@ -82,15 +82,18 @@ def test_a_sizes_bounds_are_the_same_at_both_doors(name: str, tmp_path: Path) ->
 
 
 def test_a_refusal_names_parameters_in_each_doors_words() -> None:
-    both = ParamsError("give {deals} or {games}, not both")
+    both = ParamsError("give {deals} or {games}, not both")  # no value: names spelled alone
     assert both.words(flag_of, None) == "give --deals or --games, not both"
     assert both.words(str, None) == "give deals or games, not both"
-    one = ParamsError("unknown strategy 'x{k}'", "vs_seats", "x{k}")  # braces kept as given
+    one = ParamsError(literal("unknown strategy 'x{k}'"), "vs_seats", "x{k}")  # braces kept
     assert one.words(flag_of, None) == "--vs-seats: unknown strategy 'x{k}'"
     assert one.words(str, lambda k, v: f"{k}={v!r}") == "vs_seats='x{k}': unknown strategy 'x{k}'"
     two = ParamsError("bad card 'x'", ("hand", "pile"), ("AS", "x"))
     assert two.words(flag_of, None) == "--hand, --pile: bad card 'x'"
     assert two.words(str, lambda k, v: f"{k}={v!r}") == "hand='AS', pile='x': bad card 'x'"
+    needs = ParamsError("needs {precision}", "max_count", 5)  # a value's words spelled too
+    assert needs.words(flag_of, None) == "--max-count: needs --precision"
+    assert needs.words(str, lambda k, v: f"{k}={v!r}") == "max_count=5: needs precision"
 
 
 def test_rule_changes_read_the_same_at_both_doors() -> None:

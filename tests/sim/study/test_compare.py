@@ -233,8 +233,8 @@ def test_cli_compare_defaults_games_and_json(monkeypatch, self_comparison) -> No
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["compare"], "give side B: --vs-seats, --vs-rules or --vs-rule"),
-        (["compare", "--seats", "greedy/simple", "--rule", "knock_limit=7"], "give side B"),
+        (["compare"], "--vs-seats, --vs-rules, --vs-rule: none given; give one"),
+        (["compare", "--seats", "greedy/simple", "--rule", "knock_limit=7"], "none given"),
         (["compare", "--seats", "greedy/simple", "--vs-seats", "greedy,simple"], "are the same"),
         (["compare", "--vs-rules", "gin", "--vs-label", "B"], "both sides are the same"),
         (["compare", "--vs-rule", "knock_limit=10"], "both sides are the same"),

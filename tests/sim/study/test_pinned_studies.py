@@ -49,6 +49,10 @@ of hands``, was ``%``): with the old two labels, the digests of the run before. 
 study's ``--json`` but replay's and advise's gained ``units`` (each figure's unit): without
 that key, the digests of the run before.
 
+``sweep`` was recorded again when its command came to be made from its front
+(``sim.front.sweep``) and its ``--json`` gained ``seed_drawn``, as every front-made study
+command's: without that key, the digest of the run before.
+
 When a change is meant to change results, record the digests again (all, or the cases
 named) and say why in the commit::
 
