@@ -59,8 +59,7 @@ PARAMS = (
     params.label("vs_label", "Side B's name in the output (default: what differs)."),
     params.count("deals", 2, f"Single deals per run (default: {DEFAULT_DEALS['compare']:,}).",
                  short="-n"),
-    params.count("games", 2, "Whole games per run (instead of {deals}); the metric is then "
-                 "the net final score per game."),
+    params.games(2, "run"),
     params.duplicate("Also replay every deal with the seats rotated (seat k plays seat k+1's "
                      "strategy), so seat luck cancels; reports the variance reduction achieved."),
     params.seed(),

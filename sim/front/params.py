@@ -39,6 +39,7 @@ __all__ = [
     "flag",
     "folder_name",
     "force",
+    "games",
     "headline",
     "label",
     "lineup",
@@ -364,6 +365,12 @@ def folder_name() -> Param:
 def force() -> Param:
     return flag("force", "Replace another study in the same folder (it is deleted); without "
                 "it, that is refused.")  # fmt: skip
+
+
+def games(low: int, per: str) -> Param:
+    """Whole games per run (per seating, per setting) instead of single deals."""
+    return count("games", low, f"Whole games per {per} (instead of {{deals}}); the metric is "
+                 "then the net final score per game.")  # fmt: skip
 
 
 def seed() -> Param:

@@ -21,7 +21,7 @@ import typer
 from sim.front import params
 from sim.front.declare import Front, Param, ParamsError, flag_of, literal, spelled
 from sim.present.experiment import Drawn, play_drawn
-from sim.rules import DEFAULT_PRESET, get_rules
+from sim.rules import DEFAULT_PRESET
 from sim.sizes import DEFAULT_DEALS
 from sim.study.design import MAX_SETTINGS, Experiment
 from sim.study.experiment_file import sweep_experiment
@@ -100,8 +100,7 @@ PARAMS = (
     params.overrides("rule", short="-r"),
     params.count("deals", 1, f"Single hands per setting (default: {DEFAULT_DEALS['sweep']:,}).",
                  short="-n"),
-    params.count("games", 1, "Whole games of the rule set's game mode (instead of {deals}); "
-                 "the metric is then the net final score per game."),
+    params.games(1, "setting"),
     params.seed(),
     params.duplicate("Also play every deal with the seats rotated, so seat luck cancels."),
     params.headline(),
@@ -132,9 +131,8 @@ def _request(values: Mapping[str, Any]) -> Plan:
     if values["max_count"] is not None and values["precision"] is None:
         raise ParamsError("needs {precision}", "max_count", values["max_count"])
     count, mode = params.size(SWEEP.name, values)
-    for preset in values["rules"]:
-        with params.refused("rules", preset):
-            get_rules(preset)
+    for preset in values["rules"]:  # each preset, with the rule changes
+        params.rule_set({**values, "rules": preset}, "rules", "rule")
     seats = values["seats"]
     with params.refused(("seats", "grid"), (seats, values["grid"])):  # they make the settings
         experiment = sweep_experiment(

@@ -44,8 +44,7 @@ PARAMS = (
     params.overrides("rule", short="-r"),
     params.count("deals", 2, "Single deals per seating run (default: "
                  f"{DEFAULT_DEALS['tournament']:,}).", short="-n"),
-    params.count("games", 2, "Whole games per run (instead of {deals}); the metric is then "
-                 "the net final score per game."),
+    params.games(2, "run"),
     params.flag("chart", "Save the matrix chart as PNG and SVG.", default=True),
     params.seed(),
 )  # fmt: skip
