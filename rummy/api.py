@@ -68,7 +68,6 @@ __all__ = [
 
 Out = str | os.PathLike[str]
 F = TypeVar("F", bound=Callable[..., Any])
-R = TypeVar("R")
 
 
 class UsageError(ValueError):
@@ -213,10 +212,9 @@ def _progress(label: str, show: bool) -> Iterator[Any]:
         yield view
 
 
-def _callback(view: Any, phases: bool = False) -> Callable[[Any], None] | None:
-    if view is None:
-        return None
-    return view.phase if phases else view.progress
+def _callback(view: Any) -> Callable[[Any], None] | None:
+    """The bar's callback (it takes a run's progress and an experiment's phases alike)."""
+    return None if view is None else view.progress
 
 
 def _size(kind: str, deals: Any, games: Any, low: int = 1) -> tuple[int, str]:
@@ -508,7 +506,7 @@ def _play_planned(
     root = _out(out)
     with _progress(planned.name, progress) as view:
         done = run_experiment(
-            planned, executor, out=root, progress=_callback(view, phases=True), command=command
+            planned, executor, out=root, progress=_callback(view), command=command
         )
     notes = tuple(dict.fromkeys(note for r in done.runs for note in r.notes))
     return StudyResult.of_data(done.data, done.directory, notes)

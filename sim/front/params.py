@@ -374,7 +374,7 @@ def games(low: int, per: str) -> Param:
 
 
 def seed() -> Param:
-    help = "Master seed: every run plays the same deals. Drawn and printed when omitted."
+    help = "Master seed: every run plays the same deals. Drawn when omitted, and shown."
     option = typer.Option("--seed", min=0, callback=at_most(MAX_SEED), help=spelled(help, flag_of),
                           show_default=False)  # fmt: skip
     return Param("seed", help, Annotated[int | None, option],

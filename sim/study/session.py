@@ -1,11 +1,14 @@
-"""Where and how a study plays, apart from what it plays: one value for every driver.
+"""Where and how a study plays, apart from what it plays: one value for its driver.
 
 A study's request says what to play (the rules, the seats, the deals, the seed); its
 :class:`Session` says where the chunks run (the executor), under which folder the study
 writes, who hears its progress and what call to store as its provenance. The command
 line makes one from ``--workers``, ``--backend``, ``--address`` and ``--out``; the
-notebook from ``executor=``, ``out=`` and ``progress=`` (``rummy.Session``). None of it
-changes a result: the same request gives the same numbers in any session.
+notebook from ``executor=``, ``out=`` and ``progress=``. None of it changes a result:
+the same request gives the same numbers in any session. The drivers of the kinds made
+from a front take one (``sim.study.compare``, ``sim.study.tournament``, and an
+experiment's ``sim.present.experiment.play_drawn``); the others still take its parts as
+keywords.
 """
 
 from __future__ import annotations

@@ -86,6 +86,14 @@ def test_sweep(tmp_path: Path, mode: str) -> None:
             assert setting.games_won is not None
             _same(setting.games_won, row["game_win_rate"], units["game_win_rate"])
     _loads_back(study)
+    # one front: the folder each door wrote holds the same files, charts and report too
+    cli_files = sorted(
+        p.relative_to(tmp_path / "cli" / "s") for p in (tmp_path / "cli" / "s").rglob("*")
+    )
+    api_files = sorted(
+        p.relative_to(tmp_path / "api" / "s") for p in (tmp_path / "api" / "s").rglob("*")
+    )
+    assert Path("report.html") in api_files and cli_files == api_files
 
 
 @pytest.mark.parametrize("mode", ["deals", "games"])

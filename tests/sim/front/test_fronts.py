@@ -104,3 +104,13 @@ def test_rule_changes_read_the_same_at_both_doors() -> None:
     assert rule.parse(None) == rule.read(None) == {}
     with pytest.raises(ValueError, match="give a dict"):
         rule.read(["knock_limit=7"])
+
+
+def test_a_session_reads_its_folder_and_names_its_command(tmp_path: Path) -> None:
+    from sim import store
+    from sim.study.session import Session
+
+    session = Session(out=tmp_path / "x")  # a path given: its StorePath
+    assert session.out == store.location(tmp_path / "x")
+    assert Session(command="rummy compare").provenance == "rummy compare"
+    assert Session().provenance  # none given: this process's command line
