@@ -46,7 +46,7 @@ from rummy.results import (
     games_won_of,
 )
 from sim.front import params
-from sim.front.declare import Front
+from sim.front.declare import Front, ParamsError
 from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import DEFAULT_PRESET, PRESETS, RuleSet, get_rules
 from sim.sizes import DEFAULT_DEALS, study_count
@@ -83,6 +83,11 @@ def _shown(value: Any) -> str:
     """A value as the message shows it: its repr on one line, cut short."""
     text = " ".join(repr(value).split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _said(error: ParamsError) -> str:
+    """A front's refusal in Python's words (``deals=10, games=10: give one, not both``)."""
+    return error.words(str, lambda name, value: f"{name}={_shown(value)}")
 
 
 def _refuse(name: str, value: Any, allowed: str) -> NoReturn:
@@ -221,8 +226,10 @@ def _size(kind: str, deals: Any, games: Any, low: int = 1) -> tuple[int, str]:
     """The count and mode of a study: ``deals=`` single hands or ``games=`` whole games
     (at least ``low``: a study's interval needs two), else the kind's default deals
     (``sim.sizes``, as the command's)."""
-    if deals is not None and games is not None:
-        raise UsageError(f"deals={deals!r}, games={games!r}: give one, not both")
+    try:  # both given: refused in the front's words, before either is read
+        params.size(kind, {"deals": deals, "games": games})
+    except ParamsError as error:
+        raise UsageError(_said(error)) from None
     return study_count(
         kind,
         None if deals is None else _whole("deals", deals, low),
@@ -245,7 +252,7 @@ def _function_of(front: Front[Any, Any]) -> Any:
     ``out``, ``executor`` and ``progress``. Each value is read by its parameter (a refusal:
     ``name=value: what is allowed``); the request is made and played as the command plays
     it, and returned as ``front.notebook`` makes it."""
-    from sim.front.declare import REQUIRED, ParamsError, spelled
+    from sim.front.declare import REQUIRED, spelled
 
     name = front.kind.function or front.kind.name
     declared = [
@@ -279,7 +286,7 @@ def _function_of(front: Front[Any, Any]) -> Any:
         try:
             request = front.request(values)
         except ParamsError as error:
-            raise UsageError(error.words(str, lambda k, v: f"{k}={_shown(v)}")) from None
+            raise UsageError(_said(error)) from None
         if not front.session:
             return front.notebook(front.play(request))
         root = _out(arguments["out"])

@@ -111,7 +111,7 @@ def out_root_check(value: Path) -> Path:
     return value
 
 
-RulesOption = Annotated[str, typer.Option("--rules", help="Rule preset (see `rummy rules list`).")]
+RulesOption = params.preset("rules").option
 RuleOverrides = overrides("rule", short="-r").option
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 SeatsOption = Annotated[

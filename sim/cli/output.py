@@ -34,7 +34,6 @@ from sim.present.terminal import (
     is_quiet,
     set_quiet,
 )
-from sim.sizes import study_count
 from sim.stats import format_estimate
 from sim.store import dumps, location
 
@@ -117,9 +116,13 @@ def seed_line(seed: int, drawn: bool) -> str:
 def study_size(kind: str, deals: int | None, games: int | None) -> tuple[int, str]:
     """The size of a study from ``--deals``/``--games`` (one of them, else the study
     kind's default: ``sim.sizes``), and its mode."""
-    if deals is not None and games is not None:
-        fail("--deals, --games: give one, not both")
-    return study_count(kind, deals, games)
+    from sim.front.declare import ParamsError, flag_of
+    from sim.front.params import size
+
+    try:
+        return size(kind, {"deals": deals, "games": games})
+    except ParamsError as error:
+        fail(error.words(flag_of, None))
 
 
 @contextlib.contextmanager

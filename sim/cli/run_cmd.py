@@ -47,7 +47,7 @@ from sim.cli.output import (
     study_size,
 )
 from sim.cli.runner import executor_of, refuse_on_resume
-from sim.cli.studies import check_common, play_experiment, play_run, print_run_result
+from sim.cli.studies import play_experiment, play_run, print_run_result
 from sim.rules import DEFAULT_PRESET, get_rules, parse_overrides
 from sim.study import records
 from sim.study.design import EXPERIMENT_JSON
@@ -120,7 +120,7 @@ def run(
     experiment (its tables, charts and report).
     """
     executor = executor_of(workers, backend, address)
-    check_common(deals, games, precision)
+    study_size("run", deals, games)  # both given: refused before anything else
     settings = _Settings(
         rules, rule, seats, deals, games, seed, name, rows, precision, max_count, duplicate,
         headline, chunk_size,

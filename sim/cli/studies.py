@@ -27,7 +27,6 @@ from sim.cli.output import (
     compact_table,
     console,
     err_console,
-    fail,
     folder,
     pct,
     print_json,
@@ -57,7 +56,6 @@ from sim.study.settings import expand
 
 __all__ = [
     "announce_experiment",
-    "check_common",
     "experiment_record",
     "play_experiment",
     "play_run",
@@ -65,14 +63,6 @@ __all__ = [
     "print_run_result",
     "tell_experiment",
 ]
-
-
-def check_common(deals: int | None, games: int | None, precision: float | None) -> None:
-    """What ``run`` and ``sweep`` check before anything else (exit 1, one line)."""
-    if deals is not None and games is not None:
-        fail("--deals, --games: give one, not both")
-    if precision is not None and not precision > 0:
-        fail(f"--precision {precision:g} is not allowed; give a half-width > 0")
 
 
 def _count(n: int, noun: str) -> str:

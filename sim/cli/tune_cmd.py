@@ -229,8 +229,7 @@ def tune(
     difference with the default parameters and whether it beats the runner-up
     (Holm-adjusted)."""
     executor = executor_of(workers, backend, address)
-    if deals is not None and games is not None:
-        fail("--deals, --games: give one, not both")
+    study_size("tune", deals, games)  # both given: refused before anything else
     spec_flags = (
         ("STRATEGY", strategy),
         ("--param", param),

@@ -67,7 +67,7 @@ POSITION = (
 )
 # how it is scored: advise's keywords
 SCORING = (
-    params.preset("rules", "Rule preset (see `rummy rules list`)."),
+    params.preset("rules"),
     params.overrides("rule", short="-r"),
     params.number("samples", "Sampled deals (the same seed and count always give the same "
                   "answer).", DEFAULT_SAMPLES, 2, MAX_SAMPLES),

@@ -50,7 +50,7 @@ PARAMS = (
         default="greedy", short="-s",
     ),
     params.lineup("vs_seats", "Side B's line-up (default: {seats}).", default=None),
-    params.preset("rules", "Rule preset (see `rummy rules list`)."),
+    params.preset("rules"),
     params.preset("vs_rules", "Side B's rule preset (default: {rules}); the {rule} overrides "
                   "apply to it too.", default=None),
     params.overrides("rule", short="-r"),

@@ -30,6 +30,7 @@ from sim.sizes import (
 )
 
 __all__ = [
+    "RULES_HELP",
     "Headline",
     "Rows",
     "at_most",
@@ -138,6 +139,11 @@ def rule_changes(value: Any) -> dict[str, Any]:
     return dict(value)
 
 
+def _flags(name: str, short: str | None) -> tuple[str, ...]:
+    """A parameter's flag, and its short form where it has one (``--deals``, ``-n``)."""
+    return (flag_of(name), short) if short else (flag_of(name),)
+
+
 def _optional(read: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda value: None if value is None else read(value)
 
@@ -160,20 +166,19 @@ def _usage(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
 def count(name: str, low: int, help: str, short: str | None = None) -> Param:
     """A size (``deals``, ``games``): a whole number ``low..MAX_COUNT``, or None (not
     given: the study's default)."""
-    flags = (flag_of(name), short) if short else (flag_of(name),)
-    option = typer.Option(*flags, min=low, callback=at_most(MAX_COUNT), help=spelled(help, flag_of),
-                          show_default=False)  # fmt: skip
-    return Param(name, help, Annotated[int | None, option],
-                 _optional(lambda v: whole(v, low)), "int | None")  # fmt: skip
+    return number(name, help, None, low, short=short)
 
 
-def number(name: str, help: str, default: int | None, low: int, high: int | None = None) -> Param:
+def number(
+    name: str, help: str, default: int | None, low: int, high: int | None = None,
+    short: str | None = None,
+) -> Param:  # fmt: skip
     """A whole number ``low..high`` (no ``high``: up to ``MAX_COUNT``, left out of the
     help), or None where that is the default."""
     top = MAX_COUNT if high is None else high
     bounds: dict[str, Any] = {"min": low} | ({"max": high} if high is not None else {})
     help_text, shown = spelled(help, flag_of), default is not None
-    option = typer.Option(flag_of(name), **bounds, callback=at_most(top), help=help_text,
+    option = typer.Option(*_flags(name, short), **bounds, callback=at_most(top), help=help_text,
                           show_default=shown)  # fmt: skip
     read = lambda v: whole(v, low, top)  # noqa: E731
     if default is None:
@@ -181,9 +186,15 @@ def number(name: str, help: str, default: int | None, low: int, high: int | None
     return Param(name, help, Annotated[int, option], read, "int", default=default)
 
 
-def _positive_seconds(value: Any) -> float:
+def _positive(value: Any) -> bool:
+    """A finite number above 0 (``inf`` would never stop adding deals short of the cap,
+    ``nan`` never start; not a bool)."""
     ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not ok or not 0 < value < math.inf:
+    return ok and 0 < value < math.inf
+
+
+def _positive_seconds(value: Any) -> float:
+    if not _positive(value):
         raise ValueError(f"{value!r} is not a positive number of seconds")
     return float(value)
 
@@ -199,7 +210,7 @@ def seconds(name: str, help: str) -> Param:
 def words(name: str, help: str, default: Any, example: str, short: str | None = None) -> Param:
     """Text: a hand's cards, a model's name, a strategy spec (``default`` None: optional;
     :data:`REQUIRED`: needed; "" allowed where it is the default)."""
-    flags = (flag_of(name), short) if short else (flag_of(name),)
+    flags = _flags(name, short)
     shown = default is not None and default is not REQUIRED and default != ""
     option = typer.Option(*flags, help=spelled(help, flag_of), show_default=shown)
 
@@ -316,10 +327,8 @@ def headline() -> Param:
 
 
 def _target(value: Any) -> float:
-    """A target such as ``precision``: a finite number above 0 (as an experiment file's;
-    ``inf`` would never stop adding deals short of the cap, ``nan`` never start)."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not ok or not 0 < value < math.inf:
+    """A target such as ``precision`` (as an experiment file's)."""
+    if not _positive(value):
         raise ValueError(f"{value} is not allowed; give a finite number > 0")
     return float(value)
 
@@ -394,7 +403,7 @@ def duplicate(help: str) -> Param:
 def specs(name: str, help: str, example: str, short: str | None = None) -> Param:
     """Specs a study needs (strategies): the option once or more at the command line
     (each may hold several, comma-separated), text or a list of texts in the notebook."""
-    flags = (flag_of(name), short) if short else (flag_of(name),)
+    flags = _flags(name, short)
     option = typer.Option(*flags, help=spelled(help + " Repeatable.", flag_of), show_default=False)
     return Param(name, help + " A list works too.", Annotated[list[str], option],
                  lambda v: texts(v, example), "str | Sequence[str]", default=REQUIRED)  # fmt: skip
@@ -403,7 +412,7 @@ def specs(name: str, help: str, example: str, short: str | None = None) -> Param
 def lineup_template(name: str, help: str, example: str, short: str | None = None) -> Param:
     """A line-up template (``greedy:knock_at={k}/simple``): the option once, or once per
     seat, at the command line; text or a list in the notebook; None: not given."""
-    flags = (flag_of(name), short) if short else (flag_of(name),)
+    flags = _flags(name, short)
     cli = spelled(help, flag_of) + " Or the option once per seat."
     option = typer.Option(*flags, help=cli, show_default=False)
     return Param(name, help + " Or a list, one per seat.", Annotated[list[str] | None, option],
@@ -414,7 +423,7 @@ def lineup_template(name: str, help: str, example: str, short: str | None = None
 def lineup(name: str, help: str, default: str | None, short: str | None = None) -> Param:
     """A line-up: ``--seats greedy/simple`` at the command line; text or a list (one spec
     or agent object per seat) in the notebook."""
-    flags = (flag_of(name), short) if short else (flag_of(name),)
+    flags = _flags(name, short)
     option = typer.Option(*flags, help=spelled(help, flag_of), show_default=default is not None)
     read = seats_text if default is not None else _optional(seats_text)
     kind = "str | Sequence[str]" + ("" if default is not None else " | None")
@@ -422,7 +431,10 @@ def lineup(name: str, help: str, default: str | None, short: str | None = None) 
                  default=default)  # fmt: skip
 
 
-def preset(name: str, help: str, default: str | None = DEFAULT_PRESET) -> Param:
+RULES_HELP = "Rule preset (see `rummy rules list`)."
+
+
+def preset(name: str, help: str = RULES_HELP, default: str | None = DEFAULT_PRESET) -> Param:
     """A rule preset's name (``--rules gin``); the notebook takes a ``RuleSet`` too."""
     option = typer.Option(
         flag_of(name), help=spelled(help, flag_of), show_default=default is not None
@@ -440,7 +452,7 @@ def overrides(
     line, ``rule={"knock_limit": 7}`` in the notebook; both read as a dict (empty: none).
     ``whose`` narrows them (" for side B only"); ``wins_over`` names the parameter whose
     changes they override."""
-    flags = (flag_of(name), short) if short else (flag_of(name),)
+    flags = _flags(name, short)
     wins = "" if wins_over is None else f"; wins over {{{wins_over}}}"
     cli = "Override one rule parameter" + whose + ", as key=value (repeatable" + wins + ")."
     notebook = (

@@ -40,7 +40,7 @@ PARAMS = (
         "strategy's own parameters follow it (greedy:knock_at=7,min_gain=2,simple).",
         "greedy,simple", short="-s",
     ),
-    params.preset("rules", "Rule preset (see `rummy rules list`)."),
+    params.preset("rules"),
     params.overrides("rule", short="-r"),
     params.count("deals", 2, "Single deals per seating run (default: "
                  f"{DEFAULT_DEALS['tournament']:,}).", short="-n"),
