@@ -18,7 +18,7 @@ checks its own parameters first, by type and range (``_whole``, ``_text``, ...),
 builds its driver's request inside ``_checking(parameter, value)``: whatever the driver
 refuses there comes back as a :class:`UsageError` whose one line starts with the
 parameter as the caller wrote it (``deals=0: ...``, ``seats='nosuch/simple': ...``).
-Keywords passed on to a driver (``**search`` of :func:`tune`, ...) are checked against
+Keywords passed on to a driver (``**changes`` of :func:`experiment`, ...) are checked against
 what that driver takes, so a misspelling names the keywords allowed.
 """
 
@@ -53,7 +53,6 @@ from sim.sizes import DEFAULT_DEALS, study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
 from sim.study.kinds import KINDS, RESULTS_ROOT, RUN
-from sim.study.quantities import points_unit
 
 __all__ = [
     "UsageError",
@@ -61,7 +60,6 @@ __all__ = [
     "load",
     "play",
     "strategy_chart",
-    "tune",
     # the functions made from a study kind's front, on first use (__getattr__ below)
     *(kind.function for kind in KINDS if kind.front and kind.function),
 ]
@@ -270,7 +268,6 @@ def _function_of(front: Front[Any, Any]) -> Any:
     signature = inspect.Signature(declared + session)
 
     def function(*args: Any, **kwargs: Any) -> Any:
-        from sim.study.runs import new_seed
         from sim.study.session import Session
 
         given = signature.bind(*args, **kwargs)  # a wrong call: _called's UsageError
@@ -281,9 +278,8 @@ def _function_of(front: Front[Any, Any]) -> Any:
         for param in front.params:
             with _checking(param.name, arguments[param.name]):
                 values[param.name] = param.read(arguments[param.name])
-        if values["seed"] is None:
-            values["seed"] = new_seed()
         try:
+            values["seed"] = front.seed_of(values)[0]
             request = front.request(values)
         except ParamsError as error:
             raise UsageError(_said(error)) from None
@@ -545,83 +541,12 @@ def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult 
                 study.table, record["mode"], record["seed"], folder, record
             )
         if study is not None:  # a tune
-            return _tuned(study.record, study.table, folder, study.record)
+            assert study.table is not None  # its settings
+            return TuneResult.of(study.record, study.table, folder, study.record)
         data = load_results(path)
     if data.kind == "run":
         return _play_result(data, folder)
     return StudyResult.of_data(data, folder)
-
-
-# --- round robin and tuning -------------------------------------------------------------------
-
-
-@_called
-def tune(
-    strategy: str,
-    params: Sequence[str],
-    *,
-    against: str | Sequence[str],
-    rules: str | RuleSet = DEFAULT_PRESET,
-    deals: int | None = None,
-    games: int | None = None,
-    seed: int | None = None,
-    duplicate: bool = False,
-    out: Out = RESULTS_ROOT,
-    executor: Executor = LOCAL,
-    progress: bool = True,
-    **search: Any,
-) -> TuneResult:
-    """A strategy's best parameters on common deals (``rummy tune``): ``params`` as
-    ``"knock_at=0..10"``; ``against`` the other seats; ``search`` the other keywords of
-    ``sim.study.tune_request.make_request`` (``max_evals``, ``confirm``, ...). Default
-    deals per setting: ``sim.sizes.DEFAULT_DEALS``."""
-    from sim.study.tune import tune as tune_api
-    from sim.study.tune_request import make_request
-
-    _common(executor, progress)
-    taken = ("strategy", "params", "against", "rules", "count", "mode", "seed", "duplicate")
-    _keywords("tune", search, _parameters(make_request, *taken))
-    count, mode = _size("tune", deals, games, low=2)
-    rule_set = _rules(rules)
-    _text("strategy", strategy, "'greedy' or 'schedule:min_gain=2'")
-    ranges = _texts("params", params, "knock_at=0..10")
-    ranges = (ranges,) if isinstance(ranges, str) else ranges
-    others = _texts("against", against, "simple")
-    from sim.study.search import parse_param
-    from strategies import parse_seat
-
-    with _checking("strategy", strategy):
-        base, _ = parse_seat(strategy)
-    with _checking(None, None):  # each range in the parameter's words, not --param's
-        space = [parse_param(base, r, where=f"params={_shown(params)}") for r in ranges]
-    with _checking(None, None):
-        request = make_request(
-            strategy, space, against=others, rules=rule_set, count=count, mode=mode,
-            seed=_seed(seed), duplicate=_flag("duplicate", duplicate), **search,
-        )  # fmt: skip
-    root = _out(out)
-    with _progress("tune", progress) as view:
-        done = tune_api(
-            request, executor, out=root, progress=_callback(view),
-            command=_call("tune", strategy=strategy, params=list(params), against=against,
-                          rules=str(rules), deals=deals, games=games, seed=seed),
-        )  # fmt: skip
-    return _tuned(done.to_dict(), done.settings, done.directory, done)
-
-
-def _tuned(record: Mapping[str, Any], settings: Any, directory: StorePath, raw: Any) -> TuneResult:
-    """A tune as the notebook shows it, from its record (``TuneResult.to_dict``) and its
-    settings (``settings.parquet``)."""
-    unit = points_unit(record["mode"])
-    return TuneResult(
-        directory=directory,
-        seed=int(record["seed"]),
-        best=dict(record["best"]["params"]),
-        best_value=Estimate.of_json(record["best"], unit),
-        vs_default=Estimate.of_json(record["vs_default"], unit, difference=True),
-        settings=settings,
-        raw=raw,
-    )
 
 
 # --- charts and advice ------------------------------------------------------------------------

@@ -539,6 +539,23 @@ class TuneResult(Shown):
     settings: pl.DataFrame
     raw: Any  # sim.study.tune.TuneResult (rummy.load: its record, a dict)
 
+    @classmethod
+    def of(
+        cls, record: Mapping[str, Any], settings: pl.DataFrame, directory: StorePath, raw: Any
+    ) -> TuneResult:
+        """A tune as the notebook shows it, from its record (``sim.study.tune.TuneResult.
+        to_dict``, or its ``tune.json``) and its settings (``settings.parquet``)."""
+        unit = points_unit(record["mode"])
+        return cls(
+            directory=directory,
+            seed=int(record["seed"]),
+            best=dict(record["best"]["params"]),
+            best_value=Estimate.of_json(record["best"], unit),
+            vs_default=Estimate.of_json(record["vs_default"], unit, difference=True),
+            settings=settings,
+            raw=raw,
+        )
+
     def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
         best = ", ".join(f"{k}={v}" for k, v in self.best.items())
         rows = [

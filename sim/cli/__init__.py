@@ -59,7 +59,6 @@ COMMANDS: dict[str, Command] = {
         if kind.front
         for command in kind.commands
     },
-    "tune": Command("tune_cmd", "Search a strategy's parameters on common deals."),
     "strategy-chart": Command(
         "strategy_chart_cmd",
         "Strategy charts for the table: when to knock, when to take, what to throw.",

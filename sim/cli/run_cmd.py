@@ -139,17 +139,20 @@ def run(
                     "or use `rummy sweep` for a grid from the command line"
                 )
         if is_tune_file(experiment_file):  # a [tune] file: as `rummy tune --config`
-            from sim.cli.tune_cmd import run_tune_file
+            from sim.front.command import play_front
+            from sim.front.tune import FRONT as TUNE_FRONT
 
             for flag, value in settings.given(
                 "name", "rows", "precision", "max_count", "headline", "chunk_size"
             ):
                 if value:
                     fail(f"{flag} does not apply to a tune file ({experiment_file})")
-            run_tune_file(
-                experiment_file, deals=deals, games=games, seed=seed, duplicate=duplicate,
-                executor=executor, out=out, as_json=as_json,
-            )  # fmt: skip
+            defaults = {p.name: p.default for p in TUNE_FRONT.params}
+            play_front(TUNE_FRONT, {
+                **defaults, "config": experiment_file, "deals": deals, "games": games,
+                "seed": seed, "duplicate": duplicate, "workers": workers,
+                "backend": backend, "address": address, "out": out, "as_json": as_json,
+            })  # fmt: skip
             return
         _experiment_file(
             experiment_file, settings, executor=executor, out=out, as_json=as_json,

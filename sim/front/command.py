@@ -24,10 +24,10 @@ from sim.cli.options import (
     OutOption,
     WorkersOption,
 )
-from sim.front.declare import Front, ParamsError, flag_of, spelled
+from sim.front.declare import Front, ParamsError, spelled
 from sim.study.kinds import RESULTS_ROOT
 
-__all__ = ["command_of"]
+__all__ = ["command_of", "play_front"]
 
 # the options every study command ends with: (name, typer annotation, default)
 _SESSION = (
@@ -43,36 +43,7 @@ def command_of(front: Front[Any, Any]) -> Any:
     """The typer callback of ``front``'s command (register it with ``app.command``)."""
 
     def command(**given: Any) -> None:
-        from sim.cli.output import chatter, chosen_seed, command_line, fail, print_json
-        from sim.cli.runner import executor_of, run_study
-        from sim.study.session import Session
-
-        try:
-            values = {p.name: p.parse(given[p.name]) for p in front.params}
-            values["seed"], drawn = chosen_seed(values["seed"])
-            request = front.request(values)
-        except ParamsError as error:
-            fail(error.words(flag_of, None))
-        as_json = given["as_json"]
-        if not front.session:  # plays here and now, writes nothing
-            result = front.play(request)
-            print_json(front.record(result)) if as_json else front.show(result)
-            return
-        executor = executor_of(given["workers"], given["backend"], given["address"])
-        if front.announce is not None:
-            chatter(as_json).print(front.announce(request, executor))
-
-        def play(progress: Any) -> Any:
-            session = Session(executor, given["out"], progress, command_line())
-            return front.play(request, session)
-
-        told = front.told
-        run_study(
-            front.kind.name, values["seed"], drawn, as_json, play,
-            record=lambda result: {**front.record(result), "seed_drawn": drawn},
-            show=front.show,
-            told=None if told is None else lambda result: told(result, as_json),
-        )  # fmt: skip
+        play_front(front, given)
 
     parameters = [
         inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
@@ -85,6 +56,42 @@ def command_of(front: Front[Any, Any]) -> Any:
     ]  # fmt: skip
     command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
-    command.__doc__ = spelled(front.summary, flag_of)
+    command.__doc__ = spelled(front.summary, front.spell)
     command.__name__ = front.kind.name
     return command
+
+
+def play_front(front: Front[Any, Any], given: dict[str, Any]) -> None:
+    """Play ``front``'s command given its options as typer parsed them (``given``: every
+    parameter, then the shared options); ``rummy run FILE`` comes here too, for a file
+    of a kind that has a front."""
+    from sim.cli.output import chatter, command_line, fail, print_json
+    from sim.cli.runner import executor_of, run_study
+    from sim.study.session import Session
+
+    try:
+        values = {p.name: p.parse(given[p.name]) for p in front.params}
+        values["seed"], drawn = front.seed_of(values)
+        request = front.request(values)
+    except ParamsError as error:
+        fail(error.words(front.spell, None))
+    as_json = given["as_json"]
+    if not front.session:  # plays here and now, writes nothing
+        result = front.play(request)
+        print_json(front.record(result)) if as_json else front.show(result)
+        return
+    executor = executor_of(given["workers"], given["backend"], given["address"])
+    if front.announce is not None:
+        chatter(as_json).print(front.announce(request, executor))
+
+    def play(progress: Any) -> Any:
+        session = Session(executor, given["out"], progress, command_line())
+        return front.play(request, session)
+
+    told = front.told
+    run_study(
+        front.kind.name, values["seed"], drawn, as_json, play,
+        record=lambda result: {**front.record(result), "seed_drawn": drawn},
+        show=front.show,
+        told=None if told is None else lambda result: told(result, as_json),
+    )  # fmt: skip

@@ -73,6 +73,12 @@ class Param:
     annotation: str
     default: Any = None
     parse: Callable[[Any], Any] = _same
+    argument: bool = False  # the command takes it by position (STRATEGY), not as a flag
+
+    @property
+    def cli(self) -> str:
+        """How the command line names it: ``--vs-seats``, or ``STRATEGY`` by position."""
+        return self.name.upper() if self.argument else flag_of(self.name)
 
 
 class ParamsError(ValueError):
@@ -138,6 +144,11 @@ class Front(Generic[Request, Result]):
         ``session`` is False).
     show, record : callable
         The result printed in a terminal, and as a JSON-able dict (``--json``).
+    stored_seed : callable or None
+        The seed the values hold without ``seed`` given (a file's, a folder's to resume),
+        or None: then each door draws one (:meth:`seed_of`). Asked first, it raises
+        :class:`ParamsError` for values that cannot go with what is stored (a seed given
+        to a resume).
     announce : callable or None
         The request and the executor to the line the command prints before it plays
         (what it will play and on how many workers).
@@ -168,6 +179,23 @@ class Front(Generic[Request, Result]):
     session: bool = True
     announce: Callable[[Request, Any], str] | None = None
     told: Callable[[Result, bool], None] | None = None
+    stored_seed: Callable[[Mapping[str, Any]], int | None] | None = None
+
+    def seed_of(self, values: Mapping[str, Any]) -> tuple[int, bool]:
+        """The seed the request plays and whether it was drawn: the one given, else the
+        one the values hold (``stored_seed``), else a fresh one."""
+        stored = None if self.stored_seed is None else self.stored_seed(values)
+        if values["seed"] is not None:
+            return values["seed"], False
+        if stored is not None:
+            return stored, False
+        from sim.study.runs import new_seed  # numpy: only for the studies that play
+
+        return new_seed(), True
+
+    def spell(self, name: str) -> str:
+        """A parameter as the command line names it (:attr:`Param.cli`)."""
+        return next((p.cli for p in self.params if p.name == name), flag_of(name))
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]

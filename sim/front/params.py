@@ -65,6 +65,7 @@ __all__ = [
     "text",
     "texts",
     "truth",
+    "usage",
     "whole",
     "whole_numbers",
     "words",
@@ -148,7 +149,7 @@ def _optional(read: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda value: None if value is None else read(value)
 
 
-def _usage(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def usage(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """A notebook reading as the command's option callback: a refusal is a usage error."""
 
     def callback(value: Any) -> Any:
@@ -201,7 +202,7 @@ def _positive_seconds(value: Any) -> float:
 
 def seconds(name: str, help: str) -> Param:
     """A time in seconds: a finite number above 0, or None (no limit)."""
-    option = typer.Option(flag_of(name), callback=_usage(_positive_seconds),
+    option = typer.Option(flag_of(name), callback=usage(_positive_seconds),
                           help=spelled(help, flag_of), show_default=False)  # fmt: skip
     return Param(name, help, Annotated[float | None, option], _optional(_positive_seconds),
                  "float | None")  # fmt: skip
@@ -335,7 +336,7 @@ def _target(value: Any) -> float:
 
 def precision() -> Param:
     help = "Keep adding deals until the headline's 95% CI half-width is below this."
-    option = typer.Option("--precision", callback=_usage(_target), help=help, show_default=False)
+    option = typer.Option("--precision", callback=usage(_target), help=help, show_default=False)
     return Param("precision", help, Annotated[float | None, option], _optional(_target),
                  "float | None")  # fmt: skip
 
@@ -360,7 +361,7 @@ def chunk_size() -> Param:
         "seat; at most what half of the memory this process may use holds: RAM, ulimit or "
         "cgroup)."
     )
-    option = typer.Option("--chunk-size", min=1, callback=_usage(_chunk), help=help,
+    option = typer.Option("--chunk-size", min=1, callback=usage(_chunk), help=help,
                           show_default=False)  # fmt: skip
     return Param("chunk_size", help, Annotated[int | None, option], _optional(_chunk),
                  "int | None")  # fmt: skip

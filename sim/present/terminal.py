@@ -29,6 +29,7 @@ from sim.stats import format_estimate
 
 __all__ = [
     "ProgressView",
+    "Said",
     "Steps",
     "ci",
     "compact_table",
@@ -121,6 +122,14 @@ class Steps:
     what: str
 
 
+@dataclass(frozen=True)
+class Said:
+    """A line a study says as it plays (the folder it writes, the settings it plays
+    next), printed above the bar."""
+
+    text: str
+
+
 class _Clock(ProgressColumn):
     """The time left while a step runs ("1:05 left"; "? left" before there is a rate),
     the time it took once done: one short column, so that at 80 columns the bar, not a
@@ -206,6 +215,9 @@ class ProgressView:
         experiment's phases (:meth:`phase`); or :class:`Steps` of a command's own work."""
         if getattr(p, "phase", None) is not None:
             self.phase(p)
+            return
+        if isinstance(p, Said):
+            self.bar.console.print(p.text, markup=False, highlight=False)
             return
         if isinstance(p, Steps):
             self._draw(f"{self.label}: {p.what} {p.done}/{p.total}", p.total, p.done, "")

@@ -90,6 +90,7 @@ TUNE = StudyKind(
     "tune", "tune", commands=("tune",), function="tune",
     records=("tune.json", "request.json"), folder="tune",  # the request is written first
     default_deals=50_000,  # per setting (and per seating with duplicate play)
+    front="sim.front.tune", summary="Search a strategy's parameters on common deals.",
 )  # fmt: skip
 CHART = StudyKind(
     "chart", "strategy chart",

@@ -84,7 +84,8 @@ def parse_param(strategy: Any, text: str, where: str | None = None) -> ParamRang
     ``VALUES`` is a range ``low..high`` (whole numbers, step 1), ``low..high:step``
     (for a float parameter the bounds and step may be fractions: ``0..1:0.1``), or a
     comma-separated list ``8,9,10``. Every value is checked against the parameter's
-    type and bounds.
+    type and bounds. A refusal starts with ``where`` (default: ``--param 'TEXT'``; ""
+    starts with the reason: the caller names the value its own way).
 
     Raises
     ------
@@ -100,21 +101,24 @@ def parse_param(strategy: Any, text: str, where: str | None = None) -> ParamRang
         raise TuneError(f"--param {text!r}: write name=values, e.g. {fields[0]}=0..10")
     name, eq, spec = text.partition("=")
     name = name.strip().replace("-", "_")
-    where = where or f"--param {text.strip()!r}"  # the notebook API names its parameter
+    where = f"--param {text.strip()!r}" if where is None else where
+
+    def refusal(message: str) -> TuneError:  # "" names no parameter: the caller does
+        return TuneError(f"{where}: {message}" if where else message)
+
     if not eq or not name or not spec.strip():
         example = fields[0] if fields else "name"
-        raise TuneError(
-            f"{where}: write name=values, e.g. {example}=0..10, "
-            f"{example}=0..10:2 or {example}=1,3,7"
+        raise refusal(
+            f"write name=values, e.g. {example}=0..10, {example}=0..10:2 or {example}=1,3,7"
         )
     if name not in fields:
-        raise TuneError(
-            f"{where}: unknown parameter {name!r} for strategy {strategy.name}; "
+        raise refusal(
+            f"unknown parameter {name!r} for strategy {strategy.name}; "
             f"its parameters: {', '.join(fields) or '(none)'}"
         )
     if name in strategy.specs:
-        raise TuneError(
-            f"{where}: {name!r} is a spec parameter, not a number to tune; set it in the "
+        raise refusal(
+            f"{name!r} is a spec parameter, not a number to tune; set it in the "
             f"seat (e.g. {strategy.name}:{name}=greedy) and tune the numbers"
         )
     kind: Literal["int", "float"] = (
@@ -123,12 +127,12 @@ def parse_param(strategy: Any, text: str, where: str | None = None) -> ParamRang
     try:
         values = parse_values(spec, kind=kind, limit=MAX_VALUES)
     except GridError as error:
-        raise TuneError(f"{where}: {error}") from None
+        raise refusal(str(error)) from None
     for v in values:
         try:
             make_params(strategy, **{name: v})
         except StrategyError as error:
-            raise TuneError(f"{where}: {error}") from None
+            raise refusal(str(error)) from None
     numbers = cast(list[float], values)  # parse_values gives text only where no kind is given
     return ParamRange(name, kind, tuple(numbers), spec.strip())
 

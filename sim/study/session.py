@@ -6,9 +6,9 @@ writes, who hears its progress and what call to store as its provenance. The com
 line makes one from ``--workers``, ``--backend``, ``--address`` and ``--out``; the
 notebook from ``executor=``, ``out=`` and ``progress=``. None of it changes a result:
 the same request gives the same numbers in any session. The drivers of the kinds made
-from a front take one (``sim.study.compare``, ``sim.study.tournament``, and an
-experiment's ``sim.present.experiment.play_drawn``); the others still take its parts as
-keywords.
+from a front take one (``sim.study.compare``, ``sim.study.tournament``,
+``sim.study.tune``, and an experiment's ``sim.present.experiment.play_drawn``); the
+others still take its parts as keywords.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 >>> from sim.study.tune_request import make_request
 >>> request = make_request("greedy", ["knock_at=0..10"], against="simple", rules="gin",
 ...                        count=50_000, seed=7, duplicate=True)
->>> result = tune(request)                       # on this machine's CPUs (an Executor)
+>>> result = tune(request)     # threads of this process, under results/ (a Session)
 >>> result.best_label, result.vs_default          # knock_at=..., paired t vs the default
 
 What is compared
@@ -70,9 +70,8 @@ function of the seed.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-import shlex
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -93,8 +92,8 @@ from sim.stats import (
 from sim.store import PathInput, StorePath, study_folder
 from sim.study import records, rundir
 from sim.study import tables as T
-from sim.study.execute import LOCAL, Executor, Progress, execute
-from sim.study.kinds import RESULTS_ROOT, TUNE
+from sim.study.execute import Executor, Progress, execute
+from sim.study.kinds import TUNE
 from sim.study.provenance import with_provenance
 from sim.study.records import study_id
 from sim.study.runs import RunConfig
@@ -106,6 +105,7 @@ from sim.study.search import (
     label_of,
 )
 from sim.study.search import search as _search
+from sim.study.session import DEFAULT_SESSION, Session
 from sim.study.settings import block_seed
 from sim.study.tune_request import TuneRequest, whole
 from sim.study.units import (
@@ -118,7 +118,7 @@ from sim.study.units import (
     rotate,
 )
 
-__all__ = ["TuneResult", "load_tune", "resume", "tune", "tune_runs"]
+__all__ = ["TuneResult", "load_tune", "resume", "stored_request", "tune", "tune_runs"]
 
 TUNE_FILE, REQUEST_FILE = TUNE.records
 SETTINGS_FILE = "settings.parquet"
@@ -384,23 +384,20 @@ def _write_settings(frame: pl.DataFrame, path: StorePath, tune_id: str) -> dict[
 
 def tune(
     request: TuneRequest,
-    executor: Executor = LOCAL,
+    session: Session = DEFAULT_SESSION,
     *,
-    out: PathInput = RESULTS_ROOT,
     chunk_size: int | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
-    command: str | None = None,
-    progress: Callable[[Progress], None] | None = None,
     on_batch: Callable[[str, int], None] | None = None,
     on_start: Callable[[TuneRequest, StorePath], None] | None = None,
 ) -> TuneResult:
     """Search the request's parameters on common deals; see the module docstring.
 
     ``request`` comes from :func:`make_request` (or a tune file), checked before the
-    first deal is played and before anything is written; ``executor`` says how the runs
-    play. ``progress`` receives the executor's :class:`Progress` during each batch of
-    runs, ``on_batch`` a description before each batch and ``on_start`` the request and
-    the directory once everything is checked.
+    first deal is played and before anything is written; ``session`` says how the runs
+    play, where the tune writes (``out/tune/ID``) and who hears their progress.
+    ``on_batch`` receives a description before each batch of settings and ``on_start``
+    the request and the directory once everything is checked.
 
     Raises
     ------
@@ -410,11 +407,12 @@ def tune(
     started = time.perf_counter()
     if not isinstance(request, TuneRequest):
         raise TuneError(f"a tune needs a TuneRequest (make_request), got {type(request).__name__}")
-    command = command if command is not None else shlex.join(sys.argv)
-    root = store.location(out) / TUNE.folder
+    command = session.provenance
+    root = session.out / TUNE.folder
     player = _Player(
-        request, executor, root=root, chunk_size=chunk_size, command=command, progress=progress
-    )
+        request, session.executor, root=root, chunk_size=chunk_size, command=command,
+        progress=session.progress,
+    )  # fmt: skip
     tune_id = _tune_id(request, player)
     player.tune_id = tune_id
     directory = root / tune_id
@@ -514,19 +512,25 @@ def tune(
     return result
 
 
-def resume(directory: PathInput, executor: Executor = LOCAL, **options: Any) -> TuneResult:
-    """Finish (or redo the analysis of) the tune in ``directory`` from its request.
-
-    ``options`` are :func:`tune`'s other keywords (``out`` is implied).
-    """
-    directory = store.location(directory)
-    path = directory / REQUEST_FILE
+def stored_request(directory: PathInput) -> TuneRequest:
+    """The request a tune's folder holds (``request.json``, written before its first run)."""
+    path = store.location(directory) / REQUEST_FILE
     data = records.load_record(path, REQUEST_KIND)
     try:
-        request = TuneRequest.from_dict(data)
+        return TuneRequest.from_dict(data)
     except (KeyError, TypeError) as error:
         raise TuneError(f"{path}: incomplete request ({error})") from None
-    result = tune(request, executor, out=directory.parent.parent, **options)
+
+
+def resume(directory: PathInput, session: Session = DEFAULT_SESSION, **options: Any) -> TuneResult:
+    """Finish (or redo the analysis of) the tune in ``directory`` from its request.
+
+    ``session``'s results root is the folder's own; ``options`` are :func:`tune`'s other
+    keywords.
+    """
+    directory = store.location(directory)
+    request = stored_request(directory)
+    result = tune(request, dataclasses.replace(session, out=directory.parent.parent), **options)
     if result.directory.resolve() != directory.resolve():
         raise TuneError(
             f"cannot resume {directory}: it was made by another version of the engine "

@@ -60,7 +60,7 @@ POSITIONAL = {
     "experiment": ["source"],
     "sweep": ["seats", "grid"],
     "tournament": ["strategies"],
-    "tune": ["strategy", "params"],
+    "tune": ["strategy", "param"],
     "strategy_chart": ["seats"],
     "advise": ["hand"],
     "load": ["path"],
@@ -75,8 +75,8 @@ KEYWORDS = {
               "max_count", "name", "force", "rows", "chunk_size", "out", "executor", "progress"],
     "tournament": ["rules", "rule", "deals", "games", "chart", "seed", "out", "executor",
                    "progress"],
-    "tune": ["against", "rules", "deals", "games", "seed", "duplicate", "out", "executor",
-             "progress", "max_evals", "confirm", "search"],
+    "tune": ["against", "rules", "rule", "deals", "games", "duplicate", "max_evals", "search",
+             "confirm", "config", "resume", "seed", "chart", "out", "executor", "progress"],
     "strategy_chart": ["kind", "rules", "deals", "seed", "out", "executor", "progress",
                        "samples", "turns", "took"],
     "advise": ["rules", "rule", "pile", "samples", "seed", "stock", "turn", "seat", "took",
@@ -171,8 +171,8 @@ def test_the_reported_misuses_are_one_line_naming_the_parameter(workspace: Path)
             ("compare", "vs_seats", None, "vs_seats=None, vs_rules=None, vs_rule={}: none given"),
             ("compare", "vs_seats", "greedy,simple", "both sides are the same"),
             ("experiment", "deels", 100, "unknown keyword 'deels'; its keywords: "),
-            ("tune", "bogus", 1, "unknown keyword 'bogus'; its keywords: confirm"),
-            ("tune", "params", ["k"], "params=['k']: write name=values"),
+            ("tune", "bogus", 1, "unexpected keyword argument 'bogus'; its keywords: strategy"),
+            ("tune", "param", ["k"], "param 'k': write name=values"),
             ("strategy_chart", "kind", 5, "kind=5: choose one of: knock, draw, discard"),
         ]:
             with pytest.raises(rummy.UsageError) as caught:
@@ -197,11 +197,11 @@ def test_a_misspelt_missing_or_extra_argument_is_a_value_error(
     """Python would raise a TypeError: the notebook names the keyword and those allowed."""
     with _inside(workspace):
         _check(function, "deels", 3)
-        # compare's and sweep's every parameter has a default: called bare, they say what
-        # is missing (side B's parameters; the line-up template)
+        # compare's, sweep's and tune's every parameter has a default: called bare, they
+        # say what is missing (side B's parameters; the line-up template; the strategy)
         missing = rf"^{function}\(\): missing a required"
-        if function in ("compare", "sweep"):
-            missing = "none given; give one|give a line-up template"
+        if function in ("compare", "sweep", "tune"):
+            missing = "none given; give one|give a line-up template|give the strategy to tune"
         with pytest.raises(rummy.UsageError, match=missing):
             getattr(rummy, function)()
         args, _ = VALID[function]

@@ -44,7 +44,9 @@ def test_the_command_and_the_function_take_the_fronts_parameters(name: str) -> N
     assert list(keywords) == declared + (SESSION_NOTEBOOK if front.session else [])
     for param in front.params:
         option = options[param.name]
-        assert flag_of(param.name) in option.opts  # the same name at both doors
+        # the same name at both doors: the flag, or the argument's (STRATEGY)
+        assert (param.name if param.argument else param.cli) in option.opts
+        assert param.cli == (param.name.upper() if param.argument else flag_of(param.name))
         assert keywords[param.name].default == param.default
         if param.default is REQUIRED:
             assert option.required

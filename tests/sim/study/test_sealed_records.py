@@ -32,6 +32,7 @@ from sim.study.execute import Executor
 from sim.study.experiment_store import EXPERIMENT_KIND, load_results, scan_hands
 from sim.study.records import RecordError, read_sealed, write_sealed
 from sim.study.runs import RunError
+from sim.study.session import Session
 from sim.study.tables import ResultsError
 from sim.study.tournament import TOURNAMENT_FILE, TOURNAMENT_KIND
 from sim.study.tune import REQUEST_FILE, TUNE_FILE, load_tune
@@ -361,7 +362,7 @@ def test_tune_records_are_checked(study_copy) -> None:
     refused_everywhere(tune, {"load_tune": lambda: load_tune(tune.parent)}, [], study_copy)
     for _ in flips(request):
         refused_everywhere(
-            request, {"resume": lambda: resume_tune(tune.parent, Executor(workers=1))},
+            request, {"resume": lambda: resume_tune(tune.parent, Session(Executor(workers=1)))},
             [["tune", "--resume", str(tune.parent), "-w", "1"]], study_copy,
         )  # fmt: skip
 

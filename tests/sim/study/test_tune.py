@@ -19,6 +19,7 @@ from sim.study import tune as T
 from sim.study.execute import Executor
 from sim.study.records import RecordError
 from sim.study.search import ParamRange, TuneError, grid_points, label_of, parse_param, search, snap
+from sim.study.session import Session
 from sim.study.tune_request import is_tune_file, load_tune_file, make_request
 from tests.support import ROOT
 
@@ -218,7 +219,7 @@ def small_tune(out: Path) -> T.TuneResult:
         duplicate=True,
         confirm=200,
     )
-    return T.tune(request, ONE, out=out)
+    return T.tune(request, Session(ONE, out))
 
 
 def test_small_tune_plays_every_setting_on_the_same_deals(small_tune: T.TuneResult) -> None:
@@ -251,7 +252,7 @@ def test_small_tune_plays_every_setting_on_the_same_deals(small_tune: T.TuneResu
 
 
 def test_same_seed_same_result_and_resume(small_tune: T.TuneResult, out: Path) -> None:
-    again = T.resume(small_tune.directory, ONE)
+    again = T.resume(small_tune.directory, Session(ONE))
     assert again.directory == small_tune.directory
     assert again.hands_played == 0  # every run was found complete
     assert again.settings.equals(small_tune.settings)
@@ -261,7 +262,7 @@ def test_same_seed_same_result_and_resume(small_tune: T.TuneResult, out: Path) -
 
     shutil.rmtree(run_dir)
     (small_tune.directory / "tune.json").unlink()
-    resumed = T.resume(small_tune.directory, ONE)
+    resumed = T.resume(small_tune.directory, Session(ONE))
     assert resumed.hands_played > 0 and resumed.settings.equals(small_tune.settings)
     assert (small_tune.directory / "tune.json").is_file()
 
@@ -269,12 +270,12 @@ def test_same_seed_same_result_and_resume(small_tune: T.TuneResult, out: Path) -
 def test_tune_writes_nothing_on_bad_input(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         T.tune(make_request("greedy", ["knock_at=0..99999"], against="simple", count=10),
-               out=tmp_path)  # fmt: skip
+               Session(out=tmp_path))  # fmt: skip
     with pytest.raises(TuneError, match="a tune needs a TuneRequest"):
-        T.tune("greedy", out=tmp_path)  # type: ignore[arg-type]
+        T.tune("greedy", Session(out=tmp_path))  # type: ignore[arg-type]
     request = make_request("greedy", ["knock_at=0..2"], against="simple", count=10)
     with pytest.raises(ValueError, match="chunk_size"):
-        T.tune(request, ONE, out=tmp_path, chunk_size=0)
+        T.tune(request, Session(ONE, tmp_path), chunk_size=0)
     with pytest.raises(RecordError, match="is not a tune directory"):
         T.resume(tmp_path / "nowhere")
     assert list(tmp_path.iterdir()) == []
