@@ -49,7 +49,7 @@ from sim.front import params
 from sim.front.declare import Front, ParamsError
 from sim.limits import MAX_COUNT, MAX_SEED
 from sim.rules import DEFAULT_PRESET, PRESETS, RuleSet, get_rules
-from sim.sizes import DEFAULT_DEALS, study_count
+from sim.sizes import study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
 from sim.study.kinds import KINDS, RESULTS_ROOT, RUN
@@ -59,7 +59,6 @@ __all__ = [
     "experiment",
     "load",
     "play",
-    "strategy_chart",
     # the functions made from a study kind's front, on first use (__getattr__ below)
     *(kind.function for kind in KINDS if kind.front and kind.function),
 ]
@@ -192,11 +191,6 @@ def _called(function: F) -> F:
         return function(*args, **kwargs)
 
     return cast(F, checked)
-
-
-def _parameters(function: Callable[..., Any], *taken: str) -> list[str]:
-    """The keyword parameters of a driver's function, less those this API sets."""
-    return [p for p in inspect.signature(function).parameters if p not in {"self", *taken}]
 
 
 # --- what every study shares ----------------------------------------------------------------
@@ -547,46 +541,3 @@ def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult 
     if data.kind == "run":
         return _play_result(data, folder)
     return StudyResult.of_data(data, folder)
-
-
-# --- charts and advice ------------------------------------------------------------------------
-
-
-@_called
-def strategy_chart(
-    seats: str | Sequence[str],
-    *,
-    kind: str = "knock",
-    rules: str | RuleSet = DEFAULT_PRESET,
-    deals: int = DEFAULT_DEALS["chart"],
-    seed: int | None = None,
-    out: Out = RESULTS_ROOT,
-    executor: Executor = LOCAL,
-    progress: bool = True,
-    **fields: Any,
-) -> Any:
-    """A strategy chart (``rummy strategy-chart knock|draw|discard``): per own turn and
-    deadwood (or card class, or rank) the mean gain of knocking over playing on (of
-    taking over drawing) in points per hand with its 95% interval, and a verdict.
-    Returns ``sim.study.chart.StrategyChart`` (``.cells``: a polars frame, one row per
-    cell); ``fields`` are ``sim.study.chart.ChartRequest``'s (``took=True``, ...)."""
-    from sim.study.chart import ChartRequest
-    from sim.study.chart import strategy_chart as chart_api
-    from sim.study.chart_cells import CHARTS
-
-    _common(executor, progress)
-    taken = ("rules", "policy", "chart", "deals", "seed", "out", "experiment")
-    _keywords("strategy_chart", fields, [f.name for f in dataclasses.fields(ChartRequest)
-                                         if f.name not in taken])  # fmt: skip
-    if not isinstance(kind, str) or kind not in CHARTS:
-        _refuse("kind", kind, f"choose one of: {', '.join(CHARTS)}")
-    rule_set = _rules(rules)
-    policy = _lineup("seats", seats, rule_set)
-    with _checking(None, None):  # ChartRequest's fields are this function's keywords
-        request = ChartRequest(
-            rules=rule_set, policy=policy, chart=kind, deals=_whole("deals", deals, 1),
-            seed=_seed(seed), out=_out(out), **fields,
-        )  # fmt: skip
-        request.spec(rule_set)  # its checks name each field (samples=0: ...)
-    with _progress(f"{kind} chart", progress) as view:
-        return chart_api(request, executor, progress=_callback(view))

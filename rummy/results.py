@@ -568,6 +568,50 @@ class TuneResult(Shown):
 
 
 @dataclass(frozen=True, repr=False)
+class ChartResult(Shown):
+    """A strategy chart (``rummy.strategy_chart``): ``cells``, one row per cell (own turn
+    by deadwood, by what the pile card does, or by rank), holds the mean gain of the
+    first action in points per hand with its 95% interval and a verdict (the discard
+    chart: the share of discards the next seat took); ``check`` the cells with the
+    largest predicted effect played as single-cell deviations on fresh deals
+    (``sim.study.chart_check.ChartCheck``, None where none was asked for);
+    ``figures`` and ``report`` the card drawn and the HTML report in its run folder."""
+
+    kind: str  # knock, draw or discard
+    directory: StorePath  # the chart's run folder
+    seed: int
+    positions: int  # positions scored (discards counted)
+    cells: pl.DataFrame
+    check: Any
+    figures: tuple[StorePath, ...]
+    report: StorePath
+    raw: Any  # sim.study.chart.StrategyChart
+
+    @classmethod
+    def of(
+        cls, chart: Any, check: Any, figures: tuple[StorePath, ...], report: StorePath
+    ) -> ChartResult:
+        """The notebook's chart from the driver's (``sim.study.chart.StrategyChart``)."""
+        return cls(chart.spec.chart, chart.run_dir, chart.config.seed, chart.positions,
+                   chart.cells, check, figures, report, chart)  # fmt: skip
+
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        config = self.raw.config
+        title = (
+            f"{self.kind} chart of {config.lineup_label} under {config.rule_set.name}, seat "
+            f"{self.raw.spec.focal}, seed {self.seed}"
+        )
+        counts = self.cells.group_by("verdict").len().sort("len", descending=True)
+        rows = [[str(r["verdict"]), f"{r['len']:,}"] for r in counts.iter_rows(named=True)]
+        what = "discards counted" if self.kind == "discard" else "positions scored"
+        notes = [f"{self.positions:,} {what}; one row per cell in .cells"]
+        if self.check is not None:
+            notes.append(self.check.summary())
+        notes.append(f"report: {self.report}")
+        return title, ["verdict", "cells"], rows, notes
+
+
+@dataclass(frozen=True, repr=False)
 class Action(Shown):
     """One legal action of a position (``rummy.advise``), best first."""
 

@@ -12,7 +12,10 @@ import os
 
 __all__ = [
     "CHUNK_BYTES",
+    "MAX_CHART_SAMPLES",
+    "MAX_CHART_TURNS",
     "MAX_COUNT",
+    "MAX_DEADWOOD_COLUMNS",
     "MAX_SEED",
     "MAX_WORKERS",
     "chunk_size_limit",
@@ -30,6 +33,11 @@ MAX_WORKERS = 4096
 # deal, 490 a Gin game and 900 a Hollywood game (more hands). The largest, rounded up,
 # bounds every mode.
 CHUNK_BYTES = 1_000
+# A strategy chart's shape (sim.study.chart): plays of each action per position, rows
+# (own turns 1..N) and the knock chart's deadwood columns.
+MAX_CHART_SAMPLES = 4096
+MAX_CHART_TURNS = 60
+MAX_DEADWOOD_COLUMNS = 100
 
 
 CGROUP_LIMITS = (

@@ -53,11 +53,13 @@ COMMANDS: dict[str, Command] = {
     "run": Command("run_cmd", "Play many deals or games: one run, or an experiment file."),
     "chart": Command("results_cmd", "Draw charts (PNG and SVG) of a study's results."),
     "report": Command("results_cmd", "Write the self-contained HTML report of results."),
-    **{  # the study kinds declared by a front: their commands are made from it
+    **{  # the study kinds declared by a front: their commands are made from it (a
+        # group's, strategy-chart knock, by the group's module)
         command: Command(kind.front, kind.summary, front=True)
         for kind in KINDS
         if kind.front
         for command in kind.commands
+        if " " not in command
     },
     "strategy-chart": Command(
         "strategy_chart_cmd",

@@ -39,16 +39,21 @@ _SESSION = (
 )
 
 
-def command_of(front: Front[Any, Any]) -> Any:
-    """The typer callback of ``front``'s command (register it with ``app.command``)."""
+def command_of(front: Front[Any, Any], command_line: str | None = None) -> Any:
+    """The typer callback of ``front``'s command ``command_line`` (default: its kind's
+    first; register it with ``app.command``). Where the front names a ``subcommand``
+    parameter, the command's last word is its value and the command does not take it."""
+    words = (command_line or front.kind.commands[0]).split()
+    fixed = {} if front.subcommand is None else {front.subcommand: words[-1]}
 
     def command(**given: Any) -> None:
-        play_front(front, given)
+        play_front(front, {**given, **fixed})
 
     parameters = [
         inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
                           annotation=p.option)
         for p in front.params
+        if p.name not in fixed
     ] + [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                           annotation=annotation)
@@ -57,7 +62,7 @@ def command_of(front: Front[Any, Any]) -> Any:
     command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
     command.__doc__ = spelled(front.summary, front.spell)
-    command.__name__ = front.kind.name
+    command.__name__ = words[-1]
     return command
 
 

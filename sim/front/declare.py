@@ -144,6 +144,10 @@ class Front(Generic[Request, Result]):
         ``session`` is False).
     show, record : callable
         The result printed in a terminal, and as a JSON-able dict (``--json``).
+    subcommand : str or None
+        The parameter each of the kind's commands fixes to its last word (``strategy-chart
+        knock`` charts ``kind="knock"``): the commands take the other parameters, the
+        notebook all of them.
     stored_seed : callable or None
         The seed the values hold without ``seed`` given (a file's, a folder's to resume),
         or None: then each door draws one (:meth:`seed_of`). Asked first, it raises
@@ -180,6 +184,7 @@ class Front(Generic[Request, Result]):
     announce: Callable[[Request, Any], str] | None = None
     told: Callable[[Result, bool], None] | None = None
     stored_seed: Callable[[Mapping[str, Any]], int | None] | None = None
+    subcommand: str | None = None
 
     def seed_of(self, values: Mapping[str, Any]) -> tuple[int, bool]:
         """The seed the request plays and whether it was drawn: the one given, else the

@@ -28,6 +28,7 @@ import polars as pl
 
 from kernels.chart import TOOK_COUNT, TOOK_INTEREST, TOOK_NONE
 from sim import store
+from sim.limits import MAX_CHART_SAMPLES, MAX_CHART_TURNS, MAX_DEADWOOD_COLUMNS
 from sim.rules import RuleSet
 from sim.sizes import CHART_MIN_POSITIONS, CHART_PER_CELL, CHART_PILOT, CHART_SAMPLES, CHART_TURNS
 from sim.solver import resolve_rules
@@ -61,9 +62,6 @@ __all__ = [
     "summarize_cells",
 ]
 
-MAX_SAMPLES = 4096
-MAX_TURNS = 60
-MAX_DEADWOOD_COLUMNS = 100
 MAX_ROUNDS = 1000
 DEFAULT_MIN_POSITIONS = CHART_MIN_POSITIONS  # fewer: the cell is "too few", no verdict
 
@@ -119,8 +117,8 @@ def chart_spec(
     return ChartSpec(
         chart=chart,
         focal=focal,
-        samples=0 if counting else check("samples", samples, 1, MAX_SAMPLES),
-        turns=check("turns", turns, 1, MAX_TURNS),
+        samples=0 if counting else check("samples", samples, 1, MAX_CHART_SAMPLES),
+        turns=check("turns", turns, 1, MAX_CHART_TURNS),
         deadwood=deadwood,
         took=(TOOK_INTEREST if counting else TOOK_COUNT) if took else TOOK_NONE,
         per_cell=0 if counting else check("per_cell", per_cell, 0, 10**9),

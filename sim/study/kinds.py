@@ -97,6 +97,8 @@ CHART = StudyKind(
     commands=("strategy-chart knock", "strategy-chart draw", "strategy-chart discard"),
     function="strategy_chart", records=("manifest.json",), folder="chart",
     default_deals=100_000,  # deals the policy plays; each chart is a run of its own
+    front="sim.front.chart",
+    summary="Strategy charts for the table: when to knock, when to take, what to throw.",
 )  # fmt: skip
 SOLVE = StudyKind(
     "solve", "solve", commands=("strategy-chart solve",), function=None,

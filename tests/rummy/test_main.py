@@ -47,6 +47,17 @@ def test_python_m_rummy_keeps_the_exit_statuses_and_one_line_errors() -> None:
             assert text in done.stderr
 
 
+def test_the_cards_command_loads_no_numba() -> None:
+    """``strategy-chart card`` plays nothing: its group (and the chart commands' front it
+    registers) must not load the engine."""
+    code = "import sys, sim.cli.strategy_chart_cmd; print('numba' in sys.modules)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.stdout.strip() == "False", done.stdout[-300:] + done.stderr[-300:]
+
+
 def test_help_loads_no_numba_or_polars() -> None:
     code = (
         "import sys; sys.argv = ['rummy', '--help']\n"

@@ -143,7 +143,7 @@ def test_took_layers_make_one_figure_each(tmp_path: Path) -> None:
     [
         (["--players", "3"], "players", 1),
         (["--rules", "knock-rummy", "--players", "7"], "--players", 2),
-        (["--seat", "2"], "focal=2", 1),
+        (["--seat", "2"], "--seat: 2 players sit at seats 0..1", 1),
         (["--model", "kept"], "--model", 2),
         (["--per-cell", "99999999999999999999"], "--per-cell", 2),
         (["--rules", "nosuch"], "nosuch", 1),

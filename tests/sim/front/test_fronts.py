@@ -27,10 +27,17 @@ SESSION_NOTEBOOK = ["out", "executor", "progress"]
 
 
 def _click_command(front: Front[Any, Any]) -> click.Command:
-    group = typer.main.get_group(app)
-    command = group.get_command(click.Context(group), front.kind.commands[0])
-    assert command is not None
+    """The click command of the front's kind's first command line (strategy-chart knock)."""
+    command: Any = typer.main.get_group(app)
+    for word in front.kind.commands[0].split():
+        command = command.get_command(click.Context(command), word)
+        assert command is not None
     return command
+
+
+def _on_the_command_line(front: Front[Any, Any]) -> list[str]:
+    """The parameters the command takes: all but the one its name fixes (``kind``)."""
+    return [p.name for p in front.params if p.name != front.subcommand]
 
 
 @pytest.mark.parametrize("name", sorted(FRONTS))
@@ -38,11 +45,15 @@ def test_the_command_and_the_function_take_the_fronts_parameters(name: str) -> N
     front = FRONTS[name]
     declared = [p.name for p in front.params]
     options = {p.name: p for p in _click_command(front).params if p.name not in ("quiet", "help")}
-    assert list(options) == declared + (SESSION_CLI if front.session else ["as_json"])
+    on_the_line = _on_the_command_line(front)
+    assert list(options) == on_the_line + (SESSION_CLI if front.session else ["as_json"])
     function = getattr(rummy, front.kind.function or "")
     keywords = inspect.signature(function).parameters
     assert list(keywords) == declared + (SESSION_NOTEBOOK if front.session else [])
     for param in front.params:
+        if param.name not in on_the_line:  # the command's last word: strategy-chart knock
+            assert front.kind.commands[0].split()[-1] == param.read(param.default)
+            continue
         option = options[param.name]
         # the same name at both doors: the flag, or the argument's (STRATEGY)
         assert (param.name if param.argument else param.cli) in option.opts
@@ -69,14 +80,14 @@ def test_a_sizes_bounds_are_the_same_at_both_doors(name: str, tmp_path: Path) ->
     command = _click_command(front)
     bounded = []
     for param in front.params:
-        option = next(p for p in command.params if p.name == param.name)
+        option = next((p for p in command.params if p.name == param.name), None)
         low = getattr(option, "min", None)
         if low is None:
             continue
         assert param.read(low) == low
         with pytest.raises(ValueError, match=f"give a whole number {low:,}"):
             param.read(low - 1)
-        given = [front.kind.commands[0], flag_of(param.name), str(low - 1)]
+        given = [*front.kind.commands[0].split(), flag_of(param.name), str(low - 1)]
         result = CliRunner().invoke(app, [*given, *(["--out", str(tmp_path)] * front.session)])
         assert result.exit_code == 2 and flag_of(param.name) in result.stderr
         bounded.append(param.name)
