@@ -612,6 +612,53 @@ class ChartResult(Shown):
 
 
 @dataclass(frozen=True, repr=False)
+class SolveResult(Shown):
+    """A solved chart (``rummy.solve``): per round, the exported seat's strength against
+    the seat it answered and against the start (net points per hand on duplicate deals,
+    95% paired t intervals), how the rounds ended, and the final seat's largest
+    single-cell deviation; ``final_seat`` is a ``chart`` seat spec (and
+    ``directory / "final.chart"`` its chart file)."""
+
+    directory: StorePath
+    seed: int
+    rounds: tuple[dict[str, Any], ...]  # round, bits changed, vs previous, vs start, ...
+    fixed: bool
+    cycle: int
+    final_seat: str
+    ending: str  # how the rounds ended, in a sentence
+    deviation: str  # the largest single-cell deviation, in a sentence
+    raw: Any  # sim.study.solve.SolveResult
+
+    @classmethod
+    def of(cls, done: Any, seed: int, ending: str, deviation: str) -> SolveResult:
+        """The notebook's solve from the driver's (``sim.study.solve.SolveResult``)."""
+        rounds = tuple(
+            {"round": r.index, "bits changed": r.bits_changed,
+             "vs previous": Estimate.of(r.vs_previous, POINTS_PER_HAND, difference=True),
+             "vs start": Estimate.of(r.vs_start, POINTS_PER_HAND, difference=True),
+             "vs against": None if r.vs_against is None
+             else Estimate.of(r.vs_against, POINTS_PER_HAND, difference=True)}
+            for r in done.rounds
+        )  # fmt: skip
+        return cls(done.folder, seed, rounds, done.fixed, done.cycle, done.final_seat, ending,
+                   deviation, done)  # fmt: skip
+
+    def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
+        against = any(r["vs against"] is not None for r in self.rounds)
+        header = ["round", "bits changed", "vs previous", "vs start"]
+        header += ["vs against"] if against else []
+        rows = [
+            [str(r["round"]), "-" if r["bits changed"] is None else str(r["bits changed"]),
+             _cell(r["vs previous"]), _cell(r["vs start"]),
+             *([_cell(r["vs against"])] if against else [])]
+            for r in self.rounds
+        ]  # fmt: skip
+        title = f"solve, seed {self.seed}: net {POINTS_PER_HAND} on duplicate deals"
+        notes = [self.ending, self.deviation, f"final seat: {self.directory / 'final.chart'}"]
+        return title, header, rows, notes
+
+
+@dataclass(frozen=True, repr=False)
 class Action(Shown):
     """One legal action of a position (``rummy.advise``), best first."""
 

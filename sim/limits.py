@@ -14,6 +14,7 @@ __all__ = [
     "CHUNK_BYTES",
     "MAX_CHART_SAMPLES",
     "MAX_CHART_TURNS",
+    "MAX_CHECK_CELLS",
     "MAX_COUNT",
     "MAX_DEADWOOD_COLUMNS",
     "MAX_SEED",
@@ -38,6 +39,7 @@ CHUNK_BYTES = 1_000
 MAX_CHART_SAMPLES = 4096
 MAX_CHART_TURNS = 60
 MAX_DEADWOOD_COLUMNS = 100
+MAX_CHECK_CELLS = 1000  # a solve's final check: cells played as single-cell deviations
 
 
 CGROUP_LIMITS = (

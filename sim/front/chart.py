@@ -47,10 +47,6 @@ __all__ = [
     "HELP",
     "KINDS",
     "SUMMARY",
-    "MinPositionsOption",
-    "PerCellOption",
-    "PlayersOption",
-    "SamplesOption",
     "command_help",
     "finite",
     "param",
@@ -176,15 +172,9 @@ PARAMS = (
 
 
 def param(name: str) -> Param:
-    """One of the chart's parameters (``solve`` takes the same ``samples``, ...)."""
+    """One of the chart's parameters (``solve`` takes the same ``samples``, ...: one home
+    each)."""
     return next(p for p in PARAMS if p.name == name)
-
-
-# The options ``strategy-chart solve`` shares with the chart commands (one home each).
-PlayersOption = param("players").option
-SamplesOption = param("samples").option
-PerCellOption = param("per_cell").option
-MinPositionsOption = param("min_positions").option
 
 
 @dataclass(frozen=True)

@@ -101,8 +101,9 @@ CHART = StudyKind(
     summary="Strategy charts for the table: when to knock, when to take, what to throw.",
 )  # fmt: skip
 SOLVE = StudyKind(
-    "solve", "solve", commands=("strategy-chart solve",), function=None,
-    records=("solve.json",), folder="solve",
+    "solve", "solve", commands=("strategy-chart solve",), function="solve",
+    records=("solve.json",), folder="solve", front="sim.front.solve",
+    summary="A chart that is its own best answer, solved by rounds.",
 )  # fmt: skip
 ADVISE = StudyKind(  # one position's sampled deals (sim.sizes.DEFAULT_SAMPLES): no folder
     "advise", "advice", commands=("advise",), function="advise", records=(), folder="",

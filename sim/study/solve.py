@@ -2,6 +2,7 @@
 
 >>> from sim.study.solve import SolveRequest, solve
 >>> result = solve(SolveRequest("gin", "greedy:knock_at=0", rounds=6, deals=2_000_000, seed=7))
+>>> # threads of this process, under results/solve/ (a sim.study.session.Session)
 >>> result.final_seat                 # a ``chart`` seat spec
 >>> result.exploit.cells[0].measured  # the best single-cell deviation against it
 
@@ -61,17 +62,18 @@ import numpy as np
 
 from sim import sizes, store
 from sim.engine import play_deals
+from sim.limits import MAX_CHECK_CELLS
 from sim.rules import RuleSet, house_rules
 from sim.solver import resolve_rules
 from sim.stats import Interval, mean_ci
-from sim.store import PathInput, StorePath
+from sim.store import StorePath
 from sim.study.chart import ChartRequest, StrategyChart, pooled_chart, strategy_chart
 from sim.study.chart_check import ChartCheck, checked
 from sim.study.chart_seat import chart_seat
-from sim.study.execute import LOCAL, Executor
-from sim.study.kinds import RESULTS_ROOT, SOLVE
+from sim.study.kinds import SOLVE
 from sim.study.records import write_sealed
 from sim.study.runs import RunError, new_seed
+from sim.study.session import DEFAULT_SESSION, Session
 from sim.study.units import rotate
 from strategies import StrategyError, format_seat, parse_lineup, seat_label
 from strategies.chart_files import chart_file_text, named_text
@@ -211,19 +213,20 @@ class SolveRequest:
 
 def solve(
     request: SolveRequest,
-    executor: Executor = LOCAL,
+    session: Session = DEFAULT_SESSION,
     *,
-    out: PathInput = RESULTS_ROOT,
-    progress: Callable[[str], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> SolveResult:
     """Solve ``request``; see the module notes. With ``against`` the rounds seek the
-    chart's best answer to that opponent. ``executor`` plays the charts; the strength
-    and check games play on its local worker count of threads in this process. Raises
+    chart's best answer to that opponent. ``session``'s executor plays the charts (its
+    progress hears their chunks; the solve is filed under its results root); the
+    strength and check games play on its local worker count of threads in this process.
+    ``say`` hears each step before it starts ("round 1: draw chart of ..."). Raises
     RunError (one line) for a bad value."""
     r = resolve_rules(request.rules)
     for label, value, low, high in (("rounds", request.rounds, 0, MAX_ROUNDS),
                                     ("strength_deals", request.strength_deals, 2, 10**9),
-                                    ("check_cells", request.check_cells, 1, 1000),
+                                    ("check_cells", request.check_cells, 1, MAX_CHECK_CELLS),
                                     ("check_deals", request.check_deals, 2, 10**9)):  # fmt: skip
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise RunError(f"{label}={value!r} is not allowed; choose an integer {low}..{high}")
@@ -260,9 +263,9 @@ def solve(
         for key, seated in (("start", lineup), ("against", opponents))
         if seated is not None and named_text(getattr(request, key)) is not None
     }
-    folder = store.location(out) / request.name / _solve_id(settings)
-    say = progress or (lambda _: None)
-    threads = executor.local_workers
+    folder = session.out / request.name / _solve_id(settings)
+    say = say or (lambda _: None)
+    threads = session.executor.local_workers
 
     def lineup_of(seat: str) -> str:
         return (
@@ -280,7 +283,7 @@ def solve(
                 samples=request.samples, turns=request.turns, per_cell=request.per_cell, round=k,
                 min_positions=request.min_positions, experiment="charts", out=folder,
             )  # fmt: skip
-            made[kind] = strategy_chart(wanted, executor)
+            made[kind] = strategy_chart(wanted, session.executor, progress=session.progress)
         return made
 
     # The folder is locked from its first chart to its record: a second process solving

@@ -51,6 +51,18 @@ VALID: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
         ("greedy/simple",),
         {**SMALL, "samples": 2, "per_cell": 5, "turns": 3, "pilot": 200},
     ),
+    "solve": (
+        ("greedy:knock_at=0",),
+        {
+            **SMALL,
+            "rounds": 0,
+            "samples": 2,
+            "per_cell": 50,
+            "strength_deals": 100,
+            "check": 1,
+            "check_deals": 100,
+        },
+    ),  # fmt: skip
     "advise": ((HAND,), {"pile": "KS", "samples": 2, "seed": 1}),
     "load": ((), {}),  # its path is made by the fixture
 }
@@ -62,6 +74,7 @@ POSITIONAL = {
     "tournament": ["strategies"],
     "tune": ["strategy", "param"],
     "strategy_chart": ["seats"],
+    "solve": ["seats"],
     "advise": ["hand"],
     "load": ["path"],
 }
@@ -79,6 +92,9 @@ KEYWORDS = {
              "confirm", "config", "resume", "seed", "chart", "out", "executor", "progress"],
     "strategy_chart": ["kind", "rules", "deals", "seed", "out", "executor", "progress",
                        "samples", "turns", "took"],
+    # not rounds: a misuse that is a fair value (5) would play five rounds
+    "solve": ["rules", "rule", "players", "against", "average", "deals", "samples", "check",
+              "check_deals", "seed", "name", "out", "executor", "progress"],
     "advise": ["rules", "rule", "pile", "samples", "seed", "stock", "turn", "seat", "took",
                "discarded", "rebuilds", "scores", "dealer", "upcard", "just_took",
                "upcard_option", "time", "model", "knock_at", "throw_for_gin", "opponents"],
@@ -202,7 +218,7 @@ def test_a_misspelt_missing_or_extra_argument_is_a_value_error(
         missing = rf"^{function}\(\): missing a required"
         if function in ("compare", "sweep", "tune"):
             missing = "none given; give one|give a line-up template|give the strategy to tune"
-        if function != "strategy_chart":  # called bare, it charts greedy, as the command does
+        if function not in ("strategy_chart", "solve"):  # bare: greedy's, as the command's
             with pytest.raises(rummy.UsageError, match=missing):
                 getattr(rummy, function)()
         args, _ = VALID[function]

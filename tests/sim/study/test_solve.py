@@ -13,6 +13,7 @@ from sim.rules import get_rules
 from sim.study import solve as S
 from sim.study.execute import Executor
 from sim.study.runs import RunError
+from sim.study.session import Session
 from strategies import parse_seat
 from strategies.chart_files import load_chart_file
 
@@ -23,7 +24,7 @@ TINY = {"deals": 3000, "samples": 2, "per_cell": 100, "strength_deals": 500,
 def tiny_solve(rules: str, start: str, out: Path, **kwargs) -> S.SolveResult:
     """A solve of tiny charts (``TINY``, ``kwargs`` win), on one worker."""
     request = S.SolveRequest(rules, start, **{**TINY, **kwargs})
-    return S.solve(request, Executor(workers=1), out=out)
+    return S.solve(request, Session(Executor(workers=1), out))
 
 
 @pytest.fixture(scope="module")
