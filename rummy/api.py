@@ -29,36 +29,29 @@ import dataclasses
 import functools
 import inspect
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NoReturn, TypeVar, cast
 
 from rummy.results import (
-    POINTS_PER_GAME,
-    POINTS_PER_HAND,
-    SHARE_OF_HANDS,
     Comparison,
-    Estimate,
     PlayResult,
-    SeatResult,
     StudyResult,
     TournamentResult,
     TuneResult,
-    games_won_of,
 )
 from sim.front import params
 from sim.front.declare import Front, ParamsError
 from sim.limits import MAX_COUNT, MAX_SEED
-from sim.rules import DEFAULT_PRESET, PRESETS, RuleSet, get_rules
+from sim.rules import RuleSet, get_rules
 from sim.sizes import study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
-from sim.study.kinds import KINDS, RESULTS_ROOT, RUN
+from sim.study.kinds import KINDS, RESULTS_ROOT
 
 __all__ = [
     "UsageError",
     "experiment",
     "load",
-    "play",
     # the functions made from a study kind's front, on first use (__getattr__ below)
     *(kind.function for kind in KINDS if kind.front and kind.function),
 ]
@@ -282,7 +275,7 @@ def _function_of(front: Front[Any, Any]) -> Any:
         root = _out(arguments["out"])
         call = _call(name, **{p.name: arguments[p.name] for p in front.params
                               if arguments[p.name] is not p.default})  # fmt: skip
-        with _progress(front.kind.name, arguments["progress"]) as view:
+        with _progress(front.label_of(request), arguments["progress"]) as view:
             done = front.play(request, Session(arguments["executor"], root, _callback(view), call))
         return front.notebook(done)
 
@@ -314,132 +307,6 @@ def __getattr__(name: str) -> Any:
 
 
 # --- one run ---------------------------------------------------------------------------------
-
-
-@_called
-def play(
-    seats: str | Sequence[str],
-    *,
-    rules: str | RuleSet = DEFAULT_PRESET,
-    rule: Mapping[str, Any] | None = None,
-    deals: int | None = None,
-    games: int | None = None,
-    seed: int | None = None,
-    duplicate: bool = False,
-    name: str = RUN.folder,
-    out: Out = RESULTS_ROOT,
-    executor: Executor = LOCAL,
-    progress: bool = True,
-) -> PlayResult | StudyResult:
-    """Play a line-up (``rummy run --seats``): per seat, points and net points per hand
-    and the share of hands won, with 95% intervals; with ``games=`` also the share of
-    games won and the net final score per game; how hands ended.
-
-    ``seats``: one spec per seat, ``"greedy:knock_at=7/simple"`` or a list (one spec
-    fills every seat); ``rule``: rule parameters changed from ``rules`` (``{"knock_limit":
-    7}``, as ``--rule``); ``deals`` single hands (default: ``sim.sizes.DEFAULT_DEALS``,
-    as the command's) or ``games`` whole games; ``seed`` None draws one
-    (``result.seed``). Written to ``<out>/<name>/<run id>/``. ``duplicate`` also plays
-    every deal with the seats rotated, as ``rummy run --duplicate`` does: a one-setting
-    study whose :class:`StudyResult` reads seat 0's figures over every seating.
-    """
-    from sim.study import RunConfig, load_results, run
-
-    _common(executor, progress)
-    count, mode = _size("run", deals, games)
-    rule_set = _rules(rules)
-    if rule is not None:
-        with _checking("rule", rule):
-            rule_set = get_rules(rule_set, **params.rule_changes(rule))
-    lineup = _lineup("seats", seats, rule_set)
-    with _checking("name", name):
-        _text("name", name, "'knock-study'")
-    command = _call("play", seats=seats, rules=str(rules), rule=rule, deals=deals, games=games,
-                    seed=seed, duplicate=duplicate or None)  # fmt: skip
-    if _flag("duplicate", duplicate):
-        return _duplicate(rule_set, lineup, count, mode, seed, name, (out, executor, progress),
-                          command)  # fmt: skip
-    with _checking("name", name):
-        config = RunConfig(
-            rules=rule_set, lineup=lineup, count=count, mode=mode, experiment=name,
-            seed=_seed(seed), out=_out(out), command=command,
-        )  # fmt: skip
-    with _progress(name, progress) as view:
-        done = run(config, executor, progress=_callback(view))
-    return _play_result(load_results(done.run_dir), done.run_dir, done.notes)
-
-
-def _duplicate(
-    rule_set: RuleSet, lineup: str | tuple[str, ...], count: int, mode: str, seed: Any,
-    name: str, where: tuple[Out, Executor, bool], command: str,
-) -> StudyResult:  # fmt: skip
-    """``play(duplicate=True)``: the one-setting experiment ``rummy run --duplicate``
-    plays (in ``<out>/<name>/``, or ``<out>/run-ID`` under the default name)."""
-    from sim.study.experiment_file import experiment_from_dict, named_by_identity
-
-    experiment_name = "run" if name == "default" else name
-    source = {
-        "name": experiment_name,
-        # every parameter, so any rule set; the preset names the setting as the command's
-        "rules": {
-            "preset": rule_set.name if rule_set.name in PRESETS else DEFAULT_PRESET,
-            **rule_set.to_dict(),
-        },  # fmt: skip
-        "seats": [lineup] if isinstance(lineup, str) else list(lineup),
-        mode: count,
-        "duplicate": True,
-        **({} if seed is None else {"seed": seed}),
-    }
-    with _checking(None, None):  # rules and seats were checked: a refusal says its own
-        planned = experiment_from_dict(source, source="rummy.play")
-    if name == "default":
-        planned = named_by_identity(planned, "run")
-    return _play_planned(planned, *where, command)
-
-
-def _play_result(data: Any, directory: StorePath, notes: tuple[str, ...] = ()) -> PlayResult:
-    row = data.summary.row(0, named=True)
-    games = data.mode == "games"
-    units, hands = int(row["units"]), int(row["hands"])
-    seats = tuple(
-        SeatResult(
-            seat=int(r["seat"]),
-            strategy=r["strategy"],
-            points=Estimate.of_row(
-                r, "points", "points_low", "points_high", POINTS_PER_HAND, "t", n=hands
-            ),
-            net=Estimate.of_row(r, "net", "net_low", "net_high", POINTS_PER_HAND, "t", n=hands),
-            win_rate=Estimate.of_row(
-                r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson", n=hands
-            ),
-            knock_rate=float(r["knock_rate"]),
-            games_won=games_won_of(r, units) if games else None,
-            net_score=Estimate.of_row(
-                r, "net_score", "net_score_low", "net_score_high", POINTS_PER_GAME, "t", n=units
-            )
-            if games
-            else None,
-        )  # fmt: skip
-        for r in data.seats.iter_rows(named=True)
-    )
-    outcomes = {
-        r["outcome"]: Estimate.of_row(r, "share", "low", "high", SHARE_OF_HANDS, "Wilson", n=hands)
-        for r in data.outcomes.iter_rows(named=True)
-    }
-    return PlayResult(
-        directory=directory,
-        seed=int(data.record["seed"]),
-        rules=row["rules"],
-        lineup=tuple(s.strategy for s in seats),
-        mode=data.mode,
-        count=units,
-        hands=hands,
-        seats=seats,
-        outcomes=outcomes,
-        mean_turns=float(row["mean_turns"]),
-        raw=data,
-        notes=notes,
-    )
 
 
 # --- experiments and sweeps ------------------------------------------------------------------
@@ -539,5 +406,5 @@ def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult 
             return TuneResult.of(study.record, study.table, folder, study.record)
         data = load_results(path)
     if data.kind == "run":
-        return _play_result(data, folder)
+        return PlayResult.of_data(data, folder)
     return StudyResult.of_data(data, folder)

@@ -249,6 +249,55 @@ class PlayResult(Shown):
         notes = [f"hands end: {ends}; {self.mean_turns:.1f} turns per hand", *self.notes]
         return title, header, rows, notes
 
+    @classmethod
+    def of_data(cls, data: Any, directory: StorePath, notes: tuple[str, ...] = ()) -> PlayResult:
+        """A run as the notebook shows it, from its data (``sim.study.analysis``'s, read
+        back from the run's folder)."""
+        row = data.summary.row(0, named=True)
+        games = data.mode == "games"
+        units, hands = int(row["units"]), int(row["hands"])
+        seats = tuple(
+            SeatResult(
+                seat=int(r["seat"]),
+                strategy=r["strategy"],
+                points=Estimate.of_row(
+                    r, "points", "points_low", "points_high", POINTS_PER_HAND, "t", n=hands
+                ),
+                net=Estimate.of_row(r, "net", "net_low", "net_high", POINTS_PER_HAND, "t", n=hands),
+                win_rate=Estimate.of_row(
+                    r, "win_rate", "win_low", "win_high", SHARE_OF_HANDS, "Wilson", n=hands
+                ),
+                knock_rate=float(r["knock_rate"]),
+                games_won=games_won_of(r, units) if games else None,
+                net_score=Estimate.of_row(
+                    r, "net_score", "net_score_low", "net_score_high", POINTS_PER_GAME, "t", n=units
+                )
+                if games
+                else None,
+            )  # fmt: skip
+            for r in data.seats.iter_rows(named=True)
+        )
+        outcomes = {
+            r["outcome"]: Estimate.of_row(
+                r, "share", "low", "high", SHARE_OF_HANDS, "Wilson", n=hands
+            )
+            for r in data.outcomes.iter_rows(named=True)
+        }
+        return cls(
+            directory=directory,
+            seed=int(data.record["seed"]),
+            rules=row["rules"],
+            lineup=tuple(s.strategy for s in seats),
+            mode=data.mode,
+            count=units,
+            hands=hands,
+            seats=seats,
+            outcomes=outcomes,
+            mean_turns=float(row["mean_turns"]),
+            raw=data,
+            notes=notes,
+        )
+
     def hand_rows(self) -> pl.LazyFrame:
         """Every hand played: ``sim.study.load_hands`` of the run (checked parts)."""
         from sim.study import load_hands

@@ -47,12 +47,6 @@ class Command(NamedTuple):
 
 
 COMMANDS: dict[str, Command] = {
-    "deadwood": Command("table_cmds", "A hand's best arrangement, deadwood and best discard."),
-    "score": Command("table_cmds", "Score a showdown exactly as docs/RULES.md says."),
-    "replay": Command("replay_cmd", "Replay one hand (or a whole game) turn by turn."),
-    "run": Command("run_cmd", "Play many deals or games: one run, or an experiment file."),
-    "chart": Command("results_cmd", "Draw charts (PNG and SVG) of a study's results."),
-    "report": Command("results_cmd", "Write the self-contained HTML report of results."),
     **{  # the study kinds declared by a front: their commands are made from it (a
         # group's, strategy-chart knock, by the group's module)
         command: Command(kind.front, kind.summary, front=True)
@@ -61,6 +55,11 @@ COMMANDS: dict[str, Command] = {
         for command in kind.commands
         if " " not in command
     },
+    "deadwood": Command("table_cmds", "A hand's best arrangement, deadwood and best discard."),
+    "score": Command("table_cmds", "Score a showdown exactly as docs/RULES.md says."),
+    "replay": Command("replay_cmd", "Replay one hand (or a whole game) turn by turn."),
+    "chart": Command("results_cmd", "Draw charts (PNG and SVG) of a study's results."),
+    "report": Command("results_cmd", "Write the self-contained HTML report of results."),
     "strategy-chart": Command(
         "strategy_chart_cmd",
         "Strategy charts for the table: when to knock, when to take, what to throw.",

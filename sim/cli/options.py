@@ -1,11 +1,12 @@
 """Options every command shares: the same flag for the same thing, everywhere.
 
-``--rules``/``-r``-style overrides, ``--seats``/``-s``, ``--deals``/``-n``, ``--games``,
-``--seed``, ``--workers``/``-w``, ``--out``/``-o``, ``--backend``, ``--address``,
-``--duplicate``, ``--precision``, ``--json``: declared once here, so that a command
-cannot spell one differently (``rummy compare -w 4`` works as ``rummy run -w 4``).
-Ranges are checked by the parser (exit status 2, one line); values that depend on
-each other are checked by the library (exit status 1).
+The options of a study's session (``--workers``/``-w``, ``--out``/``-o``, ``--backend``,
+``--address``, ``--json``), which every study command takes after its front's
+parameters (``sim.front.command``), and the front's parameters that the commands not
+made from a front take too (``--rules``, ``--rule``, ``--chunk-size``): declared once,
+so that a command cannot spell one differently (``rummy compare -w 4`` works as ``rummy
+run -w 4``). Ranges are checked by the parser (exit status 2, one line); values that
+depend on each other are checked by the library (exit status 1).
 """
 
 from __future__ import annotations
@@ -18,41 +19,23 @@ from typing import Annotated, Any
 import typer
 
 from sim.front import params
-from sim.front.params import Headline, Rows, at_most, overrides
-from sim.front.params import seed as seed_param
-from sim.limits import MAX_COUNT, MAX_WORKERS
+from sim.front.params import at_most, overrides, uri_or_path
+from sim.limits import MAX_WORKERS
 from sim.rules import RuleSet, get_rules, parse_overrides
-from sim.sizes import (
-    DEFAULT_DEALS,
-)
 
 __all__ = [
     "AddressOption",
     "Backend",
     "BackendOption",
     "ChunkOption",
-    "DealsOption",
-    "DuplicateOption",
-    "GamesOption",
-    "Headline",
-    "HeadlineOption",
     "JsonOption",
-    "MaxCountOption",
-    "NameOption",
-    "ForceOption",
     "at_most",
     "OutOption",
-    "PrecisionOption",
     "RuleOverrides",
-    "Rows",
-    "RowsOption",
     "RulesOption",
-    "SeatsOption",
-    "SeedOption",
     "WorkersOption",
     "file_text",
     "out_check",
-    "out_root_check",
     "path_text",
     "rules_of",
 ]
@@ -70,16 +53,11 @@ def rules_of(preset: str, overrides: list[str] | None, **defaults: object) -> Ru
 
 
 def path_text(value: str | Path) -> Path | Any:
-    """Parse a path option: a folder or file, or an object store's URI (``s3://bucket/
-    prefix``: ``sim.store.location``). Empty text is refused (``Path("")`` would mean
-    "."), and so is a URI pyarrow cannot use, in one line naming it."""
-    from sim import store
-
-    if isinstance(value, str) and not value.strip():
-        raise typer.BadParameter("empty text; give a path")
+    """Parse a path option: a folder or file, or an object store's URI
+    (``sim.front.params.uri_or_path``); a refusal is a usage error naming the value."""
     try:
-        return store.location(value)
-    except store.StorageError as error:
+        return uri_or_path(value)
+    except ValueError as error:
         raise typer.BadParameter(str(error)) from None
 
 
@@ -114,39 +92,6 @@ def out_root_check(value: Path) -> Path:
 RulesOption = params.preset("rules").option
 RuleOverrides = overrides("rule", short="-r").option
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
-SeatsOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--seats",
-        "-s",
-        help="Line-up: seat specs separated by '/' or ',' (greedy:knock_at=7/simple), or the "
-        "option once per seat; one spec fills every seat.",
-        show_default=False,
-    ),
-]
-DealsOption = Annotated[
-    int | None,
-    typer.Option(
-        "--deals",
-        "-n",
-        min=1,
-        callback=at_most(MAX_COUNT),
-        help=f"Single hands to play (per run or setting; default: {DEFAULT_DEALS['run']:,}).",
-        show_default=False,
-    ),
-]
-GamesOption = Annotated[
-    int | None,
-    typer.Option(
-        "--games",
-        min=1,
-        callback=at_most(MAX_COUNT),
-        help="Whole games of the rule set's game mode (instead of --deals); the metric is "
-        "then the net final score per game.",
-        show_default=False,
-    ),
-]
-SeedOption = seed_param().option
 WorkersOption = Annotated[
     int | None,
     typer.Option(
@@ -173,20 +118,5 @@ AddressOption = Annotated[
     str | None,
     typer.Option("--address", help="Ray cluster address (with --backend ray).", show_default=False),
 ]
-DuplicateOption = Annotated[
-    bool | None,
-    typer.Option(
-        "--duplicate/--no-duplicate",
-        help="Also play every deal with the seats rotated, so seat luck cancels.",
-        show_default=False,
-    ),
-]
-
-# the options a command not yet made from a front shares with the fronts (sim.front.params)
-RowsOption = params.rows().option
-PrecisionOption = params.precision().option
-MaxCountOption = params.max_count().option
-HeadlineOption = params.headline().option
-NameOption = params.folder_name().option
-ForceOption = params.force().option
+# the options a command not made from a front shares with the fronts (sim.front.params)
 ChunkOption = params.chunk_size().option

@@ -26,7 +26,6 @@ from rich.console import Console
 
 from sim.present.terminal import (
     ProgressView,
-    Steps,
     ci,
     compact_table,
     console,
@@ -34,15 +33,11 @@ from sim.present.terminal import (
     is_quiet,
     set_quiet,
 )
-from sim.stats import format_estimate
 from sim.store import dumps, location
 
 __all__ = [
     "folder",
-    "ProgressView",
-    "Steps",
     "study_progress",
-    "study_size",
     "chatter",
     "ci",
     "command_line",
@@ -50,7 +45,6 @@ __all__ = [
     "console",
     "err_console",
     "fail",
-    "fmt",
     "pct",
     "print_json",
     "seed_line",
@@ -87,42 +81,16 @@ def folder(path: Any) -> str:
     return location(path).folder_text
 
 
-def fmt(value: float, digits: int, sign: bool = False) -> str:
-    """A number without the "-0.00" of a tiny negative."""
-    return format_estimate(value, sign=sign, decimals=digits)
-
-
 def pct(value: float | None) -> str:
     if value is None or math.isnan(value):
         return "-"
     return f"{value * 100:.1f}"
 
 
-def chosen_seed(seed: int | None) -> tuple[int, bool]:
-    """The seed a study plays and whether it was drawn (no --seed given: a fresh one)."""
-    if seed is not None:
-        return seed, False
-    from sim.study.runs import new_seed  # numpy: only for the commands that play
-
-    return new_seed(), True
-
-
 def seed_line(seed: int, drawn: bool) -> str:
     if drawn:
         return f"seed {seed} (drawn; pass --seed {seed} to repeat or resume)"
     return f"seed {seed}"
-
-
-def study_size(kind: str, deals: int | None, games: int | None) -> tuple[int, str]:
-    """The size of a study from ``--deals``/``--games`` (one of them, else the study
-    kind's default: ``sim.sizes``), and its mode."""
-    from sim.front.declare import ParamsError, flag_of
-    from sim.front.params import size
-
-    try:
-        return size(kind, {"deals": deals, "games": games})
-    except ParamsError as error:
-        fail(error.words(flag_of, None))
 
 
 @contextlib.contextmanager

@@ -14,7 +14,6 @@ from typing import Annotated
 import typer
 
 from sim.cli.options import (
-    MAX_COUNT,
     JsonOption,
     RuleOverrides,
     RulesOption,
@@ -23,7 +22,7 @@ from sim.cli.options import (
 )
 from sim.cli.output import fail, print_json
 from sim.engine import GameReplay, Replay, StrategyDecisionError, replay_game, replay_hand
-from sim.limits import MAX_SEED
+from sim.limits import MAX_COUNT, MAX_SEED
 from sim.replay import describe_event, game_to_json, hand_to_json, points_of, showdown_of
 from sim.rules import DEFAULT_PRESET, RuleSet
 from strategies import StrategyError

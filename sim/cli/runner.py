@@ -1,5 +1,4 @@
-"""What every study command shares: one executor, one shape from seed line to printout,
-one refusal of the settings a resume does not take.
+"""What every study command shares: one executor, one shape from seed line to printout.
 
 A study command parses its flags, makes its executor (:func:`executor_of`) and hands a
 call of its driver to :func:`run_study`, which prints the seed, shows one progress bar,
@@ -8,14 +7,14 @@ then prints what the driver returned (or the same as strict JSON with ``--json``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from sim.cli.options import Backend
 from sim.cli.output import fail, print_json, study_progress
 from sim.study.execute import Executor
 
-__all__ = ["executor_of", "refuse_on_resume", "run_study"]
+__all__ = ["executor_of", "run_study"]
 
 R = TypeVar("R")
 
@@ -54,14 +53,3 @@ def run_study(
     else:
         show(result)
     return result
-
-
-def refuse_on_resume(given: Sequence[tuple[str, object]], may_change: str) -> None:
-    """A resume plays the settings stored in its directory: refuse the first flag given
-    that would set one (exit 1, one line); ``may_change`` names the flags it takes."""
-    for flag, value in given:
-        if value is not None and value is not False and value != []:
-            fail(
-                f"--resume takes the settings stored in the directory; drop {flag} "
-                f"(only {may_change} may change)"
-            )

@@ -13,7 +13,6 @@ import typer
 
 from sim import sizes, store
 from sim.cli.options import (
-    MAX_COUNT,
     JsonOption,
     at_most,
     file_text,
@@ -24,6 +23,7 @@ from sim.cli.output import console, fail, print_json
 from sim.front import chart as chart_front
 from sim.front import solve as solve_front
 from sim.front.command import command_of
+from sim.limits import MAX_COUNT
 from sim.study.kinds import CHART
 
 # The study's modules load with the commands that play (their imports, inside them): the

@@ -1,15 +1,11 @@
-"""Playing a run or an experiment from the command line, and printing what it found.
-
-Shared by ``rummy run`` (a run, an experiment file, a resume) and ``rummy sweep``:
-each prints what it will play and the seed, shows one progress bar (with the
-experiment's phases), then the summary tables (or the same as strict JSON with
-``--json``).
+"""A run or an experiment as the command line says it: what it will play, what playing
+it said, its summary tables and its ``--json`` record (``rummy run``, ``rummy sweep``:
+``sim.front.run``, ``sim.front.sweep``).
 """
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -18,49 +14,38 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
-from sim import store
 from sim.cli.output import (
-    ProgressView,
     chatter,
     ci,
-    command_line,
     compact_table,
-    console,
     err_console,
     folder,
     pct,
-    print_json,
-    seed_line,
 )
 from sim.present.experiment import (
     HOUSE_UNITS,
     Drawn,
     best_moves,
     house_rule_label,
-    play_drawn,
     rule_names,
     seat0_text,
     short_labels,
 )
 from sim.stats import format_p
 from sim.store import StorePath
-from sim.study.analysis import ExperimentData, data_from_run
+from sim.study.analysis import ExperimentData
 from sim.study.claims import display_rows
 from sim.study.design import HEADLINES, RATE_HEADLINES, Experiment
-from sim.study.execute import Executor, run
+from sim.study.execute import Executor
 from sim.study.house_rules import SHARE
 from sim.study.quantities import experiment_units
-from sim.study.runs import RunConfig, RunResult
-from sim.study.session import Session
 from sim.study.settings import expand
 
 __all__ = [
     "announce_experiment",
     "experiment_record",
-    "play_experiment",
-    "play_run",
     "print_experiment_summary",
-    "print_run_result",
+    "print_run_summary",
     "tell_experiment",
 ]
 
@@ -119,76 +104,6 @@ def experiment_record(drawn: Drawn) -> dict[str, Any]:
     if data.house_rules is not None:
         record["house_rules"] = data.house_rules.to_dicts()
     return record
-
-
-def play_experiment(
-    experiment: Experiment,
-    executor: Executor,
-    *,
-    out: Path,
-    drawn: bool,
-    as_json: bool = False,
-    replace: bool = False,
-) -> None:
-    """Play an experiment (resumable), draw its charts and report, then print its
-    summary or its JSON (``sim.present.experiment.play_drawn``; ``replace``: ``--force``)."""
-    say = chatter(as_json)
-    assert experiment.seed is not None
-    say.print(announce_experiment(experiment, executor))
-    say.print(seed_line(experiment.seed, drawn))
-    with ProgressView(experiment.name) as view:
-        session = Session(executor, store.location(out), view.progress, command_line())
-        played = play_drawn(experiment, session, replace=replace)
-    tell_experiment(played, as_json)
-    if as_json:
-        print_json(experiment_record(played))
-        return
-    print_experiment_summary(played.result.data, played.result.directory, console())
-
-
-def play_run(config: RunConfig, executor: Executor, *, drawn: bool, as_json: bool = False) -> None:
-    """Play one run (resumable), then print its summary or its JSON."""
-    say = chatter(as_json)
-    say.print(
-        f"[bold]{escape(config.experiment)}[/bold]: {config.rule_set.name} "
-        f"({config.players} players), {escape(config.shown_lineup)}, {config.count:,} "
-        f"{config.mode}, {executor.describe(config.seats_agents)}"
-    )
-    say.print(seed_line(config.seed, drawn))  # type: ignore[arg-type]
-    with ProgressView(config.experiment) as view:
-        result = run(config, executor, progress=view.progress)
-    print_run_result(result, as_json)
-
-
-def print_run_result(result: RunResult, as_json: bool = False) -> None:
-    """What a run did (notes, chunks played) and its summary, or the same as JSON."""
-    say = chatter(as_json)
-    for note in result.notes:
-        err_console().print(f"note: {note}", markup=False)
-    if result.chunks_skipped:
-        say.print(f"{result.chunks_skipped} of {result.chunks_total} chunks were already done")
-    if result.chunks_run and result.elapsed > 0:
-        say.print(f"{result.chunks_run} chunks played in {result.elapsed:.1f} s")
-    data = data_from_run(result.run_dir)
-    if as_json:
-        print_json(
-            {
-                "kind": "run",
-                "run_dir": str(result.run_dir),
-                "seed": result.seed,
-                "chunks_run": result.chunks_run,
-                "chunks_skipped": result.chunks_skipped,
-                "elapsed": result.elapsed,
-                "summary": data.summary.to_dicts()[0],
-                "units": experiment_units(data.headline),
-                "seats": data.seats.to_dicts(),
-                "outcomes": data.outcomes.select(
-                    "outcome", "count", "share", "low", "high"
-                ).to_dicts(),
-            }
-        )
-        return
-    print_run_summary(data, result.run_dir, console())
 
 
 def print_experiment_summary(data: ExperimentData, directory: StorePath, out: Console) -> None:

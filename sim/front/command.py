@@ -95,7 +95,7 @@ def play_front(front: Front[Any, Any], given: dict[str, Any]) -> None:
 
     told = front.told
     run_study(
-        front.kind.name, values["seed"], drawn, as_json, play,
+        front.label_of(request), values["seed"], drawn, as_json, play,
         record=lambda result: {**front.record(result), "seed_drawn": drawn},
         show=front.show,
         told=None if told is None else lambda result: told(result, as_json),

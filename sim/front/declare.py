@@ -144,6 +144,9 @@ class Front(Generic[Request, Result]):
         ``session`` is False).
     show, record : callable
         The result printed in a terminal, and as a JSON-able dict (``--json``).
+    label : callable or None
+        The request to its progress bar's label (None: the kind's name): a run's bar
+        says the study's name.
     subcommand : str or None
         The parameter each of the kind's commands fixes to its last word (``strategy-chart
         knock`` charts ``kind="knock"``): the commands take the other parameters, the
@@ -185,6 +188,11 @@ class Front(Generic[Request, Result]):
     told: Callable[[Result, bool], None] | None = None
     stored_seed: Callable[[Mapping[str, Any]], int | None] | None = None
     subcommand: str | None = None
+    label: Callable[[Request], str] | None = None
+
+    def label_of(self, request: Request) -> str:
+        """The progress bar's label for ``request``."""
+        return self.kind.name if self.label is None else self.label(request)
 
     def seed_of(self, values: Mapping[str, Any]) -> tuple[int, bool]:
         """The seed the request plays and whether it was drawn: the one given, else the

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -43,6 +45,8 @@ __all__ = [
     "games",
     "headline",
     "label",
+    "maybe",
+    "path",
     "lineup",
     "lineup_template",
     "max_count",
@@ -65,6 +69,7 @@ __all__ = [
     "text",
     "texts",
     "truth",
+    "uri_or_path",
     "usage",
     "whole",
     "whole_numbers",
@@ -399,6 +404,47 @@ def flag(name: str, help: str, default: bool = False) -> Param:
 
 def duplicate(help: str) -> Param:
     return flag("duplicate", help)
+
+
+def maybe(name: str, help: str) -> Param:
+    """A yes or no that may be left out, None (a file's own value then stands):
+    ``--name/--no-name`` at the command line, True, False or None in the notebook."""
+    option = typer.Option(f"{flag_of(name)}/--no-{flag_of(name)[2:]}", help=help,
+                          show_default=False)  # fmt: skip
+    return Param(name, help, Annotated[bool | None, option], _optional(truth), "bool | None")
+
+
+def uri_or_path(value: str | os.PathLike[str]) -> Any:
+    """A folder or file, or an object store's URI (``s3://bucket/prefix``:
+    ``sim.store.location``). Empty text is refused (``Path("")`` would mean "."), and so
+    is a URI pyarrow cannot use, in one line naming it (``ValueError``)."""
+    from sim import store
+
+    if isinstance(value, str) and not value.strip():
+        raise ValueError("empty text; give a path")
+    try:
+        return store.location(value)
+    except store.StorageError as error:
+        raise ValueError(str(error)) from None
+
+
+def path(name: str, help: str, uri: bool = False, argument: bool = False) -> Param:
+    """A file (``Path``), or with ``uri`` a folder that may be an object store's URI
+    (``s3://...``); None: not given. ``argument``: the command takes it by position."""
+    parser = usage(uri_or_path) if uri else None
+    option = (
+        typer.Argument(help=help, metavar=name.upper(), show_default=False, parser=parser)
+        if argument
+        else typer.Option(flag_of(name), help=help, show_default=False, parser=parser)
+    )
+
+    def read(value: Any) -> Any:
+        if not isinstance(value, str | os.PathLike) or not str(value).strip():
+            raise ValueError("give a path")
+        return uri_or_path(value) if uri else Path(value)
+
+    return Param(name, help, Annotated[Path | None, option], _optional(read),
+                 "str | os.PathLike[str] | None", argument=argument)  # fmt: skip
 
 
 def specs(name: str, help: str, example: str, short: str | None = None) -> Param:

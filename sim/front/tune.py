@@ -15,10 +15,8 @@ beats the runner-up (Holm-adjusted). A tune comes from arguments, from a tune fi
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any, cast
 
 import typer
@@ -119,37 +117,6 @@ def _confirm() -> Param:
                  lambda v: None if v is None else read(v), "int | None")  # fmt: skip
 
 
-def _maybe(name: str, help: str) -> Param:
-    """A yes or no that may be left out (a tune file's own value then stands)."""
-    option = typer.Option(f"--{name}/--no-{name}", help=help, show_default=False)
-    return Param(name, help, Annotated[bool | None, option],
-                 lambda v: None if v is None else params.truth(v), "bool | None")  # fmt: skip
-
-
-def _path(name: str, help: str, parser: Any = None) -> Param:
-    """A file or folder: a path (or, where ``parser`` reads one, an object store's URI)."""
-    option = typer.Option(flag_of(name), help=help, show_default=False,
-                          **({"parser": parser} if parser else {}))  # fmt: skip
-
-    def read(value: Any) -> Any:
-        if not isinstance(value, str | os.PathLike) or not str(value).strip():
-            raise ValueError("give a path")
-        return Path(value) if parser is None else parser(value)
-
-    return Param(name, help, Annotated[Path | None, option],
-                 lambda v: None if v is None else read(v),
-                 "str | os.PathLike[str] | None")  # fmt: skip
-
-
-def _resume_path(value: Any) -> Any:
-    from sim.cli.options import path_text
-
-    try:
-        return path_text(value)
-    except typer.BadParameter as error:
-        raise ValueError(error.message) from None
-
-
 PARAMS = (
     _strategy(),
     _ranges(),
@@ -161,16 +128,16 @@ PARAMS = (
     params.count("deals", 2, f"Single deals per setting (default: {DEFAULT_DEALS['tune']:,}).",
                  short="-n"),
     params.games(2, "setting"),
-    _maybe("duplicate", "Also play every deal with the seats rotated, so seat luck cancels."),
+    params.maybe("duplicate", "Also play every deal with the seats rotated, so seat luck cancels."),
     params.number("max_evals", "Settings to play at most: a space this small is played in full "
                   f"(grid), a larger one by coordinate descent (default: {DEFAULT_MAX_EVALS}).",
                   None, 1),
     _choice_of_search(),
     _confirm(),
-    _path("config", "A tune file (TOML with a tune table: strategy, against, params), e.g. "
-          "experiments/tune_schedule_gin.toml; the options given win over it."),
-    _path("resume", "Finish an interrupted tune's folder (results/tune/ID): plays only what "
-          "is missing.", parser=_resume_path),
+    params.path("config", "A tune file (TOML with a tune table: strategy, against, params), "
+                "e.g. experiments/tune_schedule_gin.toml; the options given win over it."),
+    params.path("resume", "Finish an interrupted tune's folder (results/tune/ID): plays only "
+                "what is missing.", uri=True),
     params.seed(),
     params.flag("chart", "Save the chart as PNG and SVG.", default=True),
 )  # fmt: skip

@@ -12,9 +12,10 @@ guard over study folders (``sim.store.RECORD_NAMES``), the default sizes
 Adding a kind: its declaration here, its driver (``sim/study/NAME.py``) and its front
 (``sim/front/NAME.py``: its parameters, how a request is made of them, how its result is
 printed, recorded and returned to the notebook), from which ``sim.cli`` makes its command
-and ``rummy.api`` its notebook function. The kinds declared before fronts existed still
-have their command (``sim/cli/NAME_cmd.py``, listed in ``sim.cli.COMMANDS``) and notebook
-function and result (``rummy/api.py``, ``rummy/results.py``) written out.
+and ``rummy.api`` its notebook function. Every kind but the experiment has one; an
+experiment file plays through the run's front (``rummy run FILE``), and its notebook
+function (``rummy.experiment``, which also takes a dict) is written out in
+``rummy/api.py``.
 
 Plain Python: importing it loads neither numba nor polars (``rummy --help`` reads it).
 """
@@ -62,7 +63,8 @@ class StudyKind:
 
 RUN = StudyKind(
     "run", "run", commands=("run",), function="play", records=("manifest.json",),
-    folder="default", default_deals=100_000,
+    folder="default", default_deals=100_000, front="sim.front.run",
+    summary="Play many deals or games: one run, or an experiment file.",
 )  # fmt: skip
 EXPERIMENT = StudyKind(
     "experiment", "experiment", commands=("run",), function="experiment",

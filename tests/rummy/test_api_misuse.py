@@ -79,7 +79,9 @@ POSITIONAL = {
     "load": ["path"],
 }
 KEYWORDS = {
-    "play": ["rules", "deals", "games", "seed", "name", "out", "executor", "progress"],
+    "play": ["file", "rules", "rule", "deals", "games", "seed", "name", "force", "rows",
+             "precision", "max_count", "duplicate", "headline", "chunk_size", "resume", "out",
+             "executor", "progress"],
     "compare": ["rules", "vs_rules", "rule", "vs_rule", "label", "vs_label", "deals", "games",
                 "seed", "duplicate", "out", "executor", "progress"],
     "experiment": ["out", "executor", "progress", "count", "seed", "duplicate", "precision",
@@ -180,7 +182,7 @@ def test_the_reported_misuses_are_one_line_naming_the_parameter(workspace: Path)
             ("play", "seats", 5, "seats=5: give text"),
             ("play", "executor", "ray", "executor='ray': give a rummy.Executor"),
             ("play", "deals", 0, "deals=0: give a whole number 1.."),
-            ("play", "name", None, "name=None"),
+            ("play", "name", 5, "name=5: give text"),
             ("advise", "pile", None, "pile=None"),
             ("advise", "hand", 5, "hand=5: give text"),  # never read as a card mask
             ("sweep", "grid", "k=1..2", "grid='k=1..2': give a dict"),
@@ -213,11 +215,12 @@ def test_a_misspelt_missing_or_extra_argument_is_a_value_error(
     """Python would raise a TypeError: the notebook names the keyword and those allowed."""
     with _inside(workspace):
         _check(function, "deels", 3)
-        # compare's, sweep's and tune's every parameter has a default: called bare, they
-        # say what is missing (side B's parameters; the line-up template; the strategy)
+        # play's, compare's, sweep's and tune's every parameter has a default: called bare,
+        # they say what is missing (a line-up or a file; side B's parameters; the line-up
+        # template; the strategy)
         missing = rf"^{function}\(\): missing a required"
-        if function in ("compare", "sweep", "tune"):
-            missing = "none given; give one|give a line-up template|give the strategy to tune"
+        if function in ("play", "compare", "sweep", "tune"):
+            missing = "none given; give|give a line-up template|give the strategy to tune"
         if function not in ("strategy_chart", "solve"):  # bare: greedy's, as the command's
             with pytest.raises(rummy.UsageError, match=missing):
                 getattr(rummy, function)()

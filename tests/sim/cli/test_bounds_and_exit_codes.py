@@ -153,7 +153,7 @@ def test_values_outside_an_options_range_exit_2(args: list[str], option: str) ->
         (["replay", "--seats", "greedy", "--seed", "1"], "give exactly one of --deal N"),
         (["score", "--knocker", "0", "--dealer", "2", "--hand", "AS 2S 3S", "--hand", "4D"],
          "--dealer 2 is not a seat"),
-        (["run", "--seats", "greedy", "--max-count", "5"], "--max-count needs --precision"),
+        (["run", "--seats", "greedy", "--max-count", "5"], "--max-count: needs --precision"),
         (["compare", "--vs-seats", "simple", "--deals", "5", "--games", "5"],
          "--deals, --games: give one, not both"),
         (["compare", "--seats", "greedy/simple"], "--vs-seats, --vs-rules, --vs-rule: none given"),

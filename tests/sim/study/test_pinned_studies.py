@@ -52,8 +52,9 @@ that key, the digests of the run before.
 ``sweep`` was recorded again when its command came to be made from its front
 (``sim.front.sweep``) and its ``--json`` gained ``seed_drawn``, as every front-made study
 command's: without that key, the digest of the run before; ``knock_chart`` for the same
-reason (``sim.front.chart``): its ``--json`` differed from the run before in that key
-alone.
+reason (``sim.front.chart``), and ``run``, ``run_games``, ``experiment`` and
+``experiment_games`` when ``rummy run`` came to be made from its front
+(``sim.front.run``): each ``--json`` differed from the run before in that key alone.
 
 When a change is meant to change results, record the digests again (all, or the cases
 named) and say why in the commit::
