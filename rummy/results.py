@@ -25,6 +25,7 @@ from sim.study.quantities import (
     POINTS_PER_HAND,
     SHARE_OF_GAMES,
     SHARE_OF_HANDS,
+    chart_units,
     headline_quantity,
     points_unit,
     share_unit,
@@ -631,6 +632,7 @@ class ChartResult(Shown):
     seed: int
     positions: int  # positions scored (discards counted)
     cells: pl.DataFrame
+    units: dict[str, str]  # a cell figure's unit (its _low and _high bounds: the same)
     check: Any
     figures: tuple[StorePath, ...]
     report: StorePath
@@ -642,7 +644,8 @@ class ChartResult(Shown):
     ) -> ChartResult:
         """The notebook's chart from the driver's (``sim.study.chart.StrategyChart``)."""
         return cls(chart.spec.chart, chart.run_dir, chart.config.seed, chart.positions,
-                   chart.cells, check, figures, report, chart)  # fmt: skip
+                   chart.cells, chart_units(chart.spec.chart), check, figures, report,
+                   chart)  # fmt: skip
 
     def _view(self) -> tuple[str, list[str], list[list[str]], list[str]]:
         config = self.raw.config

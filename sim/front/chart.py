@@ -34,6 +34,7 @@ from sim.limits import MAX_CHART_SAMPLES, MAX_CHART_TURNS, MAX_DEADWOOD_COLUMNS
 from sim.present.terminal import Steps, compact_table, console
 from sim.stats import format_estimate
 from sim.study.kinds import CHART
+from sim.study.quantities import chart_units
 
 if TYPE_CHECKING:
     from sim.store import StorePath
@@ -268,6 +269,7 @@ def _record(done: Charted) -> dict[str, Any]:
         "figures": [str(p) for p in done.figures],
         "report": str(done.report),
         "cells": [finite(row) for row in chart.cells.iter_rows(named=True)],
+        "units": chart_units(chart.spec.chart),
         "check": None if done.check is None else finite(done.check.to_dict()),
     }
 

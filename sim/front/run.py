@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from rich.markup import escape
@@ -189,9 +189,8 @@ def _stored_seed(values: Mapping[str, Any]) -> int | None:
 
 def _request(values: Mapping[str, Any]) -> Plan:
     count, mode = params.size(RUN.name, values)  # both given: refused first
-    stored = _stored(values)  # its settings refused with the seed (_stored_seed)
-    if stored is not None:
-        return stored
+    if values["resume"] is not None:  # its settings refused with the seed (_stored_seed)
+        return cast(ResumePlan, _stored(values))
     if values["file"] is not None:
         return _file(values)
     return _flags(values, count, mode)
@@ -337,24 +336,15 @@ def _announce(plan: Plan, executor: Any) -> str:
     )
 
 
-def _is_run(done: Any) -> bool:
-    from sim.study.runs import RunResult
-
-    return isinstance(done, RunResult)
-
-
-def _is_tune(done: Any) -> bool:
-    return isinstance(done, tune_front.Tuned)
-
-
 def _told(done: Any, as_json: bool) -> None:
     from sim.cli.output import chatter
     from sim.cli.studies import tell_experiment
     from sim.present.terminal import err_console
+    from sim.study.runs import RunResult
 
-    if _is_tune(done):
+    if isinstance(done, tune_front.Tuned):
         tune_front.FRONT.told(done, as_json)  # type: ignore[misc]
-    elif not _is_run(done):
+    elif not isinstance(done, RunResult):
         tell_experiment(done, as_json)
     else:
         say = chatter(as_json)
@@ -370,10 +360,11 @@ def _show(done: Any) -> None:
     from sim.cli.studies import print_experiment_summary, print_run_summary
     from sim.present.terminal import console
     from sim.study.analysis import data_from_run
+    from sim.study.runs import RunResult
 
-    if _is_tune(done):
+    if isinstance(done, tune_front.Tuned):
         tune_front.FRONT.show(done)
-    elif _is_run(done):
+    elif isinstance(done, RunResult):
         print_run_summary(data_from_run(done.run_dir), done.run_dir, console())
     else:
         print_experiment_summary(done.result.data, done.result.directory, console())
@@ -383,10 +374,11 @@ def _record(done: Any) -> dict[str, Any]:
     from sim.cli.studies import experiment_record
     from sim.study.analysis import data_from_run
     from sim.study.quantities import experiment_units
+    from sim.study.runs import RunResult
 
-    if _is_tune(done):
+    if isinstance(done, tune_front.Tuned):
         return tune_front.FRONT.record(done)
-    if not _is_run(done):
+    if not isinstance(done, RunResult):
         return experiment_record(done)
     data = data_from_run(done.run_dir)
     return {
@@ -406,10 +398,11 @@ def _record(done: Any) -> dict[str, Any]:
 def _notebook(done: Any) -> Any:
     from rummy.results import PlayResult, StudyResult
     from sim.study.analysis import data_from_run
+    from sim.study.runs import RunResult
 
-    if _is_tune(done):
+    if isinstance(done, tune_front.Tuned):
         return tune_front.FRONT.notebook(done)
-    if _is_run(done):
+    if isinstance(done, RunResult):
         return PlayResult.of_data(data_from_run(done.run_dir), done.run_dir, done.notes)
     return StudyResult.of_data(done.result.data, done.result.directory, done.notes)
 

@@ -16,6 +16,7 @@ __all__ = [
     "SHARE_OF_GAMES",
     "SHARE_OF_HANDS",
     "TURNS_PER_HAND",
+    "chart_units",
     "comparison_units",
     "experiment_units",
     "headline_quantity",
@@ -82,3 +83,19 @@ def tournament_units(mode: str) -> dict[str, str]:
     """The units of a round robin's cells (per pairing: net, won, won by nobody)."""
     share = share_unit(mode)
     return {"net": points_unit(mode), "win_rate": share, "no_winner_rate": share}
+
+
+def chart_units(chart: str) -> dict[str, str]:
+    """The units of a strategy chart's cells: the knock and draw charts' gain of the first
+    action and the hands won after each action; the discard chart's share taken and the
+    deadwood a taken card saved the next seat (per taken card, and per discard: its
+    cost)."""
+    if chart == "discard":
+        return {"taken_rate": "share of discards", "saved": "deadwood per taken card",
+                "cost": "deadwood per discard"}  # fmt: skip
+    first, second = ("knock", "play") if chart == "knock" else ("take", "draw")
+    return {
+        "gain": POINTS_PER_HAND,
+        f"{first}_win": SHARE_OF_HANDS,
+        f"{second}_win": SHARE_OF_HANDS,
+    }

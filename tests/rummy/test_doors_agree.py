@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 import rummy
 from rummy.results import Estimate
 from sim.cli import app
+from sim.front.chart import finite
 
 SEATS = "greedy:knock_at=7/simple"
 
@@ -136,3 +137,40 @@ def test_tune(tmp_path: Path) -> None:
     _same(tuned.best_value, record["best"]["estimate"], units["best"])
     _same(tuned.vs_default, record["vs_default"]["estimate"], units["vs_default"])
     _loads_back(tuned)
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
+
+
+def test_strategy_chart(tmp_path: Path) -> None:
+    tiny = {"deals": 400, "samples": 2, "per_cell": 0, "turns": 4, "pilot": 400, "seed": 8,
+            "check": 1, "check_deals": 100}  # fmt: skip
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in tiny.items()]
+    record = _json(["strategy-chart", "knock", "--seats", "greedy:knock_at=0", *args],
+                   tmp_path / "cli")  # fmt: skip
+    chart = rummy.strategy_chart("greedy:knock_at=0", out=tmp_path / "api", progress=False,
+                                 **tiny)  # type: ignore[arg-type]  # fmt: skip
+    assert record["units"] == chart.units and set(chart.units) <= set(chart.cells.columns)
+    as_json = lambda value: json.loads(json.dumps(finite(value)))  # noqa: E731
+    assert record["cells"] == as_json(chart.cells.to_dicts())
+    assert chart.check is not None and record["check"] == as_json(chart.check.to_dict())
+    # one front: each door's run folder holds the same files, figures and report too
+    cli_run, api_run = Path(record["run_dir"]), Path(chart.directory)
+    assert cli_run.name == api_run.name and _files(cli_run) == _files(api_run)
+    assert Path("report.html") in _files(api_run)
+
+
+def test_solve(tmp_path: Path) -> None:
+    tiny = {"rounds": 1, "deals": 1500, "samples": 2, "per_cell": 100, "strength_deals": 300,
+            "check": 1, "check_deals": 200, "seed": 9}  # fmt: skip
+    args = [f"--{k.replace('_', '-')}={v}" for k, v in tiny.items()]
+    record = _json(["strategy-chart", "solve", "--seats", "greedy:knock_at=0", *args],
+                   tmp_path / "cli")  # fmt: skip
+    solved = rummy.solve("greedy:knock_at=0", out=tmp_path / "api", progress=False,
+                         **tiny)  # type: ignore[arg-type]  # fmt: skip
+    units = record["units"]
+    assert solved.final_seat == record["final_seat"] and solved.fixed == record["fixed"]
+    for mine, theirs in zip(solved.rounds, record["rounds"], strict=True):
+        _same(mine["vs previous"], theirs["vs_previous"]["estimate"], units["vs_previous"])
+        _same(mine["vs start"], theirs["vs_start"]["estimate"], units["vs_start"])

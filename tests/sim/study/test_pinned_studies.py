@@ -55,6 +55,8 @@ command's: without that key, the digest of the run before; ``knock_chart`` for t
 reason (``sim.front.chart``), and ``run``, ``run_games``, ``experiment`` and
 ``experiment_games`` when ``rummy run`` came to be made from its front
 (``sim.front.run``): each ``--json`` differed from the run before in that key alone.
+``knock_chart`` again when its ``--json`` gained ``units`` (each cell figure's unit):
+without that key, the digest of the run before.
 
 When a change is meant to change results, record the digests again (all, or the cases
 named) and say why in the commit::
