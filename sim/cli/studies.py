@@ -47,6 +47,7 @@ __all__ = [
     "print_experiment_summary",
     "print_run_summary",
     "tell_experiment",
+    "tell_hands",
 ]
 
 
@@ -72,12 +73,13 @@ def tell_experiment(drawn: Drawn, as_json: bool) -> None:
     result = drawn.result
     for note in drawn.notes:
         err_console().print(f"note: {note}", markup=False)
-    rate = (
-        f" ({result.hands_played / result.elapsed:,.0f} hands/s)"
-        if result.hands_played and result.elapsed > 0
-        else ""
-    )
-    chatter(as_json).print(f"{result.hands_played:,} hands played in {result.elapsed:.1f} s{rate}")
+    tell_hands(result.hands_played, result.elapsed, as_json)
+
+
+def tell_hands(hands: int, elapsed: float, as_json: bool) -> None:
+    """How many hands a study played, in how long (and how fast)."""
+    rate = f" ({hands / elapsed:,.0f} hands/s)" if hands and elapsed > 0 else ""
+    chatter(as_json).print(f"{hands:,} hands played in {elapsed:.1f} s{rate}")
 
 
 def experiment_record(drawn: Drawn) -> dict[str, Any]:

@@ -191,11 +191,7 @@ class Plan:
 def _request(values: Mapping[str, Any]) -> Plan:
     from sim.study.chart import ChartRequest
 
-    players = values["players"]
-    rules = params.rule_set(values, "rules", "rule", None if players is None else
-                            {"players": players})  # fmt: skip
-    if players is not None and rules.players != players:
-        raise ParamsError(f"conflicts with {{rule}} players={rules.players}", "players", players)
+    rules = params.seated_rules(values)
     if values["seat"] >= rules.players:
         raise ParamsError(f"{rules.players} players sit at seats 0..{rules.players - 1}", "seat",
                           values["seat"])  # fmt: skip

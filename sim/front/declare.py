@@ -206,6 +206,12 @@ class Front(Generic[Request, Result]):
 
         return new_seed(), True
 
+    def given(self, values: Mapping[str, Any], names: tuple[str, ...]) -> str | None:
+        """The first of ``names`` whose value is not its default's: one the caller gave
+        (``--no-duplicate`` where the default is None counts)."""
+        defaults = {p.name: p.read(p.default) for p in self.params if p.name in names}
+        return next((n for n in names if values[n] != defaults[n]), None)
+
     def spell(self, name: str) -> str:
         """A parameter as the command line names it (:attr:`Param.cli`)."""
         return next((p.cli for p in self.params if p.name == name), flag_of(name))

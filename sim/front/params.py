@@ -61,6 +61,7 @@ __all__ = [
     "rule_set",
     "seat_cards",
     "seated",
+    "seated_rules",
     "seats_text",
     "seconds",
     "seed",
@@ -551,6 +552,16 @@ def rule_set(
         rules = get_rules(values[preset])
     with refused(changes, values[changes]):
         return get_rules(rules, **{**(base or {}), **values[changes]})
+
+
+def seated_rules(values: Mapping[str, Any]) -> RuleSet:
+    """The rule set of ``rules`` and ``rule`` with ``players`` seats where given (a
+    ``rule`` players=N that says otherwise is refused)."""
+    players = values["players"]
+    rules = rule_set(values, "rules", "rule", None if players is None else {"players": players})
+    if players is not None and rules.players != players:
+        raise ParamsError(f"conflicts with {{rule}} players={rules.players}", "players", players)
+    return rules
 
 
 def seated(name: str, seats: str | tuple[str, ...], rules: RuleSet) -> None:

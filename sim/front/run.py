@@ -159,19 +159,13 @@ def _stored(values: Mapping[str, Any]) -> ResumePlan | None:
                           backend=stored["backend"])  # fmt: skip
 
 
-def _given(values: Mapping[str, Any], names: tuple[str, ...]) -> str | None:
-    """The first of ``names`` given a value (a flag given as False counts: --no-duplicate)."""
-    return next((n for n in names if values[n] not in (None, (), {}) and
-                 not (n == "force" and values[n] is False)), None)  # fmt: skip
-
-
 def _stored_seed(values: Mapping[str, Any]) -> int | None:
     """The seed of the folder to resume (which takes no setting: each is refused before
     the folder is read), or the file's where it names one."""
     from sim.store import read_toml
 
     if values["resume"] is not None:
-        given = _given(values, (*SETTINGS, "seed"))
+        given = FRONT.given(values, (*SETTINGS, "seed"))
         if given is not None:
             raise ParamsError(f"{{resume}} plays the settings stored in its folder; drop "
                               f"{{{given}}}", given, values[given])  # fmt: skip
@@ -200,7 +194,7 @@ def _file(values: Mapping[str, Any]) -> Plan:
     from sim.study.experiment_file import load_experiment, replace_checked
     from sim.study.tune_request import is_tune_file
 
-    given = _given(values, SPEC)
+    given = FRONT.given(values, SPEC)
     if given is not None:
         raise ParamsError(
             f"{{{given}}} cannot be combined with an experiment file: edit the file, or use "
@@ -208,7 +202,7 @@ def _file(values: Mapping[str, Any]) -> Plan:
         )
     path = values["file"]
     if is_tune_file(path):  # as `rummy tune --config`
-        given = _given(values, EXPERIMENT_ONLY)
+        given = FRONT.given(values, EXPERIMENT_ONLY)
         if given is not None:
             raise ParamsError(f"{{{given}}} does not apply to a tune file "
                               f"({literal(str(path))})")  # fmt: skip

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sim import sizes
 from sim.front import chart, params
-from sim.front.declare import Front, ParamsError
+from sim.front.declare import Front
 from sim.limits import MAX_CHECK_CELLS
 from sim.present.terminal import Said, compact_table, console
 from sim.study.kinds import SOLVE
@@ -72,11 +72,7 @@ PARAMS = (
 def _request(values: Mapping[str, Any]) -> SolveRequest:
     from sim.study.solve import SolveRequest
 
-    players = values["players"]
-    rules = params.rule_set(values, "rules", "rule", None if players is None else
-                            {"players": players})  # fmt: skip
-    if players is not None and rules.players != players:
-        raise ParamsError(f"conflicts with {{rule}} players={rules.players}", "players", players)
+    rules = params.seated_rules(values)
     seats = values["seats"]
     start = seats if isinstance(seats, str) else "/".join(seats)
     params.seated("seats", start, rules)

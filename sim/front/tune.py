@@ -169,7 +169,7 @@ def _stored_seed(values: Mapping[str, Any]) -> int | None:
     from sim.store import read_toml
 
     if values["resume"] is not None:
-        given = _first_given(values, (*SETTINGS, "seed"))
+        given = FRONT.given(values, (*SETTINGS, "seed"))
         if given is not None:
             raise ParamsError(f"{{resume}} plays the settings stored in its folder; drop "
                               f"{{{given}}}", given, values[given])  # fmt: skip
@@ -183,10 +183,6 @@ def _stored_seed(values: Mapping[str, Any]) -> int | None:
     return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
-def _first_given(values: Mapping[str, Any], names: tuple[str, ...]) -> str | None:
-    return next((n for n in names if values[n] not in (None, (), {})), None)
-
-
 def _request(values: Mapping[str, Any]) -> Plan:
     from sim.study.search import parse_param
     from sim.study.tune_request import AGENT_NOT_TUNED, load_tune_file, make_request
@@ -198,7 +194,7 @@ def _request(values: Mapping[str, Any]) -> Plan:
     if stored is not None:
         return Plan(stored, values["resume"], values["chart"])
     if values["config"] is not None:
-        given = _first_given(values, SPEC)
+        given = FRONT.given(values, SPEC)
         if given is not None:
             raise ParamsError(f"{{{given}}} cannot be combined with {{config}}: edit the file")
         sized = {} if values["deals"] is None and values["games"] is None else {
@@ -289,15 +285,9 @@ def _announce(plan: Plan, executor: Any) -> str:
 
 
 def _told(done: Tuned, as_json: bool) -> None:
-    from sim.cli.output import chatter
+    from sim.cli.studies import tell_hands
 
-    result = done.result
-    rate = (
-        f" ({result.hands_played / result.elapsed:,.0f} hands/s)"
-        if result.hands_played and result.elapsed > 0
-        else ""
-    )
-    chatter(as_json).print(f"{result.hands_played:,} hands played in {result.elapsed:.1f} s{rate}")
+    tell_hands(done.result.hands_played, done.result.elapsed, as_json)
 
 
 def _record(done: Tuned) -> dict[str, Any]:
