@@ -24,6 +24,7 @@ from sim.front import chart, params
 from sim.front.declare import Front
 from sim.limits import MAX_CHECK_CELLS
 from sim.present.terminal import Said, compact_table, console
+from sim.stats import format_estimate
 from sim.study.kinds import SOLVE
 from sim.study.quantities import POINTS_PER_HAND
 
@@ -142,18 +143,25 @@ def deviation(result: SolveResult) -> str:
 
 def _show(done: Solved) -> None:
     result, against = done.result, done.request.against is not None
-    table = compact_table("rounds (strength: net points per hand on duplicate deals, 95% CI)")
-    labels = ["round", "bits changed", "knock cells", "draw cells", "vs previous", "vs start"]
+    table = compact_table(
+        "rounds: the seat's bits and its charts' knock and draw cells changed; its strength "
+        "(net points per hand on duplicate deals, 95% CI)"
+    )
+    labels = ["round", "bits", "knock", "draw", "vs previous", "vs start"]
     for label in labels + (["vs against"] if against else []):
-        table.add_column(label, justify="right")
+        # the intervals never wrap: to the hundredth of a point, or the tenth beside a
+        # third interval, 80 columns hold them
+        table.add_column(label, justify="right", no_wrap=label.startswith("vs"))
+    decimals = 1 if against else 2
     for rd in result.rounds:
         row = [
             str(rd.index), "-" if rd.bits_changed is None else str(rd.bits_changed),
             "-" if rd.knock_changed is None else str(rd.knock_changed),
             "-" if rd.draw_changed is None else str(rd.draw_changed),
-            _interval(rd.vs_previous), _interval(rd.vs_start),
+            *(format_estimate(i.estimate, i.low, i.high, sign=True, decimals=decimals)
+              for i in (rd.vs_previous, rd.vs_start, *([rd.vs_against] if against else []))),
         ]  # fmt: skip
-        table.add_row(*row, *([_interval(rd.vs_against)] if rd.vs_against else []))
+        table.add_row(*row)
     out = console()
     out.print(table)
     ended = ending(done)

@@ -39,13 +39,25 @@ COMMANDS = {
     "rules show": ["rules", "show", "oklahoma-gin"],
     "strategies list": ["strategies", "list"],
     "strategy-chart card": ["strategy-chart", "card", "chart:gin"],
+    "strategy-chart knock": ["strategy-chart", "knock", "--seats", "greedy:knock_at=0",
+                             "--deals", "1500", "--pilot", "1500", "--samples", "2",
+                             "--turns", "6", "--check", "2", "--check-deals", "300"],
+    "strategy-chart solve": ["strategy-chart", "solve", "--seats", "greedy:knock_at=0",
+                             "--rounds", "1", "--deals", "1500", "--samples", "2",
+                             "--per-cell", "100", "--strength-deals", "300", "--check", "1",
+                             "--check-deals", "300"],
+    "strategy-chart solve --against": ["strategy-chart", "solve", "--seats", "greedy:knock_at=0",
+                                       "--against", "simple", "--rounds", "1", "--deals", "1500",
+                                       "--samples", "2", "--per-cell", "100", "--strength-deals",
+                                       "300", "--check", "1", "--check-deals", "300"],
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_nothing_is_cut_at_80_columns(name: str, tmp_path: Path) -> None:
     args = COMMANDS[name]
-    plays = args[0] in ("run", "sweep", "compare", "tournament", "tune")
+    plays = args[0] in ("run", "sweep", "compare", "tournament", "tune") or args[1:2] in (
+        ["knock"], ["solve"])  # fmt: skip
     extra = ["--seed", "1", "--out", "results"] if plays else []  # a user's short path
     status, lines = run_in_terminal([*args, *extra], columns=80, cwd=tmp_path)
     assert status == 0, "\n".join(lines)
