@@ -1,10 +1,12 @@
 """A study kind's command, made from its front (``sim.front.declare.Front``).
 
 The command takes the front's parameters as options (their typer annotations, in their
-order), then the options every study command shares: ``--workers``, ``--out``,
-``--backend``, ``--address`` and ``--json``. It draws a seed when none is given, makes
-the request (a refusal: one line, exit 1), makes its executor, and plays the request in
-a :class:`sim.study.session.Session` whose progress prints the seed line and a bar
+order; a subcommand parameter the front names is fixed by each command), then the
+options every study command shares: ``--workers``, ``--out``, ``--backend``,
+``--address`` and ``--json``. Its seed is the one given, else the one its values hold
+(a file's, a folder's to resume), else a fresh one; it makes the request (a refusal: one
+line, exit 1), makes its executor, and plays the request in a
+:class:`sim.study.session.Session` whose progress prints the seed line and a bar
 (``sim.cli.runner.run_study``); then prints the result, or its record as JSON. A kind
 that plays no session (advice) takes ``--json`` alone and prints what it found, without
 a seed line or a bar.
@@ -27,7 +29,7 @@ from sim.cli.options import (
 from sim.front.declare import Front, ParamsError, spelled
 from sim.study.kinds import RESULTS_ROOT
 
-__all__ = ["command_of", "play_front"]
+__all__ = ["command_of"]
 
 # the options every study command ends with: (name, typer annotation, default)
 _SESSION = (
@@ -47,7 +49,7 @@ def command_of(front: Front[Any, Any], command_line: str | None = None) -> Any:
     fixed = {} if front.subcommand is None else {front.subcommand: words[-1]}
 
     def command(**given: Any) -> None:
-        play_front(front, {**given, **fixed})
+        _play(front, {**given, **fixed})
 
     parameters = [
         inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default,
@@ -66,10 +68,9 @@ def command_of(front: Front[Any, Any], command_line: str | None = None) -> Any:
     return command
 
 
-def play_front(front: Front[Any, Any], given: dict[str, Any]) -> None:
+def _play(front: Front[Any, Any], given: dict[str, Any]) -> None:
     """Play ``front``'s command given its options as typer parsed them (``given``: every
-    parameter, then the shared options); ``rummy run FILE`` comes here too, for a file
-    of a kind that has a front."""
+    parameter, then the shared options)."""
     from sim.cli.output import chatter, command_line, fail, print_json
     from sim.cli.runner import executor_of, run_study
     from sim.study.session import Session

@@ -159,7 +159,7 @@ def _show(done: Solved) -> None:
             "-" if rd.knock_changed is None else str(rd.knock_changed),
             "-" if rd.draw_changed is None else str(rd.draw_changed),
             *(format_estimate(i.estimate, i.low, i.high, sign=True, decimals=decimals)
-              for i in (rd.vs_previous, rd.vs_start, *([rd.vs_against] if against else []))),
+              for i in (rd.vs_previous, rd.vs_start, rd.vs_against) if i is not None),
         ]  # fmt: skip
         table.add_row(*row)
     out = console()
