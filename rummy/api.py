@@ -75,9 +75,11 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _said(error: ParamsError) -> str:
-    """A front's refusal in Python's words (``deals=10, games=10: give one, not both``)."""
-    return error.words(str, lambda name, value: f"{name}={_shown(value)}")
+def _said(error: ParamsError, given: Mapping[str, Any] | None = None) -> str:
+    """A front's refusal in Python's words (``deals=10, games=10: give one, not both``):
+    each refused parameter with the value the caller gave (``given``), where known."""
+    given = given or {}
+    return error.words(str, lambda name, value: f"{name}={_shown(given.get(name, value))}")
 
 
 def _refuse(name: str, value: Any, allowed: str) -> NoReturn:
@@ -269,7 +271,7 @@ def _function_of(front: Front[Any, Any]) -> Any:
             values["seed"] = front.seed_of(values)[0]
             request = front.request(values)
         except ParamsError as error:
-            raise UsageError(_said(error)) from None
+            raise UsageError(_said(error, arguments)) from None
         if not front.session:
             return front.notebook(front.play(request))
         root = _out(arguments["out"])

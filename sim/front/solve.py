@@ -71,15 +71,12 @@ PARAMS = (
 
 
 def _request(values: Mapping[str, Any]) -> SolveRequest:
-    from sim.study.solve import SolveRequest
+    from sim.study.solve import SolveRequest, seated
 
     rules = params.seated_rules(values)
     seats = values["seats"]
     start = seats if isinstance(seats, str) else "/".join(seats)
-    params.seated("seats", start, rules)
-    if values["against"] is not None:
-        params.seated("against", values["against"], rules)
-    return SolveRequest(
+    request = SolveRequest(
         rules, start, against=values["against"], rounds=values["rounds"], deals=values["deals"],
         draw_deals=values["draw_deals"], discard_deals=values["discard_deals"],
         samples=values["samples"], per_cell=values["per_cell"], turns=values["turns"],
@@ -87,6 +84,9 @@ def _request(values: Mapping[str, Any]) -> SolveRequest:
         check_cells=values["check"], check_deals=values["check_deals"], seed=values["seed"],
         name=values["name"] or SOLVE.folder, average=values["average"],
     )  # fmt: skip
+    with params.refused(("seats", "against"), (seats, values["against"])):
+        seated(request, rules)  # one policy each
+    return request
 
 
 @dataclass(frozen=True)

@@ -205,11 +205,12 @@ def _request(values: Mapping[str, Any]) -> Plan:
         return Plan(request, None, values["chart"])
     strategy = values["strategy"]
     if strategy is None:
-        raise ParamsError("give the strategy to tune and its {param} ranges (e.g. greedy "
-                          "with knock_at=0..10), or {config}")  # fmt: skip
+        raise ParamsError("none given; give the strategy to tune and its {param} ranges (e.g. "
+                          "greedy with knock_at=0..10), or {config}", ("strategy", "config"),
+                          (None, None))  # fmt: skip
     if not values["param"]:
-        raise ParamsError("give at least one {param} NAME=VALUES to tune, e.g. {param} "
-                          "knock_at=0..10")  # fmt: skip
+        raise ParamsError("give at least one NAME=VALUES to tune, e.g. knock_at=0..10", "param",
+                          None)  # fmt: skip
     if is_agent_spec(strategy):
         raise ParamsError(literal(AGENT_NOT_TUNED.format(strategy=strategy)), "strategy", strategy)
     rules = params.rule_set({**values, "rules": values["rules"] or DEFAULT_PRESET}, "rules", "rule")
@@ -219,8 +220,9 @@ def _request(values: Mapping[str, Any]) -> Plan:
     for text in values["param"]:
         try:
             space.append(parse_param(base, text, where=""))
-        except ValueError as error:
-            raise ParamsError(f"{{param}} {literal(repr(text))}: {literal(str(error))}") from None
+        except ValueError as error:  # which of the ranges, and why
+            why = f"{literal(repr(text))}: {literal(str(error))}"
+            raise ParamsError(why, "param", values["param"]) from None
     try:  # its refusals name what they refuse (against='a/b/c' gives 3 seats ...)
         request = make_request(
             strategy, space,

@@ -78,7 +78,7 @@ from sim.study.units import rotate
 from strategies import StrategyError, format_seat, parse_lineup, seat_label
 from strategies.chart_files import chart_file_text, named_text
 
-__all__ = ["SolveRequest", "SolveResult", "SolveRound", "head_to_head", "solve"]
+__all__ = ["SolveRequest", "SolveResult", "SolveRound", "head_to_head", "seated", "solve"]
 
 SOLVE_FILE = SOLVE.records[0]
 FINAL_FILE = "final.chart"
@@ -211,6 +211,24 @@ class SolveRequest:
     average: bool = False  # fictitious play: answer the average of the rounds so far
 
 
+def seated(request: SolveRequest, rules: RuleSet) -> tuple[Any, Any]:
+    """The start's line-up and the opponents' (None without ``against``), each one
+    policy in every seat it fills (RunError, one line, where not)."""
+    try:
+        lineup = parse_lineup(request.start, rules.players, rules=rules)
+        opponents = (
+            None if request.against is None
+            else parse_lineup(request.against, rules.players, rules=rules)
+        )  # fmt: skip
+    except StrategyError as error:
+        raise RunError(str(error)) from None
+    if len({id(s) for s, _ in lineup}) != 1 or len(set(lineup)) != 1:
+        raise RunError(f"solve starts from one policy in every seat, got {request.start!r}")
+    if opponents is not None and len(set(opponents)) != 1:
+        raise RunError(f"against is one policy for every other seat, got {request.against!r}")
+    return lineup, opponents
+
+
 def solve(
     request: SolveRequest,
     session: Session = DEFAULT_SESSION,
@@ -230,18 +248,7 @@ def solve(
                                     ("check_deals", request.check_deals, 2, 10**9)):  # fmt: skip
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise RunError(f"{label}={value!r} is not allowed; choose an integer {low}..{high}")
-    try:
-        lineup = parse_lineup(request.start, r.players, rules=r)
-        opponents = (
-            None if request.against is None
-            else parse_lineup(request.against, r.players, rules=r)
-        )  # fmt: skip
-    except StrategyError as error:
-        raise RunError(str(error)) from None
-    if len({id(s) for s, _ in lineup}) != 1 or len(set(lineup)) != 1:
-        raise RunError(f"solve starts from one policy in every seat, got {request.start!r}")
-    if opponents is not None and len(set(opponents)) != 1:
-        raise RunError(f"against is one policy for every other seat, got {request.against!r}")
+    lineup, opponents = seated(request, r)
     seed = new_seed() if request.seed is None else request.seed
     deals_of = {
         "knock": request.deals,

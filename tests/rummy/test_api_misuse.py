@@ -186,11 +186,11 @@ def test_the_reported_misuses_are_one_line_naming_the_parameter(workspace: Path)
             ("advise", "pile", None, "pile=None"),
             ("advise", "hand", 5, "hand=5: give text"),  # never read as a card mask
             ("sweep", "grid", "k=1..2", "grid='k=1..2': give a dict"),
-            ("compare", "vs_seats", None, "vs_seats=None, vs_rules=None, vs_rule={}: none given"),
+            ("compare", "vs_seats", None, "vs_seats=None, vs_rules=None, vs_rule=None: none given"),
             ("compare", "vs_seats", "greedy,simple", "both sides are the same"),
             ("experiment", "deels", 100, "unknown keyword 'deels'; its keywords: "),
             ("tune", "bogus", 1, "unexpected keyword argument 'bogus'; its keywords: strategy"),
-            ("tune", "param", ["k"], "param 'k': write name=values"),
+            ("tune", "param", ["k"], "param=['k']: 'k': write name=values"),
             ("strategy_chart", "kind", 5, "kind=5: choose one of: knock, draw, discard"),
         ]:
             with pytest.raises(rummy.UsageError) as caught:

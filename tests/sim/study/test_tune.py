@@ -363,7 +363,7 @@ def test_cli_tune_file_through_run_and_config(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["tune"], "give the strategy to tune"),
-        (["tune", "greedy"], "give at least one --param"),
+        (["tune", "greedy"], "--param: give at least one NAME=VALUES"),
         (["tune", "nope", "-p", "x=1"], "unknown strategy 'nope'"),
         (["tune", "greedy", "-p", "foo=1..3"], "unknown parameter 'foo'"),
         (["tune", "greedy", "-p", "knock_at=0..3:0.5"], "not a whole number"),
