@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NoReturn, TypeVar, cast
 
 from rummy.results import (
+    ChartResult,
     Comparison,
     PlayResult,
     StudyResult,
@@ -311,6 +312,25 @@ def __getattr__(name: str) -> Any:
 # --- one run ---------------------------------------------------------------------------------
 
 
+def _is_chart(folder: StorePath) -> bool:
+    """Whether ``folder`` is a strategy chart's run (its manifest's mode)."""
+    from sim.study.rundir import MANIFEST, load_manifest
+
+    return (folder / MANIFEST).is_file() and load_manifest(folder)["config"]["mode"] == "chart"
+
+
+def _chart(folder: StorePath) -> ChartResult:
+    """A strategy chart's run folder read back: its cells, its saved check, the figures
+    and report drawn beside them."""
+    from sim.study.chart import load_chart
+    from sim.study.chart_check import load_check
+
+    chart = load_chart(folder)
+    drawn = [p for p in folder.iterdir() if p.suffix in (".png", ".svg")]
+    figures = tuple(sorted(drawn, key=lambda p: p.name))
+    return ChartResult.of(chart, load_check(chart), figures, folder / "report.html")
+
+
 # --- experiments and sweeps ------------------------------------------------------------------
 
 
@@ -379,10 +399,13 @@ def _play_planned(
 
 
 @_called
-def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult | TuneResult:
+def load(
+    path: Out,
+) -> PlayResult | StudyResult | Comparison | TournamentResult | TuneResult | ChartResult:
     """The results in a study's folder as the function that played them returned them
     (its ``raw`` aside: here the study's record, or for a run or an experiment the data
-    read back): a run folder (``results/NAME/RUN_ID``: :func:`play`), an experiment's or
+    read back): a run folder (``results/NAME/RUN_ID``: :func:`play`), a strategy chart's
+    run folder (its cells' verdicts at the default ``min_positions``), an experiment's or
     a sweep's (``results/NAME``), a comparison's, a tournament's or a tune's
     (``results/compare/ID``, ...). Nothing is played or written. ``sim.study.load_summary``
     gives a run's raw integer sums."""
@@ -406,6 +429,8 @@ def load(path: Out) -> PlayResult | StudyResult | Comparison | TournamentResult 
         if study is not None:  # a tune
             assert study.table is not None  # its settings
             return TuneResult.of(study.record, study.table, folder, study.record)
+        if _is_chart(folder):
+            return _chart(folder)
         data = load_results(path)
     if data.kind == "run":
         return PlayResult.of_data(data, folder)

@@ -686,7 +686,7 @@ def data_from_run(run_dir: PathInput) -> ExperimentData:
         raise ExperimentError(
             f"{run_dir} is a strategy chart, not a run of hands: read it again with "
             "`rummy strategy-chart knock` (or `draw`) and the same arguments, "
-            "`rummy report` it, or load it with sim.study.chart.load_chart"
+            "`rummy report` it, or load it with rummy.load"
         )
     try:
         config = RunConfig.from_dict(cfg, out=run_dir.parent.parent)

@@ -44,6 +44,8 @@ def _loads_back(result: Any) -> None:
         mine, theirs = getattr(result, field.name), getattr(loaded, field.name)
         if hasattr(mine, "equals"):  # a polars frame
             assert mine.equals(theirs), field.name
+        elif hasattr(mine, "to_dict"):  # a chart's check: what its record keeps
+            assert mine.to_dict() == theirs.to_dict(), field.name
         else:
             assert mine == theirs, field.name
     assert sorted((p, p.stat().st_mtime_ns) for p in Path(result.directory).rglob("*")) == files
@@ -159,6 +161,7 @@ def test_strategy_chart(tmp_path: Path) -> None:
     cli_run, api_run = Path(record["run_dir"]), Path(chart.directory)
     assert cli_run.name == api_run.name and _files(cli_run) == _files(api_run)
     assert Path("report.html") in _files(api_run)
+    _loads_back(chart)
 
 
 def test_solve(tmp_path: Path) -> None:
