@@ -36,6 +36,7 @@ from rummy.results import (
     ChartResult,
     Comparison,
     PlayResult,
+    SolveResult,
     StudyResult,
     TournamentResult,
     TuneResult,
@@ -47,7 +48,7 @@ from sim.rules import RuleSet, get_rules
 from sim.sizes import study_count
 from sim.store import StorePath
 from sim.study.execute import LOCAL, Executor
-from sim.study.kinds import KINDS, RESULTS_ROOT
+from sim.study.kinds import KINDS, RESULTS_ROOT, SOLVE
 
 __all__ = [
     "UsageError",
@@ -312,6 +313,16 @@ def __getattr__(name: str) -> Any:
 # --- one run ---------------------------------------------------------------------------------
 
 
+def _solved(folder: StorePath) -> SolveResult:
+    """A solve's folder read back: its rounds, how they ended, its largest deviation."""
+    from sim.front.solve import deviation, ending
+    from sim.study.solve import load_solve
+
+    result, settings = load_solve(folder)
+    average = bool(settings.get("average", False))
+    return SolveResult.of(result, settings["seed"], ending(result, average), deviation(result))
+
+
 def _is_chart(folder: StorePath) -> bool:
     """Whether ``folder`` is a strategy chart's run (its manifest's mode)."""
     from sim.study.rundir import MANIFEST, load_manifest
@@ -401,11 +412,20 @@ def _play_planned(
 @_called
 def load(
     path: Out,
-) -> PlayResult | StudyResult | Comparison | TournamentResult | TuneResult | ChartResult:
+) -> (
+    PlayResult
+    | StudyResult
+    | Comparison
+    | TournamentResult
+    | TuneResult
+    | ChartResult
+    | SolveResult
+):
     """The results in a study's folder as the function that played them returned them
     (its ``raw`` aside: here the study's record, or for a run or an experiment the data
     read back): a run folder (``results/NAME/RUN_ID``: :func:`play`), a strategy chart's
-    run folder (its cells' verdicts at the default ``min_positions``), an experiment's or
+    run folder (its cells' verdicts at the default ``min_positions``), a solve's, an
+    experiment's or
     a sweep's (``results/NAME``), a comparison's, a tournament's or a tune's
     (``results/compare/ID``, ...). Nothing is played or written. ``sim.study.load_summary``
     gives a run's raw integer sums."""
@@ -417,6 +437,8 @@ def load(
         _refuse("path", path, "give a study's folder (a str or a Path)")
     with _checking("path", path):
         folder = store.location(path)
+        if (folder / SOLVE.records[0]).is_file():
+            return _solved(folder)
         study = open_study(folder)
         if study is not None and study.kind is kinds.COMPARE:
             return Comparison.of_record(study.record, folder, study.record)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from sim.study.session import Session
     from sim.study.solve import SolveRequest, SolveResult
 
-__all__ = ["EXAMPLES", "FRONT", "SHORT_HELP"]
+__all__ = ["EXAMPLES", "FRONT", "SHORT_HELP", "deviation", "ending"]
 
 EXAMPLES = """Examples:
 
@@ -111,11 +111,10 @@ def _interval(i: Any) -> str:
     return f"{i.estimate:+.3f} [{i.low:+.3f}, {i.high:+.3f}]"
 
 
-def ending(done: Solved) -> str:
-    """How the rounds ended, in a sentence."""
-    result = done.result
+def ending(result: SolveResult, average: bool) -> str:
+    """How the rounds ended (``average``: by fictitious play), in a sentence."""
     rounds = len(result.rounds)
-    if result.fixed and done.request.average:
+    if result.fixed and average:
         return (f"the answer to the average of the seats stopped changing after {rounds} "
                 "round(s); the final seat's own deviations below")  # fmt: skip
     if result.fixed:
@@ -164,7 +163,7 @@ def _show(done: Solved) -> None:
         table.add_row(*row)
     out = console()
     out.print(table)
-    ended = ending(done)
+    ended = ending(result, done.request.average)
     out.print(ended if result.fixed or result.cycle else f"[yellow]{ended}[/]")
     out.print(deviation(result), markup=False)
     for kind, exploit in result.exploit.items():
@@ -197,7 +196,8 @@ def _notebook(done: Solved) -> Any:
 
     seed = done.request.seed
     assert seed is not None  # each door chose it (Front.seed_of)
-    return Shown.of(done.result, seed, ending(done), deviation(done.result))
+    return Shown.of(done.result, seed, ending(done.result, done.request.average),
+                    deviation(done.result))  # fmt: skip
 
 
 FRONT = Front(

@@ -59,7 +59,8 @@ from sim.study.records import read_sealed, write_sealed
 from sim.study.runs import RunError
 
 __all__ = [
-    "CellCheck", "ChartCheck", "check_chart", "checked", "load_check", "predictions", "save_check",
+    "CellCheck", "ChartCheck", "check_chart", "check_of", "checked", "load_check", "predictions",
+    "save_check",
 ]  # fmt: skip
 
 Z = 1.959963984540054  # the normal 97.5% quantile: 95% intervals
@@ -358,10 +359,16 @@ def load_check(chart: StrategyChart, settings: dict[str, Any] | None = None) -> 
         saved = data.get("settings") or {}
         if "min_met" not in saved or (settings is not None and saved != settings):
             return None
-        cells = [_cell_of(c) for c in data["cells"]]
-        return ChartCheck(int(data["first"]), int(data["deals"]), tuple(cells))
+        return check_of(data)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise RunError(f"{path} is damaged ({type(exc).__name__}: {exc}); {again}") from None
+
+
+def check_of(data: dict[str, Any]) -> ChartCheck:
+    """A check from its record (:meth:`ChartCheck.to_dict`, as ``check.json`` and a
+    solve's record keep it; its intervals' sample sizes are not kept: 0)."""
+    cells = [_cell_of(c) for c in data["cells"]]
+    return ChartCheck(int(data["first"]), int(data["deals"]), tuple(cells))
 
 
 def _cell_of(c: dict[str, Any]) -> CellCheck:

@@ -56,7 +56,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -66,19 +66,21 @@ from sim.limits import MAX_CHECK_CELLS
 from sim.rules import RuleSet, house_rules
 from sim.solver import resolve_rules
 from sim.stats import Interval, mean_ci
-from sim.store import StorePath
+from sim.store import PathInput, StorePath
 from sim.study.chart import ChartRequest, StrategyChart, pooled_chart, strategy_chart
-from sim.study.chart_check import ChartCheck, checked
+from sim.study.chart_check import ChartCheck, check_of, checked
 from sim.study.chart_seat import chart_seat
 from sim.study.kinds import SOLVE
-from sim.study.records import write_sealed
+from sim.study.records import read_sealed, write_sealed
 from sim.study.runs import RunError, new_seed
 from sim.study.session import DEFAULT_SESSION, Session
 from sim.study.units import rotate
 from strategies import StrategyError, format_seat, parse_lineup, seat_label
 from strategies.chart_files import chart_file_text, named_text
 
-__all__ = ["SolveRequest", "SolveResult", "SolveRound", "head_to_head", "seated", "solve"]
+__all__ = [
+    "SolveRequest", "SolveResult", "SolveRound", "head_to_head", "load_solve", "seated", "solve",
+]  # fmt: skip
 
 SOLVE_FILE = SOLVE.records[0]
 FINAL_FILE = "final.chart"
@@ -364,6 +366,52 @@ def _params(seat: str) -> Any:
 def _short(seat: str) -> str:
     """How a seat is shown in the progress lines (``strategies.seat_label``)."""
     return seat_label(seat)
+
+
+def load_solve(folder: PathInput) -> tuple[SolveResult, dict[str, Any]]:
+    """A finished solve read back from its record (``solve.json``), and the settings it
+    was solved with (``seed``, ``average`` where it was fictitious play, ...); its
+    intervals are paired t intervals at 95%, as the rounds measured them.
+
+    Raises
+    ------
+    RunError
+        The record is absent, edited or damaged, or the solve has not finished (one line
+        naming it and how to finish it).
+    """
+    folder = store.location(folder)
+    path = folder / SOLVE_FILE
+    again = "run the solve's command again"
+    try:
+        record = read_sealed(path, again, error=RunError)
+    except FileNotFoundError:
+        raise RunError(f"{folder} is not a solve's folder (no {SOLVE_FILE})") from None
+    if "final_seat" not in record:
+        raise RunError(f"{folder} is an unfinished solve: {again} to finish it")
+
+    def interval(data: dict[str, Any] | None) -> Interval | None:
+        if data is None:
+            return None
+        return Interval(data["estimate"], data["low"], data["high"], "t", n=data["n"])
+
+    try:
+        rounds = tuple(
+            SolveRound(
+                r["index"], r["seat"], dict(r["charts"]), r["next_seat"], r["bits_changed"],
+                r["knock_changed"], r["draw_changed"], cast(Interval, interval(r["vs_previous"])),
+                cast(Interval, interval(r["vs_start"])), interval(r["vs_against"]),
+            )
+            for r in record["rounds"]
+        )  # fmt: skip
+        settings = dict(record["settings"])
+        result = SolveResult(
+            folder, settings["start"], rounds, bool(record["fixed"]), record["final_seat"],
+            cycle=int(record["cycle"]),
+            exploit={kind: check_of(c) for kind, c in record["exploit"].items()},
+        )  # fmt: skip
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RunError(f"{path} is damaged ({type(exc).__name__}: {exc}); {again}") from None
+    return result, settings
 
 
 def _write(folder: StorePath, settings: dict[str, Any], rounds: list[SolveRound],

@@ -17,6 +17,7 @@ import rummy
 from rummy.results import Estimate
 from sim.engine import game_points, play_deals
 from sim.study import load_hands
+from sim.study.records import write_sealed
 
 SEATS = "greedy:knock_at=7/simple"
 
@@ -73,8 +74,9 @@ def test_load_reads_a_run_back_as_play_returned_it(played: rummy.results.PlayRes
 
 
 def test_load_refuses_what_it_cannot_read_in_one_line(tmp_path: Path) -> None:
-    """A folder that holds no study, a study kind load does not read (a solve's) and an
-    unfinished one (a tune with only its request): one line naming the folder."""
+    """A folder that holds no study, a damaged record (a solve's) and an unfinished
+    study (a tune with only its request, a solve between rounds): one line naming the
+    folder or the record."""
     tuned = rummy.tune("greedy", ["knock_at=8..9"], against="simple", deals=200, seed=2,
                        out=tmp_path, progress=False)  # fmt: skip
     (tuned.directory / "tune.json").unlink()  # as if stopped before its analysis
@@ -82,7 +84,10 @@ def test_load_refuses_what_it_cannot_read_in_one_line(tmp_path: Path) -> None:
         rummy.load(tuned.directory)
     (tmp_path / "solve").mkdir()
     (tmp_path / "solve" / "solve.json").write_text('{"sha256": "x"}')  # sealed, as solve's
-    with pytest.raises(ValueError, match=r"^path=.*a solve's folder \(solve\.json\)"):
+    with pytest.raises(ValueError, match=r"^path=.*solve\.json: its digest does not match"):
+        rummy.load(tmp_path / "solve")
+    write_sealed(tmp_path / "solve" / "solve.json", {"settings": {}, "rounds": []})
+    with pytest.raises(ValueError, match=r"^path=.*is an unfinished solve"):
         rummy.load(tmp_path / "solve")
     with pytest.raises(ValueError, match=r"^path=.*not a results directory"):
         rummy.load(tmp_path)

@@ -177,3 +177,4 @@ def test_solve(tmp_path: Path) -> None:
     for mine, theirs in zip(solved.rounds, record["rounds"], strict=True):
         _same(mine["vs previous"], theirs["vs_previous"]["estimate"], units["vs_previous"])
         _same(mine["vs start"], theirs["vs_start"]["estimate"], units["vs_start"])
+    _loads_back(solved)
