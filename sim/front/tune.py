@@ -172,7 +172,8 @@ def _stored_seed(values: Mapping[str, Any]) -> int | None:
         given = FRONT.given(values, (*SETTINGS, "seed"))
         if given is not None:
             raise ParamsError(f"{{resume}} plays the settings stored in its folder; drop "
-                              f"{{{given}}}", given, values[given])  # fmt: skip
+                              f"{{{given}}}", ("resume", given),
+                              (values["resume"], values[given]))  # fmt: skip
         return cast(TuneRequest, _stored(values)).seed
     if values["config"] is None:
         return None
