@@ -48,6 +48,7 @@ __all__ = [
     "print_run_summary",
     "tell_experiment",
     "tell_hands",
+    "tell_notes",
 ]
 
 
@@ -71,9 +72,14 @@ def announce_experiment(experiment: Experiment, executor: Executor) -> str:
 def tell_experiment(drawn: Drawn, as_json: bool) -> None:
     """What playing it said (notes, on standard error) and the hands it played."""
     result = drawn.result
-    for note in drawn.notes:
-        err_console().print(f"note: {note}", markup=False)
+    tell_notes(drawn.notes)
     tell_hands(result.hands_played, result.elapsed, as_json)
+
+
+def tell_notes(notes: tuple[str, ...]) -> None:
+    """What playing a study said (``note:`` lines, on standard error)."""
+    for note in notes:
+        err_console().print(f"note: {note}", markup=False)
 
 
 def tell_hands(hands: int, elapsed: float, as_json: bool) -> None:

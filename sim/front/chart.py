@@ -54,7 +54,9 @@ __all__ = [
     "print_card",
 ]
 
-KINDS = ("knock", "draw", "discard")  # the command's last word: strategy-chart knock
+# the charts, each the last word of its command (strategy-chart knock): the kind's
+# declaration says them (sim.study.chart_cells.CHARTS too, behind numpy)
+KINDS = tuple(command.split()[-1] for command in CHART.commands)
 
 EXAMPLES = {
     "knock": """Examples:

@@ -61,7 +61,9 @@ __all__ = [
     "rule_set",
     "seat_cards",
     "seated",
+    "resumed_alone",
     "seated_rules",
+    "seed_in_file",
     "seats_text",
     "seconds",
     "seed",
@@ -552,6 +554,27 @@ def rule_set(
         rules = get_rules(values[preset])
     with refused(changes, values[changes]):
         return get_rules(rules, **{**(base or {}), **values[changes]})
+
+
+def resumed_alone(values: Mapping[str, Any], given: str | None) -> None:
+    """A resume plays the settings stored in its folder: refuse ``given``, a setting
+    given beside ``resume`` (None: none was)."""
+    if given is not None:
+        raise ParamsError(f"{{resume}} plays the settings stored in its folder; drop "
+                          f"{{{given}}}", ("resume", given),
+                          (values["resume"], values[given]))  # fmt: skip
+
+
+def seed_in_file(path: Any) -> int | None:
+    """The seed a study's TOML file (an experiment's, a tune's) names, or None: it names
+    none, or it cannot be read (its own reading refuses it, in its words)."""
+    from sim.store import StorageError, read_toml
+
+    try:
+        seed = read_toml(path).get("seed")
+    except StorageError:
+        return None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
 def seated_rules(values: Mapping[str, Any]) -> RuleSet:

@@ -29,7 +29,7 @@ from sim.front import tune as tune_front
 from sim.front.declare import Front, Param, ParamsError, literal
 from sim.rules import DEFAULT_PRESET
 from sim.sizes import DEFAULT_DEALS
-from sim.store import StorageError, StorePath
+from sim.store import StorePath
 from sim.study.kinds import RUN
 from sim.study.session import Session
 
@@ -162,24 +162,11 @@ def _stored(values: Mapping[str, Any]) -> ResumePlan | None:
 def _stored_seed(values: Mapping[str, Any]) -> int | None:
     """The seed of the folder to resume (which takes no setting: each is refused before
     the folder is read), or the file's where it names one."""
-    from sim.store import read_toml
-
     if values["resume"] is not None:
-        given = FRONT.given(values, (*SETTINGS, "seed"))
-        if given is not None:
-            raise ParamsError(f"{{resume}} plays the settings stored in its folder; drop "
-                              f"{{{given}}}", ("resume", given),
-                              (values["resume"], values[given]))  # fmt: skip
-        plan = _stored(values)
-        assert plan is not None
+        params.resumed_alone(values, FRONT.given(values, (*SETTINGS, "seed")))
+        plan = cast(ResumePlan, _stored(values))
         return plan.config.seed if plan.experiment is None else plan.experiment.seed
-    if values["file"] is None:
-        return None
-    try:
-        seed = read_toml(values["file"]).get("seed")
-    except StorageError:
-        return None  # the file's own refusal comes with its reading
-    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+    return None if values["file"] is None else params.seed_in_file(values["file"])
 
 
 def _request(values: Mapping[str, Any]) -> Plan:
@@ -333,8 +320,7 @@ def _announce(plan: Plan, executor: Any) -> str:
 
 def _told(done: Any, as_json: bool) -> None:
     from sim.cli.output import chatter
-    from sim.cli.studies import tell_experiment
-    from sim.present.terminal import err_console
+    from sim.cli.studies import tell_experiment, tell_notes
     from sim.study.runs import RunResult
 
     if isinstance(done, tune_front.Tuned):
@@ -343,8 +329,7 @@ def _told(done: Any, as_json: bool) -> None:
         tell_experiment(done, as_json)
     else:
         say = chatter(as_json)
-        for note in done.notes:
-            err_console().print(f"note: {note}", markup=False)
+        tell_notes(done.notes)
         if done.chunks_skipped:
             say.print(f"{done.chunks_skipped} of {done.chunks_total} chunks were already done")
         if done.chunks_run and done.elapsed > 0:

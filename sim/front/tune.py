@@ -30,7 +30,7 @@ from sim.present.terminal import Said, ci
 from sim.rules import DEFAULT_PRESET
 from sim.sizes import DEFAULT_DEALS
 from sim.stats import format_p, p_clause
-from sim.store import StorageError, StorePath
+from sim.store import StorePath
 from sim.study.kinds import TUNE
 from sim.study.quantities import points_unit
 from sim.study.search import DEFAULT_MAX_EVALS, SEARCHES, label_of
@@ -166,22 +166,10 @@ def _stored(values: Mapping[str, Any]) -> TuneRequest | None:
 def _stored_seed(values: Mapping[str, Any]) -> int | None:
     """The seed of the tune to resume (which takes no setting: each is refused before
     its folder is read), or of the tune file where it names one."""
-    from sim.store import read_toml
-
     if values["resume"] is not None:
-        given = FRONT.given(values, (*SETTINGS, "seed"))
-        if given is not None:
-            raise ParamsError(f"{{resume}} plays the settings stored in its folder; drop "
-                              f"{{{given}}}", ("resume", given),
-                              (values["resume"], values[given]))  # fmt: skip
+        params.resumed_alone(values, FRONT.given(values, (*SETTINGS, "seed")))
         return cast(TuneRequest, _stored(values)).seed
-    if values["config"] is None:
-        return None
-    try:
-        seed = read_toml(values["config"]).get("seed")
-    except StorageError:
-        return None  # the file's own refusal comes with its reading
-    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+    return None if values["config"] is None else params.seed_in_file(values["config"])
 
 
 def _request(values: Mapping[str, Any]) -> Plan:
