@@ -12,7 +12,10 @@ of the run takes. Prints the calls in order (indented by their depth), then:
 - ``modules``: the distinct modules among them;
 - ``climbs``: calls that come after a shallower one's return, i.e. the walk went back up
   before it went down again (a seed handed straight down climbs 0 times);
-- ``store``: calls in ``sim/store.py``.
+- ``store``: calls in ``sim/store.py``;
+- the same counts for the walk ``to the engine``: its calls up to the first one in
+  ``sim.engine`` (the issue's "walk of a seed from the CLI to the engine"); the rest
+  records and reads back what the run wrote.
 
 Usage (compare two checkouts by putting each first on the path)::
 
@@ -102,12 +105,18 @@ def main() -> None:
         args = ["run", "--rules", "gin", "--seats", "greedy/simple", "--deals", "200",
                 "--seed", str(SEED), "--workers", "1", "--out", out, "--json"]  # fmt: skip
         calls = walk(args)
-    climbs = sum(1 for a, b in zip(calls, calls[1:], strict=False) if b[0] <= a[0])
     if not options.quiet:
         for d, module, name in calls:
             print(f"{'  ' * min(d, 40)}{module}.{name}")
-    print(f"calls {len(calls)}, modules {len({m for _, m, _ in calls})}, climbs {climbs}, "
-          f"store {sum(m == 'sim.store' for _, m, _ in calls)}")  # fmt: skip
+    engine = next(i for i, (_, module, _) in enumerate(calls) if module == "sim.engine")
+    print(f"whole walk: {_counts(calls)}")
+    print(f"to the engine: {_counts(calls[: engine + 1])}")
+
+
+def _counts(calls: list[tuple[int, str, str]]) -> str:
+    climbs = sum(1 for a, b in zip(calls, calls[1:], strict=False) if b[0] <= a[0])
+    return (f"calls {len(calls)}, modules {len({m for _, m, _ in calls})}, climbs {climbs}, "
+            f"store {sum(m == 'sim.store' for _, m, _ in calls)}")  # fmt: skip
 
 
 if __name__ == "__main__":

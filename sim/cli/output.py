@@ -4,36 +4,36 @@
   found by the parser, exit 2; ``sim.cli`` turns every user error a library raises
   into the same one line, so commands need no try/except of their own).
 * :func:`print_json`: strict JSON (null, never NaN).
-* Numbers: :func:`ci` for an estimate with its interval, :func:`pct`, and p-values
+* Numbers: ``ci`` for an estimate with its interval, ``pct``, and p-values
   through ``sim.stats.format_p`` (one rule everywhere).
 * :func:`seed_line`: the seed, and how to repeat the run when it was drawn.
-* :func:`chatter`: where a command says what it does (nowhere under ``--quiet``).
-* Consoles, compact tables, the progress bar and the quiet switch are presenting's
+* Consoles (``chatter``: where a command says what it does), compact tables, ``pct``,
+  ``folder``, the progress bar and the quiet switch are presenting's
   (``sim.present.terminal``); they are imported here for the commands.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import shlex
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import typer
-from rich.console import Console
 
 from sim.present.terminal import (
     ProgressView,
+    chatter,
     ci,
     compact_table,
     console,
     err_console,
-    is_quiet,
+    folder,
+    pct,
     set_quiet,
 )
-from sim.store import dumps, location
+from sim.store import dumps
 
 __all__ = [
     "folder",
@@ -66,25 +66,6 @@ def print_json(value: Any) -> None:
 def command_line() -> str:
     """This command as typed (stored as provenance)."""
     return shlex.join(["rummy", *sys.argv[1:]]) if sys.argv else "rummy"
-
-
-def chatter(as_json: bool) -> Console:
-    """Where a command says what it does (what it plays, the seed, how long it took):
-    standard output, or standard error with ``--json`` (standard output then holds only
-    the JSON); nowhere under ``--quiet``."""
-    return err_console() if as_json or is_quiet() else console()
-
-
-def folder(path: Any) -> str:
-    """A results folder as shown: ``results/x/``, or an object store's URI as it is (a
-    slash after its query would name another place)."""
-    return location(path).folder_text
-
-
-def pct(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "-"
-    return f"{value * 100:.1f}"
 
 
 def seed_line(seed: int, drawn: bool) -> str:

@@ -7,7 +7,7 @@ options every study command shares: ``--workers``, ``--out``, ``--backend``,
 (a file's, a folder's to resume), else a fresh one; it makes the request (a refusal: one
 line, exit 1), makes its executor, and plays the request in a
 :class:`sim.study.session.Session` whose progress prints the seed line and a bar
-(``sim.cli.runner.run_study``); then prints the result, or its record as JSON. A kind
+(``sim.cli.output.study_progress``); then prints the result, or its record as JSON. A kind
 that plays no session (advice) takes ``--json`` alone and prints what it found, without
 a seed line or a bar.
 """
@@ -71,8 +71,8 @@ def command_of(front: Front[Any, Any], command_line: str | None = None) -> Any:
 def _play(front: Front[Any, Any], given: dict[str, Any]) -> None:
     """Play ``front``'s command given its options as typer parsed them (``given``: every
     parameter, then the shared options)."""
-    from sim.cli.output import chatter, command_line, fail, print_json
-    from sim.cli.runner import executor_of, run_study
+    from sim.cli.output import chatter, command_line, fail, print_json, study_progress
+    from sim.cli.runner import executor_of
     from sim.study.session import Session
 
     try:
@@ -89,15 +89,13 @@ def _play(front: Front[Any, Any], given: dict[str, Any]) -> None:
     executor = executor_of(given["workers"], given["backend"], given["address"])
     if front.announce is not None:
         chatter(as_json).print(front.announce(request, executor))
-
-    def play(progress: Any) -> Any:
-        session = Session(executor, given["out"], progress, command_line())
-        return front.play(request, session)
-
-    told = front.told
-    run_study(
-        front.label_of(request), values["seed"], drawn, as_json, play,
-        record=lambda result: {**front.record(result), "seed_drawn": drawn},
-        show=front.show,
-        told=None if told is None else lambda result: told(result, as_json),
-    )  # fmt: skip
+    # the seed line and the bar appear with the study's first progress: after every
+    # check of its input, so a refused study prints only its error
+    with study_progress(front.label_of(request), values["seed"], drawn, as_json) as progress:
+        result = front.play(request, Session(executor, given["out"], progress, command_line()))
+    if front.told is not None:  # what playing said, once the bar is gone
+        front.told(result, as_json)
+    if as_json:
+        print_json({**front.record(result), "seed_drawn": drawn})
+    else:
+        front.show(result)

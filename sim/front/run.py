@@ -301,7 +301,7 @@ def _play(plan: Plan, session: Session) -> Any:
 
 
 def _announce(plan: Plan, executor: Any) -> str:
-    from sim.cli.studies import announce_experiment
+    from sim.present.experiment_text import announce_experiment
 
     if isinstance(plan, TunePlan):
         return tune_front.FRONT.announce(plan.plan, executor)  # type: ignore[misc]
@@ -320,7 +320,7 @@ def _announce(plan: Plan, executor: Any) -> str:
 
 def _told(done: Any, as_json: bool) -> None:
     from sim.cli.output import chatter
-    from sim.cli.studies import tell_experiment, tell_notes
+    from sim.present.experiment_text import tell_experiment, tell_notes
     from sim.study.runs import RunResult
 
     if isinstance(done, tune_front.Tuned):
@@ -337,7 +337,7 @@ def _told(done: Any, as_json: bool) -> None:
 
 
 def _show(done: Any) -> None:
-    from sim.cli.studies import print_experiment_summary, print_run_summary
+    from sim.present.experiment_text import print_experiment_summary, print_run_summary
     from sim.present.terminal import console
     from sim.study.analysis import data_from_run
     from sim.study.runs import RunResult
@@ -351,7 +351,7 @@ def _show(done: Any) -> None:
 
 
 def _record(done: Any) -> dict[str, Any]:
-    from sim.cli.studies import experiment_record
+    from sim.present.experiment_text import experiment_record
     from sim.study.analysis import data_from_run
     from sim.study.quantities import experiment_units
     from sim.study.runs import RunResult

@@ -150,26 +150,26 @@ def _play(plan: Plan, session: Session) -> Drawn:
 
 
 def _announce(plan: Plan, executor: Any) -> str:
-    from sim.cli.studies import announce_experiment
+    from sim.present.experiment_text import announce_experiment
 
     return announce_experiment(plan.experiment, executor)
 
 
 def _told(drawn: Drawn, as_json: bool) -> None:
-    from sim.cli.studies import tell_experiment
+    from sim.present.experiment_text import tell_experiment
 
     tell_experiment(drawn, as_json)
 
 
 def _show(drawn: Drawn) -> None:
-    from sim.cli.studies import print_experiment_summary
+    from sim.present.experiment_text import print_experiment_summary
     from sim.present.terminal import console
 
     print_experiment_summary(drawn.result.data, drawn.result.directory, console())
 
 
 def _record(drawn: Drawn) -> dict[str, Any]:
-    from sim.cli.studies import experiment_record
+    from sim.present.experiment_text import experiment_record
 
     return experiment_record(drawn)
 

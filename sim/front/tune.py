@@ -276,7 +276,7 @@ def _announce(plan: Plan, executor: Any) -> str:
 
 
 def _told(done: Tuned, as_json: bool) -> None:
-    from sim.cli.studies import tell_hands
+    from sim.present.experiment_text import tell_hands
 
     tell_hands(done.result.hands_played, done.result.elapsed, as_json)
 

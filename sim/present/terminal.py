@@ -1,7 +1,8 @@
 """What a person sees in a terminal or a notebook while and after a study plays: the
-consoles (standard output, standard error), the quiet switch, compact tables and the
-progress bar. One home for presenting, used by the command line (``sim.cli``), the
-notebook API (``rummy``) and the benchmarks (``sim.bench``).
+consoles (standard output, standard error, where a command says what it does), the
+quiet switch, compact tables, numbers and folders as shown, and the progress bar. One
+home for presenting, used by the command line (``sim.cli``), the notebook API
+(``rummy``) and the benchmarks (``sim.bench``).
 """
 
 from __future__ import annotations
@@ -31,11 +32,14 @@ __all__ = [
     "ProgressView",
     "Said",
     "Steps",
+    "chatter",
     "ci",
     "compact_table",
     "console",
     "err_console",
+    "folder",
     "is_quiet",
+    "pct",
     "set_quiet",
 ]
 
@@ -68,6 +72,28 @@ def console(markup: bool = True) -> Console:
 def err_console() -> Console:
     """Standard error, for progress and notes (silent under ``--quiet``)."""
     return Console(stderr=True, highlight=False, quiet=_quiet)
+
+
+def chatter(as_json: bool) -> Console:
+    """Where a command says what it does (what it plays, the seed, how long it took):
+    standard output, or standard error with ``--json`` (standard output then holds only
+    the JSON); nowhere under ``--quiet``."""
+    return err_console() if as_json or is_quiet() else console()
+
+
+def folder(path: Any) -> str:
+    """A results folder as shown: ``results/x/``, or an object store's URI as it is (a
+    slash after its query would name another place)."""
+    from sim.store import location  # numpy: only where a folder is shown
+
+    return location(path).folder_text
+
+
+def pct(value: float | None) -> str:
+    """A share as a percentage with one decimal (``-`` for none)."""
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{value * 100:.1f}"
 
 
 def compact_table(title: str = "") -> Table:

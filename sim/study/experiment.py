@@ -242,7 +242,7 @@ def run_experiment(
     )
 
 
-# Where the command line draws a study's charts and writes its report (sim/cli/studies.py).
+# Where a study's charts and report are written (sim.present.experiment.play_drawn).
 CHARTS_DIR = "charts"
 REPORT_FILE = "report.html"
 # Every table an experiment may write (an interrupted study's record lists none yet).

@@ -97,12 +97,10 @@ def new_seed() -> int:
     return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
 
 
-def _canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
 def _identity_hash(identity: Mapping[str, Any]) -> str:
-    return hashlib.sha256(_canonical_json(identity).encode()).hexdigest()
+    """The SHA-256 of ``identity`` as canonical JSON (sorted keys, no spaces, ASCII)."""
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 # The keys of :meth:`RunConfig.identity` (a test checks that they are all of them).

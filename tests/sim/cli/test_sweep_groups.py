@@ -12,7 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from sim.cli import app
-from sim.cli.studies import print_experiment_summary
+from sim.present.experiment_text import print_experiment_summary
 from sim.study.experiment_store import load_results
 
 GROUPS = "compared within each rule setting: 2 groups (undercut_bonus=10; undercut_bonus=25)"

@@ -1,6 +1,6 @@
-"""A run or an experiment as the command line says it: what it will play, what playing
-it said, its summary tables and its ``--json`` record (``rummy run``, ``rummy sweep``:
-``sim.front.run``, ``sim.front.sweep``).
+"""A run or an experiment as the terminal shows it: what it will play, what playing it
+said, its summary tables and its ``--json`` record (``rummy run``, ``rummy sweep``:
+``sim.front.run``, ``sim.front.sweep``; a tune's hands too, ``sim.front.tune``).
 """
 
 from __future__ import annotations
@@ -14,14 +14,6 @@ from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
 
-from sim.cli.output import (
-    chatter,
-    ci,
-    compact_table,
-    err_console,
-    folder,
-    pct,
-)
 from sim.present.experiment import (
     HOUSE_UNITS,
     Drawn,
@@ -31,6 +23,7 @@ from sim.present.experiment import (
     seat0_text,
     short_labels,
 )
+from sim.present.terminal import chatter, ci, compact_table, err_console, folder, pct
 from sim.stats import format_p
 from sim.store import StorePath
 from sim.study.analysis import ExperimentData
