@@ -23,13 +23,13 @@ from typing import Any
 import numba
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 from kernels.deadwood import best_discard_batch, min_deadwood_batch
 from kernels.enumerate import random_hands_nb
 from kernels.layout import JOKER_BITS, N_NATURAL
 from kernels.tables import table_views
 from sim.bench import DEADWOOD_HANDS, DEADWOOD_REPEAT, DEADWOOD_THREADS
+from sim.present.terminal import compact_table
 from sim.rules import DEFAULT_PRESET, RuleSet, get_rules
 from sim.solver import tables_for
 
@@ -305,35 +305,41 @@ def _ns(value: float | None) -> str:
 
 
 def print_bench(report: BenchReport, console: Console | None = None) -> None:
-    """Print a report as a rich table with a one-line header."""
+    """Print a report as two compact tables that fit 80 columns: the solver's times,
+    then the naive search's against it; the seed and the baseline under them."""
     console = console or Console()
-    table = Table(
-        title=(
-            f"Deadwood solver, ns per hand: {report.threads} thread(s), median of "
-            f"{report.repeat}, rules {report.rules}"
-        ),
-        caption=(
-            f"hands seeded with {report.seed}; naive baseline: {report.naive}; "
-            "first call = compile or cache load"
-        ),
+    times = compact_table(
+        f"Deadwood solver, ns per hand: {report.threads} thread(s), median of {report.repeat}"
     )
-    for header in ("hand", "rules", "hands", "median", "min", "max", "first call"):
-        table.add_column(header, no_wrap=True, justify="left" if header == "hand" else "right")
-    for header in ("naive median", "naive / solver", "agree"):
-        table.add_column(header, no_wrap=True, justify="right")
+    for header in ("hand", "hands", "median", "min", "max", "first s"):
+        times.add_column(header, no_wrap=True, justify="left" if header == "hand" else "right")
+    naive = compact_table("Against the naive search, ns per hand")
+    for header in ("hand", "naive median", "naive / solver", "agree"):
+        naive.add_column(header, no_wrap=True, justify="left" if header == "hand" else "right")
     for row in report.rows:
         jokers = " (2 jokers)" if row.jokers else ""
         hand = f"{row.cards} cards{jokers}, {row.operation}"
-        table.add_row(
+        times.add_row(
             hand,
-            row.rules,
             f"{row.hands:,}",
             _ns(row.median_ns),
             _ns(row.min_ns),
             _ns(row.max_ns),
-            f"{row.first_call_s:.3f} s",
+            f"{row.first_call_s:.3f}",
+        )
+        naive.add_row(
+            hand,
             _ns(row.naive_median_ns),
             "-" if row.ratio is None else f"{row.ratio:.1f}x",
             "-" if row.naive_agrees is None else ("yes" if row.naive_agrees else "NO"),
         )
-    console.print(table)
+    console.print(times)
+    console.print(naive)
+    joker_rules = sorted({row.rules for row in report.rows if row.jokers})
+    console.print(
+        f"rules {report.rules}"
+        + (f" (with jokers: {', '.join(joker_rules)})" if joker_rules else "")
+        + f"; hands seeded with {report.seed}; naive baseline: {report.naive}; first s: "
+        "the first call's seconds (compile or cache load)",
+        markup=False,
+    )

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from sim.bench import DEADWOOD_HANDS, DEADWOOD_REPEAT, DEADWOOD_THREADS, REPEAT, RUN_DEALS
 from sim.bench.deadwood import bench_deadwood, print_bench
@@ -186,12 +185,12 @@ def cold(
         print_cold(rows, repeat)
 
 
-_RUN_LABELS = {
-    "kernel": "kernel (play_deals, threads)",
-    "hands": "rummy run --rows hands",
-    "none": "rummy run --rows none",
-    "ray": "rummy run --backend ray (workers write)",
-    "ray-driver": "rummy run --backend ray (driver writes)",
+_RUN_LABELS = {  # short: the tables fit 80 columns
+    "kernel": "kernel",
+    "hands": "run, rows hands",
+    "none": "run, rows none",
+    "ray": "ray, workers write",
+    "ray-driver": "ray, driver writes",
 }
 
 
@@ -297,49 +296,62 @@ def run(
 
 
 def _print_run_bench(report: RunBenchReport, memory: list[MemoryReport]) -> None:
-    """The modes side by side (rates, overheads, CPU, memory), then the memory runs."""
+    """The modes side by side in tables that fit 80 columns (rates; cost: CPU and memory;
+    on Ray the chunks' milliseconds), what the figures mean under them, then the memory
+    runs."""
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-    table = Table(
-        title=(
-            f"{report.rules}, {report.lineup}: {report.deals:,} deals, {report.workers} "
-            f"workers ({report.cpus} CPUs), chunks of {report.chunk_size:,}; median of "
-            f"{report.repeat}"
-        ),
-        caption=(
-            "overhead = kernel rate / rate - 1 (wall time); CPU = user + system time of the "
-            "process tree, median per hand; summary = the analysis rummy run prints afterwards "
-            "(median s, not in the rates); peak memory: largest sampled sum over this "
-            "process and its workers (RSS counts shared pages per process, PSS splits them)"
-        ),
+    console.print(
+        f"{report.rules}, {report.lineup}: {report.deals:,} deals, {report.workers} workers "
+        f"({report.cpus} CPUs), chunks of {report.chunk_size:,}; median of {report.repeat}",
+        markup=False,
     )
-    columns = ["mode", "hands/s", "min", "max", "vs kernel", "overhead", "CPU µs/hand",
-               "CPU overhead", "summary s", "peak RSS MB", "peak PSS MB"]  # fmt: skip
-    on_ray = report.backend == "ray"
-    if on_ray:
-        columns += ["driver ms/chunk", "worker ms/chunk"]
-    for column in columns:
-        table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
     kernel_rate = report.modes["kernel"].hands_per_second
+    rates = compact_table("Hands per second")
+    for column in ("mode", "hands/s", "min", "max", "vs kernel", "overhead"):
+        rates.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
+    cost = compact_table("Cost")
+    for column in ("mode", "CPU µs/hand", "CPU overhead", "summary s", "peak RSS MB",
+                   "peak PSS MB"):  # fmt: skip
+        cost.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
+    chunks = compact_table("Ray: milliseconds per chunk")
+    for column in ("mode", "driver", "worker"):
+        chunks.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
     for mode, timing in report.modes.items():
-        table.add_row(
+        rates.add_row(
             _RUN_LABELS[mode],
             f"{timing.hands_per_second:,.0f}",
             f"{timing.low:,.0f}",
             f"{timing.high:,.0f}",
             f"{timing.hands_per_second / kernel_rate:.2f}x" if kernel_rate > 0 else "-",
             "-" if timing.overhead is None else f"{timing.overhead * 100:+.1f}%",
+        )
+        cost.add_row(
+            _RUN_LABELS[mode],
             f"{timing.cpu_us_per_hand:.2f}",
             "-" if timing.cpu_overhead is None else f"{timing.cpu_overhead * 100:+.1f}%",
             f"{statistics.median(timing.summary_seconds):.2f}" if timing.summary_seconds else "-",
             _mb(timing.peak_rss_mb),
             _mb(timing.peak_pss_mb),
-            *([_ms(timing.driver_ms_per_chunk), _ms(timing.worker_ms_per_chunk)] if on_ray else []),
         )
-    console.print(table)
+        chunks.add_row(
+            _RUN_LABELS[mode], _ms(timing.driver_ms_per_chunk), _ms(timing.worker_ms_per_chunk)
+        )
+    console.print(rates)
+    console.print(cost)
+    if report.backend == "ray":
+        console.print(chunks)
+    on_ray = "; ray: rummy run --backend ray, the workers or the driver writing the parts"
+    console.print(
+        "kernel: play_deals on threads; run: rummy run with --rows hands or none"
+        f"{on_ray if report.backend == 'ray' else ''}. overhead = kernel rate / rate - 1 "
+        "(wall time); CPU = user + system time of the process tree, median per hand; "
+        "summary = the analysis rummy run prints afterwards (median s, not in the rates); "
+        "peak memory: largest sampled sum over this process and its workers (RSS counts "
+        "shared pages per process, PSS splits them)",
+        markup=False,
+    )
     if memory:
-        mem = compact_table(
-            "Memory of one --rows none run (fresh process, engine warm-up included)"
-        )
+        mem = compact_table("Memory of one --rows none run (a fresh process, warm-up included)")
         for column in ("deals", "hands/s", "peak RSS MB", "peak PSS MB", "processes",
                        "driver maxrss MB"):  # fmt: skip
             mem.add_column(column, justify="right", no_wrap=True)

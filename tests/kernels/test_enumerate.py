@@ -307,7 +307,7 @@ def test_cli_bench_table() -> None:
         "10 cards, min deadwood",
         "11 cards, best discard",
         "naive / solver",
-        "first call",
+        "first s",
     ):
         assert text in out
 

@@ -60,7 +60,7 @@ def test_bench_run_table_and_rule_override() -> None:
          "--rules", "gin", "--rule", "knock_limit=7", "--seats", "greedy/simple"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert "greedy/simple" in result.stdout and "rummy run --rows none" in result.stdout
+    assert "greedy/simple" in result.stdout and "run, rows none" in result.stdout
     assert "repeat 1/1" in result.stderr
 
 

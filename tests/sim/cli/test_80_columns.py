@@ -2,15 +2,23 @@
 over, and nothing is cut (rich marks a cut label or number with "…").
 
 Each command plays for real, small, in a pseudo-terminal 80 columns wide
-(``tests/support/terminal.py``); the progress bar's every state counts as a line.
+(``tests/support/terminal.py``); the progress bar's every state counts as a line. A
+command that reads a study's folder (``chart``, ``report``, ``strategy-chart export``)
+reads one its case plays first (``BEFORE``). Every command of ``rummy`` has a case here,
+or a reason in ``NOT_HERE`` (a test checks).
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
+import click
 import pytest
+import typer
 
+from sim.cli import app
 from tests.support.terminal import run_in_terminal
 
 HAND = "9C 9D 9H JS QS KS AD 4D 2H 3S JC"
@@ -38,6 +46,7 @@ COMMANDS = {
     "rules list": ["rules", "list"],
     "rules show": ["rules", "show", "oklahoma-gin"],
     "strategies list": ["strategies", "list"],
+    "strategies show": ["strategies", "show", "mc"],
     "strategy-chart card": ["strategy-chart", "card", "chart:gin"],
     "strategy-chart knock": ["strategy-chart", "knock", "--seats", "greedy:knock_at=0",
                              "--deals", "1500", "--pilot", "1500", "--samples", "2",
@@ -46,24 +55,98 @@ COMMANDS = {
                              "--rounds", "1", "--deals", "1500", "--samples", "2",
                              "--per-cell", "100", "--strength-deals", "300", "--check", "1",
                              "--check-deals", "300"],
+    "strategy-chart draw": ["strategy-chart", "draw", "--seats", "greedy:knock_at=0",
+                            "--deals", "1500", "--pilot", "1500", "--samples", "2",
+                            "--turns", "6", "--check", "1", "--check-deals", "300"],
+    "strategy-chart discard": ["strategy-chart", "discard", "--seats", "greedy:knock_at=0",
+                               "--deals", "1500", "--pilot", "1500", "--samples", "2",
+                               "--turns", "6"],
+    "strategy-chart export": ["strategy-chart", "export", "{chart}"],
+    "chart": ["chart", "{run}"],
+    "report": ["report", "{run}"],
+    "bench deadwood": ["bench", "deadwood", "--hands", "2000", "--repeat", "1"],
+    "bench engine": ["bench", "engine", "--deals", "2000", "--repeat", "1", "--threads", "1"],
+    "bench run": ["bench", "run", "--deals", "2000", "--repeat", "1", "-w", "1",
+                  "--memory-deals", "1000"],
     "strategy-chart solve --against": ["strategy-chart", "solve", "--seats", "greedy:knock_at=0",
                                        "--against", "simple", "--rounds", "1", "--deals", "1500",
                                        "--samples", "2", "--per-cell", "100", "--strength-deals",
                                        "300", "--check", "1", "--check-deals", "300"],
 }  # fmt: skip
+# What a case's {placeholder} names: a folder its study plays first, found by a pattern.
+BEFORE = {
+    "run": (["run", "--seats", "greedy/simple", "--deals", "500", "--name", "one"],
+            "results/one/*"),
+    "chart": (["strategy-chart", "knock", "--seats", "greedy:knock_at=0", "--deals", "1500",
+               "--pilot", "1500", "--samples", "2", "--turns", "6", "--check", "0"],
+              "results/chart/*"),
+}  # fmt: skip
+# Commands with no case, and why.
+NOT_HERE = {
+    "agent": "speaks JSON lines to a program, not to a person (docs/AGENTS.md)",
+    "bench cold": "compiles from an empty cache, about 35 s: a slow case (SLOW)",
+    "warm": "compiles every kernel the cache lacks, minutes from an empty one: a slow case",
+}
+SLOW = {"bench cold": ["bench", "cold", "--case", "score", "--repeat", "1"], "warm": ["warm"]}
+
+
+def _plays(args: list[str]) -> bool:
+    return args[0] in ("run", "sweep", "compare", "tournament", "tune") or args[1:2] in (
+        ["knock"], ["draw"], ["discard"], ["solve"])  # fmt: skip
+
+
+def _spec(line: str) -> bool:
+    """A seat spec printed whole to be copied (``strategy-chart export``'s output): the
+    terminal wraps it where it must; a line break of ours would break the value."""
+    return line.startswith("chart:") and " " not in line
+
+
+def _seen(args: list[str], cwd: Path) -> None:
+    """``args`` run at 80 columns in ``cwd``: exit 0, no line over 80 (a spec to copy
+    aside), nothing cut."""
+    for key, (before, pattern) in BEFORE.items():
+        if "{" + key + "}" in args:
+            subprocess.run([sys.executable, "-m", "rummy", "-q", *before, "--seed", "1", "--out",
+                            "results"], cwd=cwd, check=True, capture_output=True)  # fmt: skip
+            [found] = cwd.glob(pattern)
+            args = [a.replace("{" + key + "}", str(found.relative_to(cwd))) for a in args]
+    extra = ["--seed", "1", "--out", "results"] if _plays(args) else []  # a user's short path
+    status, lines = run_in_terminal([*args, *extra], columns=80, cwd=cwd)
+    assert status == 0, "\n".join(lines)
+    over = [line for line in lines if len(line) > 80 and not _spec(line)]
+    cut = [line for line in lines if "…" in line]
+    assert not over and not cut, "\n".join(over + cut)
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_nothing_is_cut_at_80_columns(name: str, tmp_path: Path) -> None:
-    args = COMMANDS[name]
-    plays = args[0] in ("run", "sweep", "compare", "tournament", "tune") or args[1:2] in (
-        ["knock"], ["solve"])  # fmt: skip
-    extra = ["--seed", "1", "--out", "results"] if plays else []  # a user's short path
-    status, lines = run_in_terminal([*args, *extra], columns=80, cwd=tmp_path)
-    assert status == 0, "\n".join(lines)
-    over = [line for line in lines if len(line) > 80]
-    cut = [line for line in lines if "…" in line]
-    assert not over and not cut, "\n".join(over + cut)
+    _seen(COMMANDS[name], tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SLOW))
+def test_nothing_is_cut_at_80_columns_slow(name: str, tmp_path: Path) -> None:
+    _seen(SLOW[name], tmp_path)
+
+
+def _commands(group: click.Group, words: tuple[str, ...] = ()) -> list[str]:
+    """Every command of ``group`` that does something, as typed after ``rummy``."""
+    found = []
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            found += _commands(command, (*words, name))
+        else:
+            found.append(" ".join((*words, name)))
+    return found
+
+
+def test_every_command_has_a_case() -> None:
+    """A command added without a case here fails: it gets one, or a reason not to."""
+    cased = {" ".join(args[: 2 if args[0] in GROUPS else 1]) for args in COMMANDS.values()}
+    cased |= set(SLOW)
+    missing = set(_commands(typer.main.get_group(app))) - cased - set(NOT_HERE)
+    assert not missing, sorted(missing)
+    assert set(SLOW) <= set(NOT_HERE)
 
 
 GROUPS = ["", "rules", "strategies", "strategy-chart", "bench", "stats"]  # "": rummy itself
