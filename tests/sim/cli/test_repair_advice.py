@@ -13,18 +13,19 @@ damaged ``experiment.json`` said "run the command again", which then refused wit
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
-RUMMY = [sys.executable, "-m", "rummy"]  # the rummy command, from this checkout
+from sim.cli import app
+
 SWEEP = ["sweep", "--rules", "gin", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=5..6",
          "--deals", "200", "--seed", "3", "--out", "res", "--name", "sw", "-w", "1"]  # fmt: skip
 RUN = ["run", "--seats", "greedy/simple", "--deals", "200", "--seed", "1", "--out", "res",
@@ -34,11 +35,14 @@ CHART = ["strategy-chart", "knock", "--seats", "greedy/simple", "--deals", "300"
          "-w", "1"]  # fmt: skip
 
 
-def _rummy(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*RUMMY, "-q", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[3])},
-    )  # fmt: skip
+def _rummy(args: list[str], cwd: Path) -> Result:
+    """The ``rummy`` command (in this process: a fresh one each time costs seconds), run
+    in ``cwd`` as a shell runs it: ``sys.argv`` holds its words, which a study stores as
+    the command that made it (a strategy chart's repair advice names that command)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(cwd)
+        patch.setattr(sys, "argv", ["rummy", "-q", *args])
+        return CliRunner().invoke(app, ["-q", *args])
 
 
 def _edit(path: Path) -> None:
@@ -59,7 +63,7 @@ def _one(pattern: str, cwd: Path) -> Path:
     return found
 
 
-def _follow(advice: str, first: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def _follow(advice: str, first: list[str], cwd: Path) -> Result:
     """Do what the advice says, to the letter."""
     if advice.startswith("run the command that made it again with --force"):
         return _rummy([*first, "--force"], cwd)
@@ -89,8 +93,8 @@ CASES: dict[str, tuple[list[str], str, Callable[[Path], None]]] = {
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Callable[[list[str], Path], None]:
-    """Put the results of ``first`` into a folder: each study is played once (a
-    subprocess each), then copied for every case that damages it."""
+    """Put the results of ``first`` into a folder: each study is played once, then
+    copied for every case that damages it."""
     made: dict[tuple[str, ...], Path] = {}
 
     def into(first: list[str], cwd: Path) -> None:
@@ -98,7 +102,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Callable[[list[str], Pat
         if key not in made:
             made[key] = tmp_path_factory.mktemp("made")
             done = _rummy(first, made[key])
-            assert done.returncode == 0, done.stderr
+            assert done.exit_code == 0, done.stderr
         shutil.copytree(made[key] / "res", cwd / "res")
 
     return into
@@ -113,9 +117,9 @@ def test_the_advice_repairs_what_it_names(case: str, tmp_path: Path, played) -> 
     read = ["report", str(directory.relative_to(tmp_path))]
     refused = _rummy(read, tmp_path)
     lines = refused.stderr.strip().splitlines()
-    assert refused.returncode == 1 and len(lines) == 1, refused.stderr
+    assert refused.exit_code == 1 and len(lines) == 1, refused.stderr
     advice = lines[0].rsplit("; ", 1)[1]
     followed = _follow(advice, first, tmp_path)
-    assert followed.returncode == 0, f"{advice!r} -> {followed.stderr}"
+    assert followed.exit_code == 0, f"{advice!r} -> {followed.stderr}"
     again = _rummy(read, tmp_path)
-    assert again.returncode == 0, f"after {advice!r}: {again.stderr}"
+    assert again.exit_code == 0, f"after {advice!r}: {again.stderr}"
