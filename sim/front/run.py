@@ -319,8 +319,8 @@ def _announce(plan: Plan, executor: Any) -> str:
 
 
 def _told(done: Any, as_json: bool) -> None:
-    from sim.cli.output import chatter
     from sim.present.experiment_text import tell_experiment, tell_notes
+    from sim.present.terminal import chatter
     from sim.study.runs import RunResult
 
     if isinstance(done, tune_front.Tuned):

@@ -26,7 +26,7 @@ from rich.table import Table
 from sim.front import params
 from sim.front.declare import Front, Param, ParamsError, flag_of, literal, spelled
 from sim.limits import MAX_COUNT
-from sim.present.terminal import Said, ci
+from sim.present.terminal import Said, ci, console, folder
 from sim.rules import DEFAULT_PRESET
 from sim.sizes import DEFAULT_DEALS
 from sim.stats import format_p, p_clause
@@ -236,7 +236,6 @@ class Tuned:
 
 
 def _play(plan: Plan, session: Session) -> Tuned:
-    from sim.cli.output import folder
     from sim.present.tune import save_chart
     from sim.study.tune import resume, tune
 
@@ -293,8 +292,6 @@ def _record(done: Tuned) -> dict[str, Any]:
 
 def _show(done: Tuned) -> None:
     """The settings table (best first), the search, the verdicts, where the results are."""
-    from sim.cli.output import folder
-    from sim.present.terminal import console
 
     out = console()
     result, req = done.result, done.result.request
