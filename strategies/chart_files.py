@@ -11,7 +11,10 @@ In plain words (``docs/CHARTS.md``, "Chart files"):
   preset of that name in more than the player count, those house rules
   (``undercut_penalty=0``). ``rummy strategy-chart export`` and ``solve`` write them
   (:func:`chart_file_text`); a file of the spec alone (as they wrote before) is read
-  as made for rules unknown.
+  as made for rules unknown. ``solve`` also writes ``reached: T`` where, with every
+  seat playing the final chart, no hand of its last chart run reached own turn T + 1:
+  the rules of later turns were measured in earlier rounds, against other play (the
+  card says so).
 * The shipped charts, the solved seats of docs/CHARTS.md ("Shipped charts"), are such
   files inside this package (``strategies/charts/NAME.chart``), so that a plain
   ``pip install`` carries them: ``chart:NAME`` seats one.
@@ -66,9 +69,10 @@ __all__ = [
 ]
 
 STRATEGY_NAME = "chart"
-HEADER = ("rules", "players", "scoring", "knock_limit", "house")
+HEADER = ("rules", "players", "scoring", "knock_limit", "house", "reached")
 """The header's keys, in the order a chart file writes them (``house`` only where the
-rules differ from their preset)."""
+rules differ from their preset; ``reached`` only from a solve whose final play ends
+every hand before the chart's last own turn)."""
 CHECKED = ("players", "scoring", "knock_limit")
 """The keys a seat's rules must match (``rules`` is the rule set's name: shown, not checked)."""
 FILE_KEY = "file"
@@ -169,12 +173,17 @@ def check_rules(chart: ChartFile, shown: str, rules: RulesLike) -> None:
         )
 
 
-def chart_file_text(spec: str, rules: RulesLike, house: Mapping[str, Any] | None = None) -> str:
+def chart_file_text(
+    spec: str, rules: RulesLike, house: Mapping[str, Any] | None = None, reached: int | None = None
+) -> str:
     """A chart file: the header of ``rules`` (the rules the chart was made for; ``house``:
-    where they differ from their preset, ``sim.rules.house_rules``), then the seat spec."""
+    where they differ from their preset, ``sim.rules.house_rules``; ``reached``: the last
+    own turn its solve's final play reached), then the seat spec."""
     header = made_for(rules)
     if house:
         header["house"] = ", ".join(f"{key}={_limit_text(value)}" for key, value in house.items())
+    if reached is not None:
+        header["reached"] = str(reached)
     lines = ['# rummy-sim strategy chart: a "chart" seat (docs/CHARTS.md, "Chart files")']
     lines += [f"# {key}: {header[key]}" for key in HEADER if key in header]
     return "\n".join([*lines, spec.strip()]) + "\n"
@@ -185,13 +194,14 @@ def chart_file_text(spec: str, rules: RulesLike, house: Mapping[str, Any] | None
 
 def _header_value(key: str, value: str, where: str) -> str:
     """A header value checked: ``players`` 2-6, ``scoring`` gin or knock, ``knock_limit``
-    a whole number, upcard or none."""
+    a whole number, upcard or none, ``reached`` an own turn (1 or more)."""
     ok = {
         "rules": bool(value),
         "house": bool(value),
         "players": value.isdigit() and 2 <= int(value) <= 6,
         "scoring": value in SCORING_WORDS,
         "knock_limit": value.isdigit() or value in ("upcard", "none"),
+        "reached": value.isdigit() and int(value) >= 1,
     }[key]
     if not ok:
         allowed = {
@@ -200,6 +210,7 @@ def _header_value(key: str, value: str, where: str) -> str:
             "players": "2 to 6",
             "scoring": "gin or knock",
             "knock_limit": "a whole number, upcard or none",
+            "reached": "an own turn, 1 or more",
         }[key]
         raise StrategyError(
             f"{where} is not a chart file: its header's {key} is {value!r} ({allowed})"

@@ -295,6 +295,13 @@ def chart_card(
         + (" (the first upcard offer counts as turn 1)" if gin else "")
         + "; a knock reads the deadwood your discard leaves."
     )
+    if "reached" in header:  # the solve's final play ends every hand by then
+        after = int(header["reached"]) + 1
+        note += (
+            f" When every seat plays this card, the solve's hands all ended before your "
+            f"turn {after}; the rules from turn {after} on were set in its earlier rounds, "
+            "against other play."
+        )
     return ChartCard(
         title=label,
         made_for=_made_for(header),

@@ -352,9 +352,22 @@ def solve(
         result = SolveResult(
             folder, request.start, tuple(done), fixed, seat, cycle=cycle, exploit=exploit
         )
-        store.write_text_atomic(folder / FINAL_FILE, chart_file_text(seat, r, house_rules(r)))
+        text = chart_file_text(seat, r, house_rules(r), _reached(charts, request))
+        store.write_text_atomic(folder / FINAL_FILE, text)
         _write(folder, settings, done, result)
     return result
+
+
+def _reached(charts: dict[str, StrategyChart], request: SolveRequest) -> int | None:
+    """The last own turn on which the final seat, playing every seat, met a knock or draw
+    cell in its charts: None where hands reached the charts' last row (or the seat
+    played against other opponents, ``against``). The rules of the turns after it were
+    set in earlier rounds, against other play (the card says so)."""
+    if request.against is not None:
+        return None
+    met = [int(cast(int, charts[kind].cells["turn"].max())) for kind in ("knock", "draw")
+           if charts[kind].cells.height]  # fmt: skip
+    return max(met) if met and max(met) < request.turns else None
 
 
 def _params(seat: str) -> Any:

@@ -108,7 +108,9 @@ def test_every_shipped_chart_has_a_full_header() -> None:
     for name in shipped_names():
         keys = {"rules", "players", "scoring", "knock_limit"}
         house = {"house"} if name.count("-") > 2 else set()  # knock-rummy-4p-undercut-0
-        assert set(shipped_chart(name).header) == keys | house, name
+        header = shipped_chart(name).header
+        # reached: where the solve's final play met no later turn (Knock Rummy's cards)
+        assert set(header) - {"reached"} == keys | house, name
 
 
 def test_house_rules_are_written_and_shown() -> None:
@@ -134,6 +136,21 @@ def test_house_rules_are_written_and_shown() -> None:
         "Rummy scoring, knock limit none), not for the study's rules knock-rummy (3 players, "
         "Knock Rummy scoring, knock limit none): its undercut_penalty differs"
     )
+
+
+def test_the_turn_a_solve_reached_is_written_read_and_checked() -> None:
+    """``reached`` (a solve's final play met no turn after it) round-trips; a value that
+    is no own turn is refused in one line naming it."""
+    rules = get_rules("knock-rummy", players=4)
+    chart = read_chart_text(chart_file_text(GIN, rules, reached=4), "x")
+    assert chart.header["reached"] == "4" and "reached" not in describe_rules(chart.header)
+    assert "reached" not in read_chart_text(chart_file_text(GIN, rules), "x").header
+    for bad in ("0", "four", "-1"):
+        with pytest.raises(StrategyError) as err:
+            read_chart_text(f"# reached: {bad}\n{GIN}\n", "x")
+        assert str(err.value) == (
+            f"x is not a chart file: its header's reached is {bad!r} (an own turn, 1 or more)"
+        )
 
 
 def test_the_header_round_trips() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ TINY = {"deals": 3000, "samples": 2, "per_cell": 100, "strength_deals": 500,
         "check_cells": 2, "check_deals": 500, "seed": 3}  # fmt: skip
 
 
-def tiny_solve(rules: str, start: str, out: Path, **kwargs) -> S.SolveResult:
+def tiny_solve(rules: Any, start: str, out: Path, **kwargs) -> S.SolveResult:
     """A solve of tiny charts (``TINY``, ``kwargs`` win), on one worker."""
     request = S.SolveRequest(rules, start, **{**TINY, **kwargs})
     return S.solve(request, Session(Executor(workers=1), out))
@@ -54,6 +55,27 @@ def test_rounds_records_and_final_seat(solved) -> None:
         manifest = Path(rd.charts["draw"]) / "manifest.json"
         labels = json.loads(manifest.read_text())["config"]["labels"]
         assert labels["chart_round"] == rd.index
+
+
+def test_the_final_chart_says_the_last_turn_its_play_reached(tmp_path: Path) -> None:
+    """4-player Knock Rummy ends its hands within a few turns: the final chart file says
+    the last own turn its charts met (``reached``), recounted here from the final
+    seat's chart runs (the highest round's knock and draw cells), and the card says
+    which rules come from earlier rounds."""
+    from sim.present.chart_card import card_text, chart_card
+    from sim.study.chart import load_chart
+
+    rules = get_rules("knock-rummy", players=4)
+    result = tiny_solve(rules, "greedy:knock_at=26", rounds=1, turns=8, out=tmp_path)
+    final = load_chart_file(result.folder / "final.chart")
+    charts = [load_chart(p) for p in (result.folder / "charts").iterdir()]
+    last_round = max(c.spec.round for c in charts)
+    turns = [int(c.cells["turn"].max()) for c in charts
+             if c.spec.round == last_round and c.spec.chart in ("knock", "draw")]  # fmt: skip
+    assert len(turns) == 2 and max(turns) < 8
+    assert final.header["reached"] == str(max(turns))
+    card = card_text(chart_card(parse_seat(final.spec)[1], "final", final.header))
+    assert f"ended before your turn {max(turns) + 1};" in " ".join(card.split())
 
 
 def test_the_same_command_plays_nothing_again(solved, monkeypatch: pytest.MonkeyPatch) -> None:
