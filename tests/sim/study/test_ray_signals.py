@@ -72,15 +72,19 @@ def session(sid: int) -> list[int]:
     return found
 
 
-def playing() -> list[int]:
-    """Ray workers busy with a task of rummy's (Ray titles a worker by its task)."""
+def playing(home: Path) -> list[int]:
+    """Ray workers busy with a task of rummy's (Ray titles a worker by its task) started
+    with ``home`` as their HOME: the head's, not those of another test's Ray (the other
+    xdist worker may be playing one of its own meanwhile)."""
     found = []
+    mine = f"HOME={home}".encode()
     for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
         try:
             title = Path(f"/proc/{pid}/cmdline").read_bytes()
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if title.startswith((b"ray::_play_chunk", b"ray::_warm_node")):
+        if title.startswith((b"ray::_play_chunk", b"ray::_warm_node")) and mine in environ:
             found.append(pid)
     return found
 
@@ -196,23 +200,27 @@ def test_a_signal_to_a_study_on_a_private_instance(
 
 
 @pytest.fixture(scope="module")
-def ray_head(tmp_path_factory: pytest.TempPathFactory, loopback: None) -> Iterator[str]:  # noqa: F811
-    """``ray start --head`` on loopback, two CPUs, for the module's attached studies."""
+def ray_head(
+    tmp_path_factory: pytest.TempPathFactory, loopback: None,  # noqa: F811
+) -> Iterator[tuple[str, Path]]:  # fmt: skip
+    """``ray start --head`` on loopback, two CPUs, for the module's attached studies: its
+    address and the HOME its processes run with."""
     home = tmp_path_factory.mktemp("head-home")
     with head(clean_env(home), cpus=2) as address:
-        yield address
+        yield address, home
 
 
 @SIGNALS
 @_drawn
 @given(chunks=st.integers(0, 12))
 def test_a_signal_to_a_study_attached_to_a_head(
-    tmp_path_factory: pytest.TempPathFactory, started: list[Study], ray_head: str,
-    sig: signal.Signals, chunks: int,
+    tmp_path_factory: pytest.TempPathFactory, started: list[Study],
+    ray_head: tuple[str, Path], sig: signal.Signals, chunks: int,
 ) -> None:  # fmt: skip
+    address, head_home = ray_head
     tmp = tmp_path_factory.mktemp("attached")
     env = clean_env(tmp / "home", RUMMY_RAY_CODE="installed")  # the head imports this tree
-    command = Study(tmp, "sweep", "--address", ray_head, "-w", "2", env=env)
+    command = Study(tmp, "sweep", "--address", address, "-w", "2", env=env)
     started.append(command)
     command.wait_for_chunks(chunks)
     seconds = command.stop(sig)
@@ -221,7 +229,7 @@ def test_a_signal_to_a_study_attached_to_a_head(
     assert_stopped_cleanly(command, sig, seconds, written=False)
     assert command.left(5) == []
     deadline = time.monotonic() + 10  # the head stops the tasks of a job whose driver ended
-    while playing() and time.monotonic() < deadline:
+    while playing(head_home) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert playing() == [], "a worker plays on for a command that ended"
+    assert playing(head_home) == [], "a worker plays on for a command that ended"
     assert [p.name for p in command.out.rglob("*.tmp")] == []
