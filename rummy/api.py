@@ -323,13 +323,6 @@ def _solved(folder: StorePath) -> SolveResult:
     return SolveResult.of(result, settings["seed"], ending(result, average), deviation(result))
 
 
-def _is_chart(folder: StorePath) -> bool:
-    """Whether ``folder`` is a strategy chart's run (its manifest's mode)."""
-    from sim.study.rundir import MANIFEST, load_manifest
-
-    return (folder / MANIFEST).is_file() and load_manifest(folder)["config"]["mode"] == "chart"
-
-
 def _chart(folder: StorePath) -> ChartResult:
     """A strategy chart's run folder read back: its cells, its saved check, the figures
     and report drawn beside them."""
@@ -431,6 +424,7 @@ def load(
     gives a run's raw integer sums."""
     from sim import store
     from sim.study import kinds, load_results
+    from sim.study.chart import is_chart_run
     from sim.study.folders import open_study
 
     if not isinstance(path, str | os.PathLike) or (isinstance(path, str) and not path.strip()):
@@ -451,7 +445,7 @@ def load(
         if study is not None:  # a tune
             assert study.table is not None  # its settings
             return TuneResult.of(study.record, study.table, folder, study.record)
-        if _is_chart(folder):
+        if is_chart_run(folder):
             return _chart(folder)
         data = load_results(path)
     if data.kind == "run":

@@ -292,7 +292,6 @@ def _record(done: Tuned) -> dict[str, Any]:
 
 def _show(done: Tuned) -> None:
     """The settings table (best first), the search, the verdicts, where the results are."""
-
     out = console()
     result, req = done.result, done.result.request
     table, hidden = _settings_table(result)
