@@ -216,7 +216,7 @@ def _size(kind: str, deals: Any, games: Any, low: int = 1) -> tuple[int, str]:
     (at least ``low``: a study's interval needs two), else the kind's default deals
     (``sim.sizes``, as the command's)."""
     try:  # both given: refused in the front's words, before either is read
-        params.size(kind, {"deals": deals, "games": games})
+        params.size(kind, deals, games)
     except ParamsError as error:
         raise UsageError(_said(error)) from None
     return study_count(
@@ -398,8 +398,7 @@ def _play_planned(
         done = run_experiment(
             planned, executor, out=root, progress=_callback(view), command=command
         )
-    notes = tuple(dict.fromkeys(note for r in done.runs for note in r.notes))
-    return StudyResult.of_data(done.data, done.directory, notes)
+    return StudyResult.of_data(done.data, done.directory, done.notes)
 
 
 @_called

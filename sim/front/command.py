@@ -76,7 +76,10 @@ def _play(front: Front[Any, Any], given: dict[str, Any]) -> None:
     from sim.study.session import Session
 
     try:
-        values = {p.name: p.parse(given[p.name]) for p in front.params}
+        values = {
+            p.name: given[p.name] if p.parse is None else p.parse(given[p.name])
+            for p in front.params
+        }
         values["seed"], drawn = front.seed_of(values)
         request = front.request(values)
     except ParamsError as error:

@@ -74,7 +74,7 @@ def _request(values: Mapping[str, Any]) -> CompareRequest:
             "none given; give one (side B is side A with what they change)",
             side_b, tuple(values[name] for name in side_b),
         )  # fmt: skip
-    count, mode = params.size(COMPARE.name, values)
+    count, mode = params.size(COMPARE.name, values["deals"], values["games"])
     rules_a = params.rule_set(values, "rules", "rule")
     rules_b = params.rule_set(
         {**values, "vs_rules": values["vs_rules"] or values["rules"]}, "vs_rules", "vs_rule",

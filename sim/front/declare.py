@@ -30,10 +30,6 @@ Request = TypeVar("Request")
 Result = TypeVar("Result")
 
 
-def _same(value: Any) -> Any:
-    return value
-
-
 def flag_of(name: str) -> str:
     """The command's flag of a parameter: ``vs_seats`` -> ``--vs-seats``."""
     return "--" + name.replace("_", "-")
@@ -72,7 +68,7 @@ class Param:
     read: Callable[[Any], Any]
     annotation: str
     default: Any = None
-    parse: Callable[[Any], Any] = _same
+    parse: Callable[[Any], Any] | None = None  # None: the value as typer parsed it
     argument: bool = False  # the command takes it by position (STRATEGY), not as a flag
 
     @property

@@ -536,13 +536,12 @@ def refused(name: str | tuple[str, ...], value: Any) -> Iterator[None]:
         raise ParamsError(literal(" ".join(str(error).split())), name, value) from None
 
 
-def size(kind: str, values: Mapping[str, Any]) -> tuple[int, str]:
+def size(kind: str, deals: int | None, games: int | None) -> tuple[int, str]:
     """The study's count and mode: ``games`` whole games, else ``deals`` single deals,
     else the kind's default deals (``sim.sizes``); not both."""
-    if values["deals"] is not None and values["games"] is not None:
-        raise ParamsError("give one, not both", ("deals", "games"),
-                          (values["deals"], values["games"]))  # fmt: skip
-    return study_count(kind, values["deals"], values["games"])
+    if deals is not None and games is not None:
+        raise ParamsError("give one, not both", ("deals", "games"), (deals, games))
+    return study_count(kind, deals, games)
 
 
 def rule_set(

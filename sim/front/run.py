@@ -170,7 +170,9 @@ def _stored_seed(values: Mapping[str, Any]) -> int | None:
 
 
 def _request(values: Mapping[str, Any]) -> Plan:
-    count, mode = params.size(RUN.name, values)  # both given: refused first
+    count, mode = params.size(
+        RUN.name, values["deals"], values["games"]
+    )  # both given: refused first
     if values["resume"] is not None:  # its settings refused with the seed (_stored_seed)
         return cast(ResumePlan, _stored(values))
     if values["file"] is not None:
@@ -225,8 +227,8 @@ def _flags(values: Mapping[str, Any], count: int, mode: str) -> Plan:
             ("seats", "file"),
             (None, None),
         )
-    rules = params.rule_set({**values, "rules": values["rules"] or DEFAULT_PRESET}, "rules",
-                            "rule")  # fmt: skip
+    rules = params.rule_set({"rules": values["rules"] or DEFAULT_PRESET, "rule": values["rule"]},
+                            "rules", "rule")  # fmt: skip
     params.seated("seats", seats, rules)
     lineup = [seats] if isinstance(seats, str) else list(seats)
     rows = values["rows"] or "hands"
@@ -293,7 +295,7 @@ def _play(plan: Plan, session: Session) -> Any:
         return run(config, session.executor, progress=session.progress)
     if plan.experiment is not None:
         return play_drawn(plan.experiment, dataclasses.replace(session,
-                          out=plan.directory.parent))  # fmt: skip
+                          out=plan.directory.parent), resume=True)  # fmt: skip
     executor = session.executor  # a run keeps its stored workers unless others are given
     if executor.workers is None and plan.backend == executor.backend:
         executor = dataclasses.replace(executor, workers=plan.workers)

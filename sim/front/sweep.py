@@ -130,9 +130,9 @@ def _request(values: Mapping[str, Any]) -> Plan:
                           values["grid"])  # fmt: skip
     if values["max_count"] is not None and values["precision"] is None:
         raise ParamsError("needs {precision}", "max_count", values["max_count"])
-    count, mode = params.size(SWEEP.name, values)
+    count, mode = params.size(SWEEP.name, values["deals"], values["games"])
     for preset in values["rules"]:  # each preset, with the rule changes
-        params.rule_set({**values, "rules": preset}, "rules", "rule")
+        params.rule_set({"rules": preset, "rule": values["rule"]}, "rules", "rule")
     seats = values["seats"]
     with params.refused(("seats", "grid"), (seats, values["grid"])):  # they make the settings
         experiment = sweep_experiment(

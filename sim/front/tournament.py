@@ -59,7 +59,7 @@ class Plan:
 
 
 def _request(values: Mapping[str, Any]) -> Plan:
-    count, mode = params.size(TOURNAMENT.name, values)
+    count, mode = params.size(TOURNAMENT.name, values["deals"], values["games"])
     rules = params.rule_set(values, "rules", "rule")
     given = values["strategies"]
     strategies = given if isinstance(given, str) else list(given)

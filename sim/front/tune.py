@@ -178,7 +178,9 @@ def _request(values: Mapping[str, Any]) -> Plan:
     from strategies import parse_seat
     from strategies.agent import is_agent_spec
 
-    count, mode = params.size(TUNE.name, values)  # both given: refused first
+    count, mode = params.size(
+        TUNE.name, values["deals"], values["games"]
+    )  # both given: refused first
     stored = _stored(values)  # its settings refused with the seed (_stored_seed)
     if stored is not None:
         return Plan(stored, values["resume"], values["chart"])
@@ -202,7 +204,9 @@ def _request(values: Mapping[str, Any]) -> Plan:
                           None)  # fmt: skip
     if is_agent_spec(strategy):
         raise ParamsError(literal(AGENT_NOT_TUNED.format(strategy=strategy)), "strategy", strategy)
-    rules = params.rule_set({**values, "rules": values["rules"] or DEFAULT_PRESET}, "rules", "rule")
+    rules = params.rule_set(
+        {"rules": values["rules"] or DEFAULT_PRESET, "rule": values["rule"]}, "rules", "rule"
+    )
     with params.refused("strategy", strategy):
         base, _ = parse_seat(strategy, rules=rules)
     space = []

@@ -417,15 +417,18 @@ class Drawn:
     @property
     def notes(self) -> tuple[str, ...]:
         """What playing it said, once each (a chunk size not used, ...)."""
-        return tuple(dict.fromkeys(note for r in self.result.runs for note in r.notes))
+        return self.result.notes
 
 
-def play_drawn(experiment: Experiment, session: Session, replace: bool = False) -> Drawn:
+def play_drawn(
+    experiment: Experiment, session: Session, replace: bool = False, resume: bool = False
+) -> Drawn:
     """Play ``experiment`` (resumable) in ``session``, then draw its charts and write its
     report, telling ``session.progress`` each phase. ``replace``: another study's own
     files in its folder are deleted (``--force``; a folder holding anything else is
-    refused), else refused. The study's lock is held to its last file, the report: until
-    then another process writing the same folder (or replacing it) is refused in one line."""
+    refused), else refused; ``resume``: as ``run_experiment`` resumes. The study's lock
+    is held to its last file, the report: until then another process writing the same
+    folder (or replacing it) is refused in one line."""
 
     def tell(phase: str) -> None:
         if session.progress is not None:
@@ -434,7 +437,7 @@ def play_drawn(experiment: Experiment, session: Session, replace: bool = False) 
     with store.study_folder(session.out / experiment.name):
         result = run_experiment(
             experiment, session.executor, out=session.out, progress=session.progress,
-            command=session.provenance, replace=replace,
+            command=session.provenance, replace=replace, resume=resume,
         )  # fmt: skip
         tell("charts")
         charts = save_charts(result.data, result.directory / CHARTS_DIR)

@@ -60,7 +60,7 @@ from sim.study.experiment_store import (
     write_tables,
 )
 from sim.study.kinds import RESULTS_ROOT
-from sim.study.runs import RunError, RunResult, new_seed
+from sim.study.runs import RunConfig, RunError, RunResult, new_seed, stored_identity
 from sim.study.settings import Setting, expand
 
 __all__ = ["ExperimentProgress", "ExperimentResult", "run_experiment"]
@@ -105,6 +105,7 @@ class ExperimentResult:
     hands_played: int
     blocks: int
     precision_reached: bool | None
+    notes: tuple[str, ...] = ()  # what playing it said, once each (runs' notes among them)
 
 
 def run_experiment(
@@ -116,6 +117,7 @@ def run_experiment(
     rows: Literal["hands", "none"] | None = None,
     command: str | None = None,
     replace: bool = False,
+    resume: bool = False,
 ) -> ExperimentResult:
     """Play every setting (resumable), analyse, and write the tables and the record.
 
@@ -134,6 +136,10 @@ def run_experiment(
     replace : bool
         When ``<out>/<name>/`` holds another study (an experiment of that name with other
         settings), delete it and play this one there; without it, that is refused.
+    resume : bool
+        Finish what the folder holds (``--resume``): refused when its runs were all made
+        by other code (an edit since changed their ids, so none would be kept). Played
+        again instead of resumed, such runs are kept, not read, and a note says so.
 
     Raises
     ------
@@ -162,6 +168,7 @@ def run_experiment(
         for config in (c for s in settings for c in s.configs):
             if (config.run_dir / rundir.MANIFEST).exists():
                 rundir.load_manifest(config.run_dir)
+        notes = _other_code(directory, [c for s in settings for c in s.configs], run_ids, resume)
         record: dict[str, Any] = {
             "experiment": experiment.to_dict(),
             "created": records.now(),
@@ -239,7 +246,44 @@ def run_experiment(
         hands_played=hands_played,
         blocks=len(blocks),
         precision_reached=reached,
+        notes=tuple(dict.fromkeys([*notes, *(note for r in all_runs for note in r.notes)])),
     )
+
+
+def _other_code(
+    directory: StorePath, configs: list[RunConfig], run_ids: set[str], resume: bool
+) -> list[str]:
+    """A note on the runs in ``directory`` that are runs of ``configs`` made by other
+    code (before an edit changed their ids): kept, never read, their settings played
+    again. A ``resume`` that would keep none of the folder's runs is refused instead."""
+    names = {p.name for p in directory.iterdir()} if directory.is_dir() else set()
+    theirs = [n for n in sorted(names - run_ids) if rundir.RUN_ID.fullmatch(n)]
+    if not theirs:
+        return []
+    mine = [c.identity() for c in configs]
+    changes = []
+    for name in theirs:
+        try:
+            identity = stored_identity(rundir.load_manifest(directory / name)["config"])
+        except RunError:  # a run killed before its manifest: not a run of other code
+            continue
+        same = next((m for m in mine if rundir.same_but_code(identity, m)), None)
+        change = None if same is None else rundir.code_change(identity, same)
+        if change is not None:
+            changes.append(change)
+    if not changes:
+        return []
+    if resume and not names & run_ids:
+        made = records.load_record(directory / EXPERIMENT_JSON, EXPERIMENT_KIND, finished=False)
+        raise ExperimentError(
+            f"cannot resume {directory}: its runs were made by other code ({changes[0]}), "
+            "so none of them would be kept; play it again with the command that made it: "
+            f"{made.get('command') or 'not stored'}"
+        )
+    return [
+        f"{len(changes)} runs in {directory} were made by other code ({changes[0]}): they "
+        "are kept there, not read; their settings played again"
+    ]
 
 
 # Where a study's charts and report are written (sim.present.experiment.play_drawn).

@@ -400,12 +400,25 @@ _IDENTITY_WORDS = {
 }
 
 
+def code_change(theirs: Mapping[str, Any], mine: Mapping[str, Any]) -> str | None:
+    """What changed in the code between two identities, in words, or None: the same code."""
+    key = next((k for k in _IDENTITY_WORDS if theirs.get(k) != mine.get(k)), None)
+    return None if key is None else f"{_IDENTITY_WORDS[key]} changed since it was made"
+
+
+def same_but_code(theirs: Mapping[str, Any], mine: Mapping[str, Any]) -> bool:
+    """Whether two identities name the same run but for the code that plays it."""
+    keys = (set(theirs) | set(mine)) - set(_IDENTITY_WORDS)
+    return all(theirs.get(k) == mine.get(k) for k in keys)
+
+
 def first_difference(theirs: dict[str, Any], mine: dict[str, Any]) -> str:
     """What differs between two identities, in words (code first, then settings)."""
-    for key in [*_IDENTITY_WORDS, *sorted(set(theirs) | set(mine))]:
+    changed = code_change(theirs, mine)
+    if changed is not None:
+        return changed
+    for key in sorted(set(theirs) | set(mine)):
         if theirs.get(key) != mine.get(key):
-            if key in _IDENTITY_WORDS:
-                return f"{_IDENTITY_WORDS[key]} changed since it was made"
             return f"{key} is {theirs.get(key)!r} there, {mine.get(key)!r} here"
     return _HASH_MISMATCH
 

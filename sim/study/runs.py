@@ -70,6 +70,7 @@ __all__ = [
     "chunks_of",
     "new_seed",
     "stored_hash",
+    "stored_identity",
 ]
 
 Chunk = tuple[int, int, int]  # (index, first number, count)
@@ -113,15 +114,20 @@ IDENTITY_KEYS = (
 OPTIONAL_IDENTITY_KEYS = ("agents", "names")
 
 
-def stored_hash(config: Mapping[str, Any]) -> str:
-    """The ``config_hash`` of a stored config (:meth:`RunConfig.to_dict`, a manifest's
-    ``config``), recomputed from the identity it holds: equal to its own ``config_hash``
-    unless the config was edited since it was written."""
+def stored_identity(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The identity a stored config holds (:meth:`RunConfig.to_dict`, a manifest's
+    ``config``): what :meth:`RunConfig.identity` was when it was written."""
     identity = {key: config.get(key) for key in IDENTITY_KEYS}
     for key in OPTIONAL_IDENTITY_KEYS:
         if key in config:
             identity[key] = config[key]
-    return _identity_hash(identity)
+    return identity
+
+
+def stored_hash(config: Mapping[str, Any]) -> str:
+    """The ``config_hash`` of a stored config, recomputed from the identity it holds:
+    equal to its own ``config_hash`` unless the config was edited since it was written."""
+    return _identity_hash(stored_identity(config))
 
 
 def check_name(name: str, key: str = "experiment") -> str:
@@ -238,7 +244,8 @@ class RunConfig:
             ok = isinstance(value, int | np.integer) and not isinstance(value, bool)
             if not ok or not low <= value <= high:
                 raise RunError(f"{name}={value!r} is not allowed; choose an integer {low}..{high}")
-            put(name, int(value))
+            if type(value) is not int:  # a numpy integer: stored as Python's
+                put(name, int(value))
         if self.seed is None:
             put("seed", new_seed())
         if self.chunk_size is None:

@@ -355,6 +355,42 @@ def test_sweep_end_to_end(tmp_path: Path) -> None:
     assert charts.exit_code == 0 and (tmp_path / "c" / "outcome_mix.svg").exists()
 
 
+def test_an_experiment_made_by_other_code(tmp_path: Path, monkeypatch) -> None:
+    """After an edit to the code that plays runs (their ids change), ``--resume`` of an
+    experiment whose runs would all be dropped is refused in one line saying what changed
+    and the command that made it, nothing written; the same command plays it again and
+    says that the old runs are kept, not read."""
+    from sim.study import provenance as P
+
+    sweep = ["sweep", "--seats", "greedy:knock_at={k}/simple", "--grid", "k=2,8", "--deals",
+             "60", "--seed", "4", "--workers", "1", "--out", str(tmp_path),
+             "--name", "s"]  # fmt: skip
+    assert invoke(*sweep).exit_code == 0
+    directory = tmp_path / "s"
+    record = (directory / "experiment.json").read_bytes()
+    old = {p.parent.name for p in directory.glob("*/manifest.json")}
+    assert len(old) == 2
+    monkeypatch.setattr(P, "tables_digest", lambda: "edited")
+    refused = invoke("run", "--resume", str(directory), "--workers", "1")
+    changed = "the sim modules that play and shape the tables changed since it was made"
+    one_line_error(refused, f"cannot resume {directory}: its runs were made by other code "
+                   f"({changed})")  # fmt: skip
+    made = json.loads(record)["command"]
+    assert refused.stderr.rstrip().endswith(f"play it again with the command that made it: {made}")
+    assert (directory / "experiment.json").read_bytes() == record
+    assert {p.parent.name for p in directory.glob("*/manifest.json")} == old
+    again = invoke(*sweep)
+    assert again.exit_code == 0, again.output
+    said = " ".join(again.stderr.split())  # the note as wrapped at 80 columns
+    assert f"note: 2 runs in {directory} were made by other code (the sim modules" in said
+    assert "they are kept there, not read; their settings played again" in said
+    new = {p.parent.name for p in directory.glob("*/manifest.json")}
+    assert len(new) == 4 and old < new  # kept beside the new ones
+    resumed = invoke("run", "--resume", str(directory), "--workers", "1")
+    assert resumed.exit_code == 0, resumed.output  # its own runs are there now
+    assert "were made by other code" in " ".join(resumed.stderr.split())
+
+
 def test_a_study_never_replaces_another(tmp_path: Path) -> None:
     """Unnamed sweeps get folders of their own; a named folder holding another study is
     refused in one line, nothing changed, unless --force replaces it."""
