@@ -48,7 +48,7 @@ GAME_HANDS = SCRATCH_HAND  # hands of this game the seat was dealt in, dead hand
 GAME_OPP_KNOCKS = SCRATCH_HAND + 1  # ... in which another seat knocked with deadwood
 GAME_OPP_GINS = SCRATCH_HAND + 2  # ... in which another seat went out with none
 GAME_FREE = SCRATCH_HAND + 3  # first game word a strategy may use for itself
-N_PARAMS = 48  # parameters per seat (float64; the chart strategy uses 43)
+N_PARAMS = 224  # parameters per seat (float64; the chart strategy uses 216)
 
 
 class Obs(NamedTuple):

@@ -107,19 +107,70 @@ def safety_of(ranks: list[int]) -> int:
     return sum(rank << (4 * i) for i, rank in enumerate(ranks))
 
 
-FIELDS = (
+# One card's fields: what a seat plays by with one number of players at the table.
+CARD_FIELDS = (
     [(f"k{t}", DEFAULT_KNOCK) for t in range(1, TURNS + 1)]
     + [(f"t{t}", DEFAULT_TAKE) for t in range(1, TURNS + 1)]
     + [("safety", HIGH_FIRST), ("lookahead", 0), ("gin_chance", 0)]
 )
-# Forty-three fields made in a loop: mypy types only a namedtuple of literal fields.
+# A pool plays on with fewer players as players go out: a layer is the card for n left.
+LAYER_PLAYERS = (2, 3, 4, 5)  # ``layers`` bit n - 2: the chart has a layer for n players
+FIELDS = (
+    CARD_FIELDS
+    + [("layers", 0)]
+    + [(f"n{n}_{name}", default) for n in LAYER_PLAYERS for name, default in CARD_FIELDS]
+)
+# 216 fields made in a loop: mypy types only a namedtuple of literal fields.
 Params = namedtuple("Params", [name for name, _ in FIELDS], defaults=[v for _, v in FIELDS])  # type: ignore[misc]
 Params.__doc__ = (
-    "Chart's parameters: knock masks k1-k20, take masks t1-t20, safety, lookahead, gin_chance."
+    "Chart's parameters: knock masks k1-k20, take masks t1-t20, safety, lookahead, gin_chance; "
+    "layers, and those fields again for each layer (n2_k1 .. n5_gin_chance)."
 )
 # Where each field sits in the row the hooks read (fields made at run time: untyped).
 SLOT: Any = param_slots(Params)
 K0, T0 = SLOT.k1, SLOT.t1  # own turn row r (from 0) reads slots K0 + r and T0 + r
+CARD_SIZE = len(CARD_FIELDS)  # a layer's fields, in the card's order: card slot + offset
+LAYER0 = SLOT.n2_k1  # the first layer's first slot
+
+
+def card_field(name: str) -> str:
+    """The card's field a field is, or is the layer's copy of (``n2_k1`` -> ``k1``)."""
+    layered = name[:1] == "n" and name[1:2].isdigit() and name[2:3] == "_"
+    return name[3:] if layered else name
+
+
+def layer_fields(params: Any) -> list[tuple[str, Any]]:
+    """``(name, value)`` of the fields that play: the card's, then where it has layers,
+    ``layers`` and the fields of each layer it sets (the others are never read)."""
+    layers = int(params.layers)
+    live = [(name, getattr(params, name)) for name, _ in CARD_FIELDS]
+    live += [("layers", params.layers)] if layers else []
+    for i, n in enumerate(LAYER_PLAYERS):
+        if layers >> i & 1:
+            live += [(f"n{n}_{name}", getattr(params, f"n{n}_{name}")) for name, _ in CARD_FIELDS]
+    return live
+
+
+def with_layers(params: Any, cards: dict[int, Any]) -> Any:
+    """``params`` with the card of ``cards[n]`` (a chart's parameters: its own card, not
+    its layers) as its layer for ``n`` players left, for each n of ``LAYER_PLAYERS``."""
+    values = params._asdict()
+    layers = int(params.layers)
+    for n, card in cards.items():
+        if n not in LAYER_PLAYERS:
+            raise ValueError(f"{n} players left has no layer; give {LAYER_PLAYERS[0]} to "
+                             f"{LAYER_PLAYERS[-1]}")  # fmt: skip
+        layers |= 1 << (n - LAYER_PLAYERS[0])
+        values |= {f"n{n}_{name}": getattr(card, name) for name, _ in CARD_FIELDS}
+    return Params(**{**values, "layers": layers})
+
+
+def layer_card(params: Any, n: int) -> Any | None:
+    """The card ``params`` plays with ``n`` players left, as a chart of its own (no
+    layers), or None where it has no layer for them (then its own card plays)."""
+    if n not in LAYER_PLAYERS or not int(params.layers) >> (n - LAYER_PLAYERS[0]) & 1:
+        return None
+    return Params(**{name: getattr(params, f"n{n}_{name}") for name, _ in CARD_FIELDS})
 
 
 @njit(cache=True, inline="always")
@@ -155,12 +206,24 @@ def own_turn(turns):
     return min(max(turns, np.int64(1)), np.int64(TURNS)) - 1
 
 
+@njit(cache=True, inline="always")
+def card_at(obs, params):
+    """Where the fields this hand plays by start: the layer for ``obs.players`` players
+    where the chart has one (a pool playing on after players went out), else the card's
+    own (slot 0)."""
+    layer = obs.players - LAYER_PLAYERS[0]
+    if 0 <= layer < len(LAYER_PLAYERS) and (np.int64(params[SLOT.layers]) >> layer) & 1:
+        return np.int64(LAYER0 + layer * CARD_SIZE)
+    return np.int64(0)
+
+
 @piece(TAKE_HOOK)
 def take_nb(obs, params, scratch):
     """Take the pile top when the take mask of this own turn has its class's bit."""
     if obs.pile_n <= 0:
         return False
-    mask = np.int64(params[T0 + own_turn(scratch[OWN_TURNS] + 1)])
+    at = card_at(obs, params)
+    mask = np.int64(params[at + T0 + own_turn(scratch[OWN_TURNS] + 1)])
     if mask & TAKE_LOWERS and memo_take(obs, np.int64(1), scratch):
         return True
     if mask & TAKE_CLASSES == 0:
@@ -239,7 +302,7 @@ def knocks_at_least(obs, params, scratch):
     """Whether the least deadwood a discard leaves would knock this turn (its mask's
     bit set and the knock legal), or big gin is ready."""
     least, _ = least_removals(obs.hand, obs.tab)
-    mask = np.int64(params[K0 + own_turn(scratch[OWN_TURNS])])
+    mask = np.int64(params[card_at(obs, params) + K0 + own_turn(scratch[OWN_TURNS])])
     return (knock_wanted(mask, least) and knock_legal(obs, least)) or big_gin_ready(obs)
 
 
@@ -248,9 +311,10 @@ def discard_nb(obs, params, scratch):
     """The safest least-deadwood legal card (greedy's discard for ``safety = 0``), or
     with ``lookahead`` or ``gin_chance`` the card that also weighs the next draw."""
     scratch[OWN_TURNS] += 1
-    safety = np.int64(params[SLOT.safety])
-    weight = np.int64(params[SLOT.lookahead])
-    gin_weight = np.int64(params[SLOT.gin_chance])
+    at = card_at(obs, params)
+    safety = np.int64(params[at + SLOT.safety])
+    weight = np.int64(params[at + SLOT.lookahead])
+    gin_weight = np.int64(params[at + SLOT.gin_chance])
     if (weight > 0 or gin_weight > 0) and not knocks_at_least(obs, params, scratch):
         return lookahead_discard(obs, weight, gin_weight, safety, scratch)
     if safety == 0:
@@ -277,10 +341,18 @@ def discard_nb(obs, params, scratch):
 def knock_nb(obs, params, scratch, discard):
     """Big gin when ready, else knock when legal and this turn's mask has the bit."""
     deadwood = memo_min_deadwood(obs.hand & ~(np.int64(1) << discard), scratch, obs.tab)
-    mask = np.int64(params[K0 + own_turn(scratch[OWN_TURNS])])
+    mask = np.int64(params[card_at(obs, params) + K0 + own_turn(scratch[OWN_TURNS])])
     wanted = knock_wanted(mask, deadwood)
     return decide_knock(obs, deadwood, deadwood if wanted else np.int64(-1))
 
+
+_CARD_BOUNDS = {
+    **{f"k{t}": (0, (1 << (LAST_EXCEPTION + 2)) - 1) for t in range(1, TURNS + 1)},
+    **{f"t{t}": (0, (1 << (N_DRAW_CLASSES + 1)) - 1) for t in range(1, TURNS + 1)},
+    "safety": (0, (1 << (4 * RANKS)) - 1),
+    "lookahead": (0, MAX_LOOKAHEAD),
+    "gin_chance": (0, MAX_GIN_CHANCE),
+}
 
 STRATEGY: Strategy = Strategy(
     name="chart",
@@ -292,11 +364,12 @@ STRATEGY: Strategy = Strategy(
     module=__name__,
     turn_word=OWN_TURNS,
     bounds={
-        **{f"k{t}": (0, (1 << (LAST_EXCEPTION + 2)) - 1) for t in range(1, TURNS + 1)},
-        **{f"t{t}": (0, (1 << (N_DRAW_CLASSES + 1)) - 1) for t in range(1, TURNS + 1)},
-        "safety": (0, (1 << (4 * RANKS)) - 1),
-        "lookahead": (0, MAX_LOOKAHEAD),
-        "gin_chance": (0, MAX_GIN_CHANCE),
-    },
-    masks=frozenset(name for name, _ in FIELDS if name not in WEIGHTS),
+        **{
+            f"{prefix}{name}": bound
+            for prefix in ("", *(f"n{n}_" for n in LAYER_PLAYERS))
+            for name, bound in _CARD_BOUNDS.items()
+        },
+        "layers": (0, (1 << len(LAYER_PLAYERS)) - 1),
+    },  # fmt: skip
+    masks=frozenset(name for name, _ in FIELDS if card_field(name) not in WEIGHTS),
 )

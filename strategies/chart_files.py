@@ -57,7 +57,9 @@ __all__ = [
     "chart_file_text",
     "chart_label",
     "describe_rules",
+    "check_layer",
     "check_rules",
+    "header_file_text",
     "load_chart_file",
     "made_for",
     "named_text",
@@ -184,9 +186,31 @@ def chart_file_text(
         header["house"] = ", ".join(f"{key}={_limit_text(value)}" for key, value in house.items())
     if reached is not None:
         header["reached"] = str(reached)
+    return header_file_text(header, spec)
+
+
+def header_file_text(header: Mapping[str, str], spec: str) -> str:
+    """A chart file of ``header`` (its keys of :data:`HEADER`) and ``spec``."""
     lines = ['# rummy-sim strategy chart: a "chart" seat (docs/CHARTS.md, "Chart files")']
     lines += [f"# {key}: {header[key]}" for key in HEADER if key in header]
     return "\n".join([*lines, spec.strip()]) + "\n"
+
+
+def check_layer(layer: ChartFile, shown: str, header: Mapping[str, str], players: int) -> None:
+    """Refuse ``layer`` (shown as ``shown``) as the card for ``players`` left of a chart
+    made for the rules of ``header``: its header must name those rules with that player
+    count (one line); a chart without a header passes, as it does when seated."""
+    if not layer.header:
+        return
+    want = {key: header.get(key) for key in ("rules", "scoring", "knock_limit", "house")}
+    want["players"] = str(players)
+    differ = [key for key, value in want.items() if layer.header.get(key) != value]
+    if differ:
+        asked = {key: value for key, value in want.items() if value is not None}
+        raise StrategyError(
+            f"{shown} was made for {describe_rules(layer.header)}, not for "
+            f"{describe_rules(asked)}: the card for {players} players left plays those rules"
+        )
 
 
 # --- reading ----------------------------------------------------------------------------
@@ -368,9 +392,11 @@ def reference(rest: str) -> tuple[ChartFile, str] | None:
 
 
 def _digest(params: NamedTuple) -> str:
-    """8 hex digits of every parameter's value (defaults too: a label that does not
-    move when a default does)."""
-    text = ",".join(f"{k}={v}" for k, v in zip(params._fields, params, strict=True))
+    """8 hex digits of every parameter's value that plays (defaults too: a label that
+    does not move when a default does; no layer the chart does not have)."""
+    from strategies.chart import layer_fields
+
+    text = ",".join(f"{k}={v}" for k, v in layer_fields(params))
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 

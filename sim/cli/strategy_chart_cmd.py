@@ -7,7 +7,7 @@ simulation) and ``solve`` (rounds of chart and export to a fixed point).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -177,6 +177,120 @@ def card(
         print_json(made.record())
         return
     console().print(card_text(made), markup=False, soft_wrap=True)
+
+
+@app.command(
+    "pool",
+    short_help="A chart for a pool game: a card for each number of players left.",
+    epilog="""Examples:
+
+rummy strategy-chart pool chart:file=six.chart --left 2=chart:file=two.chart --out pool.chart
+
+rummy run --rules knock-rummy -r players=6 --seats chart:file=pool.chart/mc --games 400""",
+)
+def pool(
+    chart: Annotated[
+        str,
+        typer.Argument(
+            help="The chart for the full table: chart:NAME (a shipped chart) or "
+            "chart:file=PATH (a chart file, whose header names its rules)."
+        ),
+    ],
+    left: Annotated[
+        list[str],
+        typer.Option(
+            "--left",
+            help="N=CHART: the chart to play once N players are left (2 to 5, fewer than "
+            "the chart's); once per N.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            parser=file_text,
+            callback=out_check,
+            help="Also write the chart file (the first chart's header; seat it as "
+            "chart:file=FILE).",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A chart that plays on as a pool game's players go out: CHART while the whole table
+    plays, each --left chart once that many are left (its own card, checked to be made
+    for the same rules with that many players; docs/CHARTS.md, "Pool games"). Prints the
+    seat spec."""
+    from strategies import StrategyError, format_seat
+    from strategies.chart import STRATEGY, with_layers
+    from strategies.chart_files import header_file_text
+
+    try:
+        header, params = _chart_file(chart)
+        cards: dict[int, Any] = {}
+        seats: dict[int, str] = {}
+        for item in left:
+            n, cards[n] = _layer(item, header, cards)
+            seats[n] = item.partition("=")[2].strip()
+        spec = format_seat(STRATEGY, with_layers(params, cards))
+    except (StrategyError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+    if out is not None:
+        try:
+            store.write_text_atomic(out, header_file_text(header, spec))
+        except store.StorageError as exc:
+            fail(f"--out: {exc}")
+    if as_json:
+        where = None if out is None else str(out)
+        print_json({"spec": spec, "left": {str(n): seats[n] for n in sorted(seats)}, "out": where})
+        return
+    console().print(spec, markup=False, soft_wrap=True)
+
+
+def _chart_file(seat: str) -> tuple[dict[str, str], Any]:
+    """A chart seated by name or file, with a header: (its header, its parameters)."""
+    from strategies import StrategyError, parse_seat
+    from strategies.chart_files import STRATEGY_NAME, reference
+
+    strategy, params = parse_seat(seat)
+    named = reference(seat.strip().partition(":")[2]) if strategy.name == STRATEGY_NAME else None
+    if named is None or not named[0].header:
+        raise StrategyError(
+            f"{seat.strip()!r}: give chart:NAME or chart:file=PATH of a chart file with a "
+            "header (the rules it was made for: the cards for fewer players are checked "
+            "against them)"
+        )
+    return dict(named[0].header), params
+
+
+def _layer(item: str, header: dict[str, str], cards: dict[int, Any]) -> tuple[int, Any]:
+    """``--left N=CHART`` read: N, and the chart's parameters (checked: made for the
+    rules of ``header`` with N players, N not given before)."""
+    from strategies import StrategyError, parse_seat, seat_label
+    from strategies.chart import LAYER_PLAYERS
+    from strategies.chart_files import STRATEGY_NAME, check_layer, reference
+
+    count, equals, seat = item.partition("=")
+    players = int(header.get("players", LAYER_PLAYERS[-1] + 1))
+    allowed = range(LAYER_PLAYERS[0], min(players - 1, LAYER_PLAYERS[-1]) + 1)
+    if not equals or not count.strip().isdigit() or int(count) not in allowed:
+        raise StrategyError(
+            f"--left {item!r}: write N=CHART with N players left, {allowed.start} to "
+            f"{allowed.stop - 1} (fewer than the chart's {players})"
+        )
+    n = int(count)
+    if n in cards:
+        raise StrategyError(f"--left {item!r}: {n} players left is given twice")
+    try:
+        strategy, params = parse_seat(seat)
+        if strategy.name != STRATEGY_NAME:
+            raise StrategyError(f"{seat.strip()!r} is not a chart")
+        named = reference(seat.strip().partition(":")[2])
+        if named is not None:
+            check_layer(named[0], seat_label(seat), header, n)
+    except StrategyError as error:
+        raise StrategyError(f"--left {item!r}: {str(error).splitlines()[0]}") from None
+    return n, params
 
 
 app.command("solve", epilog=solve_front.EXAMPLES, short_help=solve_front.SHORT_HELP)(

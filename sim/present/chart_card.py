@@ -58,7 +58,12 @@ CLASS_WORDS = ("completes a meld", "makes a pair", "makes a near run")  # draw c
 LOWER_CLASSES = {3: (1, 3), 4: (4, 6), 5: (7, None)}  # class -> deadwood saved, lo .. hi
 NOTHING_CLASS = 6
 ALL_CLASSES = (1 << 7) - 1
-SECTIONS = (("knock", "Knock"), ("take", "Draw: take the pile card?"), ("discard", "Discard"))
+SECTIONS = (
+    ("knock", "Knock"),
+    ("take", "Draw: take the pile card?"),
+    ("discard", "Discard"),
+    ("left", "As players go out of a pool"),  # only a chart with a card for fewer players
+)
 WIDTH = 80
 PAGE_IN = (8.0, 10.5)  # inches: inside A4 (8.27 x 11.69) and Letter (8.5 x 11)
 
@@ -75,6 +80,7 @@ class ChartCard:
     knock: list[str] = field(default_factory=list)
     take: list[str] = field(default_factory=list)
     discard: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)  # the card played with fewer players
 
     def record(self) -> dict[str, Any]:
         """The card as JSON-ready data."""
@@ -85,7 +91,12 @@ class ChartCard:
             "knock": self.knock,
             "take": self.take,
             "discard": self.discard,
+            "left": self.left,
         }
+
+    def sections(self) -> list[tuple[str, list[str]]]:
+        """``(heading, rules)`` of each section the card has."""
+        return [(heading, getattr(self, key)) for key, heading in SECTIONS if getattr(self, key)]
 
 
 # --- turns --------------------------------------------------------------------------------
@@ -309,7 +320,50 @@ def chart_card(
         knock=knock_rules(knock, gin),
         take=take_rules(take),
         discard=discard_rules(int(params.safety), int(params.lookahead), int(params.gin_chance)),
+        left=pool_rules(params, header),
     )
+
+
+def pool_rules(params: Any, header: Mapping[str, str]) -> list[str]:
+    """What the chart plays as a pool's players go out, most players first: the shipped
+    chart whose card it is for that many players, by name, else that card's rules."""
+    from strategies.chart import LAYER_PLAYERS, layer_card
+
+    rules = []
+    for n in reversed(LAYER_PLAYERS):
+        card = layer_card(params, n)
+        if card is None:
+            continue
+        name = _shipped_card(card, header, n)
+        if name is not None:
+            rules.append(f"With {n} players left: play the card {name}.")
+            continue
+        sub = chart_card(card, header={**header, "players": str(n)})
+        said = " ".join(  # "Knock: Turn 1: ... . Draw: ... . Discard: ..."
+            f"{heading.split(':')[0]}: " + " ".join(rule.rstrip(".") + "." for rule in said)
+            for heading, said in sub.sections()
+        )
+        rules.append(f"With {n} players left: {said}")
+    return rules
+
+
+def _shipped_card(card: Any, header: Mapping[str, str], players: int) -> str | None:
+    """``chart:NAME`` of the shipped chart made for ``header``'s rules with ``players``
+    whose own card is ``card``, or None."""
+    from strategies import parse_seat
+    from strategies.chart import CARD_FIELDS
+    from strategies.chart_files import shipped_chart, shipped_names
+
+    want = {**{k: header.get(k) for k in ("rules", "scoring", "knock_limit", "house")},
+            "players": str(players)}  # fmt: skip
+    for name in shipped_names():
+        shipped = shipped_chart(name)
+        if any(shipped.header.get(k) != v for k, v in want.items()):
+            continue
+        own = parse_seat(f"chart:{name}")[1]
+        if all(getattr(own, f) == getattr(card, f) for f, _ in CARD_FIELDS):
+            return f"chart:{name}"
+    return None
 
 
 def _wrap(text: str, width: int, indent: str = "", bullet: str = "") -> list[str]:
@@ -330,10 +384,10 @@ def card_lines(card: ChartCard, width: int = WIDTH) -> list[tuple[str, str]]:
     lines: list[tuple[str, str]] = [("title", line) for line in _wrap(card.title, width)]
     lines += [("sub", line) for line in _wrap(card.made_for + ".", width)]
     lines += [("sub", line) for line in _wrap(card.note, width)]
-    for key, heading in SECTIONS:
+    for heading, rules in card.sections():
         lines.append(("gap", ""))
         lines.append(("head", heading))
-        for rule in getattr(card, key):
+        for rule in rules:
             wrapped = _wrap(rule, width, "  ", "- ")
             lines += [("rule" if i == 0 else "more", line) for i, line in enumerate(wrapped)]
     return lines
@@ -433,9 +487,9 @@ def card_html(card: ChartCard) -> str:
         f"<p>{html.escape(card.made_for)}.</p>",
         f"<p>{html.escape(card.note)}</p>",
     ]
-    for key, heading in SECTIONS:
-        rules = "".join(f"<li>{html.escape(rule)}</li>" for rule in getattr(card, key))
-        parts.append(f"<h2>{html.escape(heading)}</h2><ul>{rules}</ul>")
+    for heading, rules in card.sections():
+        items = "".join(f"<li>{html.escape(rule)}</li>" for rule in rules)
+        parts.append(f"<h2>{html.escape(heading)}</h2><ul>{items}</ul>")
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -163,7 +163,7 @@ def column_labels(chart: StrategyChart) -> list[str]:
 
 def short_lineup(names: tuple[str, ...]) -> str:
     """The line-up for a title, each seat as it is shown (``RunConfig.seat_names``:
-    ``chart:gin``, ``chart#<digest>``, never a chart's 43 parameters), and one name
+    ``chart:gin``, ``chart#<digest>``, never a chart's parameters), and one name
     once when every seat plays it."""
     return f"{names[0]} in every seat" if len(set(names)) == 1 else "/".join(names)
 

@@ -84,7 +84,7 @@ def _curve_columns(data: ExperimentData) -> tuple[tuple[str, str, str], tuple[st
 
 def seat0_text(data: ExperimentData) -> str:
     """Seat 0 in words: how it is shown (``strategies.seat_label``: ``chart:gin``, never a
-    chart's 43 parameters), and which of its parameters the grid varies (``greedy,
+    chart's parameters), and which of its parameters the grid varies (``greedy,
     knock_at varied``, ``chart:gin, lookahead varied``) instead of the raw template
     ``greedy:knock_at={knock_at}``."""
     from strategies import StrategyError, seat_label

@@ -102,7 +102,7 @@ class TuneRequest:
 
     def shown(self) -> tuple[str, tuple[str, ...]]:
         """How the tuned strategy and the other seats are shown (``strategies.seat_label``:
-        a chart as ``chart#<digest>``, never its 43 parameters)."""
+        a chart as ``chart#<digest>``, never its parameters)."""
         from strategies import seat_label
 
         return seat_label(self.strategy), tuple(seat_label(spec) for spec in self.against)

@@ -68,7 +68,7 @@ CONTINUE = 0
 KNOCK = 1
 BIG_GIN = 2
 SCRATCH_SIZE = 80
-N_PARAMS = 48
+N_PARAMS = 224
 
 ACE_NAMES = {ACE_LOW: "low", ACE_HIGH_OR_LOW: "high_or_low", ACE_AROUND: "around"}
 DEFAULT_KNOCK_AT = 10  # greedy family: the threshold where the rules set no limit
@@ -577,18 +577,38 @@ class AdviceRef:
         return memo_knock_decision(obs, discard, threshold, scratch)
 
 
+_CHART_CARD = (
+    *((f"k{t}", int) for t in range(1, 21)),
+    *((f"t{t}", int) for t in range(1, 21)),
+    ("safety", int),
+    ("lookahead", int),
+    ("gin_chance", int),
+)
+# Then a card for each number of players a pool may have left, 2 to 5, where ``layers``
+# has bit n - 2.
+_CHART_FIELDS = (
+    *_CHART_CARD,
+    ("layers", int),
+    *((f"n{n}_{name}", kind) for n in (2, 3, 4, 5) for name, kind in _CHART_CARD),
+)
+
+
 class ChartRef:
     """``strategies/chart.py``: knock and take masks per own turn, a safety order, a
     lookahead weight and a gin chance weight."""
 
     TURNS, OWN_TURNS = 20, 7
-    FIELDS = (
-        *((f"k{t}", int) for t in range(1, 21)),
-        *((f"t{t}", int) for t in range(1, 21)),
-        ("safety", int),
-        ("lookahead", int),
-        ("gin_chance", int),
-    )
+    CARD = _CHART_CARD
+    FIELDS = _CHART_FIELDS
+
+    def card(self, obs: Any, params: Sequence[float]) -> dict[str, Any]:
+        """The card this hand is played by: the layer for the players at the table where
+        the chart has one, else its own fields."""
+        p = read_params(params, self.FIELDS)
+        n = int(obs.players)
+        if 2 <= n <= 5 and p["layers"] >> (n - 2) & 1:
+            return {name: p[f"n{n}_{name}"] for name, _ in self.CARD}
+        return p
 
     def row(self, turns: int) -> int:
         return min(max(turns, 1), self.TURNS)
@@ -605,7 +625,7 @@ class ChartRef:
     def take(self, obs: Any, params: Sequence[float], scratch: list[int]) -> bool:
         from tests.reference.draw_class_ref import draw_class_ref  # it imports this module
 
-        p = read_params(params, self.FIELDS)
+        p = self.card(obs, params)
         pile = pile_of(obs)
         if not pile:
             return False
@@ -621,7 +641,7 @@ class ChartRef:
         return order.index(card % 13) if card % 13 in order else 13
 
     def discard(self, obs: Any, params: Sequence[float], scratch: list[int]) -> int:
-        p = read_params(params, self.FIELDS)
+        p = self.card(obs, params)
         safety = p["safety"]
         scratch[self.OWN_TURNS] += 1
         forbidden = forbidden_discard(obs)
@@ -665,7 +685,7 @@ class ChartRef:
         return deadwood - Fraction(weight * saving, 10 * n) - Fraction(gin_weight * gins, n)
 
     def knock(self, obs: Any, params: Sequence[float], scratch: list[int], discard: int) -> int:
-        p = read_params(params, self.FIELDS)
+        p = self.card(obs, params)
         deadwood = memo_min_deadwood(obs, scratch, without(obs.hand, discard))
         mask = p[f"k{self.row(scratch[self.OWN_TURNS])}"]
         wanted = self.knocks_with(mask, deadwood)

@@ -263,7 +263,7 @@ def test_labels() -> None:
     assert seat_label("chart:gin") == "chart:gin"
     assert seat_label("chart:gin,lookahead=0") == "chart:gin,lookahead=0"
     assert seat_label("chart:gin,lookahead=30") == "chart:gin"  # its own value: no change
-    assert seat_label(GIN) == "chart#9ed9305e"  # spelt out: 8 hex of its 43 values
+    assert seat_label(GIN) == "chart#9ed9305e"  # spelt out: 8 hex of the values that play
     assert seat_label(format_seat(*parse_seat("chart:gin"))) == "chart#9ed9305e"
     assert seat_label("chart:lookahead=30") == "chart:lookahead=30"  # short: itself
     assert seat_label("chart") == "chart"

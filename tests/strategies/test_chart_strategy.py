@@ -10,11 +10,12 @@ import pytest
 
 from kernels.obs import CONTINUE, KNOCK, PHASE_DRAW
 from sim.engine import play_deals
-from strategies import BUILTINS, StrategyError, parse_seat
+from strategies import BUILTINS, StrategyError, format_seat, parse_seat
 from strategies.chart import (
     HIGH_FIRST,
     KNOCK_COLUMNS,
     OWN_TURNS,
+    STRATEGY,
     knock_mask,
     knock_set,
     knock_wanted,
@@ -219,3 +220,29 @@ def test_greedy_masks_play_exactly_greedy(preset: str, knock_at: int) -> None:
     greedy = hand_table(play_deals(preset, f"greedy:knock_at={knock_at}" + rest, **deals))
     assert chart == greedy
     assert hand_table(play_deals(preset, "chart" + rest, **deals)) != greedy
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_chart_plays_the_card_of_its_layer_for_the_players_at_the_table(players: int) -> None:
+    """A chart with cards for fewer players (a pool's, ``layers``) plays at a table of n
+    the card of its layer for n, deal for deal as that card seated alone, and its own
+    card where it has no layer for n; the cards differ on these deals, so the check can
+    tell them apart."""
+    from sim.rules import get_rules
+    from strategies.chart import layer_card, with_layers
+
+    own, two, three = (parse_seat(spec)[1] for spec in
+                       (greedy_masks(3), "chart", greedy_masks(12)))  # fmt: skip
+    layered = with_layers(own, {2: two, 3: three})
+    assert layer_card(layered, 2) == two and layer_card(layered, 4) is None
+    rules = get_rules("knock-rummy", players=players)
+    rest = "/greedy" * (players - 1)
+    deals = {"deals": 2000, "seed": 5}
+    table = {
+        name: hand_table(play_deals(rules, format_seat(STRATEGY, card) + rest, **deals))
+        for name, card in (("own", own), ("two", two), ("three", three))
+    }
+    plays = hand_table(play_deals(rules, format_seat(STRATEGY, layered) + rest, **deals))
+    expected = {2: "two", 3: "three", 4: "own"}[players]
+    assert plays == table[expected]
+    assert all(table[name] != plays for name in table if name != expected)

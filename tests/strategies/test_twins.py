@@ -64,6 +64,24 @@ def _meldy_hand(rng: random.Random, size: int, ace: str, deck: list[int]) -> lis
     return sorted(cards)
 
 
+def random_card(rng: random.Random, lookahead_share: float) -> dict[str, int]:
+    """A chart card's fields: masks of every shape, an order or none (greedy's discard)."""
+    masks = {f"k{t}": rng.choice((0, 1, 2047, rng.getrandbits(31))) for t in range(1, 21)}
+    masks |= {f"t{t}": rng.choice((0, 1, 128, rng.getrandbits(8))) for t in range(1, 21)}
+    order = list(range(13))
+    rng.shuffle(order)
+    packed = sum(r << (4 * i) for i, r in enumerate(order))
+    safety = rng.choice((0, packed, rng.getrandbits(52)))
+    # The lookahead's twin solves hundreds of hands a discard: a few of them here.
+    weight = rng.choice((5, 30, rng.randint(1, 1000)))
+    lookahead, gin_chance = 0, 0
+    if rng.random() < lookahead_share:  # either weight, or both
+        lookahead, gin_chance = rng.choice(
+            ((weight, 0), (0, rng.choice((1, 150, 1000))), (weight, rng.randint(1, 1000)))
+        )
+    return {**masks, "safety": safety, "lookahead": lookahead, "gin_chance": gin_chance}
+
+
 def random_params(rng: random.Random, name: str, lookahead_share: float = 0.03) -> Any:
     strategy = S.BUILTINS[name]
     if rng.random() < 0.4 and name != "mc":
@@ -102,21 +120,15 @@ def random_params(rng: random.Random, name: str, lookahead_share: float = 0.03) 
             keep_partials=rng.choice((0, 0, 1, 3, 8)),
             late_turn=rng.choice((0, 0, 10, 20, 40)),
         )
-    if name == "chart":  # masks of every shape, an order or none (greedy's discard)
-        masks = {f"k{t}": rng.choice((0, 1, 2047, rng.getrandbits(31))) for t in range(1, 21)}
-        masks |= {f"t{t}": rng.choice((0, 1, 128, rng.getrandbits(8))) for t in range(1, 21)}
-        order = list(range(13))
-        rng.shuffle(order)
-        packed = sum(r << (4 * i) for i, r in enumerate(order))
-        safety = rng.choice((0, packed, rng.getrandbits(52)))
-        # The lookahead's twin solves hundreds of hands a discard: a few of them here.
-        weight = rng.choice((5, 30, rng.randint(1, 1000)))
-        lookahead, gin_chance = 0, 0
-        if rng.random() < lookahead_share:  # either weight, or both
-            lookahead, gin_chance = rng.choice(
-                ((weight, 0), (0, rng.choice((1, 150, 1000))), (weight, rng.randint(1, 1000)))
-            )
-        return strategy.params(**masks, safety=safety, lookahead=lookahead, gin_chance=gin_chance)
+    if name == "chart":  # a card, and sometimes a layer for some players left
+        card = random_card(rng, lookahead_share)
+        if rng.random() < 0.5:
+            return strategy.params(**card)
+        layers = rng.getrandbits(4)  # bit n - 2: a layer for n players (the suite: 2 and 4)
+        for n in (2, 3, 4, 5):
+            if layers >> (n - 2) & 1:
+                card |= {f"n{n}_{k}": v for k, v in random_card(rng, lookahead_share).items()}
+        return strategy.params(**card, layers=layers)
     if name == "rollout":  # knocking only with gin, where throwing for gin matters most
         return strategy.params(
             knock_at=rng.choice((-2, -1, 0, 0, 5, 10)),
