@@ -1025,7 +1025,9 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
     col_winner = np.full(N_COLUMNS, -1, np.int64)
     k_scores = np.zeros(players, np.int64)
     k_sids = np.zeros(players, np.int64)
-    k_params = np.zeros(params.shape, params.dtype)
+    # Row k: the parameters of the seat in place k; copied only when a seat moves up (a
+    # pool's outs), since seats only leave: place k holds seat k until one below goes.
+    k_params = params.copy()
     memory = np.zeros((players, SCRATCH_SIZE - SCRATCH_HAND), np.int64)  # by game seat
     # Counters start typed, not as literals (see "Compile time" above).
     hand_index = np.int64(0)
@@ -1040,7 +1042,8 @@ def play_game(rules_by_k, tab, key, number, sids, params, state, one, hands_out,
                 seats[k] = seat
                 k_scores[k] = scores[seat]
                 k_sids[k] = sids[seat]
-                k_params[k] = params[seat]
+                if seat != k:
+                    k_params[k] = params[seat]
                 k += 1
         dealt_dealer = np.int64(0)
         for i in range(k):

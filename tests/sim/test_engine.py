@@ -13,6 +13,7 @@ The default run covers every preset and the scoring knobs on a few dozen deals e
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
@@ -106,15 +107,30 @@ GAME_VARIANTS = [
 
 @pytest.mark.parametrize("preset, overrides, spec", GAME_VARIANTS, ids=lambda v: str(v))
 def test_games_match_reference(preset, overrides, spec):
-    rules = get_rules(preset, **overrides)
-    seed = 5
-    n = 2
+    _games_match_reference(get_rules(preset, **overrides), spec, seed=5, n=2)
+
+
+def test_a_pools_seats_keep_their_parameters_as_seats_before_them_go_out():
+    """One strategy with other parameters in every seat: when a seat goes out of a pool,
+    those after it move up a place and each plays on by its own parameters, game by
+    game as the reference plays them; some seat here moves up."""
+    rules = get_rules("knock-rummy", players=4, game="pool:30")
+    spec = "greedy:knock_at=0/greedy:knock_at=12/greedy:knock_at=30/greedy:knock_at=5"
+    records = _games_match_reference(rules, spec, seed=3, n=6)
+    assert any(seat != place for r in records for place, seat in enumerate(r["seats"]))
+
+
+def _games_match_reference(rules: Any, spec: str, seed: int, n: int) -> list[dict[str, Any]]:
+    """Play ``n`` games in the kernel and the reference; every game's and hand's figures
+    equal. The reference's hand records."""
     games, hands = play_games(rules, spec, games=n, seed=seed)
     strategies, params = ref_lineup(rules, spec)
     key = int(key_of(seed))
     row = 0
+    records = []
     for g in range(n):
         ref = play_game_ref(rules, key, g, strategies, params)
+        records += ref["records"]
         assert int(games.hands[g]) == ref["hands"]
         assert int(games.hands_dealt[g]) == ref["hands_dealt"]
         assert int(games.winner[g]) == ref["winner"]
@@ -134,6 +150,7 @@ def test_games_match_reference(preset, overrides, spec):
             assert got_points == record["points"]
             row += 1
     assert row == len(hands.number)
+    return records
 
 
 def test_same_results_for_any_threads_and_chunks():
