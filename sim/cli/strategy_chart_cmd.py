@@ -45,6 +45,11 @@ for _command in CHART.commands:  # strategy-chart knock|draw|discard, made from 
     )(command_of(chart_front.FRONT, _command))  # fmt: skip
 
 
+def _chart_file_out(help: str) -> Any:
+    """The ``--out`` of a command that writes a chart file."""
+    return typer.Option("--out", parser=file_text, callback=out_check, help=help)
+
+
 @app.command(
     "export",
     short_help="The chart strategy's seat spec from finished charts.",
@@ -64,12 +69,9 @@ def export(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            parser=file_text,
-            callback=out_check,
-            help="Also write the chart file: the seat spec under a header of the rules it "
-            "was made for (seat it as chart:file=FILE).",
+        _chart_file_out(
+            "Also write the chart file: the seat spec under a header of the rules it was "
+            "made for (seat it as chart:file=FILE)."
         ),
     ] = None,
     min_positions: Annotated[
@@ -207,12 +209,8 @@ def pool(
     ],
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            parser=file_text,
-            callback=out_check,
-            help="Also write the chart file (the first chart's header; seat it as "
-            "chart:file=FILE).",
+        _chart_file_out(
+            "Also write the chart file (the first chart's header; seat it as chart:file=FILE)."
         ),
     ] = None,
     as_json: JsonOption = False,

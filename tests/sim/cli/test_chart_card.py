@@ -71,7 +71,8 @@ def test_json_of_a_file_with_overrides(tmp_path: Path) -> None:
     card = json.loads(result.stdout)
     assert card["chart"] == "chart:file=mine.chart,k1=1"
     assert card["knock"][0] == "Turn 1: knock only with gin."
-    assert set(card) == {"chart", "made_for", "note", "knock", "take", "discard"}
+    assert set(card) == {"chart", "made_for", "note", "knock", "take", "discard", "left"}
+    assert card["left"] == []  # no cards for fewer players
 
 
 def _gin_plain_file() -> str:
