@@ -42,6 +42,10 @@ export`` writes the parameters from finished charts):
   alone reads "30 or more", as masks did before they existed). Default: 2047 (bits
   0-10), greedy's knock at the rule's limit (10 where the rules set none).
 * Big gin: when the rules allow it and every card is melded.
+* Pool games (``layers``): a pool plays on with fewer players as players go out. Bit
+  n - 2 of ``layers`` set: the chart has a card for n players (2 to 5), its fields again
+  as ``n{n}_k1`` .. ``n{n}_gin_chance``, and a hand dealt to n players plays that card
+  instead of its own. Default 0: its own card at any table.
 
 So ``t = 128``, ``safety = 0`` and ``k = 2^(k+1) - 1`` on every turn play exactly as
 ``greedy:knock_at=k`` (``tests/strategies/test_chart_strategy.py`` checks it).

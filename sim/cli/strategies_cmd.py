@@ -90,7 +90,10 @@ def show(
     table.add_column("type", no_wrap=True)
     table.add_column("default", no_wrap=True)
     table.add_column("range", no_wrap=True)
+    layered = strategy.name == "chart"  # its cards for fewer players: one line below
     for key, info in strategy.parameters().items():
+        if layered and _layer_copy(key):
+            continue
         if info["type"] == "spec":  # a seat spec (Strategy.specs), or one of its words
             table.add_row(key, "spec", repr(info["default"]), " | ".join(["SPEC", *info["words"]]))
             continue
@@ -104,8 +107,22 @@ def show(
         from strategies.chart_files import shipped_names
 
         console.print(
+            "n2_k1 .. n5_gin_chance: the fields from k1 to gin_chance again, the card for 2 "
+            "to 5 players (a pool's players left), where layers has bit n - 2",
+            markup=False,
+            highlight=False,
+        )
+
+        console.print(
             f"seat a shipped chart by name, chart:NAME ({', '.join(shipped_names())}), or a "
             'chart file, chart:file=PATH; then overrides (docs/CHARTS.md, "Chart files")',
             markup=False,
             highlight=False,
         )
+
+
+def _layer_copy(name: str) -> bool:
+    """Whether a chart field is a copy of a card field for fewer players (``n2_k1``)."""
+    from strategies.chart import card_field
+
+    return card_field(name) != name

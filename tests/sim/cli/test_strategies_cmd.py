@@ -60,6 +60,18 @@ def test_cli_show(no_plugins: None) -> None:
     assert "Fallback" in data["description"]
 
 
+def test_a_charts_cards_for_fewer_players_are_one_line(no_plugins: None) -> None:
+    """``chart``'s 172 fields of its cards for 2 to 5 players are said in one line, not
+    listed (the JSON lists every field)."""
+    code, out, err = _cli("show", "chart")
+    assert code == 0, err
+    rows = [line.split()[0] for line in out.splitlines() if line.split()[1:2] == ["int"]]
+    assert rows[0] == "k1" and rows[-1] == "layers" and len(rows) == 44
+    assert "n2_k1 .. n5_gin_chance: the fields from k1 to gin_chance again" in out
+    code, out, err = _cli("show", "chart", "--json")
+    assert len(json.loads(out)["parameters"]) == 216
+
+
 def test_cli_show_unknown(no_plugins: None) -> None:
     code, out, err = _cli("show", "nope")
     assert code == 1
