@@ -147,7 +147,7 @@ def _parse_spec_value(strategy: Strategy, name: str, text: str, rules: Any = Non
         raise StrategyError(
             f"bad value for {strategy.name} parameter {name!r}: {exc}{also}"
         ) from None
-    if _chart_reference(text) is not None:
+    if _chart_files.seat_reference(text) is not None:
         return format_seat(*seated)
     return text
 
@@ -362,15 +362,6 @@ def get_strategy(name: str) -> Strategy:
     raise StrategyError(f"unknown strategy {name!r}; choose one of: {choose(known)}")
 
 
-def _chart_reference(spec: str) -> tuple[_chart_files.ChartFile, str] | None:
-    """The chart a ``chart`` seat spec names by name or file, and how it is shown;
-    None for any other spec (``strategies/chart_files.py``)."""
-    name, sep, rest = spec.strip().partition(":")
-    if name.strip() != _chart.STRATEGY.name or not sep:
-        return None
-    return _chart_files.reference(rest)
-
-
 def _chart_params(chart: _chart_files.ChartFile) -> NamedTuple:
     """The parameters a chart file spells out (a bad value: it is not a chart file)."""
     try:
@@ -405,7 +396,7 @@ def parse_seat(spec: str, *, rules: Any = None) -> tuple[Strategy, NamedTuple]:
     values: dict[str, int | float | str] = {}
     base = strategy.defaults()
     items = _agent.split_outside_quotes(rest, ",") if sep and rest.strip() else []
-    named = _chart_reference(spec) if strategy is _chart.STRATEGY else None
+    named = _chart_files.seat_reference(spec) if strategy is _chart.STRATEGY else None
     if named is not None:
         chart, shown = named
         if rules is not None:
@@ -542,7 +533,7 @@ def seat_label(spec: str) -> str:
     strategy, params = parse_seat(spec)
     canonical = format_seat(strategy, params)
     if strategy is _chart.STRATEGY:
-        named = _chart_reference(spec)
+        named = _chart_files.seat_reference(spec)
         base = None if named is None else (named[1], _chart_params(named[0]))
         return _chart_files.chart_label(params, canonical, base)
     shown = []

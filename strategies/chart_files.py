@@ -60,12 +60,14 @@ __all__ = [
     "check_layer",
     "check_rules",
     "header_file_text",
+    "layer_header",
     "load_chart_file",
     "made_for",
     "named_text",
     "read_chart_text",
     "reference",
     "searcher_model",
+    "seat_reference",
     "shipped_chart",
     "shipped_names",
 ]
@@ -196,14 +198,20 @@ def header_file_text(header: Mapping[str, str], spec: str) -> str:
     return "\n".join([*lines, spec.strip()]) + "\n"
 
 
+def layer_header(header: Mapping[str, str], players: int) -> dict[str, str | None]:
+    """What the header of a card for ``players`` left of a chart made for ``header``
+    says: the same rules (None: a key ``header`` does not give), that player count."""
+    want = {key: header.get(key) for key in ("rules", "scoring", "knock_limit", "house")}
+    return {**want, "players": str(players)}
+
+
 def check_layer(layer: ChartFile, shown: str, header: Mapping[str, str], players: int) -> None:
     """Refuse ``layer`` (shown as ``shown``) as the card for ``players`` left of a chart
     made for the rules of ``header``: its header must name those rules with that player
     count (one line); a chart without a header passes, as it does when seated."""
     if not layer.header:
         return
-    want = {key: header.get(key) for key in ("rules", "scoring", "knock_limit", "house")}
-    want["players"] = str(players)
+    want = layer_header(header, players)
     differ = [key for key, value in want.items() if layer.header.get(key) != value]
     if differ:
         asked = {key: value for key, value in want.items() if value is not None}
@@ -389,6 +397,15 @@ def reference(rest: str) -> tuple[ChartFile, str] | None:
     if not value:
         raise StrategyError(f"{_first_item(rest)!r}: write {FILE_KEY}=PATH, a chart file's path")
     return load_chart_file(value), shown
+
+
+def seat_reference(spec: str) -> tuple[ChartFile, str] | None:
+    """The chart a seat spec names by name or file (:func:`reference`), and how it is
+    shown; None for any other spec, a chart's spelt out or another strategy's."""
+    name, sep, rest = spec.strip().partition(":")
+    if name.strip() != STRATEGY_NAME or not sep:
+        return None
+    return reference(rest)
 
 
 def _digest(params: NamedTuple) -> str:

@@ -154,7 +154,7 @@ def card(
     "The card: a chart as rules")."""
     from sim.present.chart_card import card_text, chart_card, page_fits, save_card
     from strategies import StrategyError, parse_seat, seat_label
-    from strategies.chart_files import STRATEGY_NAME, reference
+    from strategies.chart_files import STRATEGY_NAME, seat_reference
 
     try:
         strategy, params = parse_seat(chart)
@@ -163,7 +163,7 @@ def card(
                 f"{chart.strip()!r} is not a chart; give chart:NAME, chart:file=PATH or "
                 "chart:k1=..."
             )
-        named = reference(chart.strip().partition(":")[2])
+        named = seat_reference(chart)
         made = chart_card(params, seat_label(chart), None if named is None else named[0].header)
     except StrategyError as exc:
         fail(str(exc).splitlines()[0])
@@ -248,10 +248,10 @@ def pool(
 def _chart_file(seat: str) -> tuple[dict[str, str], Any]:
     """A chart seated by name or file, with a header: (its header, its parameters)."""
     from strategies import StrategyError, parse_seat
-    from strategies.chart_files import STRATEGY_NAME, reference
+    from strategies.chart_files import seat_reference
 
-    strategy, params = parse_seat(seat)
-    named = reference(seat.strip().partition(":")[2]) if strategy.name == STRATEGY_NAME else None
+    _, params = parse_seat(seat)
+    named = seat_reference(seat)
     if named is None or not named[0].header:
         raise StrategyError(
             f"{seat.strip()!r}: give chart:NAME or chart:file=PATH of a chart file with a "
@@ -266,7 +266,7 @@ def _layer(item: str, header: dict[str, str], cards: dict[int, Any]) -> tuple[in
     rules of ``header`` with N players, N not given before)."""
     from strategies import StrategyError, parse_seat, seat_label
     from strategies.chart import LAYER_PLAYERS
-    from strategies.chart_files import STRATEGY_NAME, check_layer, reference
+    from strategies.chart_files import STRATEGY_NAME, check_layer, seat_reference
 
     count, equals, seat = item.partition("=")
     players = int(header.get("players", LAYER_PLAYERS[-1] + 1))
@@ -283,7 +283,7 @@ def _layer(item: str, header: dict[str, str], cards: dict[int, Any]) -> tuple[in
         strategy, params = parse_seat(seat)
         if strategy.name != STRATEGY_NAME:
             raise StrategyError(f"{seat.strip()!r} is not a chart")
-        named = reference(seat.strip().partition(":")[2])
+        named = seat_reference(seat)
         if named is not None:
             check_layer(named[0], seat_label(seat), header, n)
     except StrategyError as error:

@@ -170,9 +170,8 @@ def _stored_seed(values: Mapping[str, Any]) -> int | None:
 
 
 def _request(values: Mapping[str, Any]) -> Plan:
-    count, mode = params.size(
-        RUN.name, values["deals"], values["games"]
-    )  # both given: refused first
+    # both given: refused first
+    count, mode = params.size(RUN.name, values["deals"], values["games"])
     if values["resume"] is not None:  # its settings refused with the seed (_stored_seed)
         return cast(ResumePlan, _stored(values))
     if values["file"] is not None:

@@ -178,9 +178,8 @@ def _request(values: Mapping[str, Any]) -> Plan:
     from strategies import parse_seat
     from strategies.agent import is_agent_spec
 
-    count, mode = params.size(
-        TUNE.name, values["deals"], values["games"]
-    )  # both given: refused first
+    # both given: refused first
+    count, mode = params.size(TUNE.name, values["deals"], values["games"])
     stored = _stored(values)  # its settings refused with the seed (_stored_seed)
     if stored is not None:
         return Plan(stored, values["resume"], values["chart"])

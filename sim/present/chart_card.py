@@ -352,10 +352,9 @@ def _shipped_card(card: Any, header: Mapping[str, str], players: int) -> str | N
     whose own card is ``card``, or None."""
     from strategies import parse_seat
     from strategies.chart import CARD_FIELDS
-    from strategies.chart_files import shipped_chart, shipped_names
+    from strategies.chart_files import layer_header, shipped_chart, shipped_names
 
-    want = {**{k: header.get(k) for k in ("rules", "scoring", "knock_limit", "house")},
-            "players": str(players)}  # fmt: skip
+    want = layer_header(header, players)
     for name in shipped_names():
         shipped = shipped_chart(name)
         if any(shipped.header.get(k) != v for k, v in want.items()):

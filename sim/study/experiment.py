@@ -158,17 +158,18 @@ def run_experiment(
     directory = out / experiment.name
     settings = expand(experiment, command=command, out=out)
     executor.check()
-    run_ids = {c.run_id for s in settings for c in s.configs}
+    configs = [c for s in settings for c in s.configs]
+    run_ids = {c.run_id for c in configs}
     # The folder is locked from the claim to the last write: a second process writing
     # the same study is refused before it writes anything (store.study_folder).
     with store.study_folder(directory):
         _claim(directory, experiment, run_ids, replace)
         # The runs already there (a resume, the same command again) are checked before
         # anything is written: an edited or damaged manifest stops the study here, whole.
-        for config in (c for s in settings for c in s.configs):
+        for config in configs:
             if (config.run_dir / rundir.MANIFEST).exists():
                 rundir.load_manifest(config.run_dir)
-        notes = _other_code(directory, [c for s in settings for c in s.configs], run_ids, resume)
+        notes = _other_code(directory, configs, run_ids, resume)
         record: dict[str, Any] = {
             "experiment": experiment.to_dict(),
             "created": records.now(),
@@ -203,8 +204,8 @@ def run_experiment(
                         )
                     )
 
-            configs = [c for s in block_settings for c in s.configs]
-            done = execute(configs, executor, progress=report)
+            block_configs = [c for s in block_settings for c in s.configs]
+            done = execute(block_configs, executor, progress=report)
             all_runs.extend(done)
             hands_played += sum(r.hands_played for r in {r.run_dir: r for r in done}.values())
 
