@@ -25,8 +25,9 @@ the same sample keys for every model, as ``mc`` does (``kernels.mc.determinize``
 * ``dw``: the sampled hand's least deadwood;
 * ``ready%``: of opponents that have discarded this hand, sampled hands whose least
   deadwood is at or below the threshold a greedy player knocks at (the rule's limit,
-  or 10; ``kernels.mc.rollout_threshold(rules, upcard, -1)``): hands such an opponent
-  would have knocked with, had it played greedy.
+  or greedy's tuned threshold for the player count where any deadwood may knock;
+  ``kernels.mc.shown_floor``, the shown model's test): hands such an opponent would
+  have knocked with, had it played greedy.
 
 The table is by the opponent's discards so far this hand (0-1, 2-3, 4-5, 6-7, 8+)
 and model, each a mean over (position, opponent) pairs of the pair's mean over its
@@ -308,7 +309,7 @@ def main() -> None:
                 skipped += 1
                 continue
             positions += 1
-            threshold = int(K.rollout_threshold(obs.rules, view.upcard, -1))
+            threshold = int(K.shown_floor(obs.rules, view.upcard))
             truth = np.zeros(2 * players, np.int64)
             for s in range(1, players):
                 truth[s] = min_deadwood_one(view.hands[s], tab)

@@ -173,6 +173,7 @@ MODELS = {
 }
 """The opponent models by name (``rummy advise --model``), each with its number (the
 ``mc`` strategy's ``model``)."""
+MODEL_FROM_RULES = -1  # mc's default: model_for chooses one from the rules
 INFER_TRIES = 16  # deals tried per opponent under MODEL_INFERRED, MODEL_SHOWN (then the last)
 RETRY_SALT = 0xBEEF00  # counters of the retry shuffles: RETRY_SALT + 8 * attempt + seat
 RESHUFFLE_SALT = 0xC0FFEE  # counter of the stock's reshuffle under the kept models
@@ -246,6 +247,18 @@ def _deal_opponent(deck, k, known, need, extra, tab):
 
 
 @njit(cache=True)
+def model_for(rules, model):
+    """``model``, or for ``MODEL_FROM_RULES`` the model measured best under the rules:
+    shown where any deadwood may knock (Knock Rummy, where an opponent that has not
+    knocked yet holds far more deadwood than a kept hand, docs/MC.md), kept elsewhere."""
+    if model != MODEL_FROM_RULES:
+        return np.int64(model)
+    if rules[L.R_KNOCK_LIMIT] == L.KNOCK_ANY:
+        return np.int64(MODEL_SHOWN)
+    return np.int64(MODEL_KEPT)
+
+
+@njit(cache=True)
 def determinize(obs, hidden, skey, model, work):
     """Deal one sample into ``work.base`` (hands) and ``work.stock`` (top first);
     returns the stock size.
@@ -261,9 +274,10 @@ def determinize(obs, hidden, skey, model, work):
     ``MODEL_SHOWN``: as inferred, and an opponent that has discarded this hand (so it
     could have knocked, and did not) is also dealt again, within the same tries, when
     its hand's least deadwood is at or below the threshold a greedy player knocks at
-    (``rollout_threshold(rules, upcard, -1)``: the rule's limit, or
-    ``DEFAULT_KNOCK_AT`` where the rules set none). The cards dropped in greedy turns
+    (``shown_floor``: the rule's limit, or where any deadwood may knock greedy's tuned
+    threshold for the player count). The cards dropped in greedy turns
     go back to the stock, which is then shuffled again so that its order stays uniform.
+    ``MODEL_FROM_RULES``: the one of these that ``model_for`` chooses for the rules.
 
     After a real rebuild (``obs.rebuilt``) the seat knows more than any model: the
     stock holds only cards the rebuild put there, and every other hidden card is in an
@@ -273,6 +287,7 @@ def determinize(obs, hidden, skey, model, work):
     """
     if obs.rebuilt != 0 and popcount(hidden & obs.rebuilt) >= obs.stock_n:
         return _determinize_rebuilt(obs, hidden, skey, work)
+    model = model_for(obs.rules, model)
     n = 0
     rest = hidden
     while rest:
@@ -304,7 +319,7 @@ def determinize(obs, hidden, skey, model, work):
         # hand's least deadwood is above the threshold it would knock at (-1: no test).
         floor = np.int64(-1)
         if model == MODEL_SHOWN and obs.discarded[seat] != 0:
-            floor = rollout_threshold(obs.rules, obs.upcard, -1)
+            floor = shown_floor(obs.rules, obs.upcard)
         start = k
         fits = False
         for attempt in range(tries):
@@ -429,6 +444,18 @@ def rollout_threshold(rules, upcard, knock_at):
         return np.int64(0)
     limit = knock_limit_of(rules, upcard)
     return np.int64(DEFAULT_KNOCK_AT) if limit < 0 else np.int64(limit)
+
+
+@njit(cache=True)
+def shown_floor(rules, upcard):
+    """The deadwood at or below which the shown model takes a greedy opponent to knock:
+    the rule's limit, or where any deadwood may knock greedy's tuned threshold for the
+    player count (``TUNED_KNOCK_RUMMY_AT``; survivors of a 4-player hand hold far more
+    than the 10 a limit-less rule would otherwise default to, docs/MC.md)."""
+    limit = knock_limit_of(rules, upcard)
+    if limit >= 0:
+        return np.int64(limit)
+    return np.int64(TUNED_KNOCK_RUMMY_AT[rules[L.R_PLAYERS]])
 
 
 @njit(cache=True)

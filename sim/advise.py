@@ -65,7 +65,7 @@ ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
 MAX_SCORE = 10**9  # game scores a position may name: far above any game's, inside int64
 MODELS = K.MODELS  # the opponent models by name (their one home: kernels/mc.py)
-DEFAULT_MODEL = {n: name for name, n in MODELS.items()}[K.MODEL_KEPT]  # mc's (Params.model)
+MODEL_NAMES = {n: name for name, n in MODELS.items()}
 
 
 class AdviseError(ValueError):
@@ -446,7 +446,7 @@ def advise(
     samples: int = DEFAULT_SAMPLES,
     seed: int = ADVISE_SEED,
     time_limit: float | None = None,
-    model: str = DEFAULT_MODEL,
+    model: str | None = None,
     knock_at: int = -1,
     min_gain: int = 1,
     throw_for_gin: bool = True,
@@ -462,7 +462,10 @@ def advise(
     played by their own strategy in every rollout (from the position on, with no memory
     of the hand before it); your rollouts then play ``greedy`` at the rollout's knock
     threshold (never throwing for gin). Without it every opponent is rolled out as
-    greedy knocking at the rule's limit."""
+    greedy knocking at the rule's limit.
+
+    ``model`` (a name of ``MODELS``) samples the opponents' unseen cards; None, as
+    ``mc`` by default: the model ``kernels.mc.model_for`` chooses for the rules."""
     if not 2 <= samples <= MAX_SAMPLES:
         raise AdviseError(f"samples must be 2..{MAX_SAMPLES:,}, got {samples}")
     if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
@@ -473,10 +476,13 @@ def advise(
         raise AdviseError(f"min_gain must be {-MAX_KNOCK_LIMIT}..{MAX_KNOCK_LIMIT}, got {min_gain}")
     if not 0 <= seed <= MAX_SEED:
         raise AdviseError(f"the seed must be 0..{MAX_SEED}, got {seed}")
-    if model not in MODELS:
+    if model is not None and model not in MODELS:
         raise AdviseError(f"model {model!r} is unknown; choose one of: {', '.join(MODELS)}")
     key = key_of(seed)
     obs = pos.obs(key)
+    number = K.model_for(
+        obs.rules, np.int64(K.MODEL_FROM_RULES if model is None else MODELS[model])
+    )
     kinds, cards = actions_of(pos, key)
     # As mc in a game's first hand: the opponents' rollouts knock at the limit.
     rollout_at = K.rollout_policy(
@@ -496,11 +502,11 @@ def advise(
         part_won = np.zeros((n, m), np.int8)
         part_ends = np.zeros((n, m), np.int8)
         if play is None:
-            misses += K.evaluate(obs, kinds, cards, key, done, MODELS[model], rollout_at,
+            misses += K.evaluate(obs, kinds, cards, key, done, number, rollout_at,
                                  min_gain, part_net, part_won, part_ends)  # fmt: skip
         else:  # the engine of strategies plays the same samples
             values, view, sids, params, words = play
-            misses += values(view, obs.rules, obs.tab, kinds, cards, key, done, MODELS[model],
+            misses += values(view, obs.rules, obs.tab, kinds, cards, key, done, number,
                              sids, params, words, part_net, part_won, part_ends)  # fmt: skip
         net[:, done : done + m] = part_net
         won[:, done : done + m] = part_won
@@ -531,6 +537,7 @@ def advise(
     deadwood = int(min_deadwood(np.array([hand], np.uint64), pos.rules)[0])
     threshold = int(K.rollout_threshold(obs.rules, obs.upcard, rollout_at))
     throws = bool(K.throws_for_gin(rollout_at))
+    model = MODEL_NAMES[int(number)]
     return Advice([out[a] for a in order], done, seconds, seed, model, deadwood, threshold, throws,
                   opponents, int(misses))  # fmt: skip
 

@@ -14,11 +14,14 @@ In plain words:
   rounds of ``step``, and an action clearly worse than the best so far (its
   paired difference below zero by more than ``stop`` standard errors) is dropped:
   a clear decision ends after a round or two, a close one plays all ``samples``.
-* Opponents' unseen cards (``model``): 1 "kept" (default), an opponent that
-  has thrown D cards holds a hand improved by D greedy turns; 2 "inferred",
-  kept and never melding with a card it threw or passed; 3 "shown", inferred
-  and, having discarded, holding more deadwood than a knock at the rule's limit
-  (it did not knock); 0 uniform.
+* Opponents' unseen cards (``model``): 1 "kept", an opponent that has thrown D
+  cards holds a hand improved by D greedy turns; 2 "inferred", kept and never
+  melding with a card it threw or passed; 3 "shown", inferred and, having
+  discarded, holding more deadwood than a greedy knock (the rule's limit, or
+  greedy's tuned threshold for the player count where any deadwood may knock:
+  it did not knock); 0 uniform. The default, -1, is chosen from the rules
+  (``model_for``): shown where any deadwood may knock (Knock Rummy), kept
+  elsewhere.
 * A discard decision tries the ``candidates`` best discards by the deadwood
   they leave (every card when 0), and where the rollouts throw for gin (below)
   also the ``gin_candidates`` first natural cards in ``gin_drop``'s order (fewest
@@ -84,7 +87,7 @@ from kernels.mc import (
     ACT_KNOCK,
     ACT_TAKE,
     INFER_TRIES,
-    MODEL_KEPT,
+    MODEL_FROM_RULES,
     MODELS,
     discard_actions,
     evaluate,
@@ -125,7 +128,7 @@ class Params(NamedTuple):
     )  # rollout policy of this seat: knock at this deadwood or less (-1: from the rules)
     min_gain: int = 1  # rollout policy: take the pile card when it saves this much deadwood
     budget: int = 0  # most rollouts per decision (0: no cap)
-    model: int = MODEL_KEPT  # opponents' unseen cards: kernels.mc.MODELS (docs/MC.md)
+    model: int = MODEL_FROM_RULES  # opponents' unseen cards: kernels.mc.MODELS, -1 from the rules
     game_weight: float = 30.0  # points added (taken) when a hand ends the game won (lost)
     gin_drop: int = -1  # rollouts that play for gin throw for gin: 1, 0, -1 until a knock
     screen: int = -1  # first round's samples per action (-1: GIN_SCREEN when throwing for gin)
@@ -227,8 +230,8 @@ def misses_note(misses: int) -> str:
     """What a study or ``rummy advise`` says once when some of its samples missed."""
     return (
         f"{misses:,} sampled opponent hands fit nothing the opponent showed in "
-        f"{INFER_TRIES} deals and kept the last deal (mc's model inferred or shown, "
-        "docs/MC.md)"
+        f"{INFER_TRIES} deals and kept the last deal (mc's inferred or shown model, "
+        "the shown one its default in Knock Rummy: docs/MC.md)"
     )
 
 
@@ -453,7 +456,7 @@ STRATEGY: Strategy = Strategy(
         "knock_at": (-1, None),
         "min_gain": (0, None),
         "budget": (0, None),
-        "model": (min(MODELS.values()), max(MODELS.values())),
+        "model": (MODEL_FROM_RULES, max(MODELS.values())),
         "game_weight": (0, None),
         "gin_drop": (-1, 1),
         "screen": (-1, 100_000),

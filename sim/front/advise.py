@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernels.engine import MAX_TURNS
-from sim.advise import DEFAULT_MODEL, MAX_SAMPLES, MODELS, Advice, Position, advise
+from sim.advise import MAX_SAMPLES, MODELS, Advice, Position, advise
 from sim.front import params
 from sim.front.declare import REQUIRED, Front
 from sim.limits import MAX_SEED
@@ -74,8 +74,9 @@ SCORING = (
     params.seconds("time", "Stop after the round of 250 samples that reaches this many "
                    "seconds."),
     params.number("seed", "Seed of the samples.", ADVISE_SEED, 0, MAX_SEED),
-    params.words("model", f"How opponents' unseen cards are sampled: {', '.join(MODELS)}.",
-                 DEFAULT_MODEL, repr(DEFAULT_MODEL)),
+    params.words("model", f"How opponents' unseen cards are sampled: {', '.join(MODELS)} "
+                 "(default: as mc, shown where any deadwood may knock, else kept).", None,
+                 "'kept'"),
     params.number("knock_at", "Rollout policy: your knock threshold (-1: as mc, chosen from "
                   "the rules).", -1, -1, MAX_KNOCK_LIMIT),
     params.flag("throw_for_gin", "Rollout policy where yours play for gin: throw the card "
@@ -105,7 +106,7 @@ def _request(values: Mapping[str, Any]) -> Asked:
     named = ["hand", "pile"] + [p.name for p in POSITION[2:] if values[p.name] != p.default]
     with params.refused(tuple(named), tuple(values[n] for n in named)):
         position = Position.parse(rules, **given)
-    if values["model"] not in MODELS:
+    if values["model"] is not None and values["model"] not in MODELS:
         with params.refused("model", values["model"]):
             raise ValueError(f"model {values['model']!r} is unknown; choose one of: "
                              f"{', '.join(MODELS)}")  # fmt: skip

@@ -163,7 +163,21 @@ CASES = [
 ]
 
 
-ALL_MODELS = [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED, K.MODEL_SHOWN]
+ALL_MODELS = [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED, K.MODEL_SHOWN, K.MODEL_FROM_RULES]
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "chosen"),
+    [("gin", 2, K.MODEL_KEPT), ("eaai", 2, K.MODEL_KEPT), ("oklahoma-gin", 2, K.MODEL_KEPT),
+     ("knock-rummy", 2, K.MODEL_SHOWN), ("knock-rummy", 6, K.MODEL_SHOWN)],
+)  # fmt: skip
+def test_the_default_model_is_chosen_from_the_rules(preset: str, players: int, chosen: int) -> None:
+    """mc's default: shown where any deadwood may knock, kept under a knock limit; a
+    model asked for is played as asked."""
+    rules = get_rules(preset, players=players).compile()
+    assert K.model_for(rules, K.MODEL_FROM_RULES) == chosen
+    for model in ALL_MODELS[:-1]:
+        assert K.model_for(rules, model) == model
 
 
 @pytest.mark.parametrize(("preset", "overrides"), CASES)
@@ -199,7 +213,9 @@ def test_kernel_equals_twin_sample_by_sample(
         assert won.tolist() == ref_won
         assert ends.tolist() == ref_ends
         game_ends += int(np.abs(ends).sum())
-    if "gin" in preset:  # whole games to a target: the game-end path is exercised
+    # whole games to a target: the game-end path is exercised (from the rules, Gin plays
+    # the kept model's samples, whose case exercises it)
+    if "gin" in preset and model != K.MODEL_FROM_RULES:
         assert game_ends > 0
 
 
@@ -332,10 +348,10 @@ def knock_ready_samples(obs: Any, model: int, samples: int = 400) -> tuple[int, 
     ``samples`` determinizations under ``model``."""
     from kernels.deadwood import min_deadwood_one
 
-    threshold = K.rollout_threshold(obs.rules, obs.upcard, -1)
+    threshold = K.shown_floor(obs.rules, obs.upcard)
     avoid = K.avoided_cards(obs, 1)
     hidden = K.hidden_cards(obs)
-    work = K.new_work(2)
+    work = K.new_work(obs.players)
     low = melds = 0
     for j in range(samples):
         K.determinize(obs, hidden, np.uint64(j), model, work)
@@ -354,7 +370,7 @@ def test_shown_model_never_deals_a_hand_the_opponent_would_have_knocked() -> Non
     pos = random_position(rng, "gin", PHASE_DRAW, taken=1, pile_n=9)
     obs, ref = pos["obs"], pos["ref"]
     assert bin(ref.discarded[1]).count("1") == 5
-    assert K.rollout_threshold(obs.rules, obs.upcard, -1) == 10
+    assert K.shown_floor(obs.rules, obs.upcard) == 10
     low_inferred, _ = knock_ready_samples(obs, K.MODEL_INFERRED)
     low_shown, melds_shown = knock_ready_samples(obs, K.MODEL_SHOWN)
     assert low_inferred >= 40  # rare but possible: 10% or more of 400
@@ -388,6 +404,32 @@ def test_shown_model_equals_twin_where_it_deals_again(monkeypatch: pytest.Monkey
         assert (work.base.tolist(), work.stock[:m].tolist()) == (hands, stock), j
         dealt_again += work.base.tolist() != inferred
     assert dealt_again >= 10  # 19: the deadwood test does deal hands again
+
+
+def test_shown_model_takes_the_tuned_threshold_where_any_deadwood_may_knock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In 4-player Knock Rummy an opponent that has discarded and not knocked is taken
+    to hold more than greedy's tuned threshold for four players (26), not the 10 that
+    the rollouts default to where the rules set no limit: the shown model never deals
+    it 26 or less, the inferred model often does, and the kernel's samples are the
+    twin's, hands and stock in order."""
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
+    pos = random_position(random.Random(9), "knock-rummy", PHASE_DRAW, taken=1, pile_n=9, players=4)
+    obs, ref = pos["obs"], pos["ref"]
+    assert bin(ref.discarded[1]).count("1") >= 2
+    assert K.shown_floor(obs.rules, obs.upcard) == 26
+    assert K.rollout_threshold(obs.rules, obs.upcard, -1) == 10
+    low_inferred, _ = knock_ready_samples(obs, K.MODEL_INFERRED, samples=150)
+    low_shown, _ = knock_ready_samples(obs, K.MODEL_SHOWN, samples=150)
+    assert low_inferred >= 30
+    assert low_shown <= 3  # only where 16 deals found none above it
+    hidden = K.hidden_cards(obs)
+    work = K.new_work(obs.players)
+    for j in range(60):
+        m = K.determinize(obs, hidden, np.uint64(j), K.MODEL_SHOWN, work)
+        hands, stock, _ = R.determinize(ref, j, K.MODEL_SHOWN)
+        assert (work.base.tolist(), work.stock[:m].tolist()) == (hands, stock), j
 
 
 def test_sampler_never_favours_the_real_hidden_cards() -> None:

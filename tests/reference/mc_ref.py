@@ -44,6 +44,7 @@ from tests.reference.scoring_ref import score_showdown_ref
 
 ACT_TAKE, ACT_DRAW, ACT_DISCARD, ACT_KNOCK, ACT_BIG_GIN = range(5)
 MODEL_UNIFORM, MODEL_KEPT, MODEL_INFERRED, MODEL_SHOWN = 0, 1, 2, 3
+MODEL_FROM_RULES = -1
 INFER_TRIES = 16
 RETRY_SALT = 0xBEEF00
 RESHUFFLE_SALT = 0xC0FFEE
@@ -124,6 +125,8 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int], 
     rebuilt_hidden = [c for c in hidden_cards(obs) if (obs.rebuilt >> c) & 1]
     if obs.rebuilt and len(rebuilt_hidden) >= obs.stock_n:
         return (*determinize_rebuilt(obs, skey), 0)
+    if model == MODEL_FROM_RULES:  # shown where any deadwood may knock, else kept
+        model = MODEL_SHOWN if int(obs.rules[L.R_KNOCK_LIMIT]) == L.KNOCK_ANY else MODEL_KEPT
     deck = hidden_cards(obs)
     rng_ref.shuffle(deck, skey)
     hand_size = int(obs.rules[R_HAND_SIZE])
@@ -150,7 +153,7 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int], 
         infer = model in (MODEL_INFERRED, MODEL_SHOWN)
         avoid = avoided_cards(obs, seat) if infer else set()
         # shown: an opponent that has discarded did not knock: deadwood above its threshold
-        floor = S.rule_threshold(obs) if model == MODEL_SHOWN and obs.discarded[seat] else None
+        floor = shown_floor(obs) if model == MODEL_SHOWN and obs.discarded[seat] else None
         start = k
         for attempt in range(INFER_TRIES if infer else 1):
             if attempt > 0:
@@ -476,6 +479,13 @@ def exact_values(obs, actions, knock_at, min_gain) -> list[Fraction]:
 
 # Twin of kernels.mc.TUNED_KNOCK_RUMMY_AT, written out: player count -> threshold.
 TUNED_KNOCK_RUMMY_AT = {2: 33, 3: 27, 4: 26, 5: 26, 6: 27}
+
+
+def shown_floor(obs: Any) -> int:
+    """Twin of ``kernels.mc.shown_floor``: the rule's knock limit, else the tuned
+    threshold for the player count."""
+    limit = S.knock_limit(obs)
+    return limit if limit >= 0 else TUNED_KNOCK_RUMMY_AT[int(obs.rules[L.R_PLAYERS])]
 
 
 def rollout_knock_at(obs: Any, knock_at: int) -> int:

@@ -276,6 +276,18 @@ def test_advice_reports_the_rollout_policy_it_used(
     assert result.as_dict()["rollout_throws_for_gin"] == throws
 
 
+@pytest.mark.parametrize(("preset", "chosen"), [("gin", "kept"), ("knock-rummy", "shown")])
+def test_the_default_model_is_mcs_choice_from_the_rules(preset: str, chosen: str) -> None:
+    """No model given: the one mc's default takes under the rules, named in the result,
+    and the same answer as asking for it by name."""
+    hand = "9C 9D 9H JS QS KS AD 4D" if preset == "knock-rummy" else HAND + " JC"
+    pos = Position.parse(preset, hand=hand, pile="5S KC 7D 8H 2C")
+    default = advise(pos, samples=40)
+    named = advise(pos, samples=40, model=chosen)
+    assert default.model == chosen and default.as_dict()["model"] == chosen
+    assert [a.points for a in default.actions] == [a.points for a in named.actions]
+
+
 def test_known_opponents_are_rolled_out_with_their_strategy() -> None:
     """``opponents``: the rollouts run in the engine of strategies, the opponents playing
     their own strategy. Told they are greedy (at the rule's limit, as the built-in model
@@ -322,7 +334,8 @@ def test_cli_says_when_inferred_hands_fit_nothing_shown(opponents: list[str]) ->
     assert 0 < n <= 40
     assert " ".join(table.stderr.split()) == (
         f"note: {n} sampled opponent hands fit nothing the opponent showed in {K.INFER_TRIES} "
-        "deals and kept the last deal (mc's model inferred or shown, docs/MC.md)"
+        "deals and kept the last deal (mc's inferred or shown model, the shown one its "
+        "default in Knock Rummy: docs/MC.md)"
     )
     kept = json.loads(runner.invoke(app, [*args, "--model", "kept", "--json"]).output)
     assert kept["inference_misses"] == 0

@@ -117,8 +117,9 @@ def test_one_table_of_opponent_models() -> None:
         K.MODEL_SHOWN,
     ]
     mc = S.BUILTINS["mc"]
-    assert mc.defaults().model == K.MODELS["kept"]  # type: ignore[attr-defined]
-    assert param_bounds(mc, "model") == (min(K.MODELS.values()), max(K.MODELS.values()))
+    assert mc.defaults().model == K.MODEL_FROM_RULES  # type: ignore[attr-defined]
+    assert K.MODEL_FROM_RULES not in K.MODELS.values()
+    assert param_bounds(mc, "model") == (K.MODEL_FROM_RULES, max(K.MODELS.values()))
 
 
 def documented_plugin() -> str:
