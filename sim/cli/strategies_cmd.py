@@ -90,9 +90,9 @@ def show(
     table.add_column("type", no_wrap=True)
     table.add_column("default", no_wrap=True)
     table.add_column("range", no_wrap=True)
-    layered = strategy.name == "chart"  # its cards for fewer players: one line below
+    chart = strategy.name == "chart"  # its cards for fewer players: one line below
     for key, info in strategy.parameters().items():
-        if layered and _layer_copy(key):
+        if chart and _layer_copy(key):
             continue
         if info["type"] == "spec":  # a seat spec (Strategy.specs), or one of its words
             table.add_row(key, "spec", repr(info["default"]), " | ".join(["SPEC", *info["words"]]))
@@ -103,7 +103,7 @@ def show(
             span = f"{'' if low is None else low}..{'' if high is None else high}"
         table.add_row(key, info["type"], str(info["default"]), span)
     console.print(table)
-    if strategy.name == "chart":  # the charts it seats by name or file
+    if chart:  # the layers' fields in one line, then the charts it seats by name or file
         from strategies.chart_files import shipped_names
 
         console.print(
@@ -112,7 +112,6 @@ def show(
             markup=False,
             highlight=False,
         )
-
         console.print(
             f"seat a shipped chart by name, chart:NAME ({', '.join(shipped_names())}), or a "
             'chart file, chart:file=PATH; then overrides (docs/CHARTS.md, "Chart files")',
