@@ -75,8 +75,9 @@ def measure(obs, model, key, samples, truth, threshold, out):
     deadwood and ``truth[obs.players + s]`` the true hand itself."""
     hidden = K.hidden_cards(obs)
     work = K.new_work(obs.players)
+    engine = K.new_engine(obs.players, obs.seat, -1, 1)  # mc's rollouts, as its defaults
     for j in range(samples):
-        K.determinize(obs, hidden, random64(key, j), model, work)
+        K.deal_sample(obs, hidden, random64(key, j), model, work, engine)
         for s in range(obs.players):
             if s == obs.seat:
                 continue

@@ -21,8 +21,8 @@ less noise than the values themselves.
 
 The opponents are modelled as greedy players, whatever they really are: a seat is not
 told who it plays (``docs/MC.md``, "What it does not model"). How their unseen cards
-are dealt is the opponent model (``MODELS``: uniform, kept, inferred, shown; see
-``determinize``). ``mc:rollout=SPEC`` and
+are dealt is the opponent model (``MODELS``: uniform, kept, inferred, shown, played;
+see ``determinize`` and ``deal_sample``). ``mc:rollout=SPEC`` and
 ``opponents=`` play the same loop (``play_samples``, ``kernels/engine.py``) on an
 engine of strategies instead (``sim/rollouts.py``).
 
@@ -44,7 +44,7 @@ from numba import njit, types
 from kernels import layout as L
 from kernels import rollout
 from kernels.bits import lowest_bit, popcount
-from kernels.borrow import BorrowedArray, borrow, stack_empty
+from kernels.borrow import BorrowedArray, borrow, borrow_row, stack_empty
 from kernels.deadwood import (
     best_discard_one,
     discard_deadwoods,
@@ -58,6 +58,9 @@ from kernels.engine import (
     dead_at_wall,
     discard_card,
     hand_winner,
+    hook_discard,
+    hook_knock,
+    hook_take,
     new_state_nb,
     one_row,
     play_hands,
@@ -69,14 +72,18 @@ from kernels.layout import DECK_CAPACITY
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
 from kernels.obs import (
+    CONTINUE,
     GAME_HANDS,
     GAME_OPP_GINS,
     GAME_OPP_KNOCKS,
     N_PARAMS,
     OBS,
+    PHASE_DISCARD,
+    PHASE_DRAW,
     PHASE_UPCARD_OPTION,
     SCRATCH_HAND,
     SCRATCH_SIZE,
+    Obs,
     hidden_cards,
 )
 from kernels.probe import borrowed_probe, resume_at, resume_probe
@@ -165,11 +172,13 @@ MODEL_UNIFORM = 0  # opponents' unseen cards: uniform among the hidden cards
 MODEL_KEPT = 1  # ... improved by one greedy turn per card the opponent discarded
 MODEL_INFERRED = 2  # ... kept, and nothing it threw or passed would meld with them
 MODEL_SHOWN = 3  # ... inferred, and too much deadwood to knock once it has discarded
+MODEL_PLAYED = 4  # the rules' choice, and the seat before played its last turn as modelled
 MODELS = {
     "uniform": MODEL_UNIFORM,
     "kept": MODEL_KEPT,
     "inferred": MODEL_INFERRED,
     "shown": MODEL_SHOWN,
+    "played": MODEL_PLAYED,
 }
 """The opponent models by name (``rummy advise --model``), each with its number (the
 ``mc`` strategy's ``model``)."""
@@ -178,6 +187,8 @@ INFER_TRIES = 16  # deals tried per opponent under MODEL_INFERRED, MODEL_SHOWN (
 RETRY_SALT = 0xBEEF00  # counters of the retry shuffles: RETRY_SALT + 8 * attempt + seat
 RESHUFFLE_SALT = 0xC0FFEE  # counter of the stock's reshuffle under the kept models
 REBUILT_SALT = 0xDEC0DE  # counter of the opponents' shuffle after a real rebuild
+PLAYED_TRIES = 32  # deals tried under MODEL_PLAYED (then the last)
+PLAYED_SALT = 0x91A7ED00  # counters of MODEL_PLAYED's deals: PLAYED_SALT + attempt
 
 
 @njit(cache=True)
@@ -248,10 +259,12 @@ def _deal_opponent(deck, k, known, need, extra, tab):
 
 @njit(cache=True)
 def model_for(rules, model):
-    """``model``, or for ``MODEL_FROM_RULES`` the model measured best under the rules:
-    shown where any deadwood may knock (Knock Rummy, where an opponent that has not
-    knocked yet holds far more deadwood than a kept hand, docs/MC.md), kept elsewhere."""
-    if model != MODEL_FROM_RULES:
+    """The model ``determinize`` deals by: ``model``, or for ``MODEL_FROM_RULES`` (and
+    ``MODEL_PLAYED``, which deals so and then checks, ``deal_sample``) the model measured
+    best under the rules: shown where any deadwood may knock (Knock Rummy, where an
+    opponent that has not knocked yet holds far more deadwood than a kept hand,
+    docs/MC.md), kept elsewhere."""
+    if model != MODEL_FROM_RULES and model != MODEL_PLAYED:
         return np.int64(model)
     if rules[L.R_KNOCK_LIMIT] == L.KNOCK_ANY:
         return np.int64(MODEL_SHOWN)
@@ -277,7 +290,9 @@ def determinize(obs, hidden, skey, model, work):
     (``shown_floor``: the rule's limit, or where any deadwood may knock greedy's tuned
     threshold for the player count). The cards dropped in greedy turns
     go back to the stock, which is then shuffled again so that its order stays uniform.
-    ``MODEL_FROM_RULES``: the one of these that ``model_for`` chooses for the rules.
+    ``MODEL_FROM_RULES``: the one of these that ``model_for`` chooses for the rules;
+    ``MODEL_PLAYED`` deals as that one here (its test of the last turn is
+    ``deal_sample``'s, which knows the rollouts' policies).
 
     After a real rebuild (``obs.rebuilt``) the seat knows more than any model: the
     stock holds only cards the rebuild put there, and every other hidden card is in an
@@ -536,13 +551,142 @@ def play_samples(
     hidden = hidden_cards(obs)
     for j in range(net.shape[1]):
         skey = random64(decision_key, first_sample + j)
-        stock_n = determinize(obs, hidden, skey, model, work)
+        stock_n = deal_sample(obs, hidden, skey, model, work, engine)
         for a in range(kinds.shape[0]):
             v, w, e = play_action(obs, kinds[a], cards[a], stock_n, skey, work, engine)
             net[a, j] = v
             won[a, j] = w
             ends[a, j] = e
     return work.misses[0]
+
+
+@njit(cache=True)
+def deal_sample(obs, hidden, skey, model, work, engine):
+    """``determinize`` for sample key ``skey``; under ``MODEL_PLAYED`` dealt again (from
+    ``random64(skey, PLAYED_SALT + attempt)``) until the seat before this one, holding
+    its sampled hand, would have played its last turn as it did by its policy in these
+    rollouts (``last_turn_fits``), up to ``PLAYED_TRIES`` deals in all (then the last
+    one stands, and ``work.misses[0]`` counts it, as it counts the misses of
+    ``determinize``'s models in the deal that stands only). Returns the stock size."""
+    earlier_misses = work.misses[0]
+    stock_n = determinize(obs, hidden, skey, model, work)
+    if model != MODEL_PLAYED:
+        return stock_n
+    before = obs.seat - 1 if obs.seat > 0 else obs.players - 1
+    key = skey
+    for attempt in range(1, PLAYED_TRIES + 1):
+        if last_turn_fits(obs, work.base[before], engine, key):
+            return stock_n
+        if attempt == PLAYED_TRIES:
+            break
+        key = random64(skey, PLAYED_SALT + attempt)
+        work.misses[0] = earlier_misses
+        stock_n = determinize(obs, hidden, key, model, work)
+    work.misses[0] += 1
+    return stock_n
+
+
+@njit(cache=True)
+def last_turn_fits(obs, hand, engine, key):
+    """Whether the seat before this one, holding ``hand`` now, would have played its
+    last turn as this seat saw it played, by its policy in the rollouts (the strategy
+    ``engine.sids`` gives it, with ``engine.params``, its hand memory fresh): thrown
+    the card it threw, and played on; with two players also taken the pile card it
+    took, or passed the one it passed, where the pile shows which. True where that
+    turn cannot be rebuilt from what this seat saw (none yet, the upcard option, a
+    rebuilt stock's cards).
+
+    The turn is rebuilt from the pile: its discard ``d`` is the top card (or the card
+    this seat just took). Below ``d`` lies this seat's own discard when the seat before
+    passed it, and the seat before's own earlier discard when it took this seat's
+    discard (it still holds that card: ``obs.taken``); a card both discarded, or a
+    take of this seat's own last turn, leaves it open, and then only the discard is
+    tested. A passed card was followed by a stock draw, one of the cards the seat
+    holds that it did not take from the pile (or ``d``): ``key`` picks which,
+    uniformly, so that over the deals the test weighs each as likely.
+    """
+    players = obs.players
+    me = obs.seat
+    o = me - 1 if me > 0 else players - 1
+    theirs = obs.discarded[o]
+    if obs.phase == PHASE_UPCARD_OPTION or theirs == 0:
+        return True
+    pile = stack_empty(DECK_CAPACITY, 0)
+    seats = stack_empty(2, MAX_PLAYERS)
+    taken, discarded = seats[0, :players], seats[1, :players]
+    for s in range(players):
+        taken[s] = obs.taken[s]
+        discarded[s] = obs.discarded[s]
+    n = obs.pile_n
+    for i in range(n):
+        pile[i] = obs.pile[i]
+    stock_n, turn = obs.stock_n, obs.turn
+    if obs.phase == PHASE_DISCARD:  # undo this seat's draw
+        turn -= 1
+        if obs.from_pile:
+            n += 1
+            pile[n - 1] = obs.drawn
+            taken[me] &= ~(np.int64(1) << obs.drawn)
+        else:
+            stock_n += 1
+    if n == 0:
+        return True
+    d = pile[n - 1]
+    n -= 1
+    if not (theirs >> d) & 1:
+        return True  # not its discard on top: no turn to test
+    held = hand | (np.int64(1) << d)
+    took, passed = np.int64(-1), np.int64(-1)
+    mine = obs.discarded[me]
+    if players == 2 and n > 0 and obs.rebuilds == 0:
+        below = pile[n - 1]
+        if (theirs >> below) & 1 and not (mine >> below) & 1:
+            mine_held = obs.taken[o] & mine  # it took my last discard: which one?
+            if popcount(mine_held) == 1:
+                took = lowest_bit(mine_held)
+        elif (mine >> below) & 1 and not (theirs >> below) & 1 and taken[me] & theirs == 0:
+            passed = below
+    sid = engine.sids[o]
+    params = borrow_row(engine.params, o)
+    scratch = borrow_row(engine.state.scratch, o)
+    scratch[:SCRATCH_HAND] = 0
+    scratch[SCRATCH_HAND:] = engine.memory
+    turns = popcount(theirs) - 1  # its own turns before this one (start_action's count)
+    if engine.turn_words[o] >= 0:
+        scratch[engine.turn_words[o]] = turns
+    drawn = np.int64(-1)
+    if took >= 0 or passed >= 0:
+        if took >= 0:
+            drawn = took
+            pile[n] = took
+        else:
+            free = held & ~obs.taken[o]
+            skip = np.int64(random64(key, PLAYED_SALT) % np.uint64(popcount(free)))
+            for _ in range(skip):
+                free &= free - 1
+            drawn = lowest_bit(free)
+        seen = Obs(o, players, held & ~(np.int64(1) << drawn), borrow(pile),
+                   n + (1 if took >= 0 else 0), borrow(taken), borrow(discarded),
+                   stock_n + (0 if took >= 0 else 1), obs.rebuilds, obs.rebuilt, turn - 1,
+                   PHASE_DRAW, obs.upcard, np.int64(-1), False, obs.dealer, obs.rules,
+                   obs.scores, obs.tab, obs.rng_key)  # fmt: skip
+        if hook_take(sid, seen, params, scratch) != (took >= 0):
+            return False
+    seen = Obs(o, players, held, borrow(pile), n, borrow(taken), borrow(discarded), stock_n,
+               obs.rebuilds, obs.rebuilt, turn, PHASE_DISCARD, obs.upcard, drawn, took >= 0,
+               obs.dealer, obs.rules, obs.scores, obs.tab, obs.rng_key)  # fmt: skip
+    choice = hook_discard(sid, seen, params, scratch)
+    if choice != d and drawn < 0 and (obs.taken[o] >> choice) & 1:
+        # It may have just taken ``choice`` (then it could not throw it): ask again so,
+        # its count of own turns as before the first question (a discard hook counts).
+        if engine.turn_words[o] >= 0:
+            scratch[engine.turn_words[o]] = turns
+        seen = Obs(o, players, held, borrow(pile), n, borrow(taken), borrow(discarded),
+                   stock_n, obs.rebuilds, obs.rebuilt, turn, PHASE_DISCARD, obs.upcard,
+                   choice, True, obs.dealer, obs.rules, obs.scores, obs.tab,
+                   obs.rng_key)  # fmt: skip
+        choice = hook_discard(sid, seen, params, scratch)
+    return choice == d and hook_knock(sid, seen, params, scratch, d) == CONTINUE
 
 
 @njit(cache=True, nogil=True)
@@ -711,7 +855,8 @@ def evaluate(
     ``won[a, j]`` 1 when the seat won that hand and ``ends[a, j]`` +1 / -1 when the
     hand ends the game with this seat / another seat reaching the target first.
     Returns how many sampled opponent hands fit nothing the opponent showed within
-    ``INFER_TRIES`` deals (``model`` inferred or shown; they keep the last deal).
+    ``INFER_TRIES`` deals (``model`` inferred or shown; they keep the last deal), or
+    fit no last turn in ``PLAYED_TRIES`` deals (``model`` played, ``deal_sample``).
     """
     return play_samples(
         obs, kinds, cards, decision_key, first_sample, model, net, won, ends,

@@ -358,7 +358,7 @@ class Advice:
     rollout_knock_at: int  # your rollouts knock at this deadwood or less
     rollout_throws_for_gin: bool  # ... and throw the card with the fewest meld partners
     rollout_opponents: str | None = None  # the opponents' strategy in the rollouts (None: greedy)
-    inference_misses: int = 0  # sampled opponent hands that fit nothing shown (models 2, 3)
+    inference_misses: int = 0  # sampled opponent hands that fit nothing shown (models 2-4)
 
     def as_dict(self) -> dict[str, Any]:
         return {

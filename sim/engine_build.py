@@ -80,10 +80,17 @@ def _plugin_digests(strategies: list[Strategy]) -> list[str]:
 
 # mc's samples' loop, copied after the template so that its ``play_hands`` is this
 # engine's (kernels/mc.py, "the samples' loop"), with the names it needs from elsewhere.
-ROLLOUT_FUNCTIONS = ("play_action", "play_samples", "rollout_values")
+ROLLOUT_FUNCTIONS = (
+    "play_action",
+    "play_samples",
+    "deal_sample",
+    "last_turn_fits",
+    "rollout_values",
+)
 ROLLOUT_IMPORTS = (
     "from kernels.mc import (Engine, action_result, borrowed_engine, borrowed_work,"
-    " determinize, new_work, start_action)",
+    " determinize, new_work, start_action, MODEL_PLAYED, PLAYED_SALT, PLAYED_TRIES)",
+    "from kernels.bits import lowest_bit",
     "from kernels.obs import hidden_cards",
     "from kernels.probe import resume_probe",
     "from kernels.rng import random64",

@@ -19,7 +19,11 @@ In plain words:
   melding with a card it threw or passed; 3 "shown", inferred and, having
   discarded, holding more deadwood than a greedy knock (the rule's limit, or
   greedy's tuned threshold for the player count where any deadwood may knock:
-  it did not knock); 0 uniform. The default, -1, is chosen from the rules
+  it did not knock); 4 "played", the default's and, with each sample dealt
+  again while it does not fit, the seat before this one would have played its
+  last turn as it did by its rollout policy (the card thrown, playing on, and
+  with two players the pile card taken or passed); 0 uniform. The default, -1,
+  is chosen from the rules
   (``model_for``): shown where any deadwood may knock (Knock Rummy), kept
   elsewhere.
 * A discard decision tries the ``candidates`` best discards by the deadwood
@@ -89,6 +93,7 @@ from kernels.mc import (
     INFER_TRIES,
     MODEL_FROM_RULES,
     MODELS,
+    PLAYED_TRIES,
     discard_actions,
     evaluate,
     rollout_policy,
@@ -219,7 +224,7 @@ def _note_misses(misses):
 def inference_misses() -> int:
     """Sampled opponent hands dealt on this thread since the last call (which this one
     resets) that fit nothing their opponent showed in ``INFER_TRIES`` deals and kept
-    the last deal (``model`` inferred or shown, ``kernels.mc.determinize``): a chunk
+    the last deal (``model`` inferred, shown or played, ``kernels.mc.deal_sample``): a chunk
     counts its own, and a study says so once (``sim.study.execute``)."""
     n = getattr(_misses, "count", 0)
     _misses.count = 0
@@ -230,7 +235,8 @@ def misses_note(misses: int) -> str:
     """What a study or ``rummy advise`` says once when some of its samples missed."""
     return (
         f"{misses:,} sampled opponent hands fit nothing the opponent showed in "
-        f"{INFER_TRIES} deals and kept the last deal (mc's inferred or shown model, "
+        f"{INFER_TRIES} deals ({PLAYED_TRIES} under the played model) and kept the last deal "
+        "(mc's inferred, shown or played model, "
         "the shown one its default in Knock Rummy: docs/MC.md)"
     )
 

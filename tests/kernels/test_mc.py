@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
 from fractions import Fraction
 from typing import Any
@@ -21,14 +22,17 @@ import pytest
 from kernels import mc as K
 from kernels import rollout
 from kernels.layout import R_GAME_TARGET
-from kernels.obs import PHASE_DISCARD, PHASE_DRAW
+from kernels.obs import PHASE_DISCARD, PHASE_DRAW, SCRATCH_HAND, SCRATCH_SIZE
+from kernels.probe import resume_probe
 from sim.advise import make_obs
 from sim.cards import card_name, parse_cards
-from sim.engine import play_deals
+from sim.engine import Lineup, engine_of, parse_seat, play_deals, replay_hand
+from sim.rollouts import turn_words
 from sim.rules import PRESETS, get_rules
 from sim.solver import tables_for
 from tests.reference import mc_ref as R
 from tests.reference import strategies_ref as S
+from tests.support import ROOT
 from tests.support.twins import fast_solver
 
 
@@ -163,7 +167,8 @@ CASES = [
 ]
 
 
-ALL_MODELS = [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED, K.MODEL_SHOWN, K.MODEL_FROM_RULES]
+ALL_MODELS = [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED, K.MODEL_SHOWN, K.MODEL_PLAYED,
+              K.MODEL_FROM_RULES]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -173,10 +178,11 @@ ALL_MODELS = [K.MODEL_UNIFORM, K.MODEL_KEPT, K.MODEL_INFERRED, K.MODEL_SHOWN, K.
 )  # fmt: skip
 def test_the_default_model_is_chosen_from_the_rules(preset: str, players: int, chosen: int) -> None:
     """mc's default: shown where any deadwood may knock, kept under a knock limit; a
-    model asked for is played as asked."""
+    model asked for is played as asked, the played one dealt as the default."""
     rules = get_rules(preset, players=players).compile()
     assert K.model_for(rules, K.MODEL_FROM_RULES) == chosen
-    for model in ALL_MODELS[:-1]:
+    assert K.model_for(rules, K.MODEL_PLAYED) == chosen
+    for model in ALL_MODELS[:4]:
         assert K.model_for(rules, model) == model
 
 
@@ -215,7 +221,7 @@ def test_kernel_equals_twin_sample_by_sample(
         game_ends += int(np.abs(ends).sum())
     # whole games to a target: the game-end path is exercised (from the rules, Gin plays
     # the kept model's samples, whose case exercises it)
-    if "gin" in preset and model != K.MODEL_FROM_RULES:
+    if "gin" in preset and model not in (K.MODEL_FROM_RULES, K.MODEL_PLAYED):
         assert game_ends > 0
 
 
@@ -677,3 +683,116 @@ def test_gin_drop_keeps_pairs_and_near_runs() -> None:
     hand = parse_cards("AS 2S 3S 9H 9D JC QC QH 2H 4D 6C")
     assert card_name(rollout.gin_drop(hand, -1, tab)) == "6C"
     assert card_name(best_discard_one(hand, -1, tab)[0]) in {"JC", "QC", "QH"}
+
+
+# --- the played model: the seat before fits its last turn -------------------------------
+
+_SPEC = importlib.util.spec_from_file_location(
+    "bench_inference_replay", ROOT / "benchmarks" / "bench_inference.py"
+)
+assert _SPEC is not None and _SPEC.loader is not None
+bench_inference = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench_inference)  # its replay of a hand's log (no kernel compiled)
+
+REPLAYED = [("gin", 2, 40), ("eaai", 2, 40), ("knock-rummy", 3, 15)]
+
+
+def replayed_positions(preset: str, players: int, deals: int) -> Any:
+    """Seat 0's decisions in hands of greedy seats (the rollouts' model of an opponent
+    with mc's defaults: the rule's limit, ``min_gain`` 1), replayed from the engine's
+    log (``benchmarks/bench_inference.py``), before any rebuild of the stock: the view,
+    seat 0's ``Obs`` and its plain twin."""
+    rules = get_rules(preset, players=players)
+    compiled = [int(v) for v in rules.compile()]
+    for deal in range(deals):
+        replay = replay_hand(rules, "/".join(["greedy"] * players), seed=5, deal=deal)
+        for _, view, obs in bench_inference.decisions(replay, "both"):
+            if view.rebuilds > 0:
+                continue
+            ref = S.RefObs(
+                seat=0, players=players, hand=int(obs.hand), pile=list(view.pile),
+                taken=list(view.taken), discarded=list(view.discarded), stock_n=view.stock_n,
+                rebuilds=0, rebuilt=0, turn=view.turn, phase=int(obs.phase),
+                upcard=view.upcard, drawn=int(obs.drawn), from_pile=bool(obs.from_pile),
+                dealer=view.dealer, rules=compiled, scores=[0] * players,
+            )  # fmt: skip
+            yield view, obs, ref
+
+
+@pytest.mark.parametrize(("preset", "players", "deals"), REPLAYED)
+def test_the_true_hand_fits_the_turn_it_played(
+    preset: str, players: int, deals: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Against opponents that play as the rollouts model them, the seat before, holding
+    its true hand, fits the last turn it played for some pick of its stock draw (the
+    key); hands the kept model deals often do not; and the kernel equals its twin on the
+    true hand and on a kept one, for several keys."""
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
+    engine = K.new_engine(players, 0, -1, 1)
+    work = K.new_work(players)
+    before = players - 1
+    positions = misfits = 0
+    for view, obs, ref in replayed_positions(preset, players, deals):
+        positions += 1
+        true_hand = np.int64(view.hands[before])
+        assert any(K.last_turn_fits(obs, true_hand, engine, np.uint64(k)) for k in range(256)), (
+            preset,
+            positions,
+        )
+        K.determinize(obs, K.hidden_cards(obs), np.uint64(positions), K.MODEL_KEPT, work)
+        kept = np.int64(work.base[before])
+        misfits += not K.last_turn_fits(obs, kept, engine, np.uint64(0))
+        for hand in (true_hand, kept):
+            for k in range(3):
+                fits = K.last_turn_fits(obs, hand, engine, np.uint64(k))
+                assert fits == R.last_turn_fits(ref, int(hand), k, -1, 1), (positions, k)
+    assert positions > 100
+    assert misfits > positions // 10  # the test tells hands apart
+
+
+def test_played_samples_fit_the_last_turn() -> None:
+    """Every sample the played model deals, but those it counts as misses, fits the
+    seat before's last turn for the key that dealt it; a miss is counted once."""
+    engine = K.new_engine(2, 0, -1, 1)
+    work = K.new_work(2)
+    dealt = misses = 0
+    for _, obs, _ in replayed_positions("gin", 2, 10):
+        hidden = K.hidden_cards(obs)
+        for j in range(20):
+            work.misses[0] = 0
+            K.deal_sample(obs, hidden, np.uint64(j), K.MODEL_PLAYED, work, engine)
+            dealt += 1
+            if work.misses[0]:
+                misses += 1
+                continue
+            assert any(  # the key of the deal that stood: the sample's, or a retry's
+                K.last_turn_fits(obs, work.base[1], engine, np.uint64(key))
+                for key in [j] + [K.random64(np.uint64(j), K.PLAYED_SALT + a) for a in range(1, 32)]
+            )
+    assert misses < dealt // 10
+
+
+@pytest.mark.slow
+def test_a_chart_opponent_fits_its_last_turn_by_its_own_strategy() -> None:
+    """Rolled out by its own strategy (``opponents=known``; here the solved chart, which
+    counts its own turns and weighs the cards it cannot see), a chart's true hand fits
+    the last turn it played, on the engine of strategies' copy of the test."""
+    rules = get_rules("eaai")
+    seats = Lineup((parse_seat("greedy"), parse_seat("chart:gin")))
+    module, sids, params = engine_of(seats, rules)
+    engine = K.Engine(
+        module.new_state_nb(2), module.one_row(2), resume_probe(2), sids, params, True,
+        turn_words(seats.seats), np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64),
+    )  # fmt: skip
+    positions = 0
+    for deal in range(30):
+        replay = replay_hand(rules, "greedy/chart:gin", seed=5, deal=deal)
+        for _, view, obs in bench_inference.decisions(replay, "both"):
+            if view.rebuilds > 0:
+                continue
+            positions += 1
+            hand = np.int64(view.hands[1])
+            assert any(
+                module.last_turn_fits(obs, hand, engine, np.uint64(k)) for k in range(256)
+            ), (deal, positions)
+    assert positions > 100

@@ -43,9 +43,11 @@ from tests.reference.rules_ns import make_rules
 from tests.reference.scoring_ref import score_showdown_ref
 
 ACT_TAKE, ACT_DRAW, ACT_DISCARD, ACT_KNOCK, ACT_BIG_GIN = range(5)
-MODEL_UNIFORM, MODEL_KEPT, MODEL_INFERRED, MODEL_SHOWN = 0, 1, 2, 3
+MODEL_UNIFORM, MODEL_KEPT, MODEL_INFERRED, MODEL_SHOWN, MODEL_PLAYED = 0, 1, 2, 3, 4
 MODEL_FROM_RULES = -1
 INFER_TRIES = 16
+PLAYED_TRIES = 32
+PLAYED_SALT = 0x91A7ED00
 RETRY_SALT = 0xBEEF00
 RESHUFFLE_SALT = 0xC0FFEE
 REBUILT_SALT = 0xDEC0DE
@@ -125,7 +127,7 @@ def determinize(obs: Any, skey: int, model: int) -> tuple[list[int], list[int], 
     rebuilt_hidden = [c for c in hidden_cards(obs) if (obs.rebuilt >> c) & 1]
     if obs.rebuilt and len(rebuilt_hidden) >= obs.stock_n:
         return (*determinize_rebuilt(obs, skey), 0)
-    if model == MODEL_FROM_RULES:  # shown where any deadwood may knock, else kept
+    if model in (MODEL_FROM_RULES, MODEL_PLAYED):  # shown where any deadwood may knock, else kept
         model = MODEL_SHOWN if int(obs.rules[L.R_KNOCK_LIMIT]) == L.KNOCK_ANY else MODEL_KEPT
     deck = hidden_cards(obs)
     rng_ref.shuffle(deck, skey)
@@ -407,6 +409,72 @@ def play_action(obs, kind, card, hands, stock, skey, knock_at, min_gain):
     return play_out(obs, hands, stock, pile, skey, me, 2, knock_at, min_gain)
 
 
+def last_turn_fits(obs: Any, hand: int, key: int, knock_at: int, min_gain: int) -> bool:
+    """Twin of ``kernels.mc.last_turn_fits`` where every seat plays the rollout policy
+    (``play_out``'s rules): would the seat before this one, holding ``hand``, have
+    played its last turn as the pile shows?"""
+    players, me = obs.players, obs.seat
+    before = (me - 1) % players
+    theirs, mine = int(obs.discarded[before]), int(obs.discarded[me])
+    if obs.phase == S.PHASE_UPCARD_OPTION or theirs == 0:
+        return True
+    pile = S.pile_of(obs)
+    my_taken = int(obs.taken[me])
+    if obs.phase == S.PHASE_DISCARD and obs.from_pile:  # this seat's draw undone
+        pile.append(int(obs.drawn))
+        my_taken = S.without(my_taken, int(obs.drawn))
+    if not pile or not (theirs >> pile[-1]) & 1:
+        return True
+    thrown = pile.pop()
+    held = int(hand) | 1 << thrown
+    took = passed = None
+    if players == 2 and pile and obs.rebuilds == 0:
+        under = pile[-1]
+        if (theirs >> under) & 1 and not (mine >> under) & 1:
+            mine_held = S.cards_of(int(obs.taken[before]) & mine)
+            if len(mine_held) == 1:
+                took = mine_held[0]
+        elif (mine >> under) & 1 and not (theirs >> under) & 1 and not my_taken & theirs:
+            passed = under
+    forbid = int(obs.rules[R_DISCARD_TAKEN_CARD]) == 0
+    drawn = took
+    if passed is not None:
+        free = S.cards_of(held & ~int(obs.taken[before]))
+        drawn = free[rng_ref.random64(key, PLAYED_SALT) % len(free)]
+    if drawn is not None:
+        offered = took if took is not None else passed
+        earlier = S.without(held, drawn)
+        _, after = S.best_discard(obs, earlier | 1 << offered, offered if forbid else None)
+        if (S.min_deadwood(earlier, obs) - after >= min_gain) != (took is not None):
+            return False
+    choice, left = S.best_discard(obs, held, took if forbid else None)
+    if choice != thrown and drawn is None and forbid and (int(obs.taken[before]) >> choice) & 1:
+        choice, left = S.best_discard(obs, held, choice)  # it may have just taken it
+    if choice != thrown:
+        return False
+    if left == 0 and int(obs.rules[R_BIG_GIN_BONUS]) > 0 and S.min_deadwood(held, obs) == 0:
+        return False  # it would have gone out with every card
+    limit = S.knock_limit(obs)
+    return not (left <= _their_threshold(obs, knock_at) and (limit < 0 or left <= limit))
+
+
+def deal_sample(obs: Any, skey: int, model: int, knock_at: int, min_gain: int):
+    """Twin of ``kernels.mc.deal_sample``: ``determinize``, and under ``MODEL_PLAYED``
+    dealt again until the seat before fits its last turn (``PLAYED_TRIES`` deals)."""
+    hands, stock, misses = determinize(obs, skey, model)
+    if model != MODEL_PLAYED:
+        return hands, stock, misses
+    before = (obs.seat - 1) % obs.players
+    key = skey
+    for attempt in range(1, PLAYED_TRIES + 1):
+        if last_turn_fits(obs, hands[before], key, knock_at, min_gain):
+            return hands, stock, misses
+        if attempt < PLAYED_TRIES:
+            key = rng_ref.random64(skey, PLAYED_SALT + attempt)
+            hands, stock, misses = determinize(obs, key, model)
+    return hands, stock, misses + 1
+
+
 def evaluate(obs, actions, decision_key, first_sample, samples, model, knock_at, min_gain):
     """``(net, won, ends, misses)``: per action a list of per-sample values, and the
     opponent hands that fit nothing shown (twin of ``evaluate``)."""
@@ -416,7 +484,7 @@ def evaluate(obs, actions, decision_key, first_sample, samples, model, knock_at,
     misses = 0
     for j in range(first_sample, first_sample + samples):
         skey = rng_ref.random64(decision_key, j)
-        hands, stock, missed = determinize(obs, skey, model)
+        hands, stock, missed = deal_sample(obs, skey, model, knock_at, min_gain)
         misses += missed
         for a, (kind, card) in enumerate(actions):
             v, w, e = play_action(obs, kind, card, hands, stock, skey, knock_at, min_gain)

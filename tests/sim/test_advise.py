@@ -334,8 +334,9 @@ def test_cli_says_when_inferred_hands_fit_nothing_shown(opponents: list[str]) ->
     assert 0 < n <= 40
     assert " ".join(table.stderr.split()) == (
         f"note: {n} sampled opponent hands fit nothing the opponent showed in {K.INFER_TRIES} "
-        "deals and kept the last deal (mc's inferred or shown model, the shown one its "
-        "default in Knock Rummy: docs/MC.md)"
+        f"deals ({K.PLAYED_TRIES} under the played model) and kept the last deal (mc's "
+        "inferred, shown or played model, the shown one its default in Knock Rummy: "
+        "docs/MC.md)"
     )
     kept = json.loads(runner.invoke(app, [*args, "--model", "kept", "--json"]).output)
     assert kept["inference_misses"] == 0

@@ -115,6 +115,7 @@ def test_one_table_of_opponent_models() -> None:
         K.MODEL_KEPT,
         K.MODEL_INFERRED,
         K.MODEL_SHOWN,
+        K.MODEL_PLAYED,
     ]
     mc = S.BUILTINS["mc"]
     assert mc.defaults().model == K.MODEL_FROM_RULES  # type: ignore[attr-defined]

@@ -81,8 +81,9 @@ def test_a_study_counts_its_misses_and_says_so_once(tmp_path: Path, lineup) -> N
     notes = {note for r in (first, second) for note in r.notes if "fit nothing" in note}
     assert notes == {
         f"{total:,} sampled opponent hands fit nothing the opponent showed in "
-        f"{K.INFER_TRIES} deals and kept the last deal (mc's inferred or shown model, the "
-        "shown one its default in Knock Rummy: docs/MC.md)"
+        f"{K.INFER_TRIES} deals ({K.PLAYED_TRIES} under the played model) and kept the last "
+        "deal (mc's inferred, shown or played model, the shown one its default in Knock "
+        "Rummy: docs/MC.md)"
     }
     # another chunk size and worker count: the same count
     other = dataclasses.replace(config, chunk_size=24, out=tmp_path / "c")
