@@ -560,6 +560,19 @@ def play_samples(
     return work.misses[0]
 
 
+@njit(cache=True, inline="always")
+def seat_view(obs, seat, hand, pile, pile_n, taken, discarded, stock_n, turn, phase, drawn,
+              from_pile):  # fmt: skip
+    """The ``Obs`` ``seat`` had at an earlier point of this hand, as rebuilt from ``obs``:
+    its hand, the pile, the cards taken and discarded then (``pile``, ``taken`` and
+    ``discarded``: the caller's stack arrays, lent), the stock, the turn, the phase and
+    its draw; the rest as now (``view_obs``'s way of lending arrays)."""
+    return Obs(seat, obs.players, hand, borrow(pile), pile_n, borrow(taken),
+               borrow(discarded), stock_n, obs.rebuilds, obs.rebuilt, turn, phase, obs.upcard,
+               np.int64(drawn), from_pile, obs.dealer, obs.rules, obs.scores, obs.tab,
+               obs.rng_key)  # fmt: skip
+
+
 @njit(cache=True)
 def deal_sample(obs, hidden, skey, model, work, engine):
     """``determinize`` for sample key ``skey``; under ``MODEL_PLAYED`` dealt again (from
@@ -665,26 +678,24 @@ def last_turn_fits(obs, hand, engine, key):
             for _ in range(skip):
                 free &= free - 1
             drawn = lowest_bit(free)
-        seen = Obs(o, players, held & ~(np.int64(1) << drawn), borrow(pile),
-                   n + (1 if took >= 0 else 0), borrow(taken), borrow(discarded),
-                   stock_n + (0 if took >= 0 else 1), obs.rebuilds, obs.rebuilt, turn - 1,
-                   PHASE_DRAW, obs.upcard, np.int64(-1), False, obs.dealer, obs.rules,
-                   obs.scores, obs.tab, obs.rng_key)  # fmt: skip
+        before_draw = held & ~(np.int64(1) << drawn)
+        on_pile = 1 if took >= 0 else 0  # the card it took lay on the pile, else in the stock
+        seen = seat_view(obs, o, before_draw, pile, n + on_pile, taken, discarded,
+                         stock_n + 1 - on_pile, turn - 1, PHASE_DRAW, -1, False)  # fmt: skip
         if hook_take(sid, seen, params, scratch) != (took >= 0):
             return False
-    seen = Obs(o, players, held, borrow(pile), n, borrow(taken), borrow(discarded), stock_n,
-               obs.rebuilds, obs.rebuilt, turn, PHASE_DISCARD, obs.upcard, drawn, took >= 0,
-               obs.dealer, obs.rules, obs.scores, obs.tab, obs.rng_key)  # fmt: skip
+    seen = seat_view(
+        obs, o, held, pile, n, taken, discarded, stock_n, turn, PHASE_DISCARD, drawn, took >= 0
+    )
     choice = hook_discard(sid, seen, params, scratch)
     if choice != d and drawn < 0 and (obs.taken[o] >> choice) & 1:
         # It may have just taken ``choice`` (then it could not throw it): ask again so,
         # its count of own turns as before the first question (a discard hook counts).
         if engine.turn_words[o] >= 0:
             scratch[engine.turn_words[o]] = turns
-        seen = Obs(o, players, held, borrow(pile), n, borrow(taken), borrow(discarded),
-                   stock_n, obs.rebuilds, obs.rebuilt, turn, PHASE_DISCARD, obs.upcard,
-                   choice, True, obs.dealer, obs.rules, obs.scores, obs.tab,
-                   obs.rng_key)  # fmt: skip
+        seen = seat_view(
+            obs, o, held, pile, n, taken, discarded, stock_n, turn, PHASE_DISCARD, choice, True
+        )
         choice = hook_discard(sid, seen, params, scratch)
     return choice == d and hook_knock(sid, seen, params, scratch, d) == CONTINUE
 

@@ -89,7 +89,7 @@ ROLLOUT_FUNCTIONS = (
 )
 ROLLOUT_IMPORTS = (
     "from kernels.mc import (Engine, action_result, borrowed_engine, borrowed_work,"
-    " determinize, new_work, start_action, MODEL_PLAYED, PLAYED_SALT, PLAYED_TRIES)",
+    " determinize, new_work, seat_view, start_action, MODEL_PLAYED, PLAYED_SALT, PLAYED_TRIES)",
     "from kernels.bits import lowest_bit",
     "from kernels.obs import hidden_cards",
     "from kernels.probe import resume_probe",
