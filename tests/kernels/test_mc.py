@@ -772,21 +772,27 @@ def test_played_samples_fit_the_last_turn() -> None:
     assert misses < dealt // 10
 
 
+# The solved chart, and one that never knocks on its first four turns and knocks with 10
+# or less on the next four: its count of its own turns decides its knocks.
+LATE_KNOCKER = "chart:gin,k1=0,k2=0,k3=0,k4=0,k5=2047,k6=2047,k7=2047,k8=2047"
+
+
 @pytest.mark.slow
-def test_a_chart_opponent_fits_its_last_turn_by_its_own_strategy() -> None:
-    """Rolled out by its own strategy (``opponents=known``; here the solved chart, which
-    counts its own turns and weighs the cards it cannot see), a chart's true hand fits
-    the last turn it played, on the engine of strategies' copy of the test."""
+@pytest.mark.parametrize("chart", ["chart:gin", LATE_KNOCKER])
+def test_a_chart_opponent_fits_its_last_turn_by_its_own_strategy(chart: str) -> None:
+    """Rolled out by its own strategy (``opponents=known``; here a chart, which counts
+    its own turns and weighs the cards it cannot see), a chart's true hand fits the last
+    turn it played, on the engine of strategies' copy of the test."""
     rules = get_rules("eaai")
-    seats = Lineup((parse_seat("greedy"), parse_seat("chart:gin")))
+    seats = Lineup((parse_seat("greedy"), parse_seat(chart)))
     module, sids, params = engine_of(seats, rules)
     engine = K.Engine(
         module.new_state_nb(2), module.one_row(2), resume_probe(2), sids, params, True,
         turn_words(seats.seats), np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64),
     )  # fmt: skip
     positions = 0
-    for deal in range(30):
-        replay = replay_hand(rules, "greedy/chart:gin", seed=5, deal=deal)
+    for deal in range(40):
+        replay = replay_hand(rules, ["greedy", chart], seed=5, deal=deal)
         for _, view, obs in bench_inference.decisions(replay, "both"):
             if view.rebuilds > 0:
                 continue
@@ -796,3 +802,48 @@ def test_a_chart_opponent_fits_its_last_turn_by_its_own_strategy() -> None:
                 module.last_turn_fits(obs, hand, engine, np.uint64(k)) for k in range(256)
             ), (deal, positions)
     assert positions > 100
+
+
+@pytest.mark.slow
+def test_a_discard_asked_again_keeps_the_charts_turn_count() -> None:
+    """Where the pile cannot say how the seat before drew and its chart's first choice
+    is a card it took (so it may have been barred from throwing it), the discard is
+    asked again as if it had just taken that card; the chart counts its own turns at
+    each discard, and the count must be as before the first question: here a chart that
+    never knocks on its fourth turn and knocks with 10 or less on its fifth would
+    otherwise be taken to have knocked."""
+    rules = get_rules("eaai")
+    chart = LATE_KNOCKER + ",lookahead=0,gin_chance=0,safety=0"  # least-deadwood discards
+    seats = Lineup((parse_seat("greedy"), parse_seat(chart)))
+    module, sids, params = engine_of(seats, rules)
+    engine = K.Engine(
+        module.new_state_nb(2), module.one_row(2), resume_probe(2), sids, params, True,
+        turn_words(seats.seats), np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64),
+    )  # fmt: skip
+    # Its hand: three melds, and two tens of which it throws one first.
+    tens = S.cards_of(parse_cards("Kc Jd"))
+    held = parse_cards("3h 4h 5h 7c 7d 7s 9s Ts Js Kc Jd")
+    tab, compiled = tables_for(rules), rules.compile()
+    scratch = np.zeros(SCRATCH_SIZE, np.int64)
+    pile = np.zeros(128, np.int64)
+    none = np.zeros(2, np.int64)
+    asked = make_obs(1, 2, held, pile, 0, none, none, 20, 0, 0, 8, PHASE_DISCARD, 0, -1, False,
+                     0, compiled, none, tab, np.uint64(0))  # fmt: skip
+    first = int(module.hook_discard(engine.sids[1], asked, engine.params[1], scratch))
+    assert first in tens
+    thrown = next(c for c in tens if c != first)
+    # It took ``first`` and ``5h`` from my discards (which, the pile cannot say), then
+    # threw ``thrown``, its fourth discard; its earlier discard lies below it.
+    taken = np.array([0, (1 << first) | parse_cards("5h")], np.int64)
+    its_earlier = S.cards_of(parse_cards("2d 8c Qd"))
+    discarded = np.array(
+        [(1 << first) | parse_cards("5h 2s"), R.mask_of([*its_earlier, thrown])], np.int64
+    )
+    pile_cards = [*S.cards_of(parse_cards("2s")), *its_earlier, thrown]
+    pile[: len(pile_cards)] = pile_cards
+    mine = [c for c in range(52) if not (held >> c) & 1 and c not in pile_cards][:10]
+    obs = make_obs(0, 2, R.mask_of(mine), pile, len(pile_cards), taken, discarded, 20, 0, 0,
+                   9, PHASE_DRAW, pile_cards[0], -1, False, 0, compiled, none, tab,
+                   np.uint64(0))  # fmt: skip
+    hand = np.int64(held & ~(1 << thrown))
+    assert module.last_turn_fits(obs, hand, engine, np.uint64(0))
