@@ -21,11 +21,10 @@ In plain words:
   greedy's tuned threshold for the player count where any deadwood may knock:
   it did not knock); 4 "played", the default's and, with each sample dealt
   again while it does not fit, the seat before this one would have played its
-  last turn as it did by its rollout policy (the card thrown, playing on, and
-  with two players the pile card taken or passed); 0 uniform. The default, -1,
-  is chosen from the rules
-  (``model_for``): shown where any deadwood may knock (Knock Rummy), kept
-  elsewhere.
+  last turn as it did by its strategy in the rollouts (the card thrown, playing
+  on, and with two players the pile card taken or passed); 0 uniform. The
+  default, -1, is chosen from the rules (``model_for``): shown where any
+  deadwood may knock (Knock Rummy), kept elsewhere.
 * A discard decision tries the ``candidates`` best discards by the deadwood
   they leave (every card when 0), and where the rollouts throw for gin (below)
   also the ``gin_candidates`` first natural cards in ``gin_drop``'s order (fewest

@@ -777,6 +777,18 @@ def test_played_samples_fit_the_last_turn() -> None:
 LATE_KNOCKER = "chart:gin,k1=0,k2=0,k3=0,k4=0,k5=2047,k6=2047,k7=2047,k8=2047"
 
 
+def chart_rollouts(chart: str, rules: Any) -> tuple[Any, Any]:
+    """The engine of strategies and the rollouts' arrays (as ``rollout_values`` makes
+    them) for ``greedy`` in seat 0 and ``chart`` in seat 1."""
+    seats = Lineup((parse_seat("greedy"), parse_seat(chart)))
+    module, sids, params = engine_of(seats, rules)
+    engine = K.Engine(
+        module.new_state_nb(2), module.one_row(2), resume_probe(2), sids, params, True,
+        turn_words(seats.seats), np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64),
+    )  # fmt: skip
+    return module, engine
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("chart", ["chart:gin", LATE_KNOCKER])
 def test_a_chart_opponent_fits_its_last_turn_by_its_own_strategy(chart: str) -> None:
@@ -784,12 +796,7 @@ def test_a_chart_opponent_fits_its_last_turn_by_its_own_strategy(chart: str) -> 
     its own turns and weighs the cards it cannot see), a chart's true hand fits the last
     turn it played, on the engine of strategies' copy of the test."""
     rules = get_rules("eaai")
-    seats = Lineup((parse_seat("greedy"), parse_seat(chart)))
-    module, sids, params = engine_of(seats, rules)
-    engine = K.Engine(
-        module.new_state_nb(2), module.one_row(2), resume_probe(2), sids, params, True,
-        turn_words(seats.seats), np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64),
-    )  # fmt: skip
+    module, engine = chart_rollouts(chart, rules)
     positions = 0
     for deal in range(40):
         replay = replay_hand(rules, ["greedy", chart], seed=5, deal=deal)
@@ -814,12 +821,7 @@ def test_a_discard_asked_again_keeps_the_charts_turn_count() -> None:
     otherwise be taken to have knocked."""
     rules = get_rules("eaai")
     chart = LATE_KNOCKER + ",lookahead=0,gin_chance=0,safety=0"  # least-deadwood discards
-    seats = Lineup((parse_seat("greedy"), parse_seat(chart)))
-    module, sids, params = engine_of(seats, rules)
-    engine = K.Engine(
-        module.new_state_nb(2), module.one_row(2), resume_probe(2), sids, params, True,
-        turn_words(seats.seats), np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64),
-    )  # fmt: skip
+    module, engine = chart_rollouts(chart, rules)
     # Its hand: three melds, and two tens of which it throws one first.
     tens = S.cards_of(parse_cards("Kc Jd"))
     held = parse_cards("3h 4h 5h 7c 7d 7s 9s Ts Js Kc Jd")
