@@ -74,6 +74,7 @@ __all__ = [
     "dumps",
     "failure",
     "file_digest",
+    "json_text",
     "location",
     "make_dir",
     "one_line",
@@ -534,8 +535,14 @@ def strict_json(value: Any) -> Any:
 def dumps(value: Any, *, indent: int | None = 2, sort_keys: bool = True) -> str:
     """Strict JSON text: no NaN or infinity (None instead), paths and numpy values
     converted; any parser reads it."""
+    return json_text(strict_json(value), indent=indent, sort_keys=sort_keys)
+
+
+def json_text(value: Any, *, indent: int | None = 2, sort_keys: bool = True) -> str:
+    """:func:`dumps` of a value :func:`strict_json` has already cleaned (cleaned once
+    where one value is written twice: a record and its seal)."""
     return json.dumps(
-        strict_json(value),
+        value,
         indent=indent,
         sort_keys=sort_keys,
         allow_nan=False,

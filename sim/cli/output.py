@@ -1,4 +1,4 @@
-"""What every command prints the same way: errors, JSON, numbers, seeds, progress.
+"""What every command prints the same way: errors, JSON, numbers, progress.
 
 * :func:`fail`: one line on stderr and exit status 1 (the command line's own mistakes,
   found by the parser, exit 2; ``sim.cli`` turns every user error a library raises
@@ -6,7 +6,6 @@
 * :func:`print_json`: strict JSON (null, never NaN).
 * Numbers: ``ci`` for an estimate with its interval, ``pct``, and p-values
   through ``sim.stats.format_p`` (one rule everywhere).
-* :func:`seed_line`: the seed, and how to repeat the run when it was drawn.
 * Consoles (``chatter``: where a command says what it does), compact tables, ``pct``,
   ``folder``, the progress bar and the quiet switch are presenting's
   (``sim.present.terminal``); they are imported here for the commands.
@@ -47,7 +46,6 @@ __all__ = [
     "fail",
     "pct",
     "print_json",
-    "seed_line",
     "set_quiet",
 ]
 
@@ -68,29 +66,21 @@ def command_line() -> str:
     return shlex.join(["rummy", *sys.argv[1:]]) if sys.argv else "rummy"
 
 
-def seed_line(seed: int, drawn: bool) -> str:
-    if drawn:
-        return f"seed {seed} (drawn; pass --seed {seed} to repeat or resume)"
-    return f"seed {seed}"
-
-
 @contextlib.contextmanager
-def study_progress(
-    label: str, seed: int, drawn: bool, as_json: bool
-) -> Iterator[Callable[[Any], None]]:
+def study_progress(label: str, first_line: str, as_json: bool) -> Iterator[Callable[[Any], None]]:
     """Yield the progress callback to give a study. Its first call (the study's first
-    progress, so after every check of its input) prints the seed line (see
-    :func:`chatter`) and starts a progress bar; a study that reports no progress prints
-    the line when it ends. A refused study prints only its error."""
+    progress, so after every check of its input) prints ``first_line`` (the study's
+    seed; see :func:`chatter`) and starts a progress bar; a study that reports no
+    progress prints the line when it ends. A refused study prints only its error."""
     view: ProgressView | None = None
 
-    def print_seed() -> None:
-        chatter(as_json).print(seed_line(seed, drawn), markup=False)
+    def print_first_line() -> None:
+        chatter(as_json).print(first_line, markup=False)
 
     def progress(p: Any) -> None:
         nonlocal view
         if view is None:
-            print_seed()
+            print_first_line()
             view = ProgressView(label).__enter__()
         view.progress(p)
 
@@ -102,6 +92,6 @@ def study_progress(
         raise
     else:
         if view is None:  # a study with nothing left to play still names its seed
-            print_seed()
+            print_first_line()
         else:
             view.__exit__(None, None, None)

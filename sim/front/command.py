@@ -6,10 +6,10 @@ options every study command shares: ``--workers``, ``--out``, ``--backend``,
 ``--address`` and ``--json``. Its seed is the one given, else the one its values hold
 (a file's, a folder's to resume), else a fresh one; it makes the request (a refusal: one
 line, exit 1), makes its executor, and plays the request in a
-:class:`sim.study.session.Session` whose progress prints the seed line and a bar
-(``sim.cli.output.study_progress``); then prints the result, or its record as JSON. A kind
-that plays no session (advice) takes ``--json`` alone and prints what it found, without
-a seed line or a bar.
+:class:`sim.study.session.Session` whose progress prints the seed line (``seed 7``; a
+drawn one says how to repeat it) and a bar (``sim.cli.output.study_progress``); then
+prints the result, or its record as JSON. A kind that plays no session (advice) takes
+``--json`` alone and prints what it found, without a seed line or a bar.
 """
 
 from __future__ import annotations
@@ -94,7 +94,9 @@ def _play(front: Front[Any, Any], given: dict[str, Any]) -> None:
         chatter(as_json).print(front.announce(request, executor))
     # the seed line and the bar appear with the study's first progress: after every
     # check of its input, so a refused study prints only its error
-    with study_progress(front.label_of(request), values["seed"], drawn, as_json) as progress:
+    with study_progress(
+        front.label_of(request), _seed_line(values["seed"], drawn), as_json
+    ) as progress:
         result = front.play(request, Session(executor, given["out"], progress, command_line()))
     if front.told is not None:  # what playing said, once the bar is gone
         front.told(result, as_json)
@@ -102,3 +104,9 @@ def _play(front: Front[Any, Any], given: dict[str, Any]) -> None:
         print_json({**front.record(result), "seed_drawn": drawn})
     else:
         front.show(result)
+
+
+def _seed_line(seed: int, drawn: bool) -> str:
+    if drawn:
+        return f"seed {seed} (drawn; pass --seed {seed} to repeat or resume)"
+    return f"seed {seed}"

@@ -32,17 +32,17 @@ __all__ = ["load_engine", "payload_of", "run_chunk", "write_chunk", "write_parts
 _RULES_CACHE: dict[str, RuleSet] = {}
 
 
-def payload_of(config: RunConfig) -> dict[str, Any]:
-    """What a chunk needs, as plain data (sent to worker threads and Ray tasks).
-
-    ``code`` holds this process's source digests (``provenance.code_digests``): a Ray
-    worker refuses to play when its own differ.
+def payload_of(config: RunConfig, record: dict[str, Any]) -> dict[str, Any]:
+    """What a chunk needs, as plain data (sent to worker threads and Ray tasks):
+    ``config``'s dict, its row labels, its provenance ``record`` (computed once, by
+    ``rundir.prepare``) and ``code``, this process's source digests
+    (``provenance.code_digests``): a Ray worker refuses to play when its own differ.
     """
-    cfg = config.to_dict()
+    cfg = record["config"]
     return {
         "config": cfg,
         "labels": config.row_labels,
-        "provenance": P.provenance(cfg),
+        "provenance": record,
         "code": {key: cfg[key] for key in P.CODE_KEYS},
     }
 

@@ -317,11 +317,11 @@ def execute(
         for config, run_dir in unique:
             D.make_run_dir(run_dir)
             stack.enter_context(D.locked(run_dir))
-            config, notes = D.prepare(config, run_dir, executor.to_dict())
+            config, record, notes = D.prepare(config, run_dir, executor.to_dict())
             for folder in (*config.tables, D.CHUNKS):
                 (run_dir / folder).mkdir(exist_ok=True)
             runs.append(
-                _Run(config, run_dir, D.Layout.of_config(config), payload_of(config), notes)
+                _Run(config, run_dir, D.Layout.of_config(config), payload_of(config, record), notes)
             )
         totals = (
             sum(r.config.n_chunks for r in runs),

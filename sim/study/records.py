@@ -86,8 +86,12 @@ def seal_of(value: Mapping[str, Any]) -> str:
     Parsing the written file gives back the same values (Python's ``json`` writes every
     float as the shortest text that reads back as it), so the reader recomputes the
     same text from what it parsed."""
-    content = {k: v for k, v in value.items() if k != SEAL}
-    return hashlib.sha256(store.dumps(content, indent=None).encode()).hexdigest()
+    return _digest(store.strict_json({k: v for k, v in value.items() if k != SEAL}))
+
+
+def _digest(content: Any) -> str:
+    """:func:`seal_of` a record already cleaned by ``strict_json``, its seal left out."""
+    return hashlib.sha256(store.json_text(content, indent=None).encode()).hexdigest()
 
 
 def write_sealed(path: PathInput, value: Mapping[str, Any]) -> None:
@@ -99,7 +103,8 @@ def write_sealed(path: PathInput, value: Mapping[str, Any]) -> None:
     sim.store.StorageError
         The file cannot be written (one line).
     """
-    store.write_json_atomic(path, {**value, SEAL: seal_of(value)})
+    content = store.strict_json({k: v for k, v in value.items() if k != SEAL})  # once
+    store.write_text_atomic(path, store.json_text({**content, SEAL: _digest(content)}) + "\n")
 
 
 def read_sealed(

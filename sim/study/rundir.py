@@ -433,14 +433,16 @@ def make_run_dir(run_dir: StorePath) -> None:
 
 def prepare(
     config: RunConfig, run_dir: StorePath, executor: dict[str, Any]
-) -> tuple[RunConfig, list[str]]:
+) -> tuple[RunConfig, dict[str, Any], list[str]]:
     """Under the lock: check or write the manifest, remove stale temporary files.
 
     ``executor`` (``Executor.to_dict``) is stored with a new run: a resume plays on it
     unless told otherwise.
 
-    Returns the config to play (an existing run keeps its chunk size) and notes for
-    the user (a chunk size that was asked for but not used).
+    Returns the config to play (an existing run keeps its chunk size), its provenance
+    in this process (``provenance.provenance``: a new run's manifest holds it; every
+    table written carries it) and notes for the user (a chunk size that was asked for
+    but not used).
     """
     notes = []
     manifest_path = run_dir / MANIFEST
@@ -469,6 +471,7 @@ def prepare(
                 f"chunks of {size:,} and keeps them"
             )
             config = dataclasses.replace(config, chunk_size=size)
+        record = provenance(config)
     else:
         strays = [
             p.name for p in run_dir.iterdir() if not p.name.startswith(".") and p.name != MANIFEST
@@ -478,15 +481,15 @@ def prepare(
                 f"{run_dir} is not empty and holds no {MANIFEST} ({strays[0]}); "
                 "refusing to write a run into it"
             )
-        manifest = provenance(config)
-        manifest["created"] = datetime.now(UTC).isoformat(timespec="seconds")
+        record = provenance(config)
+        manifest = {**record, "created": datetime.now(UTC).isoformat(timespec="seconds")}
         manifest["tables"] = config.tables
         manifest["executor"] = executor
         if agents:
             manifest["agents"] = agents  # who they say they are (docs/AGENTS.md)
         write_or_fail(write_sealed, manifest_path, manifest)
     remove_temporaries(run_dir)
-    return config, notes
+    return config, record, notes
 
 
 def _who(agents: Any) -> str:

@@ -615,10 +615,11 @@ def test_table_sources_are_the_sim_modules_a_chunk_runs(tmp_path) -> None:
         from pathlib import Path
         import sim
         from sim.study.chunks import payload_of, run_chunk
+        from sim.study.provenance import provenance
         from sim.study.runs import RunConfig
         config = RunConfig(rules="gin", lineup="greedy/simple", count=5, seed=1,
                            out={str(tmp_path)!r}, command="t")
-        run_chunk(payload_of(config), 0, 0, 5)
+        run_chunk(payload_of(config, provenance(config)), 0, 0, 5)
         root = Path(sim.__file__).parent
         for name, module in sorted(sys.modules.items()):
             if name == "sim" or name.startswith("sim."):
