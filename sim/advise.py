@@ -59,7 +59,7 @@ from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
 from sim.sizes import ADVISE_SEED, DEFAULT_SAMPLES
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
-from sim.warm import warm_entry
+from sim.warm import FIRST, warm_entry
 
 ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
@@ -542,10 +542,12 @@ def advise(
                   opponents, int(misses))  # fmt: skip
 
 
-@warm_entry("advise: rollouts of known opponents", last=True)
+@warm_entry("advise: rollouts of known opponents", FIRST)
 def _warm_known_opponents() -> None:
     """Compile (or load) the rollout steps ``rummy advise --opponents`` calls from
-    Python around the engine of strategies (two samples of one position)."""
+    Python around the engine of strategies (two samples of one position). ``warm``'s
+    longest compile (the engine's rollout path, most of a minute on one core): queued
+    first, so that it runs beside the other units rather than after them."""
     pos = Position.parse("gin", hand="9C 9D 9H JS QS KS AD 4D 2H 3S JC", pile="5S KC 7D 8H 2C")
     advise(pos, samples=2, opponents="greedy")
 

@@ -35,7 +35,7 @@ from sim.agents import seats as agent_seats
 from sim.engine_build import engine_for
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
-from sim.warm import ensure, warm_entry
+from sim.warm import LAST, ensure, warm_entry
 from strategies import (
     Strategy,
     format_seat,
@@ -600,7 +600,7 @@ def play_games(
 
 # After the pieces and the other entries: the games' loop calls the single hands' loop,
 # which is then in the cache.
-@warm_entry("engine: games", last=True)
+@warm_entry("engine: games", LAST)
 def _warm_games() -> None:
     """Compile (or load) the engine's game loop, playing no game (``rummy warm``)."""
     play_games("gin", "greedy", games=0, seed=0, threads=1)

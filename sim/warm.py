@@ -44,7 +44,10 @@ from numba.core.dispatcher import Dispatcher
 from kernels.link import Piece, load_cached, pieces
 
 __all__ = [
+    "ANY",
     "ENTRIES",
+    "FIRST",
+    "LAST",
     "Entry",
     "all_pieces",
     "compile_units",
@@ -68,13 +71,18 @@ _compile_pieces_ahead = os.environ.get("RUMMY_PARALLEL_COMPILE", "1") != "0"
 # --- entry kernels, registered by the modules that run them ------------------------------
 
 
+# Where ``warm`` queues an entry: the longest compiles FIRST, beside everything else
+# rather than after it; LAST after the other units (its kernel calls theirs, then cached).
+FIRST, ANY, LAST = 0, 1, 2
+
+
 class Entry(NamedTuple):
     """An entry kernel ``warm`` compiles: a function that compiles (or loads) it without
     running a hand, so that no piece is compiled twice."""
 
     compile: Callable[[], None]
     module: str  # the module that registers it, imported by a helper that compiles it
-    last: bool  # compiled after the other units: its kernel calls theirs, then cached
+    order: int  # FIRST, ANY or LAST
 
 
 # What ``rummy run`` (single hands, games), ``replay`` and the solver API call, in the
@@ -87,13 +95,13 @@ ENTRY_MODULES = (
 )  # fmt: skip
 
 
-def warm_entry(name: str, last: bool = False) -> Callable[[Callable[[], None]], Callable[[], None]]:
+def warm_entry(name: str, order: int = ANY) -> Callable[[Callable[[], None]], Callable[[], None]]:
     """Register the decorated function (no arguments) as the entry ``name`` of ``warm``:
-    it compiles (or loads) an entry kernel without running a hand. ``last``: compile it
-    after the other units."""
+    it compiles (or loads) an entry kernel without running a hand. ``order``: where
+    ``warm`` queues it (``FIRST``, ``ANY``, ``LAST``)."""
 
     def register(function: Callable[[], None]) -> Callable[[], None]:
-        ENTRIES[name] = Entry(function, function.__module__, last)
+        ENTRIES[name] = Entry(function, function.__module__, order)
         return function
 
     return register
@@ -397,8 +405,9 @@ def warm(processes: int | None = None, progress: Progress | None = None) -> list
     global _compile_pieces_ahead
     load_entries()
     ahead = _compile_pieces_ahead
-    first = [name for name, e in ENTRIES.items() if not e.last]
-    last = [name for name, e in ENTRIES.items() if e.last]
+    entries = sorted(ENTRIES, key=lambda name: ENTRIES[name].order)
+    first = [name for name in entries if ENTRIES[name].order != LAST]
+    last = [name for name in entries if ENTRIES[name].order == LAST]
     by_weight = [p.name for p in sorted(all_pieces(), key=_weight, reverse=True)]
     names = [*first, *by_weight, *last]
     _compile_pieces_ahead = False  # every piece is a unit of its own here

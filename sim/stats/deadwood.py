@@ -35,7 +35,7 @@ from sim.limits import MAX_SEED
 from sim.rules import DEFAULT_PRESET, RuleSet
 from sim.sizes import DEADWOOD_SAMPLES
 from sim.solver import resolve_rules, tables_for
-from sim.warm import warm_entry
+from sim.warm import LAST, warm_entry
 
 __all__ = ["QUANTILES", "DeadwoodDistribution", "deadwood_distribution", "histogram_size"]
 
@@ -272,7 +272,7 @@ def deadwood_distribution(
     return _summarise(counts, cards=cards, method=METHOD_MONTE_CARLO, seed=seed, rules=r)
 
 
-@warm_entry("stats: deadwood counts", last=True)
+@warm_entry("stats: deadwood counts", LAST)
 def _warm_counts() -> None:
     """Compile (or load) the counting kernels (``rummy warm``): one sampled hand and
     the exact count of one card. Last: they call the solver's pieces, compiled first."""
