@@ -168,13 +168,14 @@ class Executor:
         return self.workers or os.cpu_count() or 1
 
     def describe(self, agents: bool = False) -> str:
-        """``4 workers``; on Ray without workers, the cluster's CPUs (known once it plays);
-        with ``agents`` seated, the one worker they play on."""
+        """``4 workers`` (``1 worker``); on Ray without workers, the cluster's CPUs (known
+        once it plays); with ``agents`` seated, the one worker they play on."""
         if agents:
             return "1 worker (agent seats play one chunk at a time)"
         if self.workers is None and self.backend == "ray":
             return "a worker per CPU of the Ray cluster"
-        return f"{self.local_workers} workers"
+        n = self.local_workers
+        return f"{n} worker" if n == 1 else f"{n} workers"
 
     def to_dict(self) -> dict[str, Any]:
         """As stored in a run's manifest (a resume plays on it unless told otherwise)."""

@@ -141,7 +141,7 @@ def test_run_experiment_file_with_flag_overrides(captured: Captured, tmp_path: P
     assert (config.seed, config.count, config.rows, config.lineup) == (
         9, 250, "none", ("greedy:knock_at=2", "simple"),
     )  # fmt: skip
-    assert "e: 2 settings, 4 runs of 250 deals (duplicate), 1 workers" in result.stdout
+    assert "e: 2 settings, 4 runs of 250 deals (duplicate), 1 worker" in result.stdout
 
 
 def test_sweep_builds_the_grid(captured: list[R.RunConfig], tmp_path: Path) -> None:

@@ -534,6 +534,7 @@ def test_executor_defaults_and_its_manifest_entry(tmp_path) -> None:
     assert LOCAL == Executor() and LOCAL.local_workers == cpus
     assert LOCAL.to_dict() == {"workers": cpus, "backend": "local", "address": None}
     assert Executor(3).describe() == "3 workers" and Executor(3).local_workers == 3
+    assert Executor(1).describe() == "1 worker"
     on_ray = Executor(backend="ray", address="auto")
     assert on_ray.to_dict() == {"workers": None, "backend": "ray", "address": "auto"}
     assert on_ray.describe() == "a worker per CPU of the Ray cluster"
