@@ -86,11 +86,16 @@ def seal_of(value: Mapping[str, Any]) -> str:
     Parsing the written file gives back the same values (Python's ``json`` writes every
     float as the shortest text that reads back as it), so the reader recomputes the
     same text from what it parsed."""
-    return _digest(store.strict_json({k: v for k, v in value.items() if k != SEAL}))
+    return _digest(_content(value))
+
+
+def _content(value: Mapping[str, Any]) -> Any:
+    """A record's content as strict JSON values (``strict_json``), its seal left out."""
+    return store.strict_json({k: v for k, v in value.items() if k != SEAL})
 
 
 def _digest(content: Any) -> str:
-    """:func:`seal_of` a record already cleaned by ``strict_json``, its seal left out."""
+    """:func:`seal_of` of a record's :func:`_content`."""
     return hashlib.sha256(store.json_text(content, indent=None).encode()).hexdigest()
 
 
@@ -103,7 +108,7 @@ def write_sealed(path: PathInput, value: Mapping[str, Any]) -> None:
     sim.store.StorageError
         The file cannot be written (one line).
     """
-    content = store.strict_json({k: v for k, v in value.items() if k != SEAL})  # once
+    content = _content(value)  # cleaned once, for the seal and the file
     store.write_text_atomic(path, store.json_text({**content, SEAL: _digest(content)}) + "\n")
 
 
