@@ -152,15 +152,13 @@ CORE = ("greedy", "simple")
 
 
 def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, int]]:
-    """The engine of every registered strategy (hooks that are pieces, ``mc``'s and
-    the chart's among them, it calls through a slot: no compile here), or for
-    ``deals`` of a ``CORE`` line-up, the engine of ``CORE``."""
+    """The engine of every registered strategy and of agent seats (hooks that are
+    pieces, ``mc``'s, the chart's and the agents' among them, it calls through a slot:
+    no compile here), or for ``deals`` of a ``CORE`` line-up, the engine of ``CORE``."""
     if deals and {s.name for s, _ in seats.seats} <= set(CORE):
         strategies = [registry()[name] for name in CORE]
     else:
-        strategies = list(registry().values())
-    if seats.agents:  # the agents' hooks call back into Python: only where they play
-        strategies.append(AGENT)
+        strategies = [*registry().values(), AGENT]
     return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
 
 

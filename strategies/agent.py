@@ -17,7 +17,10 @@ The hooks call back into Python through numba's object mode: ``_ask`` packs the 
 ``sim.agents.seats.answer`` returns the agent's answer as one integer (the take as
 0/1; the discard's card with the knock decision above it). The discard hook keeps the
 knock decision in the seat's scratch for the knock hook: one call into Python per
-decision the engine asks of the program, not two. An agent that fails is answered for
+decision the engine asks of the program, not two. The take and discard hooks are
+pieces (``kernels/link.py``): the engine of every strategy calls them through a slot,
+so a line-up with an agent seat plays on that engine, compiled once for every line-up,
+and not on an engine of its own. An agent that fails is answered for
 with moves the engine refuses at once (taking the pile's card, then discarding
 nothing), so the engine stops in the same hand with the deal, hand and turn it names,
 and the seat's record of what went wrong completes the message.
@@ -37,7 +40,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit, objmode
 
-from kernels.obs import SCRATCH_FREE
+from kernels.link import piece
+from kernels.obs import DISCARD_HOOK, SCRATCH_FREE, TAKE_HOOK
 from kernels.view import pack
 from strategies.base import Strategy, StrategyError
 
@@ -80,12 +84,12 @@ def _ask(what, obs, params, scratch):
     return answer
 
 
-@njit(cache=True)
+@piece(TAKE_HOOK)
 def take_nb(obs, params, scratch):
     return _ask(ASK_TAKE, obs, params, scratch) != 0
 
 
-@njit(cache=True)
+@piece(DISCARD_HOOK)
 def discard_nb(obs, params, scratch):
     answer = _ask(ASK_DISCARD, obs, params, scratch)
     if answer < 0:

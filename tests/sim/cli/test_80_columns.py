@@ -2,10 +2,11 @@
 over, and nothing is cut (rich marks a cut label or number with "…").
 
 Each command plays for real, small, in a pseudo-terminal 80 columns wide
-(``tests/support/terminal.py``); the progress bar's every state counts as a line. A
-command that reads a study's folder (``chart``, ``report``, ``strategy-chart export``)
-reads one its case plays first (``BEFORE``). Every command of ``rummy`` has a case here,
-or a reason in ``NOT_HERE`` (a test checks).
+(``tests/support/terminal.py``; the cases one after another in one process); the
+progress bar's every state counts as a line. A command that reads a study's folder
+(``chart``, ``report``, ``strategy-chart export``) reads one its case plays first
+(``BEFORE``). Every command of ``rummy`` has a case here, or a reason in ``NOT_HERE``
+(a test checks).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 import typer
 
 from sim.cli import app
-from tests.support.terminal import run_in_terminal
+from tests.support.terminal import run_commands_in_terminal, run_in_terminal
 
 HAND = "9C 9D 9H JS QS KS AD 4D 2H 3S JC"
 PILE = "5S KC 7D 8H 2C"
@@ -104,32 +105,47 @@ def _spec(line: str) -> bool:
     return line.startswith("chart:") and " " not in line
 
 
-def _seen(args: list[str], cwd: Path) -> None:
-    """``args`` run at 80 columns in ``cwd``: exit 0, no line over 80 (a spec to copy
-    aside), nothing cut."""
+def _prepared(args: list[str], cwd: Path) -> list[str]:
+    """``args`` ready to run in ``cwd``: the folders it names played there first
+    (``BEFORE``), and the seed and a user's short output path for a study."""
     for key, (before, pattern) in BEFORE.items():
         if "{" + key + "}" in args:
             subprocess.run([sys.executable, "-m", "rummy", "-q", *before, "--seed", "1", "--out",
                             "results"], cwd=cwd, check=True, capture_output=True)  # fmt: skip
             [found] = cwd.glob(pattern)
             args = [a.replace("{" + key + "}", str(found.relative_to(cwd))) for a in args]
-    extra = ["--seed", "1", "--out", "results"] if _plays(args) else []  # a user's short path
-    status, lines = run_in_terminal([*args, *extra], columns=80, cwd=cwd)
+    return [*args, *(["--seed", "1", "--out", "results"] if _plays(args) else [])]
+
+
+def _check(status: int | None, lines: list[str]) -> None:
+    """Exit 0, no line over 80 (a spec to copy aside), nothing cut."""
     assert status == 0, "\n".join(lines)
     over = [line for line in lines if len(line) > 80 and not _spec(line)]
     cut = [line for line in lines if "…" in line]
     assert not over and not cut, "\n".join(over + cut)
 
 
+@pytest.fixture(scope="module")
+def screens(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int | None, list[str]]]:
+    """Every case of ``COMMANDS`` as drawn at 80 columns, each in a folder of its own:
+    one after another in one process (a process each would start Python and load the
+    compiled code 29 times)."""
+    folders = {name: tmp_path_factory.mktemp("case") for name in COMMANDS}
+    commands = [(_prepared(args, folders[name]), folders[name]) for name, args in COMMANDS.items()]
+    return dict(zip(COMMANDS, run_commands_in_terminal(commands, columns=80), strict=True))
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_nothing_is_cut_at_80_columns(name: str, tmp_path: Path) -> None:
-    _seen(COMMANDS[name], tmp_path)
+def test_nothing_is_cut_at_80_columns(
+    name: str, screens: dict[str, tuple[int | None, list[str]]]
+) -> None:
+    _check(*screens[name])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(SLOW))
 def test_nothing_is_cut_at_80_columns_slow(name: str, tmp_path: Path) -> None:
-    _seen(SLOW[name], tmp_path)
+    _check(*run_in_terminal(_prepared(SLOW[name], tmp_path), columns=80, cwd=tmp_path))
 
 
 def _commands(group: Any, words: tuple[str, ...] = ()) -> list[str]:
