@@ -121,6 +121,17 @@ def draw_class(rules, tab, hand, top):
     """What taking ``top`` does for ``hand`` (``DRAW_*``): a meld, a pair, a near run,
     a lower least deadwood (after the best discard; the taken card itself may not be
     thrown where the rules forbid it), or nothing."""
+    shape = draw_shape(tab, hand, top)
+    if shape >= 0:
+        return shape
+    _, after = best_discard_one(hand | (np.int64(1) << top), taken_forbidden(rules, top), tab)
+    return lowering_class(min_deadwood_one(hand, tab) - after)
+
+
+@njit(cache=True, inline="always")
+def draw_shape(tab, hand, top):
+    """``draw_class``'s first three questions, which need no solve: ``DRAW_MELD``,
+    ``DRAW_PAIR`` or ``DRAW_NEAR_RUN``, else -1 (a lowering class then)."""
     if melds_with(hand, top, tab):
         return DRAW_MELD
     if top < 52:  # a joker that makes no meld has no rank or suit to pair with
@@ -129,9 +140,18 @@ def draw_class(rules, tab, hand, top):
             return DRAW_PAIR
         if hand & (np.int64(run_near(rank, tab)) << (13 * (top // 13))):
             return DRAW_NEAR_RUN
-    forbidden = top if rules[L.R_DISCARD_TAKEN_CARD] == 0 else -1
-    _, after = best_discard_one(hand | (np.int64(1) << top), forbidden, tab)
-    lower = min_deadwood_one(hand, tab) - after
+    return np.int64(-1)
+
+
+@njit(cache=True, inline="always")
+def taken_forbidden(rules, top):
+    """The card the best discard after taking ``top`` may not be (-1: none)."""
+    return top if rules[L.R_DISCARD_TAKEN_CARD] == 0 else np.int64(-1)
+
+
+@njit(cache=True, inline="always")
+def lowering_class(lower):
+    """``draw_class``'s last answers, by how much the take lowers the least deadwood."""
     if lower >= 7:
         return DRAW_LOWER_7
     if lower >= 4:

@@ -64,7 +64,7 @@ from numba import njit
 
 from kernels.bits import lowest_bit, popcount
 from kernels.borrow import stack_empty
-from kernels.chart import N_DRAW_CLASSES, draw_class
+from kernels.chart import N_DRAW_CLASSES, draw_shape, lowering_class, taken_forbidden
 from kernels.deadwood import (
     best_discard_one,
     discard_deadwoods,
@@ -77,6 +77,7 @@ from kernels.greedy import (
     decide_knock,
     knock_legal,
     learn_min_deadwood,
+    memo_best_discard,
     memo_discard,
     memo_min_deadwood,
     memo_take,
@@ -235,7 +236,20 @@ def take_nb(obs, params, scratch):
     top = obs.pile[obs.pile_n - 1]
     if mask & TAKE_CLASSES == 1:  # meld only: the class test's first, cheapest question
         return melds_with(obs.hand, top, obs.tab)
-    return (mask >> draw_class(obs.rules, obs.tab, obs.hand, top)) & 1 == 1
+    return (mask >> memo_draw_class(obs, top, scratch)) & 1 == 1
+
+
+@njit(cache=True, inline="always")
+def memo_draw_class(obs, top, scratch):
+    """``draw_class`` through the seat's memo: the hand's least deadwood is known from
+    its last discard, and the best discard after the take is the one the discard hook
+    asks for next (or ``memo_take`` asked for already)."""
+    shape = draw_shape(obs.tab, obs.hand, top)
+    if shape >= 0:
+        return shape
+    held = obs.hand | (np.int64(1) << top)
+    _, after = memo_best_discard(held, taken_forbidden(obs.rules, top), scratch, obs.tab)
+    return lowering_class(memo_min_deadwood(obs.hand, scratch, obs.tab) - after)
 
 
 @njit(cache=True, inline="always")

@@ -44,6 +44,7 @@ from fractions import Fraction
 from functools import cache, lru_cache
 from typing import Any
 
+from kernels.chart import DRAW_LOWER_1
 from kernels.layout import (
     ACE_AROUND,
     ACE_HIGH_OR_LOW,
@@ -632,7 +633,14 @@ class ChartRef:
         mask = p[f"t{self.row(scratch[self.OWN_TURNS] + 1)}"]
         if mask >> 7 & 1 and memo_take(obs, 1, scratch):
             return True
-        return bool(mask >> draw_class_ref(obs, int(obs.hand), pile[-1]) & 1)
+        column = draw_class_ref(obs, int(obs.hand), pile[-1])
+        # Past its shortcuts (no class, or a meld only) the kernel asks for the lowering
+        # through the seat's memo, which its words then show.
+        if mask & ((1 << 7) - 1) not in (0, 1) and column >= DRAW_LOWER_1:
+            forbidden = pile[-1] if obs.rules[R_DISCARD_TAKEN_CARD] == 0 else None
+            memo_best_discard(obs, scratch, int(obs.hand) | (1 << pile[-1]), forbidden)
+            memo_min_deadwood(obs, scratch, int(obs.hand))
+        return bool(mask >> column & 1)
 
     def place(self, safety: int, card: int) -> int:
         if card >= 52:
