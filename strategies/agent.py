@@ -20,10 +20,10 @@ knock decision in the seat's scratch for the knock hook: one call into Python pe
 decision the engine asks of the program, not two. The take and discard hooks are
 pieces (``kernels/link.py``): the engine of every strategy calls them through a slot,
 so a line-up with an agent seat plays on that engine, compiled once for every line-up,
-and not on an engine of its own. An agent that fails is answered for
-with moves the engine refuses at once (taking the pile's card, then discarding
-nothing), so the engine stops in the same hand with the deal, hand and turn it names,
-and the seat's record of what went wrong completes the message.
+and not on an engine of its own. An agent that fails is answered for with moves the
+engine refuses at once (taking the pile's card, then discarding nothing), so the engine
+stops in the same hand with the deal, hand and turn it names, and the seat's record of
+what went wrong completes the message.
 """
 
 from __future__ import annotations

@@ -242,8 +242,8 @@ def take_nb(obs, params, scratch):
 @njit(cache=True, inline="always")
 def memo_draw_class(obs, top, scratch):
     """``draw_class`` through the seat's memo: the hand's least deadwood is known from
-    its last discard, and the best discard after the take is the one the discard hook
-    asks for next (or ``memo_take`` asked for already)."""
+    its last discard, and the best discard after the take is the one ``memo_take``
+    asked for already, or the one a plain discard (``safety`` 0) asks for next."""
     shape = draw_shape(obs.tab, obs.hand, top)
     if shape >= 0:
         return shape
