@@ -129,7 +129,7 @@ def _check(status: int | None, lines: list[str]) -> None:
 def screens(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int | None, list[str]]]:
     """Every case of ``COMMANDS`` as drawn at 80 columns, each in a folder of its own:
     one after another in one process (a process each would start Python and load the
-    compiled code 29 times)."""
+    compiled code once per command)."""
     folders = {name: tmp_path_factory.mktemp("case") for name in COMMANDS}
     commands = [(_prepared(args, folders[name]), folders[name]) for name, args in COMMANDS.items()]
     return dict(zip(COMMANDS, run_commands_in_terminal(commands, columns=80), strict=True))
