@@ -11,6 +11,8 @@ One module per idea, all re-exported here (``from sim.stats import wilson``):
   (``rummy stats deadwood``), imported on its own (it loads the solver).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from sim.stats.comparisons import (
     Comparison,
     SweepVerdict,
@@ -45,12 +47,23 @@ from sim.stats.estimates import (
     needed_for_half_width,
     wilson,
 )
-from sim.stats.frames import (
-    net_points,
-    outcome_mix,
-    players_of,
-    seat_summary,
-)
+
+if TYPE_CHECKING:
+    from sim.stats.frames import net_points, outcome_mix, players_of, seat_summary
+
+# ``frames`` loads polars (a quarter of a second at every start): its names load at
+# their first use, so a command that shows no frame (``rummy deadwood``, ``rummy
+# score``) never imports it.
+_FRAMES = ("net_points", "outcome_mix", "players_of", "seat_summary")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FRAMES:
+        from sim.stats import frames
+
+        return getattr(frames, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_CONFIDENCE",

@@ -12,11 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import polars as pl
 
 from sim.stats.distributions import regularized_beta, t_sf
 from sim.stats.estimates import (
@@ -26,6 +25,9 @@ from sim.stats.estimates import (
     as_moments,
     mean_ci,
 )
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = [
     "Comparison",
@@ -302,6 +304,8 @@ class SweepVerdict:
 
     def table(self) -> pl.DataFrame:
         """One row per setting: mean and CI, and the comparison with the best."""
+        import polars as pl  # here: the terminal's figures import this module, not polars
+
         rows = []
         by_other = {
             c.label_b: (c, p) for c, p in zip(self.comparisons, self.adjusted_p, strict=True)
