@@ -124,8 +124,15 @@ def draw_class(rules, tab, hand, top):
     shape = draw_shape(tab, hand, top)
     if shape >= 0:
         return shape
-    _, after = best_discard_one(hand | (np.int64(1) << top), taken_forbidden(rules, top), tab)
-    return lowering_class(min_deadwood_one(hand, tab) - after)
+    return lowering_class(take_saving(rules, tab, hand, top))
+
+
+@njit(cache=True, inline="always")
+def take_saving(rules, tab, hand, card):
+    """How much taking ``card`` lowers ``hand``'s least deadwood: the least now, less
+    the least after the best discard (not ``card`` itself where the rules forbid it)."""
+    _, after = best_discard_one(hand | (np.int64(1) << card), taken_forbidden(rules, card), tab)
+    return min_deadwood_one(hand, tab) - after
 
 
 @njit(cache=True, inline="always")
@@ -144,9 +151,9 @@ def draw_shape(tab, hand, top):
 
 
 @njit(cache=True, inline="always")
-def taken_forbidden(rules, top):
-    """The card the best discard after taking ``top`` may not be (-1: none)."""
-    return top if rules[L.R_DISCARD_TAKEN_CARD] == 0 else np.int64(-1)
+def taken_forbidden(rules, card):
+    """The card a seat that took ``card`` from the pile may not discard (-1: none)."""
+    return card if rules[L.R_DISCARD_TAKEN_CARD] == 0 else np.int64(-1)
 
 
 @njit(cache=True, inline="always")

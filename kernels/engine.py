@@ -55,7 +55,14 @@ from kernels import probe as P
 from kernels import rollout
 from kernels.bits import popcount
 from kernels.borrow import borrow, borrow_row, stack_empty
-from kernels.chart import CHART_DISCARD, CHART_DRAW, CHART_KNOCK, draw_class, interested
+from kernels.chart import (
+    CHART_DISCARD,
+    CHART_DRAW,
+    CHART_KNOCK,
+    draw_class,
+    interested,
+    take_saving,
+)
 from kernels.deadwood import best_discard_one, min_deadwood_one
 from kernels.layout import DECK_CAPACITY
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT
@@ -774,10 +781,7 @@ def play_hands(
                             took_it = from_pile and card == u[P.PU_PENDING]
                             saved = np.int64(0)
                             if took_it:  # what the card saved the seat that took it
-                                forbidden = card if rules[L.R_DISCARD_TAKEN_CARD] == 0 else none
-                                held = state.hands[seat] | (np.int64(1) << card)
-                                _, after = best_discard_one(held, forbidden, tab)
-                                saved = min_deadwood_one(state.hands[seat], tab) - after
+                                saved = take_saving(rules, tab, state.hands[seat], card)
                             P.discard_fate(probe, number, took_it, saved)
                     state.hands[seat] |= np.int64(1) << card
                     c[L.C_TURNS] += 1
