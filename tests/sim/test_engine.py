@@ -32,6 +32,7 @@ from sim.engine import (
 from sim.rules import PRESETS, get_rules
 from sim.solver import min_deadwood
 from tests.reference.engine_ref import play_game_ref, play_hand_ref
+from tests.support.plugins import broken_and_remembering
 from tests.support.twins import ref_lineup
 
 LINEUPS = {
@@ -380,17 +381,12 @@ def test_game_memory_is_kept_across_hands(monkeypatch, preset, overrides, spec):
     game's hands ended, and a word of its own): the engine plays the same games as its
     twin, and a replay of each game plays every hand alone from the memory it had. In a
     pool the seats that stay in keep their memory when others go out."""
-    import sim.engine as api
-    import strategies
     from sim.engine import replay_game
-    from strategies import BUILTINS, get_strategy, params_vector
+    from strategies import params_vector
     from tests.plugins.game_memory import MemoryRef
     from tests.reference.strategies_ref import REF_STRATEGIES
 
-    monkeypatch.setattr(strategies, "_PLUGINS", dict(strategies._PLUGINS))  # undone after
-    probe = get_strategy("tests.plugins.game_memory")
-    known = {"game_memory": probe, "greedy": BUILTINS["greedy"]}  # a small engine to compile
-    monkeypatch.setattr(api, "registry", lambda: known)
+    known = broken_and_remembering(monkeypatch)
     rules = get_rules(preset, **overrides)
     seats = spec.split("/")
     twins = [MemoryRef() if s == "game_memory" else REF_STRATEGIES[s] for s in seats]
@@ -423,15 +419,7 @@ def test_game_memory_is_kept_across_hands(monkeypatch, preset, overrides, spec):
 def test_illegal_decision_stops_the_run_with_a_clear_error(monkeypatch, how, what):
     """A plugin loaded by module path that breaks a rule: the run stops with an error
     naming the strategy, what it did, the seed, the deal and the turn."""
-    import sim.engine as api
-    import strategies
-    from strategies import BUILTINS, get_strategy
-
-    monkeypatch.setattr(strategies, "_PLUGINS", dict(strategies._PLUGINS))  # undone after
-    cheater = get_strategy("tests.plugins.cheater")
-    assert cheater.name == "cheater"
-    # A two-strategy engine keeps the compile short; the registry is restored after.
-    monkeypatch.setattr(api, "registry", lambda: {"cheater": cheater, "greedy": BUILTINS["greedy"]})
+    assert broken_and_remembering(monkeypatch)["cheater"].name == "cheater"
     seat = "cheater" if how == 0 else f"cheater:how={how}"
     with pytest.raises(StrategyDecisionError) as error:
         play_deals("gin", f"greedy/{seat}", deals=20, seed=3)

@@ -317,8 +317,10 @@ def compare_on_random(
 
 
 RANDOM_CASES = [
-    ("gin", {}, 1000),
-    ("knock-rummy", {}, 1000),
+    ("gin", {}, 400),
+    ("knock-rummy", {}, 400),
+    pytest.param("gin", {}, 3000, marks=pytest.mark.slow),
+    pytest.param("knock-rummy", {}, 3000, marks=pytest.mark.slow),
     ("gin", {"discard_taken_card": True}, 200),
     ("oklahoma-gin", {}, 200),
     ("round-the-corner-gin", {}, 200),

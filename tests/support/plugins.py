@@ -90,3 +90,21 @@ def plugin_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
         for module in list(sys.modules):
             if module.split(".")[0] in made:
                 del sys.modules[module]
+
+
+def broken_and_remembering(monkeypatch: pytest.MonkeyPatch) -> dict[str, S.Strategy]:
+    """The test plugins ``tests.plugins.cheater`` and ``tests.plugins.game_memory`` loaded,
+    and the engine's registry cut down to them and ``greedy`` (the registry and the
+    plugins are put back after the test). One small engine for every test that seats
+    them: it compiles once per cache, in whichever test comes first, rather than once
+    per plugin (a whole engine each: tens of seconds)."""
+    import sim.engine as api
+
+    monkeypatch.setattr(S, "_PLUGINS", dict(S._PLUGINS))
+    known = {
+        "cheater": S.get_strategy("tests.plugins.cheater"),
+        "game_memory": S.get_strategy("tests.plugins.game_memory"),
+        "greedy": S.BUILTINS["greedy"],
+    }
+    monkeypatch.setattr(api, "registry", lambda: known)
+    return known

@@ -136,7 +136,11 @@ def helpers_of(command: Command) -> list[int]:
 
 @pytest.mark.parametrize(
     ("sig", "status", "line"),
-    [(signal.SIGINT, 130, INTERRUPTED), (signal.SIGTERM, 143, TERMINATED)],
+    [
+        (signal.SIGINT, 130, INTERRUPTED),
+        # SIGTERM's line in the default suite: the deadwood count's test below.
+        pytest.param(signal.SIGTERM, 143, TERMINATED, marks=pytest.mark.slow),
+    ],
 )
 def test_a_signal_while_playing_says_one_line_and_keeps_the_chunks(
     tmp_path: Path, sig: signal.Signals, status: int, line: str
@@ -151,7 +155,7 @@ def test_a_signal_while_playing_says_one_line_and_keeps_the_chunks(
     assert command.left_after(2) == []
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", [pytest.param("1", marks=pytest.mark.slow), "2"])
 def test_ctrl_c_does_not_wait_for_the_chunks_in_flight(tmp_path: Path, workers: str) -> None:
     # Chunks of mc play for about 100 s each; their kernels cannot be stopped, and their
     # tables are thrown away, so the command ends without waiting for them.
@@ -168,7 +172,10 @@ def test_ctrl_c_does_not_wait_for_the_chunks_in_flight(tmp_path: Path, workers: 
     assert command.left_after(1) == []
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+# SIGINT's line in the default suite: a run's test above.
+@pytest.mark.parametrize(
+    "sig", [pytest.param(signal.SIGINT, marks=pytest.mark.slow), signal.SIGTERM]
+)
 def test_a_signal_stops_a_long_deadwood_count_at_once(tmp_path: Path, sig: signal.Signals) -> None:
     # 10^10 hands (the most it takes) take minutes: before they were counted in batches,
     # Ctrl-C waited for all. A count keeps nothing: its line says no more than that.

@@ -153,7 +153,9 @@ STUDIES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("kind", list(STUDIES))
+@pytest.mark.parametrize(
+    "kind", [k if k == "tune" else pytest.param(k, marks=pytest.mark.slow) for k in STUDIES]
+)
 def test_a_study_folders_report_fits(tmp_path: Path, kind: str) -> None:
     """``rummy report`` of a comparison's, a round robin's and a tune's folder (a tune of
     two parameters: its chart is a heatmap)."""
@@ -177,7 +179,7 @@ document.body.setAttribute('data-measure', JSON.stringify({
 </script>"""
 
 
-@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("width", [390, pytest.param(1280, marks=pytest.mark.slow)])
 def test_a_chart_card_reads_on_a_phone_and_a_desktop(tmp_path: Path, width: int) -> None:
     """``strategy-chart card --out``'s card.html at 390 and 1,280 px: no sideways scroll,
     every rule at 16 px or more, every sentence of the text card on the page."""

@@ -91,7 +91,7 @@ def _same_hands(together: list[Path], alone: list[Path]) -> None:
         assert load_hands(mine).collect().equals(load_hands(theirs).collect()), mine
 
 
-@pytest.mark.parametrize("kind", ["run", "sweep"])
+@pytest.mark.parametrize("kind", [pytest.param("run", marks=pytest.mark.slow), "sweep"])
 def test_two_processes_writing_one_folder(tmp_path: Path, kind: str) -> None:
     command = COMMANDS[kind]
     ended = _together(tmp_path, command)

@@ -275,7 +275,7 @@ def test_a_tune_into_s3_gives_the_pinned_output(s3) -> None:
     [
         "experiment_games",
         "compare",
-        "tournament",
+        pytest.param("tournament", marks=pytest.mark.slow),
         pytest.param("experiment", marks=pytest.mark.slow),
         pytest.param("compare_rules", marks=pytest.mark.slow),
     ],

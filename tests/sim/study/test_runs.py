@@ -238,15 +238,10 @@ def test_tables_do_not_depend_on_chunk_size_or_workers(tmp_path) -> None:
 
 def test_illegal_decision_on_a_worker_thread_stops_the_run(tmp_path, monkeypatch) -> None:
     """A strategy error in a chunk on a worker thread reaches the caller, as inline."""
-    import sim.engine as api
-    import strategies
     from sim.engine import StrategyDecisionError
-    from strategies import BUILTINS, get_strategy
+    from tests.support.plugins import broken_and_remembering
 
-    monkeypatch.setattr(strategies, "_PLUGINS", dict(strategies._PLUGINS))  # undone after
-    cheater = get_strategy("tests.plugins.cheater")
-    # The two-strategy engine of test_engine's cheater test (compiled once, cached).
-    monkeypatch.setattr(api, "registry", lambda: {"cheater": cheater, "greedy": BUILTINS["greedy"]})
+    broken_and_remembering(monkeypatch)  # test_engine's engine of the test plugins
     cfg = config(tmp_path, lineup=("greedy", "tests.plugins.cheater"), count=600)
     with pytest.raises(StrategyDecisionError, match="discarded a card it does not hold"):
         run(cfg, Executor(workers=2))
