@@ -1,4 +1,5 @@
-"""Strategy plugins written for a test: their sources, and a folder to write them in."""
+"""Strategy plugins for tests: sources to write, a folder to write them in, and one engine
+for the project's test plugins (`broken_and_remembering`)."""
 
 from __future__ import annotations
 
