@@ -16,18 +16,15 @@ import time
 
 def main() -> None:
     start = time.time()
-    from sim.warm import ENTRIES, _compile_unit, _weight, all_pieces, load_entries
+    from sim.warm import ENTRIES, _compile_unit, queue
 
-    load_entries()
+    first, pieces, last = queue()
     print(f"import {time.time() - start:.1f}", flush=True)
-    for piece in sorted(all_pieces(), key=_weight, reverse=True):
-        began = time.time()
-        _compile_unit(piece.name)
-        print(f"{time.time() - began:6.1f} piece {piece.name}", flush=True)
-    for name in sorted(ENTRIES, key=lambda n: ENTRIES[n].order):
+    for name in [*pieces, *first, *last]:
         began = time.time()
         _compile_unit(name)
-        print(f"{time.time() - began:6.1f} entry {name}", flush=True)
+        kind = "entry" if name in ENTRIES else "piece"
+        print(f"{time.time() - began:6.1f} {kind} {name}", flush=True)
     print(f"total {time.time() - start:.1f}")
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "compile_units",
     "ensure",
     "load_entries",
+    "queue",
     "reachable_pieces",
     "warm",
     "warm_entry",
@@ -398,18 +399,25 @@ def all_pieces() -> list[Piece]:
     return pieces()
 
 
+def queue() -> tuple[list[str], list[str], list[str]]:
+    """``warm``'s units by name, in the order it queues them: the entries queued before
+    the pieces (``FIRST``, then ``ANY``), every piece heaviest first, the entries queued
+    ``LAST``. The entries are those of ``load_entries`` and any other registered so far."""
+    load_entries()
+    entries = sorted(ENTRIES, key=lambda name: ENTRIES[name].order)
+    first = [name for name in entries if ENTRIES[name].order != LAST]
+    last = [name for name in entries if ENTRIES[name].order == LAST]
+    return first, [p.name for p in sorted(all_pieces(), key=_weight, reverse=True)], last
+
+
 def warm(processes: int | None = None, progress: Progress | None = None) -> list[str]:
     """Compile everything a user may run (every entry kernel and piece) on
     ``processes`` processes (default: every core); returns the units' names. The
     entries are those of ``load_entries`` and any other registered so far."""
     global _compile_pieces_ahead
-    load_entries()
-    ahead = _compile_pieces_ahead
-    entries = sorted(ENTRIES, key=lambda name: ENTRIES[name].order)
-    first = [name for name in entries if ENTRIES[name].order != LAST]
-    last = [name for name in entries if ENTRIES[name].order == LAST]
-    by_weight = [p.name for p in sorted(all_pieces(), key=_weight, reverse=True)]
+    first, by_weight, last = queue()
     names = [*first, *by_weight, *last]
+    ahead = _compile_pieces_ahead
     _compile_pieces_ahead = False  # every piece is a unit of its own here
     try:
         compile_units(names, processes=processes, progress=progress)
