@@ -59,11 +59,12 @@ try:
 except ImportError:  # not a Unix: sim/warm.py starts no helper there (no /proc/stat)
     fcntl = None  # type: ignore[assignment]  # None stands for the module there
 
-__all__ = ["Piece", "load_cached", "piece", "pieces"]
+__all__ = ["Piece", "Socket", "load_cached", "piece", "pieces"]
 
 _VOIDPTR = ir.IntType(8).as_pointer()
 _RESOLVER = "rummy.link.resolve"
 _PIECES: dict[int, Piece] = {}  # by slot address
+_SOCKETS: dict[int, Socket] = {}  # by slot address
 
 
 class Piece:
@@ -144,6 +145,51 @@ class Piece:
         self._slot.value = compiled.library.get_pointer_to_function(name)
 
 
+class Socket:
+    """A slot that compiled code calls as it calls a piece's, filled at run time with
+    a piece that Python chooses (``plug``), not with one fixed piece.
+
+    A plugin strategy's hooks are compiled as pieces of their own (``sim/engine_build.py``)
+    and plugged into sockets of the engine of every strategy, so that engine, compiled
+    once for every line-up, plays plugins too: a plugin compiles its hooks, never a
+    loop. A call through a socket nothing is plugged into raises in the compiled
+    caller. ``module`` and ``name`` say where the socket is a module-level name (the
+    generated engine imports it from there).
+    """
+
+    def __init__(self, module: str, name: str, signature: Any) -> None:
+        self.signature = signature
+        self.__module__ = module
+        self.__name__ = name
+        self.name = f"{module}.{name}"
+        digest = hashlib.sha256(str(signature).encode()).hexdigest()[:12]
+        self.symbol = f"rummy.socket.{self.name}.{digest}"
+        self.plugged: Piece | None = None
+        self._slot = ctypes.c_void_p(0)
+        _SOCKETS[ctypes.addressof(self._slot)] = self
+        llvm.add_symbol(self.symbol, ctypes.addressof(self._slot))
+        _register(self)
+
+    def __repr__(self) -> str:
+        return f"<socket {self.name}{self.signature.args}>"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Socket:
+        return self  # as a piece: numba copies the IR of inlined functions
+
+    def plug(self, p: Piece) -> None:
+        """Compile ``p`` (or load it from the cache) and make every call through this
+        socket call it."""
+        if p.signature != self.signature:
+            raise TypeError(f"{p.name} is {p.signature}; socket {self.name} takes {self.signature}")
+        address = p.bind()
+        self.plugged = p
+        self._slot.value = address
+
+    def bind(self) -> int:
+        """What the resolver asks of an empty socket: nothing to bind."""
+        raise RuntimeError(f"nothing is plugged into socket {self.name}")
+
+
 def load_cached(dispatcher: Any, args: tuple[Any, ...]) -> bool:
     """Give ``dispatcher`` its compiled code for ``args`` from the disk cache, compiling
     nothing (what ``Dispatcher.compile`` does before it compiles); False if the cache
@@ -176,7 +222,7 @@ def _resolve(slot: int) -> int:
     """Called by compiled code on its first call through an empty slot. A failure is
     printed here (a callback cannot raise) and the compiled caller raises."""
     try:
-        return _PIECES[slot].bind()
+        return (_PIECES.get(slot) or _SOCKETS[slot]).bind()
     except BaseException:  # noqa: BLE001
         traceback.print_exc()
         return 0
@@ -256,7 +302,7 @@ def _convert(context: Any, builder: Any, value: Any, actual: Any, formal: Any) -
     return context.cast(builder, value, actual, formal)
 
 
-def _register(p: Piece) -> None:
+def _register(p: Piece | Socket) -> None:
     formal = p.signature
 
     class Template(AbstractTemplate):

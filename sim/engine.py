@@ -32,21 +32,22 @@ from kernels.obs import SCRATCH_HAND, SCRATCH_SIZE
 from kernels.probe import PU_NEXT, PU_ROWS
 from sim import rollouts
 from sim.agents import seats as agent_seats
-from sim.engine_build import engine_for
+from sim.engine_build import engine_for, plug
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
 from sim.warm import LAST, ensure, warm_entry
 from strategies import (
+    BUILTINS,
     Strategy,
     format_seat,
     lineup_labels,
     params_vector,
     parse_lineup,
     parse_seat,
-    registry,
     seat_label,
 )
 from strategies.agent import AGENT, AgentStrategy
+from strategies.sockets import SOCKETED
 
 __all__ = [
     "Lineup",
@@ -152,14 +153,20 @@ CORE = ("greedy", "simple")
 
 
 def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, int]]:
-    """The engine of every registered strategy and of agent seats (hooks that are
-    pieces, ``mc``'s, the chart's and the agents' among them, it calls through a slot:
-    no compile here), or for ``deals`` of a ``CORE`` line-up, the engine of ``CORE``."""
+    """The engine of every built-in strategy, of agent seats and of plugins (hooks that
+    are pieces, ``mc``'s, the chart's and the agents' among them, it calls through a
+    slot, and a plugin's through a socket it is plugged into here: no compile of the
+    engine for any of them), or for ``deals`` of a ``CORE`` line-up, the engine of
+    ``CORE``. The ids, by strategy name."""
     if deals and {s.name for s, _ in seats.seats} <= set(CORE):
-        strategies = [registry()[name] for name in CORE]
-    else:
-        strategies = [*registry().values(), AGENT]
-    return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
+        strategies = [BUILTINS[name] for name in CORE]
+        return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
+    strategies = [*BUILTINS.values(), AGENT, *SOCKETED]
+    ids = {s.name: i for i, s in enumerate(strategies)}
+    plugins = [s for s, _ in seats.seats if s.name not in ids]
+    for name, k in plug(plugins).items():
+        ids[name] = ids[SOCKETED[k].name]
+    return engine_for(strategies), ids
 
 
 def engine_of(

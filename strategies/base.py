@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from numba.core.dispatcher import Dispatcher
 
-from kernels.link import Piece
+from kernels.link import Piece, Socket
 from kernels.obs import N_PARAMS
 from kernels.slots import param_slots
 
@@ -123,7 +123,7 @@ class Strategy:
                     f"{where}: parameter {name!r} must default to an int or a float, got {value!r}"
                 )
         for hook in ("take_nb", "discard_nb", "knock_nb"):
-            if not isinstance(getattr(self, hook), (Dispatcher, Piece)):
+            if not isinstance(getattr(self, hook), (Dispatcher, Piece, Socket)):
                 raise StrategyError(f"{where}: {hook} must be an @njit function (or a piece)")
         for name in [*self.bounds, *self.masks, *self.specs]:
             if name not in fields:

@@ -56,6 +56,24 @@ def test_a_misdeclared_return_type_is_refused() -> None:
     assert not S.misdeclared.bound
 
 
+def test_a_socket_calls_the_piece_plugged_into_it() -> None:
+    """A compiled caller calls whatever piece is plugged into the socket when it calls:
+    plugging another changes the answer, not the caller."""
+    S.number.plug(S.plus_one)
+    assert S.through_number(np.int64(5)) == 106
+    S.number.plug(S.doubled)
+    assert S.through_number(np.int64(5)) == 110
+    assert S.number.plugged is S.doubled
+    with pytest.raises(TypeError, match="socket tests.support.link_sample.number takes"):
+        S.number.plug(S.other_signature)
+    assert S.through_number(np.int64(5)) == 110
+
+
+def test_a_call_through_an_empty_socket_raises() -> None:
+    with pytest.raises(RuntimeError, match="tests.support.link_sample.empty"):
+        S.through_empty(np.int64(1))
+
+
 def test_slot_symbols_name_the_signature() -> None:
     symbols = [p.symbol for p in pieces()]
     assert len(set(symbols)) == len(symbols)

@@ -1,20 +1,27 @@
-"""sim/engine_build.py: the generated engine's text carries a hash of every plugin
-package's sources, so an edited plugin never runs from a stale engine; it imports each
-hook from where it is defined, and a hook it could not import is refused early."""
+"""sim/engine_build.py and the sockets: plugins play in the engine of every strategy,
+their hooks compiled as pieces of a module whose text carries a hash of every source
+of the plugin's package, so an edited plugin never plays from a stale cache; each hook
+is imported from where it is defined, and one that cannot be is refused early."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 import strategies as S
 from sim.cli import app
-from sim.engine_build import engine_source
+from sim.engine import engine_of, lineup_of, play_deals, play_games
+from sim.engine_build import hooks_source
+from sim.rules import get_rules
 from strategies import greedy
+from strategies.sockets import SOCKETED, SOCKETS
 from tests.support.cli import one_line
 from tests.support.plugins import HOOKED_PLUGIN_SOURCE, PluginWriter, plugin_folder
 
@@ -26,31 +33,157 @@ def plugin_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Plug
         yield write
 
 
-def test_engine_text_follows_every_plugin_source(plugin_dir: Any, tmp_path: Any) -> None:
-    """A plugin's hooks compile into the engine, whose numba cache is found by the
-    engine's text: the text carries a hash of the plugin package's sources, so an
-    edit to any of them (a helper module too) builds a fresh engine, never a stale one."""
-    module = plugin_dir("h5_pkg_src.strat", None, HOOKED_PLUGIN_SOURCE.format(name="h5src"))
-    helper = tmp_path / "h5_pkg_src" / "helper.py"
-    helper.write_text("LIMIT = 1\n")
-    lineup = [S.BUILTINS["greedy"], S.load_plugin(module)]
-    before = engine_source(lineup)
-    assert "# sources of h5_pkg_src: " in before
-    assert "# sources of" not in engine_source([S.BUILTINS["greedy"]])
-    assert engine_source(lineup) == before
-    helper.write_text("LIMIT = 2\n")
-    assert engine_source(lineup) != before
+def assert_same_columns(got: Any, want: Any) -> None:
+    for field in want._fields:
+        assert np.array_equal(getattr(got, field), getattr(want, field)), field
+
+
+def test_plugins_play_in_the_engine_of_every_strategy(plugin_dir: Any) -> None:
+    """A line-up with plugins plays on the very engine of every strategy that built-in
+    line-ups play on (compiled once for all, by ``rummy warm``): each plugin is plugged
+    into a socket of its own."""
+    a = S.load_plugin(plugin_dir("h5_sock_a", "h5socka"))
+    b = S.load_plugin(plugin_dir("h5_sock_b", "h5sockb"))
+    rules = get_rules("gin")
+    plain, _, _ = engine_of(lineup_of("greedy/simple", 2), rules)
+    engine, ids, _ = engine_of(lineup_of(f"{a.name}/{b.name}", 2), rules)
+    assert engine is plain
+    first = len(S.BUILTINS) + 1  # the built-ins, the agent seats, then the sockets
+    assert all(first <= i < first + len(SOCKETED) for i in ids) and ids[0] != ids[1]
+
+
+def test_a_plugin_plays_exactly_the_hooks_it_seats(plugin_dir: Any) -> None:
+    """Plugins that seat greedy's hooks under other names play greedy's very hands and
+    games, one seat or both."""
+    S.load_plugin(plugin_dir("h5_same_a", "h5samea"))
+    S.load_plugin(plugin_dir("h5_same_b", "h5sameb"))
+    for spec in ("h5samea/simple", "h5samea/h5sameb"):
+        want = spec.replace("h5samea", "greedy").replace("h5sameb", "greedy")
+        got, ref = (play_deals("gin", s, deals=300, seed=4) for s in (spec, want))
+        assert_same_columns(got, ref)
+    (games, hands), (ref_games, ref_hands) = (
+        play_games("eaai", s, games=4, seed=4) for s in ("h5samea/simple", "greedy/simple")
+    )
+    assert_same_columns(games, ref_games)
+    assert_same_columns(hands, ref_hands)
+
+
+def test_a_seventh_plugin_in_one_process_is_refused_until_one_is_dropped(
+    plugin_dir: Any,
+) -> None:
+    """Six plugins play in one process, each in a socket of its own; a seventh is
+    refused in one line, and takes the socket of one dropped from the registry."""
+    names = [f"h5many{k}" for k in range(SOCKETS + 1)]
+    for k, name in enumerate(names):
+        S.load_plugin(plugin_dir(f"h5_many.p{k}", name))
+    for name in names[:-1]:
+        play_deals("gin", f"{name}/greedy", deals=2, seed=1)
+    with pytest.raises(S.StrategyError, match="at most 6 plugin strategies can play in one"):
+        play_deals("gin", f"{names[-1]}/greedy", deals=2, seed=1)
+    del S._PLUGINS[names[0]]
+    got = play_deals("gin", f"{names[-1]}/simple", deals=200, seed=1)
+    assert_same_columns(got, play_deals("gin", "greedy/simple", deals=200, seed=1))
 
 
 def test_a_plugin_may_reuse_another_modules_hooks(plugin_dir: Any) -> None:
     """A hook is imported from the module that defines it: a plugin that seats greedy's
-    own hooks (``greedy.take_nb``, no name of the plugin's module) builds an engine
-    whose dispatchers import greedy's, from greedy's module."""
+    own hooks (``greedy.take_nb``, no name of the plugin's module) compiles pieces that
+    import greedy's, from greedy's module."""
     plugin = S.load_plugin(plugin_dir("h5_reuse.strat", "h5reuse"))
-    source = engine_source([plugin])
+    source = hooks_source(plugin)
     for hook in ("take_nb", "discard_nb", "knock_nb"):
         assert f"from strategies.greedy import {hook} as " in source
         assert getattr(plugin, hook) is getattr(greedy, hook)
+
+
+def test_a_hooks_answer_is_cast_to_its_signatures_type(plugin_dir: Any) -> None:
+    """A take hook that answers 0 plays as one that answers False (the socket's piece
+    casts it, as a hook compiled into the loop would be)."""
+    source = HOOKED_PLUGIN_SOURCE.format(name="h5bool")
+    S.load_plugin(plugin_dir("h5_bool", None, source))
+    S.load_plugin(plugin_dir("h5_int", None, source.replace("h5bool", "h5int").replace(
+        "    return False", "    return 0")))  # fmt: skip
+    got, want = (play_deals("gin", f"{n}/greedy", deals=200, seed=2) for n in ("h5int", "h5bool"))
+    assert_same_columns(got, want)
+
+
+def test_hooks_text_follows_every_plugin_source(plugin_dir: Any, tmp_path: Any) -> None:
+    """A plugin's hooks compile into pieces of a module found by its text, which carries
+    a hash of the plugin package's sources: an edit to any of them (a helper module too)
+    compiles the hooks afresh, never from a stale cache."""
+    module = plugin_dir("h5_pkg_src.strat", None, HOOKED_PLUGIN_SOURCE.format(name="h5src"))
+    helper = tmp_path / "h5_pkg_src" / "helper.py"
+    helper.write_text("LIMIT = 1\n")
+    plugin = S.load_plugin(module)
+    before = hooks_source(plugin)
+    assert "# sources of h5_pkg_src: " in before
+    assert hooks_source(plugin) == before
+    helper.write_text("LIMIT = 2\n")
+    assert hooks_source(plugin) != before
+
+
+STALE_PLUGIN_SOURCE = """
+from numba import njit
+
+from kernels.obs import CONTINUE, KNOCK
+from strategies import Strategy, greedy
+from h5_stale.helper import FIRST_KNOCK_TURN
+
+
+@njit(cache=True)
+def take_nb(obs, params, scratch):
+    return False
+
+
+@njit(cache=True)
+def discard_nb(obs, params, scratch):
+    return greedy.memo_discard(obs, scratch)
+
+
+@njit(cache=True)
+def knock_nb(obs, params, scratch, discard):
+    return CONTINUE if obs.turn < FIRST_KNOCK_TURN else KNOCK
+
+
+STRATEGY = Strategy(
+    name="h5stale",
+    description="Knocks at every question from a turn its helper module names.",
+    params=greedy.Params,
+    take_nb=take_nb,
+    discard_nb=discard_nb,
+    knock_nb=knock_nb,
+    module=__name__,
+)
+"""
+
+PLAY = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import strategies
+from sim.engine import play_deals
+strategies.load_plugin("h5_stale.strat")
+print(play_deals("gin", "h5stale/greedy", deals=300, seed=4).points.sum(axis=0).tolist())
+"""
+
+
+def test_an_edit_to_a_plugins_helper_changes_its_play(plugin_dir: Any, tmp_path: Path) -> None:
+    """Numba caches a function by its own file: a hook cached before its helper module
+    changed would play the old way. A plugin's hooks compile afresh after any edit to
+    its package, in a new process on the same cache, as a user meets it: here the
+    edit makes the plugin knock illegally, and the run must say so."""
+    plugin_dir("h5_stale.strat", None, STALE_PLUGIN_SOURCE)
+    helper = tmp_path / "h5_stale" / "helper.py"
+
+    def play(first_knock_turn: int) -> subprocess.CompletedProcess[str]:
+        helper.write_text(f"FIRST_KNOCK_TURN = {first_knock_turn}\n")
+        return subprocess.run([sys.executable, "-c", PLAY, str(tmp_path)], capture_output=True,
+                              text=True, timeout=600)  # fmt: skip
+
+    never = play(1000)  # never knocks: plays for gin, every decision legal
+    assert never.returncode == 0, never.stderr
+    early = play(0)  # knocks at its first question: above the limit
+    assert early.returncode == 1 and "knocked with deadwood above the knock limit" in early.stderr
+    assert play(1000).stdout == never.stdout
 
 
 def test_a_hook_that_is_no_module_level_name_is_refused_when_loaded(

@@ -5,7 +5,7 @@ from numba import njit
 from numba.core.types import float64, int64
 
 from kernels.borrow import BorrowedArray
-from kernels.link import Piece, piece
+from kernels.link import Piece, Socket, piece
 
 VALUES = BorrowedArray(int64, 1, "C", readonly=True)
 
@@ -34,3 +34,33 @@ def _returns_a_float(x):
 
 # Declared to return an int: binding it must fail, not misread the float.
 misdeclared = Piece(_returns_a_float, int64(float64))
+
+
+@piece(int64(int64))
+def plus_one(x):
+    return x + 1
+
+
+@piece(int64(int64))
+def doubled(x):
+    return 2 * x
+
+
+@piece(int64(float64))
+def other_signature(x):
+    return int64(x)
+
+
+# A socket that the tests plug either piece into, and one that stays empty.
+number = Socket(__name__, "number", int64(int64))
+empty = Socket(__name__, "empty", int64(int64))
+
+
+@njit(cache=True)
+def through_number(x):
+    return number(x) + 100
+
+
+@njit(cache=True)
+def through_empty(x):
+    return empty(x)

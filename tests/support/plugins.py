@@ -1,5 +1,5 @@
-"""Strategy plugins for tests: sources to write, a folder to write them in, and one engine
-for the project's test plugins (`broken_and_remembering`)."""
+"""Strategy plugins for tests: sources to write, a folder to write them in, and the
+project's test plugins loaded (`broken_and_remembering`)."""
 
 from __future__ import annotations
 
@@ -94,18 +94,13 @@ def plugin_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 
 
 def broken_and_remembering(monkeypatch: pytest.MonkeyPatch) -> dict[str, S.Strategy]:
-    """The test plugins ``tests.plugins.cheater`` and ``tests.plugins.game_memory`` loaded,
-    and the engine's registry cut down to them and ``greedy`` (the registry and the
-    plugins are put back after the test). One small engine for every test that seats
-    them: it compiles once per cache, in whichever test comes first, rather than once
-    per plugin (a whole engine each: tens of seconds)."""
-    import sim.engine as api
-
+    """The test plugins ``tests.plugins.cheater`` and ``tests.plugins.game_memory``
+    loaded (and dropped after the test), with ``greedy``, by name. They play in the
+    engine of every strategy through its sockets (``strategies/sockets.py``): each
+    compiles only its hooks."""
     monkeypatch.setattr(S, "_PLUGINS", dict(S._PLUGINS))
-    known = {
+    return {
         "cheater": S.get_strategy("tests.plugins.cheater"),
         "game_memory": S.get_strategy("tests.plugins.game_memory"),
         "greedy": S.BUILTINS["greedy"],
     }
-    monkeypatch.setattr(api, "registry", lambda: known)
-    return known

@@ -241,7 +241,7 @@ def test_illegal_decision_on_a_worker_thread_stops_the_run(tmp_path, monkeypatch
     from sim.engine import StrategyDecisionError
     from tests.support.plugins import broken_and_remembering
 
-    broken_and_remembering(monkeypatch)  # test_engine's engine of the test plugins
+    broken_and_remembering(monkeypatch)  # the test plugins loaded, dropped after the test
     cfg = config(tmp_path, lineup=("greedy", "tests.plugins.cheater"), count=600)
     with pytest.raises(StrategyDecisionError, match="discarded a card it does not hold"):
         run(cfg, Executor(workers=2))
