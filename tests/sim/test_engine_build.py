@@ -38,25 +38,19 @@ def assert_same_columns(got: Any, want: Any) -> None:
         assert np.array_equal(getattr(got, field), getattr(want, field)), field
 
 
-def test_plugins_play_in_the_engine_of_every_strategy(plugin_dir: Any) -> None:
+def test_plugins_play_their_hooks_in_the_engine_of_every_strategy(plugin_dir: Any) -> None:
     """A line-up with plugins plays on the very engine of every strategy that built-in
-    line-ups play on (compiled once for all, by ``rummy warm``): each plugin is plugged
-    into a socket of its own."""
-    a = S.load_plugin(plugin_dir("h5_sock_a", "h5socka"))
-    b = S.load_plugin(plugin_dir("h5_sock_b", "h5sockb"))
+    line-ups play on (compiled once for all, by ``rummy warm``), each plugin plugged
+    into a socket of its own; plugins that seat greedy's hooks under other names play
+    greedy's very hands and games, one seat or both."""
+    S.load_plugin(plugin_dir("h5_same_a", "h5samea"))
+    S.load_plugin(plugin_dir("h5_same_b", "h5sameb"))
     rules = get_rules("gin")
     plain, _, _ = engine_of(lineup_of("greedy/simple", 2), rules)
-    engine, ids, _ = engine_of(lineup_of(f"{a.name}/{b.name}", 2), rules)
+    engine, ids, _ = engine_of(lineup_of("h5samea/h5sameb", 2), rules)
     assert engine is plain
     first = len(S.BUILTINS) + 1  # the built-ins, the agent seats, then the sockets
     assert all(first <= i < first + len(SOCKETED) for i in ids) and ids[0] != ids[1]
-
-
-def test_a_plugin_plays_exactly_the_hooks_it_seats(plugin_dir: Any) -> None:
-    """Plugins that seat greedy's hooks under other names play greedy's very hands and
-    games, one seat or both."""
-    S.load_plugin(plugin_dir("h5_same_a", "h5samea"))
-    S.load_plugin(plugin_dir("h5_same_b", "h5sameb"))
     for spec in ("h5samea/simple", "h5samea/h5sameb"):
         want = spec.replace("h5samea", "greedy").replace("h5sameb", "greedy")
         got, ref = (play_deals("gin", s, deals=300, seed=4) for s in (spec, want))
@@ -122,39 +116,17 @@ def test_hooks_text_follows_every_plugin_source(plugin_dir: Any, tmp_path: Any) 
     assert hooks_source(plugin) != before
 
 
-STALE_PLUGIN_SOURCE = """
-from numba import njit
-
-from kernels.obs import CONTINUE, KNOCK
-from strategies import Strategy, greedy
-from h5_stale.helper import FIRST_KNOCK_TURN
-
-
-@njit(cache=True)
-def take_nb(obs, params, scratch):
-    return False
-
-
-@njit(cache=True)
-def discard_nb(obs, params, scratch):
-    return greedy.memo_discard(obs, scratch)
-
-
-@njit(cache=True)
-def knock_nb(obs, params, scratch, discard):
-    return CONTINUE if obs.turn < FIRST_KNOCK_TURN else KNOCK
-
-
-STRATEGY = Strategy(
-    name="h5stale",
-    description="Knocks at every question from a turn its helper module names.",
-    params=greedy.Params,
-    take_nb=take_nb,
-    discard_nb=discard_nb,
-    knock_nb=knock_nb,
-    module=__name__,
+# The hooked test plugin, knocking at every question from a turn its helper names.
+STALE_PLUGIN_SOURCE = (
+    HOOKED_PLUGIN_SOURCE.format(name="h5stale")
+    .replace(
+        "from kernels.obs import CONTINUE\n",
+        "from kernels.obs import CONTINUE, KNOCK\nfrom h5_stale.helper import FIRST_KNOCK_TURN\n",
+    )
+    .replace(
+        "    return CONTINUE\n", "    return CONTINUE if obs.turn < FIRST_KNOCK_TURN else KNOCK\n"
+    )
 )
-"""
 
 PLAY = """
 import sys
