@@ -32,7 +32,7 @@ from kernels.obs import SCRATCH_HAND, SCRATCH_SIZE
 from kernels.probe import PU_NEXT, PU_ROWS
 from sim import rollouts
 from sim.agents import seats as agent_seats
-from sim.engine_build import engine_for, plug
+from sim.engine_build import engine_for, engine_with
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
 from sim.warm import LAST, ensure, warm_entry
@@ -47,7 +47,6 @@ from strategies import (
     seat_label,
 )
 from strategies.agent import AGENT, AgentStrategy
-from strategies.sockets import SOCKETED
 
 __all__ = [
     "Lineup",
@@ -153,20 +152,16 @@ CORE = ("greedy", "simple")
 
 
 def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, int]]:
-    """The engine of every built-in strategy, of agent seats and of plugins (hooks that
-    are pieces, ``mc``'s, the chart's and the agents' among them, it calls through a
-    slot, and a plugin's through a socket it is plugged into here: no compile of the
-    engine for any of them), or for ``deals`` of a ``CORE`` line-up, the engine of
-    ``CORE``. The ids, by strategy name."""
+    """The engine of every built-in strategy and of agent seats (hooks that are pieces,
+    ``mc``'s, the chart's and the agents' among them, it calls through a slot, and a
+    plugin's pieces through a socket: no compile of the engine for any of them; a
+    plugin of plain hooks is compiled in, ``sim.engine_build.engine_with``), or for
+    ``deals`` of a ``CORE`` line-up, the engine of ``CORE``. The ids, by strategy name."""
     if deals and {s.name for s, _ in seats.seats} <= set(CORE):
         strategies = [BUILTINS[name] for name in CORE]
         return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
-    strategies = [*BUILTINS.values(), AGENT, *SOCKETED]
-    ids = {s.name: i for i, s in enumerate(strategies)}
-    plugins = [s for s, _ in seats.seats if s.name not in ids]
-    for name, k in plug(plugins).items():
-        ids[name] = ids[SOCKETED[k].name]
-    return engine_for(strategies), ids
+    plugins = [s for s, _ in seats.seats if s.name not in BUILTINS and s.name != AGENT.name]
+    return engine_with(plugins)
 
 
 def engine_of(

@@ -11,10 +11,9 @@ error (never a wrong result), and that third-party strategies load from a module
 
 from typing import NamedTuple
 
-from numba import njit
-
 from kernels.bits import lowest_bit
-from kernels.obs import BIG_GIN, CONTINUE, KNOCK
+from kernels.link import piece
+from kernels.obs import BIG_GIN, CONTINUE, DISCARD_HOOK, KNOCK, KNOCK_HOOK, TAKE_HOOK
 from strategies import Strategy, param_slots
 
 
@@ -27,12 +26,12 @@ class Params(NamedTuple):
 SLOT = param_slots(Params)  # params[SLOT.how] reads how
 
 
-@njit(cache=True)
+@piece(TAKE_HOOK)
 def take_nb(obs, params, scratch):
     return params[SLOT.how] == 1 and obs.pile_n > 0
 
 
-@njit(cache=True)
+@piece(DISCARD_HOOK)
 def discard_nb(obs, params, scratch):
     how = params[SLOT.how]
     if how == 0:
@@ -44,7 +43,7 @@ def discard_nb(obs, params, scratch):
     return lowest_bit(obs.hand)
 
 
-@njit(cache=True)
+@piece(KNOCK_HOOK)
 def knock_nb(obs, params, scratch, discard):
     how = params[SLOT.how]
     if how == 2:

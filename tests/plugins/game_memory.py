@@ -10,7 +10,16 @@ from typing import NamedTuple
 
 from numba import njit
 
-from kernels.obs import GAME_FREE, GAME_HANDS, GAME_OPP_GINS, GAME_OPP_KNOCKS
+from kernels.link import piece
+from kernels.obs import (
+    DISCARD_HOOK,
+    GAME_FREE,
+    GAME_HANDS,
+    GAME_OPP_GINS,
+    GAME_OPP_KNOCKS,
+    KNOCK_HOOK,
+    TAKE_HOOK,
+)
 from strategies import Strategy, greedy, param_slots
 
 
@@ -35,17 +44,17 @@ def threshold(scratch):
     return memory % 11
 
 
-@njit(cache=True)
+@piece(TAKE_HOOK)
 def take_nb(obs, params, scratch):
     return greedy.memo_take(obs, params[SLOT.min_gain], scratch)
 
 
-@njit(cache=True)
+@piece(DISCARD_HOOK)
 def discard_nb(obs, params, scratch):
     return greedy.memo_discard(obs, scratch)
 
 
-@njit(cache=True)
+@piece(KNOCK_HOOK)
 def knock_nb(obs, params, scratch, discard):
     scratch[GAME_FREE] += 1  # a game word of its own: every knock question of the game
     return greedy.memo_knock_decision(obs, discard, threshold(scratch), scratch)

@@ -18,12 +18,16 @@ from typer.testing import CliRunner
 import strategies as S
 from sim.cli import app
 from sim.engine import engine_of, lineup_of, play_deals, play_games
-from sim.engine_build import hooks_source
+from sim.engine_build import engine_with, hooks_source, socketed
 from sim.rules import get_rules
-from strategies import greedy
 from strategies.sockets import SOCKETED, SOCKETS
 from tests.support.cli import one_line
-from tests.support.plugins import HOOKED_PLUGIN_SOURCE, PluginWriter, plugin_folder
+from tests.support.plugins import (
+    HOOKED_PLUGIN_SOURCE,
+    PIECE_PLUGIN_SOURCE,
+    PluginWriter,
+    plugin_folder,
+)
 
 
 @pytest.fixture
@@ -38,13 +42,17 @@ def assert_same_columns(got: Any, want: Any) -> None:
         assert np.array_equal(getattr(got, field), getattr(want, field)), field
 
 
-def test_plugins_play_their_hooks_in_the_engine_of_every_strategy(plugin_dir: Any) -> None:
-    """A line-up with plugins plays on the very engine of every strategy that built-in
-    line-ups play on (compiled once for all, by ``rummy warm``), each plugin plugged
-    into a socket of its own; plugins that seat greedy's hooks under other names play
-    greedy's very hands and games, one seat or both."""
-    S.load_plugin(plugin_dir("h5_same_a", "h5samea"))
-    S.load_plugin(plugin_dir("h5_same_b", "h5sameb"))
+def piece_plugin(plugin_dir: Any, module: str, name: str) -> str:
+    return plugin_dir(module, None, PIECE_PLUGIN_SOURCE.format(name=name))
+
+
+def test_plugins_of_pieces_play_in_the_engine_of_every_strategy(plugin_dir: Any) -> None:
+    """A line-up with plugins whose hooks are pieces plays on the very engine of every
+    strategy that built-in line-ups play on (compiled once for all, by ``rummy warm``),
+    each plugin plugged into a socket of its own; plugins that play greedy's hooks
+    under other names play greedy's very hands and games, one seat or both."""
+    S.load_plugin(piece_plugin(plugin_dir, "h5_same_a", "h5samea"))
+    S.load_plugin(piece_plugin(plugin_dir, "h5_same_b", "h5sameb"))
     rules = get_rules("gin")
     plain, _, _ = engine_of(lineup_of("greedy/simple", 2), rules)
     engine, ids, _ = engine_of(lineup_of("h5samea/h5sameb", 2), rules)
@@ -62,14 +70,29 @@ def test_plugins_play_their_hooks_in_the_engine_of_every_strategy(plugin_dir: An
     assert_same_columns(hands, ref_hands)
 
 
+def test_a_plugin_of_plain_hooks_is_compiled_into_an_engine(plugin_dir: Any) -> None:
+    """Small hooks play at full speed compiled into the loop (through a socket, greedy's
+    hooks play at half speed): the engine of such a plugin's line-up holds its hooks,
+    imported from where they are defined, and a hash of its package's sources."""
+    plain = S.load_plugin(plugin_dir("h5_reuse.strat", "h5reuse"))
+    assert not socketed(plain)
+    assert socketed(S.load_plugin(piece_plugin(plugin_dir, "h5_piece", "h5piece")))
+    engine, ids = engine_with([plain])
+    source = Path(engine.__file__).read_text()
+    for hook in ("take_nb", "discard_nb", "knock_nb"):
+        assert f"from strategies.greedy import {hook} as _{hook[:-3]}_{ids['h5reuse']}" in source
+    assert "# sources of h5_reuse: " in source
+    assert engine is not engine_with([])[0]
+
+
 def test_a_seventh_plugin_in_one_process_is_refused_until_one_is_dropped(
     plugin_dir: Any,
 ) -> None:
-    """Six plugins play in one process, each in a socket of its own; a seventh is
-    refused in one line, and takes the socket of one dropped from the registry."""
+    """Six plugins of pieces play in one process, each in a socket of its own; a seventh
+    is refused in one line, and takes the socket of one dropped from the registry."""
     names = [f"h5many{k}" for k in range(SOCKETS + 1)]
     for k, name in enumerate(names):
-        S.load_plugin(plugin_dir(f"h5_many.p{k}", name))
+        S.load_plugin(piece_plugin(plugin_dir, f"h5_many.p{k}", name))
     for name in names[:-1]:
         play_deals("gin", f"{name}/greedy", deals=2, seed=1)
     with pytest.raises(S.StrategyError, match="at most 6 plugin strategies can play in one"):
@@ -79,53 +102,41 @@ def test_a_seventh_plugin_in_one_process_is_refused_until_one_is_dropped(
     assert_same_columns(got, play_deals("gin", "greedy/simple", deals=200, seed=1))
 
 
-def test_a_plugin_may_reuse_another_modules_hooks(plugin_dir: Any) -> None:
-    """A hook is imported from the module that defines it: a plugin that seats greedy's
-    own hooks (``greedy.take_nb``, no name of the plugin's module) compiles pieces that
-    import greedy's, from greedy's module."""
-    plugin = S.load_plugin(plugin_dir("h5_reuse.strat", "h5reuse"))
-    source = hooks_source(plugin)
-    for hook in ("take_nb", "discard_nb", "knock_nb"):
-        assert f"from strategies.greedy import {hook} as " in source
-        assert getattr(plugin, hook) is getattr(greedy, hook)
-
-
-def test_a_hooks_answer_is_cast_to_its_signatures_type(plugin_dir: Any) -> None:
-    """A take hook that answers 0 plays as one that answers False (the socket's piece
-    casts it, as a hook compiled into the loop would be)."""
-    source = HOOKED_PLUGIN_SOURCE.format(name="h5bool")
-    S.load_plugin(plugin_dir("h5_bool", None, source))
-    S.load_plugin(plugin_dir("h5_int", None, source.replace("h5bool", "h5int").replace(
-        "    return False", "    return 0")))  # fmt: skip
-    got, want = (play_deals("gin", f"{n}/greedy", deals=200, seed=2) for n in ("h5int", "h5bool"))
-    assert_same_columns(got, want)
-
-
 def test_hooks_text_follows_every_plugin_source(plugin_dir: Any, tmp_path: Any) -> None:
     """A plugin's hooks compile into pieces of a module found by its text, which carries
     a hash of the plugin package's sources: an edit to any of them (a helper module too)
     compiles the hooks afresh, never from a stale cache."""
-    module = plugin_dir("h5_pkg_src.strat", None, HOOKED_PLUGIN_SOURCE.format(name="h5src"))
+    module = plugin_dir("h5_pkg_src.strat", None, PIECE_PLUGIN_SOURCE.format(name="h5src"))
     helper = tmp_path / "h5_pkg_src" / "helper.py"
     helper.write_text("LIMIT = 1\n")
     plugin = S.load_plugin(module)
     before = hooks_source(plugin)
     assert "# sources of h5_pkg_src: " in before
+    assert "from h5_pkg_src.strat import take_nb as _take_piece" in before
     assert hooks_source(plugin) == before
     helper.write_text("LIMIT = 2\n")
     assert hooks_source(plugin) != before
 
 
-# The hooked test plugin, knocking at every question from a turn its helper names.
+# A plugin knocking at every question from a turn its helper module names, its hooks
+# pieces (played through a socket) or plain (compiled into an engine).
 STALE_PLUGIN_SOURCE = (
-    HOOKED_PLUGIN_SOURCE.format(name="h5stale")
+    PIECE_PLUGIN_SOURCE.format(name="h5stale")
     .replace(
-        "from kernels.obs import CONTINUE\n",
-        "from kernels.obs import CONTINUE, KNOCK\nfrom h5_stale.helper import FIRST_KNOCK_TURN\n",
+        "from strategies import",
+        "from kernels.obs import CONTINUE, KNOCK\nfrom h5_stale.helper import FIRST\n"
+        "from strategies import",
     )
     .replace(
-        "    return CONTINUE\n", "    return CONTINUE if obs.turn < FIRST_KNOCK_TURN else KNOCK\n"
+        "    return greedy.knock_nb(obs, params, scratch, discard)",
+        "    return CONTINUE if obs.turn < FIRST else KNOCK",
     )
+)
+PLAIN_STALE_PLUGIN_SOURCE = (
+    STALE_PLUGIN_SOURCE.replace("from kernels.link import piece", "from numba import njit")
+    .replace("@piece(TAKE_HOOK)", "@njit(cache=True)")
+    .replace("@piece(DISCARD_HOOK)", "@njit(cache=True)")
+    .replace("@piece(KNOCK_HOOK)", "@njit(cache=True)")
 )
 
 PLAY = """
@@ -138,16 +149,24 @@ print(play_deals("gin", "h5stale/greedy", deals=300, seed=4).points.sum(axis=0).
 """
 
 
-def test_an_edit_to_a_plugins_helper_changes_its_play(plugin_dir: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "source",
+    [STALE_PLUGIN_SOURCE, pytest.param(PLAIN_STALE_PLUGIN_SOURCE, marks=pytest.mark.slow)],
+    ids=["pieces", "plain"],
+)
+def test_an_edit_to_a_plugins_helper_changes_its_play(
+    plugin_dir: Any, tmp_path: Path, source: str
+) -> None:
     """Numba caches a function by its own file: a hook cached before its helper module
     changed would play the old way. A plugin's hooks compile afresh after any edit to
     its package, in a new process on the same cache, as a user meets it: here the
-    edit makes the plugin knock illegally, and the run must say so."""
-    plugin_dir("h5_stale.strat", None, STALE_PLUGIN_SOURCE)
+    edit makes the plugin knock illegally, and the run must say so. (Plain hooks
+    compile a whole engine three times: slow.)"""
+    plugin_dir("h5_stale.strat", None, source)
     helper = tmp_path / "h5_stale" / "helper.py"
 
-    def play(first_knock_turn: int) -> subprocess.CompletedProcess[str]:
-        helper.write_text(f"FIRST_KNOCK_TURN = {first_knock_turn}\n")
+    def play(first: int) -> subprocess.CompletedProcess[str]:
+        helper.write_text(f"FIRST = {first}\n")
         return subprocess.run([sys.executable, "-c", PLAY, str(tmp_path)], capture_output=True,
                               text=True, timeout=600)  # fmt: skip
 

@@ -60,6 +60,39 @@ STRATEGY = Strategy(
 )
 """
 
+# Greedy's hooks as pieces: a plugin that plays through a socket (sim/engine_build.py).
+PIECE_PLUGIN_SOURCE = """
+from kernels.link import piece
+from kernels.obs import DISCARD_HOOK, KNOCK_HOOK, TAKE_HOOK
+from strategies import Strategy, greedy
+
+
+@piece(TAKE_HOOK)
+def take_nb(obs, params, scratch):
+    return greedy.take_nb(obs, params, scratch)
+
+
+@piece(DISCARD_HOOK)
+def discard_nb(obs, params, scratch):
+    return greedy.discard_nb(obs, params, scratch)
+
+
+@piece(KNOCK_HOOK)
+def knock_nb(obs, params, scratch, discard):
+    return greedy.knock_nb(obs, params, scratch, discard)
+
+
+STRATEGY = Strategy(
+    name={name!r},
+    description="A test plugin: greedy's hooks as pieces.",
+    params=greedy.Params,
+    take_nb=take_nb,
+    discard_nb=discard_nb,
+    knock_nb=knock_nb,
+    module=__name__,
+)
+"""
+
 PluginWriter = Callable[..., str]
 
 
