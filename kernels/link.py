@@ -149,12 +149,12 @@ class Socket:
     """A slot that compiled code calls as it calls a piece's, filled at run time with
     a piece that Python chooses (``plug``), not with one fixed piece.
 
-    A plugin strategy's hooks are compiled as pieces of their own (``sim/engine_build.py``)
-    and plugged into sockets of the engine of every strategy, so that engine, compiled
-    once for every line-up, plays plugins too: a plugin compiles its hooks, never a
-    loop. A call through a socket nothing is plugged into raises in the compiled
-    caller. ``module`` and ``name`` say where the socket is a module-level name (the
-    generated engine imports it from there).
+    The hooks of a plugin strategy that are pieces are compiled into pieces of their own
+    (``sim/engine_build.py``) and plugged into sockets of the engine of every strategy,
+    so that engine, compiled once for every line-up, plays such plugins too: they
+    compile their hooks, never a loop. A call through a socket nothing is plugged into
+    raises in the compiled caller. ``module`` and ``name`` say where the socket is a
+    module-level name (the generated engine imports it from there).
     """
 
     def __init__(self, module: str, name: str, signature: Any) -> None:

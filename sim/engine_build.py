@@ -275,8 +275,9 @@ def plug(plugins: list[Strategy]) -> dict[str, int]:
 def _compile_afresh(plugin: Strategy) -> None:
     """Numba's cache of a jitted function is keyed by its own file alone: one cached
     before an edit to a helper module it reads would load stale. So the functions of a
-    plugin's packages are never cached on their own; they compile into its hooks'
-    pieces, whose module is keyed by every source of those packages (``hooks_source``)."""
+    plugin's packages are never cached on their own; they compile into what holds its
+    hooks, the socket's module (``hooks_source``) or the engine (``engine_with``), whose
+    text carries a hash of every source of those packages."""
     packages = set(plugin_digests([plugin]))
     for name, module in list(sys.modules.items()):
         if name.split(".")[0] not in packages:

@@ -3,10 +3,11 @@
 The engine of every strategy (``sim/engine.py``) is compiled once for every line-up of
 the built-in strategies. A plugin's hooks cannot be compiled into it without compiling
 a new engine for every plugin (each loop it holds: minutes of one core), so the engine
-holds ``SOCKETS`` stand-in strategies instead, whose hooks are sockets
-(``kernels/link.py``): calls through a slot that ``sim.engine_build.plug`` fills with a
-plugin's hooks, compiled as pieces of their own. A plugin then compiles its three hooks
-(seconds), never a loop, and an edit to it compiles them again, never the engine.
+holds ``SOCKETS`` stand-in strategies, whose hooks are sockets (``kernels/link.py``):
+calls through a slot that ``sim.engine_build.plug`` fills with the hooks of a plugin
+whose hooks are pieces, compiled into pieces of their own. Such a plugin compiles its
+three hooks (seconds), never a loop, and an edit to it compiles them again, never the
+engine. (A plugin of small plain hooks is compiled into an engine: ``engine_with``.)
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from kernels.link import Socket
 from kernels.obs import DISCARD_HOOK, KNOCK_HOOK, TAKE_HOOK
 from strategies.base import Strategy
 
-SOCKETS = 6  # plugins that can play in one line-up (and its rollouts): one per seat
+SOCKETS = 6  # plugins of pieces that can play in one process: one per seat of a table
 
 
 class Params(NamedTuple):
