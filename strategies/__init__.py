@@ -60,7 +60,11 @@ Names
   attribute is a :class:`Strategy`; ``discover()`` loads every entry point of the
   group ``rummy_sim.strategies`` (its value a module, or ``module:ATTR`` naming a
   Strategy). ``registry()`` is the built-ins plus the plugins loaded so far; a name
-  used twice is an error.
+  used twice is an error. A plugin whose hooks are pieces (``kernels.link.piece`` with
+  the signatures of ``kernels/obs.py``: ``TAKE_HOOK``, ``DISCARD_HOOK``, ``KNOCK_HOOK``)
+  plays in the engine every line-up shares and compiles only its hooks, in seconds; one
+  of plain ``@njit`` hooks, the faster for small hooks, compiles an engine of its own
+  (docs/ENGINE.md, "How the engine is compiled").
 
 Seat specifications (command line)
 ----------------------------------
