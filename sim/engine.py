@@ -32,12 +32,13 @@ from kernels.obs import SCRATCH_HAND, SCRATCH_SIZE
 from kernels.probe import PU_NEXT, PU_ROWS
 from sim import rollouts
 from sim.agents import seats as agent_seats
-from sim.engine_build import engine_for, engine_with
+from sim.engine_build import engine_for, engine_with, played_hooks
 from sim.rules import RuleSet
 from sim.solver import resolve_rules, tables_for
 from sim.warm import LAST, ensure, warm_entry
 from strategies import (
     BUILTINS,
+    HOOKS,
     Strategy,
     format_seat,
     lineup_labels,
@@ -186,9 +187,12 @@ def rollout_engine(specs: Any, rules: RuleSet) -> tuple[ModuleType, Any, Any, An
 def _ready(engine: ModuleType, seats: Lineup, entry: Any, args: tuple[Any, ...]) -> None:
     """Compile ``entry`` and the pieces it and the seated strategies' hooks may call, or
     load them, before the first call (``sim/warm.py``: in parallel when cold)."""
-    hooks = [getattr(s, h) for s, _ in seats.seats for h in ("take_nb", "discard_nb", "knock_nb")]
+    hooks = [hook for s, _ in seats.seats for hook in played_hooks(s)]
     dispatch = (engine.hook_take, engine.hook_discard, engine.hook_knock)  # every strategy's
-    ensure(entry, args, roots=hooks, skip=dispatch)
+    # A plugged plugin's own pieces never run (the socket's pieces hold their code).
+    unplayed = [getattr(s, h) for s, _ in seats.seats for h in HOOKS]
+    skip = [*dispatch, *(h for h in unplayed if all(h is not p for p in hooks))]
+    ensure(entry, args, roots=hooks, skip=skip)
 
 
 def _raise_decision_error(

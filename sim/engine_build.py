@@ -46,7 +46,7 @@ from kernels.link import Piece
 from strategies import HOOKS, Strategy, StrategyError, hook_home, plugin_digests, registry
 from strategies.sockets import SOCKETED, SOCKETS
 
-__all__ = ["engine_for", "engine_with", "plug"]
+__all__ = ["engine_for", "engine_with", "played_hooks", "plug"]
 
 _HOOKS_START = "# --- hooks: replaced by the generated dispatcher"
 _HOOKS_END = "# --- end hooks"
@@ -270,6 +270,15 @@ def plug(plugins: list[Strategy]) -> dict[str, int]:
             socket.knock_nb.plug(hooks.knock)
             out[plugin.name] = k
     return out
+
+
+def played_hooks(strategy: Strategy) -> list[object]:
+    """The hooks the engine calls for ``strategy``: a plugged plugin's pieces as plugged
+    (its own pieces never run, and are never cached: ``_compile_afresh``), else its own."""
+    if strategy.name in _holders:
+        socket = SOCKETED[_holders.index(strategy.name)]
+        return [socket.take_nb.plugged, socket.discard_nb.plugged, socket.knock_nb.plugged]
+    return [getattr(strategy, hook) for hook in HOOKS]
 
 
 def _compile_afresh(plugin: Strategy) -> None:
