@@ -43,7 +43,16 @@ from numba.core.dispatcher import Dispatcher
 import kernels
 from kernels import engine as engine_template
 from kernels.link import Piece
-from strategies import HOOKS, Strategy, StrategyError, hook_home, plugin_digests, registry
+from strategies import (
+    BUILTINS,
+    HOOKS,
+    Strategy,
+    StrategyError,
+    hook_home,
+    plugin_digests,
+    registry,
+)
+from strategies.agent import AGENT
 from strategies.sockets import SOCKETED, SOCKETS
 
 __all__ = ["engine_for", "engine_with", "played_hooks", "plug"]
@@ -229,9 +238,6 @@ def engine_with(plugins: list[Strategy]) -> tuple[ModuleType, dict[str, int]]:
     """The engine of every built-in strategy, the agent seats and the sockets, with the
     plugins of plain hooks among ``plugins`` compiled in (none: the engine every line-up
     of built-ins plays on); the ids, by strategy name, the socketed plugins' included."""
-    from strategies import BUILTINS
-    from strategies.agent import AGENT
-
     compiled_in = list({p.name: p for p in plugins if not socketed(p)}.values())
     for plugin in compiled_in:
         _compile_afresh(plugin)
