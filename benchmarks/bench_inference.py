@@ -1,7 +1,7 @@
 """How well the opponent models' sampled hands match the true ones, by turn.
 
     python benchmarks/bench_inference.py [--rules gin] [--players N] [--deals 300]
-        [--seed 0] [--samples 50] [--seats greedy] [--at both]
+        [--seed 0] [--samples 50] [--seats greedy] [--at both] [--known]
 
 Plays ``--deals`` seeded single deals of the line-up ``--seats`` (default ``greedy``
 in every seat: opponents that play as the models assume; ``greedy/simple`` puts
@@ -14,9 +14,12 @@ rebuilds, turn, phase, drawn card) and every opponent's true hand, and checks th
 two against each other (``kernels.mc.hidden_count_consistent``; each true hand holds
 the cards seen taken and the rest are hidden; at the hand's end, the replayed hands
 are the engine's). It then draws ``--samples`` determinizations under each opponent
-model (``kernels.mc.MODELS``: 0 uniform, the baseline, 1 kept, 2 inferred, 3 shown),
-the same sample keys for every model, as ``mc`` does (``kernels.mc.determinize`` on
-``hidden_cards`` and ``new_work``), and measures per opponent and sample:
+model (``kernels.mc.MODELS``: 0 uniform, the baseline, 1 kept, 2 inferred, 3 shown,
+4 played, 5 history),
+the same sample keys for every model, as ``mc`` does (``kernels.mc.deal_sample`` on
+``hidden_cards`` and ``new_work``; seat 0 keeps its notes of the opponent's turns as
+``mc`` keeps them, ``kernels/history.py``, for the history model), and measures per
+opponent and sample:
 
 * ``|err|``: |least deadwood of the sampled hand - least deadwood of the true hand|;
 * ``bias``: least deadwood of the sampled hand minus the true one's;
@@ -36,6 +39,11 @@ samples; ``n`` counts the pairs. The ``true`` rows give the true hands' ``dw`` a
 them alike there: ``determinize``), and counted. Where seat 0 plays ``greedy``, its
 own decisions (``kernels.greedy``) on each rebuilt ``Obs`` must be those the log
 shows: a check that the view is the one the engine gave it.
+
+The played and history models replay an opponent's turns by the rollout policy (what
+``mc`` assumes by default where it does not know its opponents); ``--known`` replays
+each by its own strategy in ``--seats``, as ``mc:opponents=known`` does in a study, and
+prints the time the history model took to make its hands per decision.
 """
 
 from __future__ import annotations
@@ -54,10 +62,19 @@ from kernels import mc as K
 from kernels.bits import popcount
 from kernels.deadwood import min_deadwood_one
 from kernels.greedy import memo_discard, memo_take
-from kernels.obs import PHASE_DISCARD, PHASE_DRAW, PHASE_UPCARD_OPTION, SCRATCH_SIZE
+from kernels.history import H_COUNT, copy_notes, note_opponent_turn, note_own_discard
+from kernels.obs import (
+    PHASE_DISCARD,
+    PHASE_DRAW,
+    PHASE_UPCARD_OPTION,
+    SCRATCH_HAND,
+    SCRATCH_SIZE,
+)
+from kernels.probe import resume_probe
 from kernels.rng import random64
 from sim.advise import make_obs
-from sim.engine import key_of, replay_hand
+from sim.engine import Lineup, engine_of, key_of, parse_seat, replay_hand
+from sim.rollouts import turn_words
 from sim.rules import get_rules
 from sim.solver import tables_for
 
@@ -69,13 +86,16 @@ SUMS = 5
 
 
 @njit(cache=True)
-def measure(obs, model, key, samples, truth, threshold, out):
+def measure(obs, model, key, samples, truth, threshold, scratch, out):
     """Add, per opponent seat ``s``, the sums over ``samples`` determinizations under
     ``model`` to ``out[s]`` (``SUMS`` columns); ``truth[s]`` is the true hand's least
-    deadwood and ``truth[obs.players + s]`` the true hand itself."""
+    deadwood and ``truth[obs.players + s]`` the true hand itself. ``scratch``: seat 0's
+    notes of the opponent's turns (the history model's, ``kernels/history.py``)."""
     hidden = K.hidden_cards(obs)
     work = K.new_work(obs.players)
     engine = K.new_engine(obs.players, obs.seat, -1, 1)  # mc's rollouts, as its defaults
+    copy_notes(scratch, work.inference[K.INF_NOTES :])
+    K.prepare_samples(obs, hidden, key, model, work, engine)
     for j in range(samples):
         K.deal_sample(obs, hidden, random64(key, j), model, work, engine)
         for s in range(obs.players):
@@ -89,6 +109,43 @@ def measure(obs, model, key, samples, truth, threshold, out):
             out[s, 2] += popcount(hand & truth[obs.players + s] & ~obs.taken[s])
             out[s, 3] += 1 if d <= threshold else 0
             out[s, 4] += d
+
+
+def measure_known(module, engine, obs, model, key, samples, truth, threshold, scratch, out):
+    """``measure`` with the opponents replayed by their own strategies: ``module`` is
+    the engine of the line-up's strategies (its copy of ``prepare_samples`` and
+    ``deal_sample``, ``sim/engine_build.py``), ``engine`` its rollouts' arrays. Returns
+    the seconds ``prepare_samples`` took (the history model's hands)."""
+    hidden = K.hidden_cards(obs)
+    work = K.new_work(obs.players)
+    copy_notes(scratch, work.inference[K.INF_NOTES :])
+    start = time.perf_counter()
+    module.prepare_samples(obs, hidden, key, model, work, engine)
+    seconds = time.perf_counter() - start
+    for j in range(samples):
+        module.deal_sample(obs, hidden, np.uint64(random64(key, j)), model, work, engine)
+        for s in range(obs.players):
+            if s == obs.seat:
+                continue
+            hand = int(work.base[s])
+            d = int(min_deadwood_one(np.int64(hand), obs.tab))
+            diff = d - truth[s]
+            out[s] += [abs(diff), diff, popcount(hand & int(truth[obs.players + s]) &
+                       ~int(obs.taken[s])), d <= threshold, d]  # fmt: skip
+    return seconds
+
+
+def known_engine(rules: Any, seats: str) -> tuple[Any, Any]:
+    """The engine of the line-up's strategies and its rollouts' arrays, as
+    ``rollout_values`` makes them for seat 0 (``mc:opponents=known``)."""
+    lineup = Lineup(tuple(parse_seat(s) for s in seats.split("/")))
+    module, sids, params = engine_of(lineup, rules)
+    players = rules.players
+    engine = K.Engine(
+        module.new_state_nb(players), module.one_row(players), resume_probe(players), sids,
+        params, True, turn_words(lineup.seats), np.zeros(SCRATCH_SIZE - SCRATCH_HAND, np.int64),
+    )  # fmt: skip
+    return module, engine
 
 
 class Table:
@@ -293,6 +350,12 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=50, help="per position and model")
     parser.add_argument("--seats", default="greedy", help="the line-up (seat 0 first)")
     parser.add_argument("--at", choices=("both", "draw", "discard"), default="both")
+    parser.add_argument(
+        "--known",
+        action="store_true",
+        help="the played and history models replay each opponent by its own strategy "
+        "(as mc:opponents=known does), not the rollout policy",
+    )
     args = parser.parse_args()
     overrides = {} if args.players is None else {"players": args.players}
     rules = get_rules(args.rules, **overrides)
@@ -300,12 +363,20 @@ def main() -> None:
     rows = {number: name for name, number in sorted(K.MODELS.items(), key=lambda x: x[1])}
     table = Table()
     base_key = np.uint64(key_of(args.seed))
-    positions = skipped = 0
+    positions = skipped = made = 0
+    making = 0.0  # seconds the history model spent making its hands
+    known = known_engine(rules, args.seats) if args.known else None
     start = time.perf_counter()
     for deal in range(args.deals):
         replay = replay_hand(rules, args.seats, seed=args.seed, deal=deal)
-        for at, view, obs in decisions(replay, args.at):
+        scratch = np.zeros(SCRATCH_SIZE, np.int64)  # seat 0's notes, as mc keeps them
+        for at, view, obs in decisions(replay, "both"):
             check_greedy(replay, at, obs)
+            note_opponent_turn(obs, scratch)
+            if obs.phase == PHASE_DISCARD:
+                note_own_discard(obs, scratch, np.int64(replay.events[at][2]))
+            if args.at != "both" and (args.at == "discard") != (obs.phase == PHASE_DISCARD):
+                continue
             if view.rebuilds > 0:
                 skipped += 1
                 continue
@@ -319,7 +390,14 @@ def main() -> None:
             sums = {}
             for m in rows:
                 sums[m] = np.zeros((players, SUMS))
-                measure(obs, m, key, args.samples, truth, threshold, sums[m])
+                if known is None:
+                    measure(obs, m, key, args.samples, truth, threshold, scratch, sums[m])
+                    continue
+                seconds = measure_known(*known, obs, m, key, args.samples, truth, threshold,
+                                        scratch, sums[m])  # fmt: skip
+                if m == K.MODEL_HISTORY and scratch[H_COUNT] > 0:
+                    made += 1
+                    making += seconds
             for s in range(1, players):
                 b, discarded = bucket_of(view.discards[s]), view.discards[s] > 0
                 table.n[b] += 1
@@ -336,6 +414,9 @@ def main() -> None:
         f"{seconds:.0f} s"
     )
     table.print(rows | {Table.TRUE: "true"})
+    if made:
+        print(f"history model: {1000 * making / made:.1f} ms a decision to make its hands "
+              f"({made} decisions with notes)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -68,6 +68,7 @@ from kernels.engine import (
     view_obs,
 )
 from kernels.greedy import DEFAULT_KNOCK_AT
+from kernels.history import HISTORY_WORDS, NOTE_WORDS, unpack_note
 from kernels.layout import DECK_CAPACITY
 from kernels.link import piece
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
@@ -120,6 +121,7 @@ class Work(NamedTuple):
     melds: np.ndarray  # int64[MAX_MELDS_PER_ARRANGEMENT]
     scores: np.ndarray  # int64[players]: game scores before this hand (1/POINT_SCALE)
     misses: np.ndarray  # int64[1]: opponents dealt the last of INFER_TRIES deals (no fit)
+    inference: np.ndarray  # int64[INFERENCE_SIZE]: MODEL_HISTORY's notes and hands
 
 
 @njit(cache=True)
@@ -135,6 +137,7 @@ def new_work(players):
         np.zeros(MAX_MELDS_PER_ARRANGEMENT, np.int64),
         np.zeros(players, np.int64),
         np.zeros(1, np.int64),
+        np.zeros(INFERENCE_SIZE, np.int64),
     )
 
 
@@ -154,6 +157,7 @@ def borrowed_work(owner):
         borrow(owner.melds),
         borrow(owner.scores),
         borrow(owner.misses),
+        borrow(owner.inference),
     )
 
 
@@ -173,12 +177,14 @@ MODEL_KEPT = 1  # ... improved by one greedy turn per card the opponent discarde
 MODEL_INFERRED = 2  # ... kept, and nothing it threw or passed would meld with them
 MODEL_SHOWN = 3  # ... inferred, and too much deadwood to knock once it has discarded
 MODEL_PLAYED = 4  # the rules' choice, and the seat before played its last turn as modelled
+MODEL_HISTORY = 5  # two players: hands that play every turn the seat noted as it was played
 MODELS = {
     "uniform": MODEL_UNIFORM,
     "kept": MODEL_KEPT,
     "inferred": MODEL_INFERRED,
     "shown": MODEL_SHOWN,
     "played": MODEL_PLAYED,
+    "history": MODEL_HISTORY,
 }
 """The opponent models by name (``rummy advise --model``), each with its number (the
 ``mc`` strategy's ``model``)."""
@@ -189,6 +195,24 @@ RESHUFFLE_SALT = 0xC0FFEE  # counter of the stock's reshuffle under the kept mod
 REBUILT_SALT = 0xDEC0DE  # counter of the opponents' shuffle after a real rebuild
 PLAYED_TRIES = 32  # deals tried under MODEL_PLAYED (then the last)
 PLAYED_SALT = 0x91A7ED00  # counters of MODEL_PLAYED's deals: PLAYED_SALT + attempt
+HISTORY_PARTICLES = 2048  # opponent hands MODEL_HISTORY keeps per decision
+MISFIT = 1e-4  # MODEL_HISTORY: a hand's weight times this for each answer unlike the turn's
+HISTORY_SALT = 0x4157_0000  # counters of MODEL_HISTORY's draws (``history_particles``)
+DRAW_SALT = HISTORY_SALT + 0x1_0000  # ... a stock draw: + note * hands made + hand
+RESAMPLE_SALT = HISTORY_SALT + 0x10_0000  # ... the resampling after note i: + i
+
+# One decision's words for MODEL_HISTORY (``new_inference``): the seat's notes of the
+# opponent's turns (``kernels/history.py``) and the hands made from them, made at the
+# decision's first round of samples and kept for its later rounds.
+INF_STATE = 0  # one of the INF_* states below
+INF_COUNT = 1  # hands made
+INF_NOTES = 2  # ``kernels.history.copy_notes``'s words
+INF_HANDS = INF_NOTES + HISTORY_WORDS
+INFERENCE_SIZE = INF_HANDS + HISTORY_PARTICLES
+INF_NOT_MADE = 0  # not made yet
+INF_MADE = 1  # INF_COUNT hands
+INF_NONE = -1  # nothing to replay (no notes, more than two players, a rebuild): the rules' model
+INF_NO_FIT = -2  # no hand played every noted turn: the rules' model, each sample a miss
 
 
 @njit(cache=True)
@@ -260,11 +284,11 @@ def _deal_opponent(deck, k, known, need, extra, tab):
 @njit(cache=True)
 def model_for(rules, model):
     """The model ``determinize`` deals by: ``model``, or for ``MODEL_FROM_RULES`` (and
-    ``MODEL_PLAYED``, which deals so and then checks, ``deal_sample``) the model measured
-    best under the rules: shown where any deadwood may knock (Knock Rummy, where an
-    opponent that has not knocked yet holds far more deadwood than a kept hand,
-    docs/MC.md), kept elsewhere."""
-    if model != MODEL_FROM_RULES and model != MODEL_PLAYED:
+    ``MODEL_PLAYED``, which deals so and then checks, and ``MODEL_HISTORY`` where it
+    has no hands: ``deal_sample``) the model measured best under the rules: shown where
+    any deadwood may knock (Knock Rummy, where an opponent that has not knocked yet
+    holds far more deadwood than a kept hand, docs/MC.md), kept elsewhere."""
+    if model != MODEL_FROM_RULES and model != MODEL_PLAYED and model != MODEL_HISTORY:
         return np.int64(model)
     if rules[L.R_KNOCK_LIMIT] == L.KNOCK_ANY:
         return np.int64(MODEL_SHOWN)
@@ -536,19 +560,25 @@ def play_action(obs, kind, card, stock_n, skey, work, engine):
 
 @njit(cache=True)
 def play_samples(
-    obs, kinds, cards, decision_key, first_sample, model, net, won, ends, owner, engine
+    obs, kinds, cards, decision_key, first_sample, model, net, won, ends, owner, engine,
+    inference,
 ):  # fmt: skip
     """``kernels.mc.evaluate``'s loop: every action on samples ``first_sample ..``, on
     the working arrays ``owner`` and ``engine`` (``kernels.mc.Work`` and ``Engine``,
-    held by the caller for the whole call, so the loop may use them borrowed). Returns
-    the opponent hands dealt as the last of ``INFER_TRIES`` deals, none of which fit
-    what the opponent showed (``determinize``)."""
+    held by the caller for the whole call, so the loop may use them borrowed).
+    ``inference`` holds the decision's words for ``MODEL_HISTORY`` (``new_inference``):
+    its hands are made here at the decision's first call and kept there for the next.
+    Returns the opponent hands dealt as the last of ``INFER_TRIES`` deals, none of
+    which fit what the opponent showed (``determinize``; ``deal_sample``)."""
     work = borrowed_work(owner)
     engine = borrowed_engine(engine)
     work.misses[0] = 0
     for seat in range(obs.players):
         work.scores[seat] = obs.scores[seat]
     hidden = hidden_cards(obs)
+    work.inference[:] = inference
+    prepare_samples(obs, hidden, decision_key, model, work, engine)
+    inference[:] = work.inference
     for j in range(net.shape[1]):
         skey = random64(decision_key, first_sample + j)
         stock_n = deal_sample(obs, hidden, skey, model, work, engine)
@@ -574,13 +604,41 @@ def seat_view(obs, seat, hand, pile, pile_n, taken, discarded, stock_n, turn, ph
 
 
 @njit(cache=True)
+def prepare_samples(obs, hidden, decision_key, model, work, engine):
+    """Under ``MODEL_HISTORY``, make the opponent hands of ``work.inference`` from its
+    notes once per decision (``history_particles``, keyed on ``decision_key``)."""
+    inference = work.inference
+    if model != MODEL_HISTORY or inference[INF_STATE] != INF_NOT_MADE:
+        return
+    made = history_particles(obs, hidden, decision_key, work, engine, HISTORY_PARTICLES)
+    inference[INF_COUNT] = max(made, 0)
+    if made > 0:
+        inference[INF_STATE] = INF_MADE
+    elif made == 0:
+        inference[INF_STATE] = INF_NONE
+    else:
+        inference[INF_STATE] = INF_NO_FIT
+
+
+@njit(cache=True)
 def deal_sample(obs, hidden, skey, model, work, engine):
     """``determinize`` for sample key ``skey``; under ``MODEL_PLAYED`` dealt again (from
     ``random64(skey, PLAYED_SALT + attempt)``) until the seat before this one, holding
     its sampled hand, would have played its last turn as it did by its policy in these
     rollouts (``last_turn_fits``), up to ``PLAYED_TRIES`` deals in all (then the last
     one stands, and ``work.misses[0]`` counts it, as it counts the misses of
-    ``determinize``'s models in the deal that stands only). Returns the stock size."""
+    ``determinize``'s models in the deal that stands only). Under ``MODEL_HISTORY`` the
+    opponent holds one of the hands ``prepare_samples`` made, picked by ``skey``, and
+    the stock is the rest of the hidden cards, shuffled; where it made none, the rules'
+    model deals (and where no hand fit the notes, each sample counts as a miss).
+    Returns the stock size."""
+    if model == MODEL_HISTORY:
+        state = work.inference[INF_STATE]
+        if state == INF_MADE:
+            return deal_history(obs, hidden, skey, work)
+        if state == INF_NO_FIT:
+            work.misses[0] += 1
+        return determinize(obs, hidden, skey, model, work)
     earlier_misses = work.misses[0]
     stock_n = determinize(obs, hidden, skey, model, work)
     if model != MODEL_PLAYED:
@@ -597,6 +655,59 @@ def deal_sample(obs, hidden, skey, model, work, engine):
         stock_n = determinize(obs, hidden, key, model, work)
     work.misses[0] += 1
     return stock_n
+
+
+@njit(cache=True)
+def resample_particles(weight, hands, stocks, held, draw, always):
+    """Systematic resampling of the particles in proportion to ``weight`` (from one
+    uniform draw, ``draw``), when ``always`` or when their effective number,
+    (sum w)^2 / sum w^2, is below half of them (resampling more often loses hands for
+    nothing); afterwards every weight is 1. Otherwise the weights are scaled to a mean
+    of 1. False when all are 0."""
+    n = weight.shape[0]
+    total = 0.0
+    squares = 0.0
+    for p in range(n):  # in order: the twin adds them so too
+        total += weight[p]
+        squares += weight[p] * weight[p]
+    if total <= 0.0:
+        return False
+    if not always and total * total >= 0.5 * n * squares:
+        for p in range(n):
+            weight[p] *= n / total
+        return True
+    old_weight = weight.copy()
+    old_hands, old_stocks, old_held = hands.copy(), stocks.copy(), held.copy()
+    step = total / n
+    at = (np.float64(draw >> np.uint64(11)) * 2.0**-53) * step
+    cum = old_weight[0]
+    j = 0
+    for p in range(n):
+        while at >= cum and j < n - 1:
+            j += 1
+            cum += old_weight[j]
+        hands[p], stocks[p], held[p] = old_hands[j], old_stocks[j], old_held[j]
+        weight[p] = 1.0
+        at += step
+    return True
+
+
+@njit(cache=True)
+def deal_history(obs, hidden, skey, work):
+    """``deal_sample``'s deal from the hands ``history_particles`` made (two players)."""
+    inference = work.inference
+    pick = np.int64(random64(skey, HISTORY_SALT) % np.uint64(inference[INF_COUNT]))
+    theirs = inference[INF_HANDS + pick]
+    work.base[obs.seat] = obs.hand
+    work.base[1 - obs.seat] = theirs
+    rest = hidden & ~theirs
+    m = 0
+    while rest:
+        work.stock[m] = lowest_bit(rest)
+        rest &= rest - 1
+        m += 1
+    shuffle(work.stock, m, skey)
+    return m
 
 
 @njit(cache=True)
@@ -700,16 +811,162 @@ def last_turn_fits(obs, hand, engine, key):
     return choice == d and hook_knock(sid, seen, params, scratch, d) == CONTINUE
 
 
+@njit(cache=True)
+def history_particles(obs, hidden, key, work, engine, n):
+    """``MODEL_HISTORY``'s opponent hands: ``n`` hands (at most ``HISTORY_PARTICLES``:
+    ``prepare_samples`` makes so many) that would have played every turn of the
+    opponent this seat noted (``work.inference``'s notes, ``kernels/history.py``) as it
+    was played, by its policy in these rollouts (asked as ``last_turn_fits`` asks it,
+    turn by turn). Written to ``work.inference`` from ``INF_HANDS`` on; returns how
+    many (0: nothing to replay, -1: no hand fit).
+
+    A sequential Monte Carlo (particle filter) over the noted turns, in their order.
+    Each particle starts with the opponent's hand before its first noted turn: the pile
+    cards it took before then and still holds, the cards it threw just after taking a
+    pile card (it held them before that turn: taken to be dealt, not drawn at an earlier
+    turn, which keeps the particles alive at a small bias), and the rest dealt from the
+    cards it could have held then (the hidden ones, and those it threw since without
+    having taken them from the pile). At each noted turn the particle's hand is asked,
+    in the opponent's view of that turn (``seat_view``: the pile then, this seat's
+    taken cards then, its own turns before), whether it takes the card offered; it
+    draws from the stock where it passed: the card it then threw if its hand lacks it
+    (weighted by the chance of that draw, one over the cards its stock could hold),
+    else a card of that stock at random; and it must throw the card thrown and play
+    on. A particle that answers otherwise keeps ``MISFIT`` of its weight, one that
+    cannot have played the turn (it lacks the card thrown) none. After a turn the
+    particles are drawn again in proportion to their weights where a few carry most of
+    the weight, and after the last (``resample_particles``), so the hands that fit every
+    turn so far carry on, each drawing its own stock cards after.
+    """
+    inference = work.inference
+    count = inference[INF_NOTES]
+    if obs.players != 2 or count <= 0 or obs.rebuilds != 0:
+        return 0
+    me = obs.seat
+    o = 1 - me
+    took_all = np.int64(0)
+    thrown_all = np.int64(0)
+    # A card thrown just after a pile take was held before that turn: dealt at the start
+    # (or, in truth, perhaps drawn at an earlier turn), so that the hands do not die out.
+    held_before = np.int64(0)
+    for i in range(count):
+        offered, took, thrown, _, _, _, _ = unpack_note(inference[INF_NOTES + 1 + NOTE_WORDS * i])
+        if took:
+            took_all |= np.int64(1) << offered
+            held_before |= np.int64(1) << thrown
+        thrown_all |= np.int64(1) << thrown
+    forced = obs.taken[o] & ~took_all
+    pool = (hidden | (thrown_all & ~took_all)) & ~forced
+    need = obs.rules[L.R_HAND_SIZE] - popcount(forced)
+    if need < 0 or need > popcount(pool):
+        return 0
+    held_before &= pool
+    if popcount(held_before) > need:
+        held_before = np.int64(0)
+    hands = np.empty(n, np.int64)
+    stocks = np.empty(n, np.int64)  # the cards each particle's stock may still hold
+    held = np.empty(n, np.int64)  # the pile cards each holds
+    weight = np.ones(n, np.float64)
+    deck = stack_empty(DECK_CAPACITY, 0)
+    for p in range(n):
+        m = 0
+        rest = pool & ~held_before
+        while rest:
+            deck[m] = lowest_bit(rest)
+            rest &= rest - 1
+            m += 1
+        shuffle(deck, m, random64(key, HISTORY_SALT + p))
+        h = forced | held_before
+        for i in range(need - popcount(held_before)):
+            h |= np.int64(1) << deck[i]
+        hands[p] = h
+        stocks[p] = pool & ~h
+        held[p] = forced
+    pile = stack_empty(DECK_CAPACITY, 0)
+    seats = stack_empty(2, MAX_PLAYERS)
+    taken, discarded = seats[0, :2], seats[1, :2]
+    discarded[me] = obs.discarded[me]
+    discarded[o] = obs.discarded[o] & ~thrown_all
+    sid = engine.sids[o]
+    params = borrow_row(engine.params, o)
+    scratch = borrow_row(engine.state.scratch, o)
+    word = engine.turn_words[o]
+    for i in range(count):
+        at = INF_NOTES + 1 + NOTE_WORDS * i
+        offered, took, thrown, own_turn, pile_n, stock_n, turn = unpack_note(inference[at])
+        taken[me] = inference[at + 1]
+        for k in range(pile_n - 1):
+            pile[k] = obs.pile[k]
+        pile[pile_n - 1] = offered
+        for p in range(n):
+            if weight[p] == 0.0:
+                continue
+            h = hands[p]
+            taken[o] = held[p]
+            scratch[:SCRATCH_HAND] = 0
+            scratch[SCRATCH_HAND:] = engine.memory
+            if word >= 0:
+                scratch[word] = own_turn
+            seen = seat_view(obs, o, h, pile, pile_n, taken, discarded, stock_n, turn,
+                             PHASE_DRAW, -1, False)  # fmt: skip
+            fit = 1.0
+            if hook_take(sid, seen, params, scratch) != (took == 1):
+                fit = MISFIT
+            if took:
+                if not ((h | np.int64(1) << offered) >> thrown) & 1:
+                    weight[p] = 0.0  # it threw a card this hand does not hold
+                    continue
+                drawn = offered
+                taken[o] |= np.int64(1) << offered
+                left_n, left_stock = pile_n - 1, stock_n
+            else:
+                free = stocks[p]
+                if (h >> thrown) & 1:
+                    skip = random64(key, DRAW_SALT + i * n + p) % np.uint64(popcount(free))
+                    for _ in range(skip):
+                        free &= free - 1
+                    drawn = lowest_bit(free)
+                elif (free >> thrown) & 1:
+                    drawn = thrown
+                    fit /= popcount(free)
+                else:
+                    weight[p] = 0.0
+                    continue
+                stocks[p] &= ~(np.int64(1) << drawn)
+                left_n, left_stock = pile_n, stock_n - 1
+            h |= np.int64(1) << drawn
+            seen = seat_view(obs, o, h, pile, left_n, taken, discarded, left_stock, turn + 1,
+                             PHASE_DISCARD, drawn, took == 1)  # fmt: skip
+            if hook_discard(sid, seen, params, scratch) != thrown:
+                fit *= MISFIT
+            elif hook_knock(sid, seen, params, scratch, thrown) != CONTINUE:
+                fit *= MISFIT
+            weight[p] *= fit
+            hands[p] = h & ~(np.int64(1) << thrown)
+            held[p] = taken[o] & ~(np.int64(1) << thrown)
+        discarded[o] |= np.int64(1) << thrown
+        last = i == count - 1
+        draw = random64(key, RESAMPLE_SALT + i)
+        if not resample_particles(weight, hands, stocks, held, draw, last):
+            scratch[:SCRATCH_HAND] = 0
+            return -1
+    scratch[:SCRATCH_HAND] = 0
+    for p in range(n):
+        inference[INF_HANDS + p] = hands[p]
+    return n
+
+
 @njit(cache=True, nogil=True)
 def rollout_values(view, rules, tab, kinds, cards, decision_key, first_sample, model, sids,
-                   params, turn_words, net, won, ends):  # fmt: skip
+                   params, turn_words, net, won, ends, inference):  # fmt: skip
     """``evaluate`` for the seat of ``view``, called on an engine of strategies (a copy,
     ``sim/engine_build.py``): seat ``s`` of the rollouts plays strategy ``sids[s]`` with
     ``params[s]``. Each
     rollout's strategies start with the hand's memory zeroed but for the own-turn
     count in ``turn_words[s]`` (``kernels.mc.start_action``), and the game's memory of
     the deciding seat (hands so far, knocks and gins seen: public facts, bar its own).
-    Returns ``play_samples``'s count of opponent hands that fit nothing shown."""
+    ``inference``: as ``play_samples``'s. Returns its count of opponent hands that fit
+    nothing shown."""
     pile = stack_empty(DECK_CAPACITY, 0)
     seats = stack_empty(3, MAX_PLAYERS)
     obs = view_obs(view, pile, seats, rules, tab)
@@ -721,7 +978,7 @@ def rollout_values(view, rules, tab, kinds, cards, decision_key, first_sample, m
     engine = Engine(new_state_nb(players), one_row(players), resume_probe(players), sids,
                     params, True, turn_words, memory)  # fmt: skip
     return play_samples(obs, kinds, cards, decision_key, first_sample, model, net, won,
-                        ends, new_work(players), engine)  # fmt: skip
+                        ends, new_work(players), engine, inference)  # fmt: skip
 
 
 @njit(cache=True)
@@ -853,12 +1110,13 @@ _I = types.int64
     types.int64(
         OBS, _ACTIONS, _ACTIONS, types.uint64, _I, _I, _I, _I,
         BorrowedArray(types.float64, 2, "C"), BorrowedArray(types.int8, 2, "C"),
-        BorrowedArray(types.int8, 2, "C"),
+        BorrowedArray(types.int8, 2, "C"), BorrowedArray(types.int64, 1, "C"),
     )
 )  # fmt: skip
 def evaluate(
-    obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends
-):
+    obs, kinds, cards, decision_key, first_sample, model, knock_at, min_gain, net, won, ends,
+    inference,
+):  # fmt: skip
     """Play every action on samples ``first_sample ..`` (one per column of ``net``).
 
     ``net[a, j]`` receives action ``a``'s net points for this seat on sample
@@ -868,11 +1126,21 @@ def evaluate(
     Returns how many sampled opponent hands fit nothing the opponent showed within
     ``INFER_TRIES`` deals (``model`` inferred or shown; they keep the last deal), or
     fit no last turn in ``PLAYED_TRIES`` deals (``model`` played, ``deal_sample``).
+    ``inference``: the decision's words for ``MODEL_HISTORY`` (``new_inference``; the
+    same array for each of a decision's calls).
     """
     return play_samples(
         obs, kinds, cards, decision_key, first_sample, model, net, won, ends,
         new_work(obs.players), new_engine(obs.players, obs.seat, knock_at, min_gain),
+        inference,
     )  # fmt: skip
+
+
+@njit(cache=True)
+def new_inference():
+    """A decision's words for ``MODEL_HISTORY``: no notes, no hands made (the caller
+    copies its notes in from ``INF_NOTES``: ``kernels.history.copy_notes``)."""
+    return np.zeros(INFERENCE_SIZE, np.int64)
 
 
 @njit(cache=True)

@@ -64,8 +64,18 @@ from sim.warm import FIRST, warm_entry
 ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
 MAX_SCORE = 10**9  # game scores a position may name: far above any game's, inside int64
-MODELS = K.MODELS  # the opponent models by name (their one home: kernels/mc.py)
+# The opponent models by name (their one home: kernels/mc.py), but the history model:
+# it replays the opponent's turns as a seat notes them in play, and a position has none.
+MODELS = {name: number for name, number in K.MODELS.items() if number != K.MODEL_HISTORY}
 MODEL_NAMES = {n: name for name, n in MODELS.items()}
+
+
+def model_refused(model: str) -> str:
+    """Why ``rummy advise`` does not sample by ``model``, and what it offers."""
+    why = "unknown"
+    if model in K.MODELS:  # the history model: mc's, in play
+        why = "mc's in play only (it replays the opponent's turns mc notes; a position has none)"
+    return f"model {model!r} is {why}; choose one of: {', '.join(MODELS)}"
 
 
 class AdviseError(ValueError):
@@ -477,7 +487,7 @@ def advise(
     if not 0 <= seed <= MAX_SEED:
         raise AdviseError(f"the seed must be 0..{MAX_SEED}, got {seed}")
     if model is not None and model not in MODELS:
-        raise AdviseError(f"model {model!r} is unknown; choose one of: {', '.join(MODELS)}")
+        raise AdviseError(model_refused(model))
     key = key_of(seed)
     obs = pos.obs(key)
     number = K.model_for(
@@ -496,6 +506,7 @@ def advise(
     won = np.zeros((n, samples), np.int8)
     start = time.perf_counter()
     done = misses = 0
+    inference = K.new_inference()  # no notes of the opponent's turns: a position has none
     while done < samples:
         m = min(ROUND, samples - done)
         part_net = np.zeros((n, m))
@@ -503,11 +514,13 @@ def advise(
         part_ends = np.zeros((n, m), np.int8)
         if play is None:
             misses += K.evaluate(obs, kinds, cards, key, done, number, rollout_at,
-                                 min_gain, part_net, part_won, part_ends)  # fmt: skip
+                                 min_gain, part_net, part_won, part_ends,
+                                 inference)  # fmt: skip
         else:  # the engine of strategies plays the same samples
             values, view, sids, params, words = play
             misses += values(view, obs.rules, obs.tab, kinds, cards, key, done, number,
-                             sids, params, words, part_net, part_won, part_ends)  # fmt: skip
+                             sids, params, words, part_net, part_won, part_ends,
+                             inference)  # fmt: skip
         net[:, done : done + m] = part_net
         won[:, done : done + m] = part_won
         done += m

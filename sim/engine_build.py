@@ -103,13 +103,19 @@ def _plugin_digests(strategies: list[Strategy]) -> list[str]:
 ROLLOUT_FUNCTIONS = (
     "play_action",
     "play_samples",
+    "prepare_samples",
     "deal_sample",
     "last_turn_fits",
+    "history_particles",
     "rollout_values",
 )
 ROLLOUT_IMPORTS = (
     "from kernels.mc import (Engine, action_result, borrowed_engine, borrowed_work,"
-    " determinize, new_work, seat_view, start_action, MODEL_PLAYED, PLAYED_SALT, PLAYED_TRIES)",
+    " determinize, new_work, seat_view, start_action, MODEL_PLAYED, PLAYED_SALT, PLAYED_TRIES,"
+    " MODEL_HISTORY, HISTORY_PARTICLES, MISFIT, HISTORY_SALT, DRAW_SALT, RESAMPLE_SALT, INF_STATE,"
+    " INF_COUNT, INF_NOTES, INF_HANDS, INF_NOT_MADE, INF_MADE, INF_NONE, INF_NO_FIT,"
+    " deal_history, resample_particles)",
+    "from kernels.history import NOTE_WORDS, unpack_note",
     "from kernels.bits import lowest_bit",
     "from kernels.obs import hidden_cards",
     "from kernels.probe import resume_probe",

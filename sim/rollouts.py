@@ -190,10 +190,12 @@ def _make(lineups: list[tuple[str, ...]], rules: RuleSet, engine_of: EngineOf) -
 def values(handle: int, view: npt.NDArray[np.int64], rules: npt.NDArray[np.int64],
            kinds: npt.NDArray[np.int64], cards: npt.NDArray[np.int64], key: int, first: int,
            model: int, net: npt.NDArray[np.float64], won: npt.NDArray[np.int8],
-           ends: npt.NDArray[np.int8]) -> int:  # fmt: skip
+           ends: npt.NDArray[np.int8],
+           inference: npt.NDArray[np.int64]) -> int:  # fmt: skip
     """One round of a bound seat's samples (``kernels.engine.rollout_values``); called
-    by ``mc``'s hook in object mode. Returns the sampled opponent hands that fit
-    nothing their opponent showed (``kernels.mc.play_samples``)."""
+    by ``mc``'s hook in object mode (``inference``: the decision's, ``kernels.mc``).
+    Returns the sampled opponent hands that fit nothing their opponent showed
+    (``kernels.mc.play_samples``)."""
     if not 0 <= handle < len(_bound):
         raise RuntimeError(
             "an mc seat with rollout= or opponents= was not bound to its rollout line-up "
@@ -203,4 +205,5 @@ def values(handle: int, view: npt.NDArray[np.int64], rules: npt.NDArray[np.int64
     me = int(view[V_SEAT])
     return int(b.engine.rollout_values(view, rules, b.tab, kinds, cards, np.uint64(key),
                                        first, model, b.sids[me], b.params[me],
-                                       b.turn_words[me], net, won, ends))  # fmt: skip
+                                       b.turn_words[me], net, won, ends,
+                                       inference))  # fmt: skip

@@ -83,18 +83,21 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, objmode
 
+from kernels.history import copy_notes, note_opponent_turn, note_own_discard
 from kernels.link import piece
 from kernels.mc import (
     ACT_BIG_GIN,
     ACT_DRAW,
     ACT_KNOCK,
     ACT_TAKE,
+    INF_NOTES,
     INFER_TRIES,
     MODEL_FROM_RULES,
     MODELS,
     PLAYED_TRIES,
     discard_actions,
     evaluate,
+    new_inference,
     rollout_policy,
     throws_for_gin,
 )
@@ -197,11 +200,14 @@ def _policy(obs, params, scratch):
     return rollout_policy(obs.rules, knock_at, throw_for_gin, opponents_wait)
 
 
-def _strategy_rollouts(handle, view, rules, kinds, cards, key, first, model, net, won, ends):
+def _strategy_rollouts(handle, view, rules, kinds, cards, key, first, model, net, won, ends,
+                       inference):  # fmt: skip
     """The bound line-up's rollouts (called in object mode). ``sim.rollouts`` bound the
     seat, so it is imported by then (looked up, not imported here: no import cycle)."""
     rollouts = importlib.import_module("sim.rollouts")
-    return rollouts.values(handle, view, rules, kinds, cards, key, first, model, net, won, ends)
+    return rollouts.values(
+        handle, view, rules, kinds, cards, key, first, model, net, won, ends, inference
+    )
 
 
 _misses = threading.local()  # per thread: a chunk plays on one thread, its count with it
@@ -223,7 +229,8 @@ def _note_misses(misses):
 def inference_misses() -> int:
     """Sampled opponent hands dealt on this thread since the last call (which this one
     resets) that fit nothing their opponent showed in ``INFER_TRIES`` deals and kept
-    the last deal (``model`` inferred, shown or played, ``kernels.mc.deal_sample``): a chunk
+    the last deal (``model`` inferred, shown or played), or that the rules' model dealt
+    because no hand fit the noted turns (history; ``kernels.mc.deal_sample``): a chunk
     counts its own, and a study says so once (``sim.study.execute``)."""
     n = getattr(_misses, "count", 0)
     _misses.count = 0
@@ -234,14 +241,15 @@ def misses_note(misses: int) -> str:
     """What a study or ``rummy advise`` says once when some of its samples missed."""
     return (
         f"{misses:,} sampled opponent hands fit nothing the opponent showed in "
-        f"{INFER_TRIES} deals ({PLAYED_TRIES} under the played model) and kept the last deal "
-        "(mc's inferred, shown or played model, "
+        f"{INFER_TRIES} deals ({PLAYED_TRIES} under the played model) and kept the last deal, "
+        "or under the history model were dealt by the rules' model "
+        "(mc's inferred, shown, played or history model, "
         "the shown one its default in Knock Rummy: docs/MC.md)"
     )
 
 
 @njit(cache=True)
-def _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends):
+def _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends, inference):
     """``evaluate``'s samples played by the line-up bound to this seat: the compiled
     engine of strategies, reached through Python once per decision round."""
     view = pack(obs, scratch)
@@ -250,22 +258,25 @@ def _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends):
     model = np.int64(params[SLOT.model])
     with objmode(misses="int64"):
         misses = _strategy_rollouts(
-            handle, view, rules, kinds, cards, key, first, model, net, won, ends
+            handle, view, rules, kinds, cards, key, first, model, net, won, ends, inference
         )
     return misses
 
 
 @njit(cache=True)
-def _play(obs, params, scratch, policy, kinds, cards, key, first, net, ends):
+def _play(obs, params, scratch, policy, kinds, cards, key, first, net, ends, inference):
     """Samples ``first``.. of every action into ``net`` and ``ends``; the sampled
-    opponent hands that fit nothing shown are counted (``inference_misses``)."""
+    opponent hands that fit nothing shown are counted (``inference_misses``).
+    ``inference``: the decision's (``_inference``), the same for each of its rounds."""
     won = np.empty(net.shape, np.int8)
     if _bound(params):
-        misses = _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends)
+        misses = _play_bound(obs, params, scratch, kinds, cards, key, first, net, won, ends,
+                             inference)  # fmt: skip
     else:
         model = np.int64(params[SLOT.model])
         min_gain = np.int64(params[SLOT.min_gain])
-        misses = evaluate(obs, kinds, cards, key, first, model, policy, min_gain, net, won, ends)
+        misses = evaluate(obs, kinds, cards, key, first, model, policy, min_gain, net, won,
+                          ends, inference)  # fmt: skip
     if misses > 0:
         _note_misses(misses)
 
@@ -295,7 +306,7 @@ def _now():
 
 
 @njit(cache=True)
-def _race(obs, params, scratch, policy, kinds, cards, key, samples, game_weight):
+def _race(obs, params, scratch, policy, kinds, cards, key, samples, game_weight, inference):
     """Index of the best action by successive elimination: rounds of ``step`` samples
     (the same samples, by index, for every action still in), after each of which an
     action is dropped when its paired difference from the best so far is below zero
@@ -317,7 +328,8 @@ def _race(obs, params, scratch, policy, kinds, cards, key, samples, game_weight)
         m = min(step, samples - done)
         net = np.empty((keep.shape[0], m), np.float64)
         ends = np.empty((keep.shape[0], m), np.int8)
-        _play(obs, params, scratch, policy, kinds[keep], cards[keep], key, done, net, ends)
+        _play(obs, params, scratch, policy, kinds[keep], cards[keep], key, done, net, ends,
+              inference)  # fmt: skip
         for i in range(keep.shape[0]):
             for j in range(m):
                 util[keep[i], done + j] = net[i, j] + game_weight * ends[i, j]
@@ -365,16 +377,19 @@ def best_action(obs, params, scratch, policy, kinds, cards):
     finalists = np.int64(params[SLOT.finalists])
     key = _decision_key(obs, scratch)
     game_weight = params[SLOT.game_weight]
+    inference = _inference(scratch)
     if params[SLOT.stop] > 0 or params[SLOT.time] > 0:
-        return _race(obs, params, scratch, policy, kinds, cards, key, samples, game_weight)
+        return _race(
+            obs, params, scratch, policy, kinds, cards, key, samples, game_weight, inference
+        )
     if screen <= 0 or finalists <= 0 or n <= finalists or screen >= samples:
         net = np.empty((n, samples), np.float64)
         ends = np.empty((n, samples), np.int8)
-        _play(obs, params, scratch, policy, kinds, cards, key, 0, net, ends)
+        _play(obs, params, scratch, policy, kinds, cards, key, 0, net, ends, inference)
         return _best_of(net, ends, game_weight)[0]
     net = np.empty((n, screen), np.float64)
     ends = np.empty((n, screen), np.int8)
-    _play(obs, params, scratch, policy, kinds, cards, key, 0, net, ends)
+    _play(obs, params, scratch, policy, kinds, cards, key, 0, net, ends, inference)
     _, means = _best_of(net, ends, game_weight)
     chosen = np.zeros(n, np.bool_)
     for _ in range(finalists):  # the best remaining, first on ties
@@ -387,14 +402,24 @@ def best_action(obs, params, scratch, policy, kinds, cards):
     rest_net = np.empty((finalists, samples - screen), np.float64)
     rest_ends = np.empty((finalists, samples - screen), np.int8)
     _play(obs, params, scratch, policy, kinds[keep], cards[keep], key, screen, rest_net,
-          rest_ends)  # fmt: skip
+          rest_ends, inference)  # fmt: skip
     all_net = np.concatenate((net[keep], rest_net), axis=1)
     all_ends = np.concatenate((ends[keep], rest_ends), axis=1)
     return keep[_best_of(all_net, all_ends, game_weight)[0]]
 
 
 @njit(cache=True)
+def _inference(scratch):
+    """The decision's words for the history model: the seat's notes of the opponent's
+    turns (``kernels/history.py``), no hands made yet."""
+    inference = new_inference()
+    copy_notes(scratch, inference[INF_NOTES:])
+    return inference
+
+
+@njit(cache=True)
 def mc_take(obs, params, scratch):
+    note_opponent_turn(obs, scratch)
     if obs.pile_n <= 0:
         return False
     kinds = np.array([ACT_TAKE, ACT_DRAW], np.int64)
@@ -404,6 +429,7 @@ def mc_take(obs, params, scratch):
 
 @njit(cache=True)
 def mc_discard(obs, params, scratch):
+    note_opponent_turn(obs, scratch)
     policy = _policy(obs, params, scratch)
     gin_count = np.int64(0)  # the gin candidates: only where the rollouts throw for gin
     if throws_for_gin(policy):
@@ -415,6 +441,7 @@ def mc_discard(obs, params, scratch):
         a = best_action(obs, params, scratch, policy, kinds, cards)
     scratch[CHOSEN_KIND] = kinds[a]
     scratch[CHOSEN_CARD] = cards[a]
+    note_own_discard(obs, scratch, cards[a])
     return cards[a]
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernels.engine import MAX_TURNS
-from sim.advise import MAX_SAMPLES, MODELS, Advice, Position, advise
+from sim.advise import MAX_SAMPLES, MODELS, Advice, Position, advise, model_refused
 from sim.front import params
 from sim.front.declare import REQUIRED, Front
 from sim.limits import MAX_SEED
@@ -108,8 +108,7 @@ def _request(values: Mapping[str, Any]) -> Asked:
         position = Position.parse(rules, **given)
     if values["model"] is not None and values["model"] not in MODELS:
         with params.refused("model", values["model"]):
-            raise ValueError(f"model {values['model']!r} is unknown; choose one of: "
-                             f"{', '.join(MODELS)}")  # fmt: skip
+            raise ValueError(model_refused(values["model"]))
     if values["opponents"] is not None:
         params.seated("opponents", values["opponents"], rules)
     scoring = {p.name: values[p.name] for p in SCORING if p.name not in ("rules", "rule")}

@@ -153,8 +153,9 @@ def kernel_values(
     won = np.zeros((len(actions), samples), np.int8)
     ends = np.zeros((len(actions), samples), np.int8)
     misses = K.evaluate(
-        obs, kinds, cards, np.uint64(key), first, model, knock_at, min_gain, net, won, ends
-    )
+        obs, kinds, cards, np.uint64(key), first, model, knock_at, min_gain, net, won, ends,
+        K.new_inference(),
+    )  # fmt: skip
     return net, won, ends, misses
 
 

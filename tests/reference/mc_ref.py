@@ -700,3 +700,117 @@ class McRef:
             if scratch[self.CHOSEN_KIND] == ACT_BIG_GIN:
                 return S.BIG_GIN
         return S.CONTINUE
+
+
+# --- the history model: hands that play every noted turn of the opponent ----------------
+
+MODEL_HISTORY = 5
+MISFIT = 1e-4
+HISTORY_SALT = 0x4157_0000
+DRAW_SALT = HISTORY_SALT + 0x1_0000
+RESAMPLE_SALT = HISTORY_SALT + 0x10_0000
+
+
+def unpack_note(word: int) -> tuple[int, ...]:
+    """(offered, took, thrown, own_turn, pile_n, stock_n, turn): 7 bits each, ``took`` 1."""
+    offered, took = word & 127, (word >> 7) & 1
+    rest = [(word >> shift) & 127 for shift in (8, 15, 22, 29, 36)]
+    return (offered, took, *rest)
+
+
+def _policy_turn_fits(obs: Any, hand: set[int], offered: int, took: bool, drawn: int,
+                      thrown: int, knock_at: int, min_gain: int) -> tuple[bool, bool]:  # fmt: skip
+    """Whether the rollout policy holding ``hand`` (before its draw) takes ``offered``
+    as it did, and then, holding ``hand`` and ``drawn``, throws ``thrown`` and plays on."""
+    forbid = int(obs.rules[R_DISCARD_TAKEN_CARD]) == 0
+    before = mask_of(hand)
+    _, after = S.best_discard(obs, before | 1 << offered, offered if forbid else None)
+    takes = S.min_deadwood(before, obs) - after >= min_gain
+    held = before | 1 << drawn
+    choice, left = S.best_discard(obs, held, drawn if took and forbid else None)
+    plays_on = choice == thrown
+    if plays_on and left == 0 and int(obs.rules[R_BIG_GIN_BONUS]) > 0:
+        plays_on = S.min_deadwood(held, obs) != 0  # else it would go out with every card
+    limit = S.knock_limit(obs)
+    if plays_on and left <= _their_threshold(obs, knock_at) and (limit < 0 or left <= limit):
+        plays_on = False  # it would have knocked
+    return takes == took, plays_on
+
+
+def history_hands(obs: Any, notes: list[int], key: int, knock_at: int, min_gain: int,
+                  n: int) -> list[int] | int:  # fmt: skip
+    """Twin of ``kernels.mc.history_particles`` where the opponent plays the rollout
+    policy: ``n`` hands (masks), or 0 (nothing to replay) or -1 (none fit)."""
+    count = notes[0]
+    if obs.players != 2 or count <= 0 or obs.rebuilds != 0:
+        return 0
+    o = 1 - obs.seat
+    turns = [unpack_note(notes[1 + 2 * i]) for i in range(count)]
+    took_all = {t[0] for t in turns if t[1]}
+    thrown_all = {t[2] for t in turns}
+    forced = set(S.cards_of(int(obs.taken[o]))) - took_all
+    pool = sorted((set(hidden_cards(obs)) | (thrown_all - took_all)) - forced)
+    need = int(obs.rules[R_HAND_SIZE]) - len(forced)
+    if need < 0 or need > len(pool):
+        return 0
+    held_before = {t[2] for t in turns if t[1]} & set(pool)  # thrown just after a take
+    if len(held_before) > need:
+        held_before = set()
+    hands, stocks, weights = [], [], [1.0] * n
+    for p in range(n):
+        deck = [c for c in pool if c not in held_before]
+        rng_ref.shuffle(deck, rng_ref.random64(key, HISTORY_SALT + p))
+        hands.append(forced | held_before | set(deck[: need - len(held_before)]))
+        stocks.append(set(pool) - hands[-1])
+    for i, (offered, took, thrown, *_) in enumerate(turns):
+        for p in range(n):
+            if weights[p] == 0.0:
+                continue
+            hand, stock = hands[p], stocks[p]
+            if took and thrown in hand | {offered}:
+                drawn = offered
+            elif took:
+                weights[p] = 0.0  # it threw a card this hand does not hold
+                continue
+            elif thrown in hand:
+                free = sorted(stock)
+                drawn = free[rng_ref.random64(key, DRAW_SALT + i * n + p) % len(free)]
+            elif thrown in stock:
+                drawn = thrown
+            else:
+                weights[p] = 0.0
+                continue
+            take_fits, discard_fits = _policy_turn_fits(
+                obs, hand, offered, bool(took), drawn, thrown, knock_at, min_gain
+            )
+            fit = 1.0 if take_fits else MISFIT
+            if not took and thrown not in hand:
+                fit /= len(stock)
+            if not took:
+                stock.discard(drawn)
+            if not discard_fits:
+                fit *= MISFIT
+            weights[p] *= fit
+            hands[p] = (hand | {drawn}) - {thrown}
+        total = squares = 0.0
+        for w in weights:
+            total += w
+            squares += w * w
+        if total <= 0.0:
+            return -1
+        if i < count - 1 and total * total >= 0.5 * n * squares:
+            weights = [w * (n / total) for w in weights]
+            continue
+        step = total / n
+        at = (rng_ref.random64(key, RESAMPLE_SALT + i) >> 11) * 2.0**-53 * step
+        cum, j, picks = weights[0], 0, []
+        for _ in range(n):
+            while at >= cum and j < n - 1:
+                j += 1
+                cum += weights[j]
+            picks.append(j)
+            at += step
+        hands = [set(hands[j]) for j in picks]
+        stocks = [set(stocks[j]) for j in picks]
+        weights = [1.0] * n
+    return [mask_of(h) for h in hands]

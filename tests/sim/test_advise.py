@@ -163,6 +163,7 @@ def test_cli_table_and_json() -> None:
         (["--hand", "9C 9X"], "9X"),
         (["--hand", HAND, "--pile", "5S", "--took", "1-7H"], "SEAT:CARDS"),
         (["--hand", HAND, "--pile", "5S", "--model", "psychic"], "model 'psychic'"),
+        (["--hand", HAND, "--pile", "5S", "--model", "history"], "mc's in play only"),
         (["--hand", HAND, "--pile", "5S", "--rules", "nope"], "nope"),
         (["--hand", HAND, "--pile", "5S", "--scores", "1e30 0"], "scores"),
         (["--hand", HAND, "--pile", "5S", "--scores", f"{10**10} 0"], "--scores must lie"),
@@ -237,6 +238,7 @@ def test_mc_hook_decision_matches_advise_best() -> None:
         net,
         won,
         np.zeros_like(won),
+        K.new_inference(),
     )
     best = int(np.argmax(net.mean(axis=1)))
     assert card == cards[best] and scratch[M.CHOSEN_KIND] == kinds[best]
@@ -334,9 +336,9 @@ def test_cli_says_when_inferred_hands_fit_nothing_shown(opponents: list[str]) ->
     assert 0 < n <= 40
     assert " ".join(table.stderr.split()) == (
         f"note: {n} sampled opponent hands fit nothing the opponent showed in {K.INFER_TRIES} "
-        f"deals ({K.PLAYED_TRIES} under the played model) and kept the last deal (mc's "
-        "inferred, shown or played model, the shown one its default in Knock Rummy: "
-        "docs/MC.md)"
+        f"deals ({K.PLAYED_TRIES} under the played model) and kept the last deal, or under "
+        "the history model were dealt by the rules' model (mc's inferred, shown, played or "
+        "history model, the shown one its default in Knock Rummy: docs/MC.md)"
     )
     kept = json.loads(runner.invoke(app, [*args, "--model", "kept", "--json"]).output)
     assert kept["inference_misses"] == 0

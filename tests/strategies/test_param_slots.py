@@ -109,14 +109,17 @@ def test_rollout_rows_hold_their_fields() -> None:
 
 
 def test_one_table_of_opponent_models() -> None:
-    assert advise.MODELS is K.MODELS
+    """``kernels.mc.MODELS`` is the table; ``rummy advise`` offers all but the history
+    model (a position holds no notes of the opponent's turns)."""
     assert sorted(K.MODELS.values()) == [
         K.MODEL_UNIFORM,
         K.MODEL_KEPT,
         K.MODEL_INFERRED,
         K.MODEL_SHOWN,
         K.MODEL_PLAYED,
+        K.MODEL_HISTORY,
     ]
+    assert advise.MODELS == {n: m for n, m in K.MODELS.items() if m != K.MODEL_HISTORY}
     mc = S.BUILTINS["mc"]
     assert mc.defaults().model == K.MODEL_FROM_RULES  # type: ignore[attr-defined]
     assert K.MODEL_FROM_RULES not in K.MODELS.values()

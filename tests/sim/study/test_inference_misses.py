@@ -54,7 +54,8 @@ def test_the_kernel_counts_the_misses_its_twin_counts(model: int) -> None:
         net = np.zeros((2, 5))
         won = np.zeros((2, 5), np.int8)
         ends = np.zeros((2, 5), np.int8)
-        misses = K.evaluate(obs, kinds, cards, np.uint64(seed), 0, model, -1, 1, net, won, ends)
+        misses = K.evaluate(obs, kinds, cards, np.uint64(seed), 0, model, -1, 1, net, won, ends,
+                            K.new_inference())  # fmt: skip
         _, _, _, ref_misses = R.evaluate(ref, [(K.ACT_TAKE, -1), (K.ACT_DRAW, -1)], seed, 0, 5,
                                          model, -1, 1)  # fmt: skip
         assert misses == ref_misses
@@ -82,8 +83,8 @@ def test_a_study_counts_its_misses_and_says_so_once(tmp_path: Path, lineup) -> N
     assert notes == {
         f"{total:,} sampled opponent hands fit nothing the opponent showed in "
         f"{K.INFER_TRIES} deals ({K.PLAYED_TRIES} under the played model) and kept the last "
-        "deal (mc's inferred, shown or played model, the shown one its default in Knock "
-        "Rummy: docs/MC.md)"
+        "deal, or under the history model were dealt by the rules' model (mc's inferred, "
+        "shown, played or history model, the shown one its default in Knock Rummy: docs/MC.md)"
     }
     # another chunk size and worker count: the same count
     other = dataclasses.replace(config, chunk_size=24, out=tmp_path / "c")
