@@ -21,8 +21,8 @@ less noise than the values themselves.
 
 The opponents are modelled as greedy players, whatever they really are: a seat is not
 told who it plays (``docs/MC.md``, "What it does not model"). How their unseen cards
-are dealt is the opponent model (``MODELS``: uniform, kept, inferred, shown, played;
-see ``determinize`` and ``deal_sample``). ``mc:rollout=SPEC`` and
+are dealt is the opponent model (``MODELS``: uniform, kept, inferred, shown, played,
+history; see ``determinize``, ``deal_sample`` and ``history_particles``). ``mc:rollout=SPEC`` and
 ``opponents=`` play the same loop (``play_samples``, ``kernels/engine.py``) on an
 engine of strategies instead (``sim/rollouts.py``).
 

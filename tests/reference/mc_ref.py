@@ -680,17 +680,20 @@ class McRef:
                 return best
 
     def take(self, obs: Any, params: Any, scratch: list[int]) -> bool:
+        note_opponent_turn(obs, scratch)
         if not S.pile_of(obs):
             return False
         p = S.read_params(params, self.FIELDS)
         return self._best(obs, p, scratch, [(ACT_TAKE, -1), (ACT_DRAW, -1)]) == 0
 
     def discard(self, obs: Any, params: Any, scratch: list[int]) -> int:
+        note_opponent_turn(obs, scratch)
         p = S.read_params(params, self.FIELDS)
         gin_count = p["gin_candidates"] if throws_for_gin(self.policy(obs, p, scratch)) else 0
         actions = discard_actions(obs, S.forbidden_discard(obs), p["candidates"], gin_count)
         a = self._best(obs, p, scratch, actions) if len(actions) > 1 else 0
         scratch[self.CHOSEN_KIND], scratch[self.CHOSEN_CARD] = actions[a]
+        note_own_discard(obs, scratch, actions[a][1])
         return actions[a][1]
 
     def knock(self, obs: Any, params: Any, scratch: list[int], discard: int) -> int:
@@ -700,6 +703,58 @@ class McRef:
             if scratch[self.CHOSEN_KIND] == ACT_BIG_GIN:
                 return S.BIG_GIN
         return S.CONTINUE
+
+
+# --- the history model: the seat's notes of the opponent's turns ------------------------
+
+H_MINE, H_CARD, H_MY_TAKEN, H_STOCK, H_TURN, H_REBUILDS, H_STATE, H_COUNT, H_NOTES = range(3, 12)
+MAX_NOTES = (64 - H_NOTES) // 2  # two words a note, in the hand's memory (64 words)
+IDLE, WAITING, BROKEN = 0, 1, 2
+
+
+def note_opponent_turn(obs: Any, scratch: list[int]) -> None:
+    """Twin of ``kernels.history.note_opponent_turn``: read the opponent's turn since
+    this seat's last discard from the pile, once."""
+    if obs.players != 2 or scratch[H_STATE] != WAITING:
+        return
+    if obs.rebuilds != scratch[H_REBUILDS]:
+        scratch[H_STATE] = BROKEN
+        return
+    pile = S.pile_of(obs)
+    if obs.phase == S.PHASE_DISCARD and obs.from_pile:
+        pile.append(int(obs.drawn))  # the pile before this seat's draw
+    mine, offered = scratch[H_MINE] - 1, scratch[H_CARD]
+    if len(pile) == mine + 1 and pile[mine - 1] == offered:
+        took, thrown = 0, pile[mine]
+    elif len(pile) == mine:
+        took, thrown = 1, pile[mine - 1]
+    else:
+        scratch[H_STATE] = BROKEN
+        return
+    other = 1 - obs.seat
+    if not (int(obs.discarded[other]) >> thrown) & 1:
+        scratch[H_STATE] = BROKEN
+        return
+    notes = [scratch[H_NOTES + 2 * i : H_NOTES + 2 * i + 2] for i in range(scratch[H_COUNT])]
+    own_turn = bin(int(obs.discarded[other])).count("1") - 1
+    fields = (offered, took, thrown, own_turn, mine, scratch[H_STOCK], scratch[H_TURN])
+    word = sum(v << shift for v, shift in zip(fields, (0, 7, 8, 15, 22, 29, 36), strict=True))
+    notes = (notes + [[word, scratch[H_MY_TAKEN]]])[-MAX_NOTES:]
+    for i, (packed, taken) in enumerate(notes):
+        scratch[H_NOTES + 2 * i], scratch[H_NOTES + 2 * i + 1] = packed, taken
+    scratch[H_COUNT] = len(notes)
+    scratch[H_STATE] = IDLE
+
+
+def note_own_discard(obs: Any, scratch: list[int], card: int) -> None:
+    """Twin of ``kernels.history.note_own_discard``."""
+    if obs.players != 2 or scratch[H_STATE] == BROKEN or card < 0:
+        return
+    scratch[H_MINE] = len(S.pile_of(obs)) + 2
+    scratch[H_CARD] = card
+    scratch[H_MY_TAKEN] = S.without(int(obs.taken[obs.seat]), card)
+    scratch[H_STOCK], scratch[H_TURN], scratch[H_REBUILDS] = obs.stock_n, obs.turn, obs.rebuilds
+    scratch[H_STATE] = WAITING
 
 
 # --- the history model: hands that play every noted turn of the opponent ----------------

@@ -40,6 +40,7 @@ from kernels.showdown import knock_limit_of
 from strategies import params_vector
 from strategies.simple import PAIRS
 from tests.conftest import random_meld
+from tests.reference import mc_ref
 from tests.reference import strategies_ref as ref
 from tests.reference.cardtext import names
 from tests.support.positions import position, rules_of, scratch
@@ -211,7 +212,8 @@ def random_observations(rng: random.Random, rules: np.ndarray) -> tuple[Pair, Pa
     return before, after, drawn
 
 
-def random_scratch(rng: random.Random, name: str, hand: int, drawn: int) -> np.ndarray:
+def random_scratch(rng: random.Random, name: str, hand: int, drawn: int,
+                   pile: list[int]) -> np.ndarray:  # fmt: skip
     sc = scratch()
     sc[0] = rng.randrange(0, 1000)
     if name == "chart":  # its own turns so far: every mask row, and past the last
@@ -219,6 +221,17 @@ def random_scratch(rng: random.Random, name: str, hand: int, drawn: int) -> np.n
     if name in ("mc", "rollout"):  # the game memory: hands over, a knock in one, or not
         sc[GAME_OPP_KNOCKS] = rng.choice((0, 0, 1, 3))
         sc[GAME_HANDS] = sc[GAME_OPP_KNOCKS] + rng.choice((0, 0, 1, 2))
+    if name == "mc" and pile and rng.random() < 0.6:  # its notes (kernels/history.py)
+        # waiting for the opponent's turn after a discard of its own that the pile shows
+        # passed (under one card), taken (one card where it lay), or neither; some notes
+        # already kept, up to the most (the oldest is then dropped)
+        mine = rng.choice((len(pile) - 1, len(pile), len(pile) + 1))
+        sc[mc_ref.H_MINE] = max(mine, 1) + 1
+        sc[mc_ref.H_CARD] = pile[max(mine, 1) - 1] if mine < len(pile) else rng.randrange(52)
+        sc[mc_ref.H_STATE] = mc_ref.WAITING
+        sc[mc_ref.H_COUNT] = rng.choice((0, 2, mc_ref.MAX_NOTES))
+        for w in range(mc_ref.H_NOTES, mc_ref.H_NOTES + 2 * sc[mc_ref.H_COUNT]):
+            sc[w] = rng.randrange(1 << 43)
     if name == "simple":
         roll = rng.random()
         if roll < 0.3:
@@ -294,14 +307,14 @@ def compare_on_random(
             values = params_vector(random_params(rng, name, lookahead_share))
             listed = [float(v) for v in values]
             ctx = (name, listed, i, seed, drawn, ref_after)
-            sc = random_scratch(rng, name, int(before.hand), drawn)
+            sc = random_scratch(rng, name, int(before.hand), drawn, ref.pile_of(ref_before))
             sc_ref = [int(x) for x in sc]
             got = bool(strategy.take_nb(before, values, sc))
             assert got == twin.take(ref_before, listed, sc_ref), f"take: {describe(*ctx)}"
             assert list(sc) == sc_ref, f"take scratch: {describe(*ctx)}"
             assert before.pile_n > 0 or not got
             counts["take"] += got
-            sc = random_scratch(rng, name, int(after.hand), drawn)
+            sc = random_scratch(rng, name, int(after.hand), drawn, ref.pile_of(ref_after))
             sc_ref = [int(x) for x in sc]
             choice = int(strategy.discard_nb(after, values, sc))
             assert choice == twin.discard(ref_after, listed, sc_ref), f"discard: {describe(*ctx)}"
