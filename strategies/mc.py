@@ -22,7 +22,9 @@ In plain words:
   it did not knock); 4 "played", the default's and, with each sample dealt
   again while it does not fit, the seat before this one would have played its
   last turn as it did by its strategy in the rollouts (the card thrown, playing
-  on, and with two players the pile card taken or passed); 0 uniform. The
+  on, and with two players the pile card taken or passed); 5 "history", with two
+  players, a hand that would have played every turn of the opponent this seat
+  saw this hand as it was played, by its strategy in the rollouts; 0 uniform. The
   default, -1, is chosen from the rules (``model_for``): shown where any
   deadwood may knock (Knock Rummy), kept elsewhere.
 * A discard decision tries the ``candidates`` best discards by the deadwood
@@ -69,8 +71,10 @@ In plain words:
   (``sim/rollouts.py`` binds the seat's line-up; this seat, where ``rollout`` is
   empty, plays its own policy as the ``rollout`` strategy).
 * Every sample comes from this seat's seeded strategy stream, so runs are
-  reproducible; it sees only its own observation. Details and measured
-  strength: docs/MC.md.
+  reproducible; it sees only its own observation. Memory: the action chosen with
+  the discard (scratch words 1-2), and its notes of the opponent's turns this
+  hand, what the history model replays (words 3-63, ``kernels/history.py``).
+  Details and measured strength: docs/MC.md.
 """
 
 from __future__ import annotations

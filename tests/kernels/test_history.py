@@ -25,6 +25,7 @@ from kernels.history import (
     copy_notes,
     note_opponent_turn,
     note_own_discard,
+    pack_note,
     unpack_note,
 )
 from kernels.obs import PHASE_DISCARD, SCRATCH_SIZE
@@ -239,3 +240,33 @@ def test_mc_by_history_is_the_same_on_any_thread_count(opponents: str) -> None:
     _same(one, two)
     kept = play_deals("gin", seats.replace("model=5", "model=-1"), deals=8, seed=2)
     assert not all(np.array_equal(getattr(one, f), getattr(kept, f)) for f in one._fields)
+
+
+def test_notes_no_hand_can_play_fall_back_as_misses() -> None:
+    """Notes that no hand fits (here a second turn that passed and threw again the card
+    the first threw, which it cannot hold any more) make no hands: each sample is dealt
+    by the rules' model and counted as a miss."""
+    checked = 0
+    for _, _, obs, notes in noted_positions("gin", 10):
+        if notes[0] < 2 or checked >= 5:
+            continue
+        bad = notes.copy()
+        thrown = unpack_note(int(bad[1]))[2]
+        offered, _, _, *rest = unpack_note(int(bad[3]))
+        bad[3] = pack_note(offered, 0, thrown, *rest)
+        made, _, work = made_hands(obs, bad, 3)
+        assert made == -1
+        work.inference[:] = 0
+        work.inference[K.INF_NOTES : K.INF_NOTES + HISTORY_WORDS] = bad
+        hidden = K.hidden_cards(obs)
+        engine = K.new_engine(2, 0, -1, 1)
+        K.prepare_samples(obs, hidden, np.uint64(3), K.MODEL_HISTORY, work, engine)
+        assert work.inference[K.INF_STATE] == K.INF_NO_FIT
+        work.misses[0] = 0
+        for j in range(4):
+            assert K.deal_sample(obs, hidden, np.uint64(j), K.MODEL_HISTORY, work, engine) == (
+                obs.stock_n
+            )
+        assert work.misses[0] == 4
+        checked += 1
+    assert checked == 5
