@@ -98,17 +98,23 @@ def measure(obs, model, key, samples, truth, threshold, scratch, out):
     K.prepare_samples(obs, hidden, key, model, work, engine)
     for j in range(samples):
         K.deal_sample(obs, hidden, random64(key, j), model, work, engine)
-        for s in range(obs.players):
-            if s == obs.seat:
-                continue
-            hand = work.base[s]
-            d = min_deadwood_one(hand, obs.tab)
-            diff = d - truth[s]
-            out[s, 0] += abs(diff)
-            out[s, 1] += diff
-            out[s, 2] += popcount(hand & truth[obs.players + s] & ~obs.taken[s])
-            out[s, 3] += 1 if d <= threshold else 0
-            out[s, 4] += d
+        add_sample(obs, work.base, truth, threshold, out)
+
+
+@njit(cache=True)
+def add_sample(obs, hands, truth, threshold, out):
+    """Add one sample's opponent ``hands`` to ``out`` (``measure``'s sums)."""
+    for s in range(obs.players):
+        if s == obs.seat:
+            continue
+        hand = hands[s]
+        d = min_deadwood_one(hand, obs.tab)
+        diff = d - truth[s]
+        out[s, 0] += abs(diff)
+        out[s, 1] += diff
+        out[s, 2] += popcount(hand & truth[obs.players + s] & ~obs.taken[s])
+        out[s, 3] += 1 if d <= threshold else 0
+        out[s, 4] += d
 
 
 def measure_known(module, engine, obs, model, key, samples, truth, threshold, scratch, out):
@@ -124,14 +130,7 @@ def measure_known(module, engine, obs, model, key, samples, truth, threshold, sc
     seconds = time.perf_counter() - start
     for j in range(samples):
         module.deal_sample(obs, hidden, np.uint64(random64(key, j)), model, work, engine)
-        for s in range(obs.players):
-            if s == obs.seat:
-                continue
-            hand = int(work.base[s])
-            d = int(min_deadwood_one(np.int64(hand), obs.tab))
-            diff = d - truth[s]
-            out[s] += [abs(diff), diff, popcount(hand & int(truth[obs.players + s]) &
-                       ~int(obs.taken[s])), d <= threshold, d]  # fmt: skip
+        add_sample(obs, work.base, truth, threshold, out)
     return seconds
 
 

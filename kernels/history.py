@@ -79,6 +79,14 @@ def unpack_note(word):
     )
 
 
+@njit(cache=True, inline="always")
+def _pile_card(obs, i):
+    """The pile's card ``i`` before this seat's draw (the card it took is the top)."""
+    if i == obs.pile_n:
+        return obs.drawn
+    return obs.pile[i]
+
+
 @njit(cache=True)
 def note_opponent_turn(obs, scratch):
     """Note the opponent's turn since this seat's last discard, once (two players)."""
@@ -116,14 +124,6 @@ def note_opponent_turn(obs, scratch):
     scratch[at + 1] = scratch[H_MY_TAKEN]
     scratch[H_COUNT] = count + 1
     scratch[H_STATE] = IDLE
-
-
-@njit(cache=True, inline="always")
-def _pile_card(obs, i):
-    """The pile's card ``i`` before this seat's draw (the card it took is the top)."""
-    if i == obs.pile_n:
-        return obs.drawn
-    return obs.pile[i]
 
 
 @njit(cache=True)

@@ -113,7 +113,7 @@ def _before_mine(replay: Any) -> int:
 def test_the_true_hand_plays_every_noted_turn(monkeypatch: pytest.MonkeyPatch) -> None:
     """Against greedy opponents (the rollout policy, mc's model of them), the true hand
     before each noted turn, with the card truly drawn, takes or passes and throws as
-    the note says (the twin's policy), and the note's fields are the view's then."""
+    the note says (the twin's policy)."""
     monkeypatch.setattr(S, "SOLVER", fast_solver)
     checked = 0
     for replay, _, obs, notes in noted_positions("gin", 12):
@@ -123,7 +123,7 @@ def test_the_true_hand_plays_every_noted_turn(monkeypatch: pytest.MonkeyPatch) -
             offered, took, thrown = unpack_note(int(notes[1 + 2 * i]))[:3]
             match = next(t for t in turns if t[:3] == (offered, took, thrown))
             hand = set(S.cards_of(match[3]))
-            assert R._policy_turn_fits(ref, hand, offered, bool(took), match[4], thrown, -1, 1) == (
+            assert R.policy_turn_fits(ref, hand, offered, bool(took), match[4], thrown, -1, 1) == (
                 True,
                 True,
             )

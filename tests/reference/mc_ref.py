@@ -773,7 +773,7 @@ def unpack_note(word: int) -> tuple[int, ...]:
     return (offered, took, *rest)
 
 
-def _policy_turn_fits(obs: Any, hand: set[int], offered: int, took: bool, drawn: int,
+def policy_turn_fits(obs: Any, hand: set[int], offered: int, took: bool, drawn: int,
                       thrown: int, knock_at: int, min_gain: int) -> tuple[bool, bool]:  # fmt: skip
     """Whether the rollout policy holding ``hand`` (before its draw) takes ``offered``
     as it did, and then, holding ``hand`` and ``drawn``, throws ``thrown`` and plays on."""
@@ -835,7 +835,7 @@ def history_hands(obs: Any, notes: list[int], key: int, knock_at: int, min_gain:
             else:
                 weights[p] = 0.0
                 continue
-            take_fits, discard_fits = _policy_turn_fits(
+            take_fits, discard_fits = policy_turn_fits(
                 obs, hand, offered, bool(took), drawn, thrown, knock_at, min_gain
             )
             fit = 1.0 if take_fits else MISFIT
