@@ -34,15 +34,17 @@ their own (in parallel, ``sim/warm.py``) and called through a slot; only the lea
 deadwood, whose inlined natural path pays, is compiled into the loop. So the loop passes
 typed values (``none``, ``np.int64(0)``), counters start typed, and the small helpers
 (``_log``, ``_observe``, ``_fail``, ``_score``, ``play_game``) are inlined; the take
-hook has a single call site. Numba's inlining copies the inlined function's IR block by
-block, each copy with the whole scope, so it costs time in the square of the function's
-size: the hand's body is written in the loop of ``play_hands`` itself, which Python
-calls directly (a jitted wrapper would re-optimize the whole engine once more), and
-games and replays call the same compiled loop with one row. Whether to write the event
-log is a type (None or True), not a value: the deals' loop has none of its branches (a
-runtime flag measured 3-7% slower). Each of these choices shortens the engine's cold
-start; docs/ENGINE.md ("Compile time") has the figures and the commands that measure
-them.
+hook has a single call site. Outside the loop (``decide``, ``mc``'s replays of an
+opponent's turns) the hooks are asked through ``ask_take``, ``ask_discard`` and
+``ask_knock``, each compiled once, rather than every strategy's dispatch inlined at each
+call site. Numba's inlining copies the inlined function's IR block by block, each copy
+with the whole scope, so it costs time in the square of the function's size: the hand's
+body is written in the loop of ``play_hands`` itself, which Python calls directly (a
+jitted wrapper would re-optimize the whole engine once more), and games and replays call
+the same compiled loop with one row. Whether to write the event log is a type (None or
+True), not a value: the deals' loop has none of its branches (a runtime flag measured
+3-7% slower). Each of these choices shortens the engine's cold start; docs/ENGINE.md
+("Compile time") has the figures and the commands that measure them.
 """
 
 from typing import NamedTuple
@@ -312,6 +314,23 @@ def hook_knock(sid, obs, params, scratch, discard):
 # --- end hooks ------------------------------------------------------------------------
 
 
+# The hooks once more, each compiled once, for the callers outside the loop ("Compile
+# time" above): there a call costs nothing next to the hook it makes.
+@njit(cache=True)
+def ask_take(sid, obs, params, scratch):
+    return hook_take(sid, obs, params, scratch)
+
+
+@njit(cache=True)
+def ask_discard(sid, obs, params, scratch):
+    return hook_discard(sid, obs, params, scratch)
+
+
+@njit(cache=True)
+def ask_knock(sid, obs, params, scratch, discard):
+    return hook_knock(sid, obs, params, scratch, discard)
+
+
 @njit(cache=True, inline="always")
 def view_obs(view, pile, seats, rules, tab):
     """The ``Obs`` of a seat's view (``kernels/view.py``), its arrays in ``pile`` and
@@ -360,10 +379,10 @@ def decide(what, sids, params, scratch, view, rules, tab, discard):
     sid = sids[0]
     p, s = borrow_row(params, 0), borrow_row(scratch, 0)
     if what == 0:
-        return np.int64(1) if hook_take(sid, obs, p, s) else np.int64(0)
+        return np.int64(1) if ask_take(sid, obs, p, s) else np.int64(0)
     if what == 1:
-        return np.int64(hook_discard(sid, obs, p, s))
-    return np.int64(hook_knock(sid, obs, p, s, discard))
+        return np.int64(ask_discard(sid, obs, p, s))
+    return np.int64(ask_knock(sid, obs, p, s, discard))
 
 
 @njit(cache=True, inline="always")

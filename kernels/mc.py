@@ -53,14 +53,14 @@ from kernels.deadwood import (
 )
 from kernels.engine import (
     MAX_PLAYERS,
+    ask_discard,
+    ask_knock,
+    ask_take,
     borrowed_columns,
     borrowed_state,
     dead_at_wall,
     discard_card,
     hand_winner,
-    hook_discard,
-    hook_knock,
-    hook_take,
     new_state_nb,
     one_row,
     play_hands,
@@ -793,12 +793,12 @@ def last_turn_fits(obs, hand, engine, key):
         on_pile = 1 if took >= 0 else 0  # the card it took lay on the pile, else in the stock
         seen = seat_view(obs, o, before_draw, pile, n + on_pile, taken, discarded,
                          stock_n + 1 - on_pile, turn - 1, PHASE_DRAW, -1, False)  # fmt: skip
-        if hook_take(sid, seen, params, scratch) != (took >= 0):
+        if ask_take(sid, seen, params, scratch) != (took >= 0):
             return False
     seen = seat_view(
         obs, o, held, pile, n, taken, discarded, stock_n, turn, PHASE_DISCARD, drawn, took >= 0
     )
-    choice = hook_discard(sid, seen, params, scratch)
+    choice = ask_discard(sid, seen, params, scratch)
     if choice != d and drawn < 0 and (obs.taken[o] >> choice) & 1:
         # It may have just taken ``choice`` (then it could not throw it): ask again so,
         # its count of own turns as before the first question (a discard hook counts).
@@ -807,8 +807,8 @@ def last_turn_fits(obs, hand, engine, key):
         seen = seat_view(
             obs, o, held, pile, n, taken, discarded, stock_n, turn, PHASE_DISCARD, choice, True
         )
-        choice = hook_discard(sid, seen, params, scratch)
-    return choice == d and hook_knock(sid, seen, params, scratch, d) == CONTINUE
+        choice = ask_discard(sid, seen, params, scratch)
+    return choice == d and ask_knock(sid, seen, params, scratch, d) == CONTINUE
 
 
 @njit(cache=True)
@@ -910,7 +910,7 @@ def history_particles(obs, hidden, key, work, engine, n):
             seen = seat_view(obs, o, h, pile, pile_n, taken, discarded, stock_n, turn,
                              PHASE_DRAW, -1, False)  # fmt: skip
             fit = 1.0
-            if hook_take(sid, seen, params, scratch) != (took == 1):
+            if ask_take(sid, seen, params, scratch) != (took == 1):
                 fit = MISFIT
             if took:
                 if not ((h | np.int64(1) << offered) >> thrown) & 1:
@@ -937,9 +937,9 @@ def history_particles(obs, hidden, key, work, engine, n):
             h |= np.int64(1) << drawn
             seen = seat_view(obs, o, h, pile, left_n, taken, discarded, left_stock, turn + 1,
                              PHASE_DISCARD, drawn, took == 1)  # fmt: skip
-            if hook_discard(sid, seen, params, scratch) != thrown:
+            if ask_discard(sid, seen, params, scratch) != thrown:
                 fit *= MISFIT
-            elif hook_knock(sid, seen, params, scratch, thrown) != CONTINUE:
+            elif ask_knock(sid, seen, params, scratch, thrown) != CONTINUE:
                 fit *= MISFIT
             weight[p] *= fit
             hands[p] = h & ~(np.int64(1) << thrown)

@@ -59,7 +59,7 @@ from sim.rules import MAX_KNOCK_LIMIT, RuleSet, get_rules
 from sim.sizes import ADVISE_SEED, DEFAULT_SAMPLES
 from sim.solver import min_deadwood, tables_for
 from sim.stats import Interval, mean_ci, paired_difference, wilson
-from sim.warm import FIRST, warm_entry
+from sim.warm import FIRST, ensure, warm_entry
 
 ROUND = 250  # samples per round (the unit a time limit stops on)
 MAX_SAMPLES = 1_000_000  # every sample's value is kept (paired tests): 8 bytes per action
@@ -558,10 +558,21 @@ def advise(
 @warm_entry("advise: rollouts of known opponents", FIRST)
 def _warm_known_opponents() -> None:
     """Compile (or load) the rollout steps ``rummy advise --opponents`` calls from
-    Python around the engine of strategies (two samples of one position). ``warm``'s
-    longest compile (the engine's rollout path, most of a minute on one core): queued
-    first, so that it runs beside the other units rather than after them."""
+    Python around the engine of strategies: ``warm``'s longest compile (the engine's
+    rollout path; docs/ENGINE.md, "Compile time"), queued first, so that it runs beside
+    the other units rather than after them. The rollouts compile before they run; only
+    then do two samples of one position play, and by then the pieces they call
+    (compiled by the other units meanwhile) load from the cache rather than compile
+    here a second time."""
     pos = Position.parse("gin", hand="9C 9D 9H JS QS KS AD 4D 2H 3S JC", pile="5S KC 7D 8H 2C")
+    key = key_of(ADVISE_SEED)
+    obs = pos.obs(key)
+    values, view, sids, params, words = _known_opponents(pos, obs, 0, 0, "greedy")
+    actions, points, flags = np.zeros(1, np.int64), np.zeros((1, 2)), np.zeros((1, 2), np.int8)
+    model = K.model_for(obs.rules, np.int64(K.MODEL_FROM_RULES))
+    args = (view, obs.rules, obs.tab, actions, actions, key, 0, model, sids, params, words,
+            points, flags, flags, K.new_inference())  # fmt: skip
+    ensure(values, args)  # the same types as advise's calls: one compiled overload
     advise(pos, samples=2, opponents="greedy")
 
 

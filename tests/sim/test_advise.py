@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+import numba
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -342,3 +343,35 @@ def test_cli_says_when_inferred_hands_fit_nothing_shown(opponents: list[str]) ->
     )
     kept = json.loads(runner.invoke(app, [*args, "--model", "kept", "--json"]).output)
     assert kept["inference_misses"] == 0
+
+
+def test_warm_compiles_the_rollouts_for_the_types_advise_passes(monkeypatch) -> None:
+    """``rummy warm``'s entry compiles the rollouts of known opponents before it plays
+    (``_warm_known_opponents``): for the very argument types ``advise`` then calls them
+    with, or a user's first ``advise --opponents`` would compile a second copy."""
+    import sim.advise as A
+
+    signatures: dict[str, tuple] = {}
+
+    def typed(args: tuple) -> tuple:
+        return tuple(numba.typeof(a) for a in args)
+
+    def record_known(*args, **kw):
+        values, *rest = known(*args, **kw)
+
+        def called(*call_args):
+            signatures["advise"] = typed(call_args)
+            return values(*call_args)
+
+        called.dispatcher = values
+        return (called, *rest)
+
+    def record_ensure(called, args):
+        signatures["warm"] = typed(args)
+        ensure(called.dispatcher, args)
+
+    ensure, known = A.ensure, A._known_opponents
+    monkeypatch.setattr(A, "ensure", record_ensure)
+    monkeypatch.setattr(A, "_known_opponents", record_known)
+    A._warm_known_opponents()
+    assert signatures["warm"] == signatures["advise"]

@@ -85,14 +85,31 @@ def test_a_plugin_of_plain_hooks_is_compiled_into_an_engine(plugin_dir: Any) -> 
     assert engine is not engine_with([])[0]
 
 
+# A plugin of pieces that compiles in a moment: it never takes the pile card, throws
+# its lowest card and never knocks (legal, if weak).
+PLAIN_PLUGIN_SOURCE = (
+    PIECE_PLUGIN_SOURCE.replace(
+        "from strategies import",
+        "import numpy as np\nfrom kernels.bits import lowest_bit\n"
+        "from kernels.obs import CONTINUE\nfrom strategies import",
+    )
+    # typed answers (the hooks' declared types), not the literals False and CONTINUE
+    .replace("return greedy.take_nb(obs, params, scratch)", "return np.bool_(False)")
+    .replace("return greedy.discard_nb(obs, params, scratch)", "return lowest_bit(obs.hand)")
+    .replace("return greedy.knock_nb(obs, params, scratch, discard)", "return np.int64(CONTINUE)")
+)
+
+
 def test_a_seventh_plugin_in_one_process_is_refused_until_one_is_dropped(
     plugin_dir: Any,
 ) -> None:
     """Six plugins of pieces play in one process, each in a socket of its own; a seventh
-    is refused in one line, and takes the socket of one dropped from the registry."""
+    is refused in one line, and takes the socket of one dropped from the registry (the
+    six throw their lowest card, the seventh plays greedy's hooks)."""
     names = [f"h5many{k}" for k in range(SOCKETS + 1)]
-    for k, name in enumerate(names):
-        S.load_plugin(piece_plugin(plugin_dir, f"h5_many.p{k}", name))
+    for k, name in enumerate(names[:-1]):
+        S.load_plugin(plugin_dir(f"h5_many.p{k}", None, PLAIN_PLUGIN_SOURCE.format(name=name)))
+    S.load_plugin(piece_plugin(plugin_dir, f"h5_many.p{SOCKETS}", names[-1]))
     for name in names[:-1]:
         play_deals("gin", f"{name}/greedy", deals=2, seed=1)
     with pytest.raises(S.StrategyError, match="at most 6 plugin strategies can play in one"):
