@@ -424,9 +424,10 @@ def _label(pos: Position, kind: int, card: int) -> tuple[str, str]:
 
 def _known_opponents(pos: Position, obs: Any, rollout_at: int, min_gain: int,
                      opponents: str) -> tuple[Any, ...]:  # fmt: skip
-    """What ``rollout_values`` of the engine of strategies needs besides the samples:
-    the engine, your view, and the line-up's ids, rows and turn words (your seat
-    greedy at the rollout's threshold, every other the ``opponents`` spec)."""
+    """``rollout_values`` of the engine of strategies, and a function that gives its
+    arguments for a round of samples (``advise``'s calls, ``warm``'s compile): your
+    view, the line-up's ids, rows and turn words (your seat greedy at the rollout's
+    threshold, every other the ``opponents`` spec) around the samples' arrays."""
     from sim import rollouts
     from sim.engine import Lineup, engine_of
     from strategies import StrategyError, parse_seat
@@ -447,7 +448,14 @@ def _known_opponents(pos: Position, obs: Any, rollout_at: int, min_gain: int,
     seats = Lineup(tuple(yours if s == pos.seat else theirs for s in range(players)))
     engine, sids, params = engine_of(seats, pos.rules)
     view = pack(obs, np.zeros(SCRATCH_SIZE, np.int64))
-    return engine.rollout_values, view, sids, params, rollouts.turn_words(seats.seats)
+    words = rollouts.turn_words(seats.seats)
+
+    def args(kinds: Any, cards: Any, key: Any, first: int, model: Any, net: Any, won: Any,
+             ends: Any, inference: Any) -> tuple[Any, ...]:  # fmt: skip
+        return (view, obs.rules, obs.tab, kinds, cards, key, first, model, sids, params, words,
+                net, won, ends, inference)  # fmt: skip
+
+    return engine.rollout_values, args
 
 
 def advise(
@@ -517,10 +525,9 @@ def advise(
                                  min_gain, part_net, part_won, part_ends,
                                  inference)  # fmt: skip
         else:  # the engine of strategies plays the same samples
-            values, view, sids, params, words = play
-            misses += values(view, obs.rules, obs.tab, kinds, cards, key, done, number,
-                             sids, params, words, part_net, part_won, part_ends,
-                             inference)  # fmt: skip
+            values, args = play
+            misses += values(*args(kinds, cards, key, done, number, part_net, part_won,
+                                   part_ends, inference))  # fmt: skip
         net[:, done : done + m] = part_net
         won[:, done : done + m] = part_won
         done += m
@@ -567,12 +574,11 @@ def _warm_known_opponents() -> None:
     pos = Position.parse("gin", hand="9C 9D 9H JS QS KS AD 4D 2H 3S JC", pile="5S KC 7D 8H 2C")
     key = key_of(ADVISE_SEED)
     obs = pos.obs(key)
-    values, view, sids, params, words = _known_opponents(pos, obs, 0, 0, "greedy")
+    values, args = _known_opponents(pos, obs, 0, 0, "greedy")
     actions, points, flags = np.zeros(1, np.int64), np.zeros((1, 2)), np.zeros((1, 2), np.int8)
     model = K.model_for(obs.rules, np.int64(K.MODEL_FROM_RULES))
-    args = (view, obs.rules, obs.tab, actions, actions, key, 0, model, sids, params, words,
-            points, flags, flags, K.new_inference())  # fmt: skip
-    ensure(values, args)  # the same types as advise's calls: one compiled overload
+    # the same types as advise's calls: one compiled overload
+    ensure(values, args(actions, actions, key, 0, model, points, flags, flags, K.new_inference()))
     advise(pos, samples=2, opponents="greedy")
 
 

@@ -708,6 +708,9 @@ class McRef:
 # --- the history model: the seat's notes of the opponent's turns ------------------------
 
 H_MINE, H_CARD, H_MY_TAKEN, H_STOCK, H_TURN, H_REBUILDS, H_STATE, H_COUNT, H_NOTES = range(3, 12)
+# Where a note's fields lie in its word (offered, took, thrown, own_turn, pile_n, stock_n,
+# turn): 7 bits each, ``took`` 1.
+NOTE_SHIFTS = (0, 7, 8, 15, 22, 29, 36)
 MAX_NOTES = (64 - H_NOTES) // 2  # two words a note, in the hand's memory (64 words)
 IDLE, WAITING, BROKEN = 0, 1, 2
 
@@ -738,7 +741,7 @@ def note_opponent_turn(obs: Any, scratch: list[int]) -> None:
     notes = [scratch[H_NOTES + 2 * i : H_NOTES + 2 * i + 2] for i in range(scratch[H_COUNT])]
     own_turn = bin(int(obs.discarded[other])).count("1") - 1
     fields = (offered, took, thrown, own_turn, mine, scratch[H_STOCK], scratch[H_TURN])
-    word = sum(v << shift for v, shift in zip(fields, (0, 7, 8, 15, 22, 29, 36), strict=True))
+    word = sum(v << shift for v, shift in zip(fields, NOTE_SHIFTS, strict=True))
     notes = (notes + [[word, scratch[H_MY_TAKEN]]])[-MAX_NOTES:]
     for i, (packed, taken) in enumerate(notes):
         scratch[H_NOTES + 2 * i], scratch[H_NOTES + 2 * i + 1] = packed, taken
@@ -767,9 +770,9 @@ RESAMPLE_SALT = HISTORY_SALT + 0x10_0000
 
 
 def unpack_note(word: int) -> tuple[int, ...]:
-    """(offered, took, thrown, own_turn, pile_n, stock_n, turn): 7 bits each, ``took`` 1."""
+    """(offered, took, thrown, own_turn, pile_n, stock_n, turn): ``NOTE_SHIFTS``."""
     offered, took = word & 127, (word >> 7) & 1
-    rest = [(word >> shift) & 127 for shift in (8, 15, 22, 29, 36)]
+    rest = [(word >> shift) & 127 for shift in NOTE_SHIFTS[2:]]
     return (offered, took, *rest)
 
 
