@@ -442,7 +442,8 @@ def play_drawn(
         tell("charts")
         charts = save_charts(result.data, result.directory / CHARTS_DIR)
         tell("report")
-        report = write_experiment_report(result.data, result.directory / REPORT_FILE)
+        pngs = [(path.stem, path) for path in charts if path.suffix == ".png"]  # not drawn again
+        report = write_experiment_report(result.data, result.directory / REPORT_FILE, pngs)
     return Drawn(result, tuple(charts), report)
 
 

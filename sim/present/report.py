@@ -125,10 +125,28 @@ def _paragraphs(text: str) -> str:
     return "\n".join(f"<p>{_esc(b)}</p>".replace("\n", "<br>") for b in blocks)
 
 
-def _png_bytes(fig: Figure, dpi: int = 110) -> bytes:
+# A chart's size on the page: 110 CSS pixels an inch of figure, whether the report draws
+# it (at that dpi) or embeds a PNG file drawn at another (shown at the size its pHYs says).
+PAGE_DPI = 110
+
+
+def _png_bytes(fig: Figure) -> bytes:
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, facecolor="white")
+    fig.savefig(buffer, format="png", dpi=PAGE_DPI, facecolor="white")
     return buffer.getvalue()
+
+
+def _page_width(png: bytes) -> int | None:
+    """The width in CSS pixels a PNG of ``PAGE_DPI`` would have: its pixels scaled by
+    its pHYs chunk's dpi (None without one, or with no unit: shown at its own size)."""
+    at = png.find(b"pHYs", 8)
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or at < 0:
+        return None
+    width = int.from_bytes(png[16:20], "big")
+    per_metre, unit = int.from_bytes(png[at + 4 : at + 8], "big"), png[at + 12]
+    if unit != 1 or per_metre == 0:
+        return None
+    return round(width * PAGE_DPI / (per_metre * 0.0254))
 
 
 def _figure_html(item: FigureLike | tuple[str, FigureLike], index: int) -> str:
@@ -157,7 +175,9 @@ def _figure_html(item: FigureLike | tuple[str, FigureLike], index: int) -> str:
 
 def _img(data: bytes, mime: str, alt: str) -> str:
     encoded = base64.b64encode(data).decode("ascii")
-    return f'<img alt="{_esc(alt)}" src="data:{mime};base64,{encoded}">'
+    width = _page_width(data)
+    size = f' width="{width}"' if width else ""
+    return f'<img alt="{_esc(alt)}"{size} src="data:{mime};base64,{encoded}">'
 
 
 def _inline_svg(svg: str) -> str:

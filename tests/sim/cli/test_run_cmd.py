@@ -7,6 +7,7 @@ its ``--resume``, charts and report, and a tiny sweep run for real, in this proc
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import sys
@@ -342,6 +343,12 @@ def test_sweep_end_to_end(tmp_path: Path) -> None:
     assert f"results: {directory}/" in result.stdout
     for name in ("summary.parquet", "report.html", "charts/knock_curve.png"):
         assert (directory / name).exists(), name
+    # the report shows the chart files themselves, not the charts drawn once more
+    shown = re.findall(
+        r'src="data:image/png;base64,([^"]+)"', (directory / "report.html").read_text()
+    )
+    files = sorted(p.read_bytes() for p in (directory / "charts").glob("*.png"))
+    assert sorted(base64.b64decode(b) for b in shown) == files and len(files) == 3
     # an experiment directory resumes and re-charts too
     resumed = invoke("run", "--resume", str(directory), "--workers", "1", "--json")
     assert resumed.exit_code == 0, resumed.output

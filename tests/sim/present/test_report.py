@@ -104,6 +104,25 @@ def test_report_embeds_images_tables_and_config(tmp_path):
     assert 'href="#configuration"' in html and 'href="#provenance"' in html
 
 
+def _imgs(html: str) -> list[dict[str, str | None]]:
+    parser = _Collector()
+    parser.feed(html)
+    return [attrs for tag, attrs in parser.tags if tag == "img"]
+
+
+def test_a_saved_png_shows_at_the_size_the_report_draws_a_figure(tmp_path):
+    """A chart file (drawn at 150 dpi) is embedded as it is, at the width the report
+    gives a figure it draws itself (110 px an inch): 3 inches, 330 px, either way. A PNG
+    that does not say its dpi shows at its own size."""
+    png = charts.save(_figure(), tmp_path / "chart")[0]
+    drawn, saved = _imgs(render_report("t", [Section("s", figures=[_figure(), png])], {}, {}))
+    assert drawn["width"] == saved["width"] == "330"
+    assert base64.b64decode(str(saved["src"]).split(",", 1)[1]) == png.read_bytes()
+    unsaid = png.read_bytes().replace(b"pHYs", b"tEXt", 1)
+    [shown] = _imgs(render_report("t", [Section("s", figures=[unsaid])], {}, {}))
+    assert "width" not in shown
+
+
 def test_report_has_no_external_assets(tmp_path):
     _, html = _report(tmp_path)
     parser = _Collector()
