@@ -22,6 +22,7 @@ Conventions
 from __future__ import annotations
 
 import random
+import signal
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -38,6 +39,18 @@ ACE_MODES = ("low", "high_or_low", "around")
 ACE_CODES = {"low": ACE_LOW, "high_or_low": ACE_HIGH_OR_LOW, "around": ACE_AROUND}
 JOKERS = (52, 53)
 NATURALS = tuple(range(52))
+
+
+# --- Ctrl-C as in a terminal -----------------------------------------------------------
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Python's own SIGINT handler in every test process, however the suite was started:
+    run in the background (``&`` without job control, ``nohup``) it inherits SIGINT
+    ignored, which a command keeps (``sim/cli/signals.py``) and the commands tests start
+    inherit, so the tests of Ctrl-C would find nothing to stop it."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # --- compile once, before the workers start ------------------------------------------

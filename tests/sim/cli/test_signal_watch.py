@@ -13,7 +13,6 @@ from __future__ import annotations
 import ctypes
 import signal
 import sys
-from collections.abc import Iterator
 
 import pytest
 
@@ -24,16 +23,6 @@ Callback = ctypes.CFUNCTYPE(None)
 
 def _ctrl_c() -> None:
     signal.raise_signal(signal.SIGINT)  # the handler runs here, before this returns
-
-
-@pytest.fixture(autouse=True)
-def _sigint_not_ignored() -> Iterator[None]:
-    """Python's own SIGINT handler while a test runs, as in a terminal: a suite started in
-    the background (``cmd &`` without job control, or ``nohup``) inherits SIGINT ignored,
-    which ``Signals.handled`` keeps ignored (the last test here)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 def test_python_alone_loses_an_interrupt_raised_in_a_callback() -> None:
@@ -110,10 +99,13 @@ def test_the_handlers_and_the_unraisable_hook_are_put_back() -> None:
 
 def test_an_ignored_interrupt_stays_ignored() -> None:
     """Under ``nohup`` (SIGINT ignored from the start) Ctrl-C does not stop a command."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signals = Signals()
-    with signals.handled():
-        _ctrl_c()
-        lines_after = ["ran"]
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        signals = Signals()
+        with signals.handled():
+            _ctrl_c()
+            lines_after = ["ran"]
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert lines_after == ["ran"] and signals.received == []
-    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
