@@ -152,7 +152,15 @@ SOLVER: Callable[[frozenset[int], str, int, int], int] = _reference_solver
 def min_deadwood(mask: int, obs: Any) -> int:
     """Least deadwood of the cards of ``mask`` under the observation's rules."""
     ns = rules_namespace(obs.rules)
-    return SOLVER(frozenset(cards_of(mask)), ns.ace, ns.ace_high_value, ns.joker_value)
+    hand = int(mask) & ((1 << 54) - 1)
+    return _solved(SOLVER, hand, ns.ace, ns.ace_high_value, ns.joker_value)
+
+
+# The rollouts of the twins ask about the same hands over and over: each answer is kept,
+# by the solver asked (tests swap ``SOLVER``), the hand and the rule values it depends on.
+@lru_cache(maxsize=1 << 18)
+def _solved(solver: Callable[..., int], hand: int, ace: str, high: int, joker: int) -> int:
+    return solver(frozenset(cards_of(hand)), ace, high, joker)
 
 
 def value_of(card: int, obs: Any) -> int:
