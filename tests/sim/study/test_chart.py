@@ -25,7 +25,9 @@ from sim.study.chart_cells import ChartSpec, cell_sums, score_deals
 from sim.study.execute import Executor
 from sim.study.rundir import load_cells
 from sim.study.runs import RunError
+from tests.reference import strategies_ref as S
 from tests.reference.chart_ref import positions_ref
+from tests.support.twins import fast_solver
 
 
 @pytest.mark.parametrize(
@@ -43,7 +45,8 @@ from tests.reference.chart_ref import positions_ref
         ),
     ],
 )
-def test_kernel_matches_twin(preset, overrides, spec, deals):
+def test_kernel_matches_twin(preset, overrides, spec, deals, monkeypatch):
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
     rules = get_rules(preset, **overrides)
     chart = ChartSpec(samples=3, deadwood=31)
     rows = kernel_rows(rules, spec, deals, chart)
@@ -69,9 +72,10 @@ DRAW_CASES = [
 ]
 
 
-def test_draw_chart_kernel_matches_twin():
+def test_draw_chart_kernel_matches_twin(monkeypatch):
     """Draw positions, their card classes and take-vs-draw gains are exactly the
     twin's, in every case; between them the cases meet every card class."""
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
     chart = ChartSpec(chart="draw", samples=2, deadwood=0)
     met = set()
     for preset, overrides, spec, deals in DRAW_CASES:
@@ -83,9 +87,10 @@ def test_draw_chart_kernel_matches_twin():
     assert met == set(range(K.N_DRAW_CLASSES))
 
 
-def test_discard_chart_kernel_matches_twin():
+def test_discard_chart_kernel_matches_twin(monkeypatch):
     """Every discard of the focal seat the next seat meets, with its rank, the next
     seat's interest, whether it was taken and what it saved, exactly the twin's."""
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
     chart = ChartSpec(chart="discard", samples=0, per_cell=0, deadwood=0, took=2)
     taken = interest = 0
     for preset, overrides, spec, deals in DRAW_CASES:

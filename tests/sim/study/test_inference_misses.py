@@ -24,16 +24,21 @@ from sim.study.runs import RunConfig
 from strategies.mc import inference_misses
 from tests.kernels.test_mc import random_position
 from tests.reference import mc_ref as R
+from tests.reference import strategies_ref as S
+from tests.support.twins import fast_solver
 
 SHOWN = "mc:samples=6,model=3,opponents=policy"  # the policy's rollouts: kernels.mc.evaluate
 SHOWN_BOUND = "mc:samples=6,model=3,opponents=greedy"  # the engine of strategies'
 
 
 @pytest.mark.parametrize("model", [K.MODEL_KEPT, K.MODEL_INFERRED, K.MODEL_SHOWN])
-def test_the_kernel_counts_the_misses_its_twin_counts(model: int) -> None:
+def test_the_kernel_counts_the_misses_its_twin_counts(
+    model: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Positions whose opponent threw many cards at random: the inferred and shown
     models rarely find a hand that fits, and count each deal that kept the last try;
     the kept model never tries again, so never misses."""
+    monkeypatch.setattr(S, "SOLVER", fast_solver)
     for seed in range(2):
         pos = random_position(random.Random(seed), "gin", PHASE_DRAW, taken=0, pile_n=20)
         obs, ref = pos["obs"], pos["ref"]
