@@ -139,14 +139,21 @@ def _png_bytes(fig: Figure) -> bytes:
 def _page_width(png: bytes) -> int | None:
     """The width in CSS pixels a PNG of ``PAGE_DPI`` would have: its pixels scaled by
     its pHYs chunk's dpi (None without one, or with no unit: shown at its own size)."""
-    at = png.find(b"pHYs", 8)
-    if png[:8] != b"\x89PNG\r\n\x1a\n" or at < 0:
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
         return None
-    width = int.from_bytes(png[16:20], "big")
-    per_metre, unit = int.from_bytes(png[at + 4 : at + 8], "big"), png[at + 12]
-    if unit != 1 or per_metre == 0:
-        return None
-    return round(width * PAGE_DPI / (per_metre * 0.0254))
+    width = int.from_bytes(png[16:20], "big")  # IHDR, the first chunk
+    at = 8
+    while at + 17 <= len(png):  # chunks: length, type, data, CRC; pHYs before the pixels
+        length, kind = int.from_bytes(png[at : at + 4], "big"), png[at + 4 : at + 8]
+        if kind == b"IDAT":
+            return None
+        if kind == b"pHYs":
+            per_metre, unit = int.from_bytes(png[at + 8 : at + 12], "big"), png[at + 16]
+            if unit != 1 or per_metre == 0:
+                return None
+            return round(width * PAGE_DPI / (per_metre * 0.0254))
+        at += 12 + length
+    return None
 
 
 def _figure_html(item: FigureLike | tuple[str, FigureLike], index: int) -> str:
