@@ -10,6 +10,7 @@ be loaded. ``NUMBA_CACHE_DIR``, when set, is the parent of these keyed folders.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -19,8 +20,13 @@ _PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 HASHED_PACKAGES = ("kernels", "strategies")
 
 
+@functools.cache
 def source_digest() -> str:
-    """Short hash of every kernel and strategy source file and the library versions."""
+    """Short hash of every kernel and strategy source file and the library versions.
+
+    Computed once per process, when this package is imported (it keys the numba cache
+    folder below): the sources of the code the process runs, which every run it plays
+    is labelled with, however the files change after."""
     from importlib.metadata import version
 
     h = hashlib.sha256()

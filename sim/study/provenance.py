@@ -135,6 +135,7 @@ def code_digests(strategies: Iterable[Any]) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=1)
 def _library_versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for lib in ("numpy", "numba", "llvmlite", "pyarrow", "polars"):
@@ -178,7 +179,7 @@ def provenance(config: Any) -> dict[str, Any]:
         "outcome_labels": list(L.OUTCOME_LABELS),
         "config": cfg,
         "command": cfg.get("command"),
-        "libraries": _library_versions(),
+        "libraries": dict(_library_versions()),  # a copy: the versions are read once
     }
 
 

@@ -188,6 +188,8 @@ def test_run_layout_provenance_and_readers(tmp_path) -> None:
     assert meta["table"] == "hands" and meta["config"]["config_hash"] == result.config.config_hash
     assert meta["config"]["lineup"] == ["greedy", "simple"] and meta["command"] == "pytest"
     assert meta["package"]["version"] and meta["libraries"]["pyarrow"] == pa.__version__
+    # labelled with the sources its compiled code came from: the numba cache folder's key
+    assert os.environ["NUMBA_CACHE_DIR"].endswith(f"numba-{meta['package']['source_digest']}")
 
     # polars (lazy, sorted), pyarrow.dataset and the engine itself agree
     frame = load_hands(run_dir).collect()
