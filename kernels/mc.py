@@ -71,7 +71,7 @@ from kernels.greedy import DEFAULT_KNOCK_AT
 from kernels.history import HISTORY_WORDS, NOTE_WORDS, unpack_note
 from kernels.layout import DECK_CAPACITY
 from kernels.link import piece
-from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, melds_with
+from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, meld_partners
 from kernels.obs import (
     CONTINUE,
     GAME_HANDS,
@@ -254,13 +254,7 @@ def avoided_cards(obs, seat):
 @njit(cache=True)
 def _contradicts(hand, avoid, tab):
     """True when a card of ``avoid`` (not in ``hand``) would meld with ``hand``."""
-    rest = avoid & ~hand
-    while rest:
-        card = lowest_bit(rest)
-        rest &= rest - 1
-        if melds_with(hand, card, tab):
-            return True
-    return False
+    return meld_partners(hand, avoid & ~hand, tab) != 0
 
 
 @njit(cache=True)

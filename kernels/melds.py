@@ -27,7 +27,7 @@ from numba.core.types import UniTuple, boolean, int64
 from kernels.bits import at_least_three, lowest_bit, popcount, suit_patterns
 from kernels.borrow import BorrowedArray, borrow, borrow_row, stack_empty
 from kernels.deadwood import min_deadwood_piece, natural_min_deadwood
-from kernels.layout import ACE_LOW, NATURAL_BITS
+from kernels.layout import ACE_AROUND, ACE_LOW, NATURAL_BITS
 from kernels.link import piece
 from kernels.tables import (
     ACE_SLOT,
@@ -639,6 +639,58 @@ def _melds_with_jokers(hand, card, tab):
         if popcount(w) == 3 and (w >> rank) & 1 and popcount(w & ~p) <= jokers:
             return True
     return False
+
+
+@njit(cache=True, inline="always")
+def _run_completions(p, ace):
+    """Ranks outside suit pattern ``p`` that make a 3-card run window with two of its
+    ranks, for every window at once. Rank r sits at bit r + 1 of a 16-bit line, the ace
+    again at bit 14 (after the King) where it may be high, and the King again at bit 0
+    (before the ace) where runs go round the corner; a bit completes a window when both
+    neighbours on one side, or one on each side, are held."""
+    line = p << 1
+    if ace != ACE_LOW:
+        line |= (p & 1) << 14
+    if ace == ACE_AROUND:
+        line |= p >> 12
+    ends = ((line << 1) & (line << 2)) | ((line << 1) & (line >> 1)) | ((line >> 1) & (line >> 2))
+    ranks = (ends >> 1) & 0x1FFF
+    if ace != ACE_LOW:
+        ranks |= (ends >> 14) & 1  # Q K -> the ace
+    if ace == ACE_AROUND:
+        ranks |= (ends & 1) << 12  # A 2 -> the King
+    return ranks & ~p
+
+
+@njit(cache=True)
+def meld_partners(hand, cards, tab):
+    """The cards of ``cards`` (none of them in ``hand``) that ``melds_with`` ``hand``,
+    as one mask. Without jokers in the hand, for every natural card at once: the ranks
+    the hand holds in two suits or more (a set of three with the card), and each suit's
+    run-window completions (``_run_completions``); a joker among ``cards``, and every
+    card where the hand holds a joker, is asked one by one."""
+    if (hand >> 52) != 0:
+        found = np.int64(0)
+        rest = cards
+        while rest:
+            card = lowest_bit(rest)
+            rest &= rest - 1
+            if _melds_with_jokers(hand, card, tab):
+                found |= np.int64(1) << card
+        return found
+    p0, p1, p2, p3 = suit_patterns(hand)
+    pairs = (p0 & (p1 | p2 | p3)) | (p1 & (p2 | p3)) | (p2 & p3)
+    ace = np.int64(tab[ACE_SLOT])
+    found = pairs * RANK_ACROSS_SUITS
+    found |= _run_completions(p0, ace)
+    found |= _run_completions(p1, ace) << 13
+    found |= _run_completions(p2, ace) << 26
+    found |= _run_completions(p3, ace) << 39
+    found &= cards
+    for joker in (52, 53):
+        if (cards >> joker) & 1 and _melds_with_jokers(hand, joker, tab):
+            found |= np.int64(1) << joker
+    return found
 
 
 @njit(cache=True)

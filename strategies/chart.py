@@ -84,7 +84,7 @@ from kernels.greedy import (
 )
 from kernels.layout import DECK_CAPACITY
 from kernels.link import piece
-from kernels.melds import melds_with
+from kernels.melds import meld_partners, melds_with
 from kernels.obs import DISCARD_HOOK, KNOCK_HOOK, TAKE_HOOK, forbidden_discard, hidden_cards
 from kernels.tables import CARD_VALUE
 from strategies.base import Strategy, param_slots
@@ -272,14 +272,13 @@ def next_draw(kept, deadwood, hidden, tab):
     lower) and how many of them leave no deadwood (gin)."""
     saving = np.int64(0)
     gins = np.int64(0)
-    rest = hidden
+    rest = meld_partners(kept, hidden, tab)
     while rest:
         card = lowest_bit(rest)
         rest &= rest - 1
-        if melds_with(kept, card, tab):
-            _, after = best_discard_one(kept | (np.int64(1) << card), np.int64(-1), tab)
-            saving += max(deadwood - after, np.int64(0))
-            gins += after == 0
+        _, after = best_discard_one(kept | (np.int64(1) << card), np.int64(-1), tab)
+        saving += max(deadwood - after, np.int64(0))
+        gins += after == 0
     return saving, gins
 
 

@@ -41,6 +41,7 @@ from kernels.melds import (
     layoff_optimal,
     may_lay_off,
     meld_less,
+    meld_partners,
     melds_with,
     sole_arrangement,
 )
@@ -668,3 +669,30 @@ def test_melds_with_matches_oracle(ace: str) -> None:
         assert got == want, f"card {card} with [{show(hand)}] ({ace})"
         seen.add(got)
     assert seen == {True, False}
+
+
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_meld_partners_matches_oracle(ace: str) -> None:
+    """``meld_partners(hand, cards)`` is exactly the cards of ``cards`` that some possible
+    meld of hand + card (the oracle's list) holds: every card outside random and dense
+    hands of 0 to 12 cards with 0, 1 or 2 jokers (the bit-parallel path without a joker
+    in the hand, card by card with one), asked for all of them and for a random part."""
+    rules = ref_rules(ace, jokers=2)
+    tab = tables_for_ref(rules)
+    rng = seeded("meld partners", ace)
+    sizes = set()
+    for i in range(240):
+        size, jokers = i % 13, (0, 0, 1, 2)[i % 4]
+        make = dense_hand if i % 3 == 0 and size >= 3 else random_hand
+        hand = make(rng, size, min(jokers, size))
+        outside = [c for c in range(54) if c not in hand]
+        want = {c for c in outside if any(c in m for m in R.melds_in((*hand, c), rules))}
+        everything = kmask(outside)
+        assert cards_of(meld_partners(kmask(hand), everything, tab)) == tuple(sorted(want)), (
+            f"[{show(hand)}] ({ace})"
+        )
+        part = rng.sample(outside, rng.randint(0, len(outside)))
+        got = cards_of(meld_partners(kmask(hand), kmask(part), tab))
+        assert got == tuple(sorted(want & set(part))), f"[{show(hand)}] part ({ace})"
+        sizes.add(len(want) > 0)
+    assert sizes == {True, False}
