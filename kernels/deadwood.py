@@ -867,6 +867,153 @@ def discard_deadwoods(mask, tab, out):
     return _least_of(mask, out)
 
 
+# --- two discards: the best second one after each first ----------------------------
+
+
+@njit(cache=True, inline="always")
+def _delta(q, tab):
+    """How much the best single removal changes suit pattern ``q``'s run deadwood
+    (``BIG`` for an empty pattern: no card to remove)."""
+    return (_removal(q, tab) >> 16) - KEY_OFFSET if q else np.int64(BIG)
+
+
+@njit(cache=True, inline="always")
+def _suit_second_discards(q, s, others, elsewhere, out, tab):
+    """``_leaf_second_discards`` for the cards of suit ``s`` (pattern ``q``), the other
+    suits' run deadwood being ``others`` and the best second card outside this suit
+    costing ``elsewhere``. What is left of the suit is read from one table entry: its
+    run deadwood and its best removal."""
+    rest = q
+    while rest:
+        r = lowest_bit(rest)
+        rest &= rest - 1
+        left = q ^ (1 << r)
+        first = others + _fact(left, FACT_DEADWOOD, tab)
+        card = 13 * s + r
+        out[card] = min(out[card], first + min(elsewhere, _delta(left, tab)))
+
+
+@njit(cache=True)
+def _leaf_second_discards(m, spare, out, tab):
+    """Fold into ``out`` what each run-side card of a leaf (natural cards ``m``, no
+    sets) leaves after it and then the best second card go: the second from another
+    suit (that suit's best removal), from the same suit (the best removal of what is
+    left there), or from outside the runs at the cost ``spare``. Returns the leaf's run
+    deadwood and the least single removal delta among its suits."""
+    q0, q1, q2, q3 = suit_patterns(m)
+    d0, d1 = _fact(q0, FACT_DEADWOOD, tab), _fact(q1, FACT_DEADWOOD, tab)
+    d2, d3 = _fact(q2, FACT_DEADWOOD, tab), _fact(q3, FACT_DEADWOOD, tab)
+    total = d0 + d1 + d2 + d3
+    e0, e1, e2, e3 = _delta(q0, tab), _delta(q1, tab), _delta(q2, tab), _delta(q3, tab)
+    low, high = min(e0, e1), min(e2, e3)  # the best removal in suits 0-1, in 2-3
+    _suit_second_discards(q0, 0, total - d0, min(spare, min(e1, high)), out, tab)
+    _suit_second_discards(q1, 1, total - d1, min(spare, min(e0, high)), out, tab)
+    _suit_second_discards(q2, 2, total - d2, min(spare, min(low, e3)), out, tab)
+    _suit_second_discards(q3, 3, total - d3, min(spare, min(low, e2)), out, tab)
+    return total, min(low, high)
+
+
+@piece(int64(int64, TAB, DEADWOODS))
+def second_discard_deadwoods(mask, tab, out):
+    """The least deadwood after two discards, for each first: ``out[c]`` = the least
+    over cards ``e`` of ``min_deadwood_one(mask - c - e)`` for every card ``c`` of the
+    hand, which is ``best_discard_one(mask - c, -1)``'s deadwood (``out`` as in
+    ``discard_deadwoods``); returns the least of them. A lookahead asks it of the hand
+    with a card it might draw: what keeping that card and throwing the best other one
+    leaves, for each card it might throw now (``strategies/chart.py``).
+
+    Without jokers, one pass over the set-choice leaves of the whole hand (every "none"
+    tried, as in ``discard_deadwoods``), not a solve per card. The best arrangement of
+    the hand less c and e is a leaf of this hand with c and e each taken from the
+    leaf's runs or out of a set of 4 (a set of 3 stays), never both out of one set:
+    - a set in the smaller hand is a set of this hand's rank less what was taken: the
+      whole set (a leaf), or three of four where the fourth was one of c and e (the
+      whole set less that card) or is kept for a run (a leaf, where a run could use it;
+      else the whole set is no worse);
+    - a rank left with two cards or fewer has no set: the "none" leaf, c and e taken
+      from its runs;
+    - the cards of sets no run could use (``_set_ranks``' easy sets) stay out of every
+      leaf: one out of a set of 4 leaves a set of 3, one out of a set of 3 leaves two
+      deadwood cards.
+    """
+    if (mask >> 52) != 0:
+        rest = mask
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            out[lowest_bit(bit)] = _unpack(_discard_key(mask ^ bit, np.int64(-1), tab))[1]
+        return _least_of(mask, out)
+    rest = mask
+    while rest:
+        out[lowest_bit(rest)] = BIG
+        rest &= rest - 1
+    p0, p1, p2, p3 = suit_patterns(mask)
+    ranks = at_least_three(p0, p1, p2, p3)
+    if ranks == 0:
+        _leaf_second_discards(mask, np.int64(BIG), out, tab)
+        return _least_of(mask, out)
+    contested, easy, natural = _set_ranks(mask, p0, p1, p2, p3, ranks, tab)
+    # The easy sets: how many of 4, and the two cheapest of 3 to break (two cards of
+    # the rank left as deadwood), with the rank of the cheapest.
+    easy_fours = np.int64(0)
+    break1, break2, break1_rank = np.int64(BIG), np.int64(BIG), np.int64(-1)
+    rest = easy
+    while rest:
+        r = lowest_bit(rest)
+        rest &= rest - 1
+        if popcount(mask & (RANK_ACROSS_SUITS << r)) == 4:
+            easy_fours += 1
+        else:
+            cost = 2 * np.int64(tab[CARD_VALUE + r])
+            if cost < break1:
+                break1, break2, break1_rank = cost, break1, r
+            else:
+                break2 = min(break2, cost)
+    leaves = stack_empty(MAX_LEAVES, 0)
+    whole = stack_empty(MAX_LEAVES, 0)
+    n = np.int64(1)
+    set_ranks = fours = np.int64(0)
+    if contested == 0:
+        leaves[0] = natural
+        whole[0] = 0
+    else:
+        n, set_ranks, fours = _set_leaves(natural, contested, tab, True, leaves, whole)
+    for i in range(n):
+        in_fours = popcount(whole[i] & fours)  # whole sets of 4 this leaf takes
+        spare = np.int64(0) if in_fours + easy_fours > 0 else break1
+        total, least = _leaf_second_discards(leaves[i], spare, out, tab)
+        # A card out of one of this leaf's sets of 4: the second from the runs, another
+        # set of 4, or an easy set of 3.
+        for k in range(4):
+            if (whole[i] & fours) >> k & 1:
+                other = np.int64(0) if in_fours + easy_fours > 1 else break1
+                left = total + min(least, other)
+                cards = natural & (RANK_ACROSS_SUITS << ((set_ranks >> (4 * k)) & 15))
+                while cards:
+                    card = lowest_bit(cards)
+                    cards &= cards - 1
+                    out[card] = min(out[card], left)
+        # A card out of an easy set.
+        rest = easy
+        while rest:
+            r = lowest_bit(rest)
+            rest &= rest - 1
+            cards = mask & (RANK_ACROSS_SUITS << r)
+            value = np.int64(tab[CARD_VALUE + r])
+            if popcount(cards) == 4:  # three stay a set; the second may break them
+                other = np.int64(0) if in_fours + easy_fours > 1 else break1
+                left = total + min(least, min(other, 2 * value))
+            else:  # two deadwood cards stay; the second may be one of them
+                other = np.int64(0) if in_fours + easy_fours > 0 else np.int64(BIG)
+                other = min(other, break2 if r == break1_rank else break1)
+                left = total + 2 * value + min(min(least, other), -value)
+            while cards:
+                card = lowest_bit(cards)
+                cards &= cards - 1
+                out[card] = min(out[card], left)
+    return _least_of(mask, out)
+
+
 # The solver's tested range (RULES.md hands of 1 to 13 cards; more cards could hold more
 # set choices than ``MAX_LEAVES`` has room for).
 MAX_CARDS = 13

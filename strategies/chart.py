@@ -66,10 +66,10 @@ from kernels.bits import lowest_bit, popcount
 from kernels.borrow import stack_empty
 from kernels.chart import N_DRAW_CLASSES, draw_shape, lowering_class, taken_forbidden
 from kernels.deadwood import (
-    best_discard_one,
     discard_deadwoods,
     discard_order_key,
     least_removals,
+    second_discard_deadwoods,
 )
 from kernels.greedy import (
     OWN_TURNS,
@@ -265,52 +265,68 @@ def rank_place(safety, card):
 
 
 @njit(cache=True)
-def next_draw(kept, deadwood, hidden, tab):
-    """What the next draw does for ``kept`` (least deadwood ``deadwood``), over the
-    ``hidden`` cards that sit in a meld with it: the summed saving (``deadwood`` less
-    the least deadwood after drawing one and throwing the best card, when that is
-    lower) and how many of them leave no deadwood (gin)."""
-    saving = np.int64(0)
-    gins = np.int64(0)
-    rest = meld_partners(kept, hidden, tab)
-    while rest:
-        card = lowest_bit(rest)
-        rest &= rest - 1
-        _, after = best_discard_one(kept | (np.int64(1) << card), np.int64(-1), tab)
-        saving += max(deadwood - after, np.int64(0))
-        gins += after == 0
-    return saving, gins
-
-
-@njit(cache=True)
 def lookahead_discard(obs, weight, gin_weight, safety, scratch):
     """The legal card of least ``10 d - weight x mean saving - gin_weight x gin chance``
     (see the module notes), as ``10 n d - weight x summed saving - 10 gin_weight x
-    gins`` over the ``n`` hidden cards: integers."""
+    gins`` over the ``n`` hidden cards: integers.
+
+    What the next draw does is asked card by card drawn, not card by card thrown: for
+    each hidden card that sits in a meld with the cards some discard keeps, one call
+    (``second_discard_deadwoods`` of the hand with it) gives the least deadwood after
+    keeping it and throwing the best other card, for every card thrown now. Each
+    discard counts the drawn cards that meld with what it keeps: the saving (its
+    deadwood less that least, when lower) and how many of them leave none (gin)."""
+    hand = obs.hand
     hidden = hidden_cards(obs)
     n_hidden = popcount(hidden)
     forbidden = forbidden_discard(obs)
-    best = NO_KEY
-    best_deadwood = np.int64(0)
+    legal = hand & ~(np.int64(1) << forbidden) if forbidden >= 0 else hand
     lefts = stack_empty(DECK_CAPACITY, 0)
-    discard_deadwoods(obs.hand, obs.tab, lefts)
-    cards = obs.hand
+    discard_deadwoods(hand, obs.tab, lefts)
+    partners = stack_empty(DECK_CAPACITY, 0)  # per card thrown: the draws that meld
+    drawn = np.int64(0)
+    cards = legal
     while cards:
         card = lowest_bit(cards)
         cards &= cards - 1
-        if card == forbidden:
-            continue
-        kept = obs.hand & ~(np.int64(1) << card)
+        partners[card] = meld_partners(hand & ~(np.int64(1) << card), hidden, obs.tab)
+        drawn |= partners[card]
+    savings = stack_empty(DECK_CAPACITY, 0)
+    gins = stack_empty(DECK_CAPACITY, 0)
+    afters = stack_empty(DECK_CAPACITY, 0)
+    cards = legal
+    while cards:
+        card = lowest_bit(cards)
+        cards &= cards - 1
+        savings[card] = 0
+        gins[card] = 0
+    while drawn:
+        x = lowest_bit(drawn)
+        drawn &= drawn - 1
+        second_discard_deadwoods(hand | (np.int64(1) << x), obs.tab, afters)
+        cards = legal
+        while cards:
+            card = lowest_bit(cards)
+            cards &= cards - 1
+            if (partners[card] >> x) & 1:
+                after = afters[card]
+                savings[card] += max(lefts[card] - after, np.int64(0))
+                gins[card] += after == 0
+    best = NO_KEY
+    best_deadwood = np.int64(0)
+    cards = legal
+    while cards:
+        card = lowest_bit(cards)
+        cards &= cards - 1
         deadwood = lefts[card]
-        saving, gins = next_draw(kept, deadwood, hidden, obs.tab)
-        score = 10 * n_hidden * deadwood - weight * saving - 10 * gin_weight * gins
+        score = 10 * n_hidden * deadwood - weight * savings[card] - 10 * gin_weight * gins[card]
         value = np.int64(obs.tab[CARD_VALUE + card])
         # The score above the tie-break's 20 bits (place < 16, value < 256, card < 64).
         key = (score << 20) | discard_order_key(rank_place(safety, card), value, card)
         if key < best:
             best, best_deadwood = key, deadwood
     choice = 63 - (best & 0xFF)
-    learn_min_deadwood(obs.hand & ~(np.int64(1) << choice), best_deadwood, scratch)
+    learn_min_deadwood(hand & ~(np.int64(1) << choice), best_deadwood, scratch)
     return choice
 
 

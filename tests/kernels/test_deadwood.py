@@ -14,6 +14,7 @@ The default run is sized for CI (seconds of oracle time on top of the numba comp
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -34,6 +35,7 @@ from kernels.deadwood import (
     loose_cards,
     min_deadwood_batch,
     min_deadwood_one,
+    second_discard_deadwoods,
 )
 from kernels.melds import MAX_MELDS_PER_ARRANGEMENT, canonical_arrangement
 from kernels.tables import (
@@ -411,6 +413,85 @@ def test_least_removals_by_hand_class(ace: str, kind: str, memo_oracle: object) 
         rng = seeded("least-removals", ace, kind, jokers)
         hands += [random_hand(rng, 8, jokers), dense_hand(rng, 8, jokers)]
     _check_least_removals(hands, ace)
+
+
+def _check_second_discards(hands: list[tuple[int, ...]], ace: str, oracle: bool) -> None:
+    """``second_discard_deadwoods``: for every card c, the least deadwood after c and then
+    the best other card go, against the oracle's best discard of the hand less c (or,
+    for many hands, against ``best_discard_one``, which the tests above hold to it)."""
+    rules = ref_rules(ace)
+    tab = tables_for_ref(rules)
+    for hand in hands:
+        rest = {c: [x for x in hand if x != c] for c in hand}
+        if oracle:
+            want = {c: R.best_discard_ref(rest[c], rules)[1] if rest[c] else BIG for c in hand}
+        else:
+            want = {c: int(best_discard_one(kmask(rest[c]), -1, tab)[1]) for c in hand}
+        out = np.full(64, -7, np.int64)
+        least = second_discard_deadwoods(kmask(hand), tab, out)
+        got = {c: int(out[c]) for c in hand}
+        assert got == want, f"second discards of [{show(hand)}] ({ace}): {got}, want {want}"
+        assert least == min(want.values(), default=BIG), f"[{show(hand)}] ({ace})"
+        assert (out[[c for c in range(64) if c not in hand]] == -7).all(), "wrote past the hand"
+
+
+def _two_quads(rng: random.Random, size: int) -> tuple[int, ...]:
+    """Two ranks in all four suits (two sets of 4, each able to lend a card to a run),
+    filled from their neighbouring ranks."""
+    r1, r2 = rng.sample(range(13), 2)
+    quads = {s * 13 + r for s in range(4) for r in (r1, r2)}
+    near = [c for c in range(52) if c not in quads and min(abs(c % 13 - r1), abs(c % 13 - r2)) <= 2]
+    return tuple(sorted(quads | set(rng.sample(near, min(len(near), size - 8)))))
+
+
+@pytest.mark.parametrize("kind", HAND_CLASSES)
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_second_discard_deadwoods_by_hand_class(ace: str, kind: str, memo_oracle: object) -> None:
+    """Against the oracle on each solver path (9- and 12-card hands: a lookahead's hand
+    with a card drawn), and on random and dense hands with jokers (solved per card)."""
+    tab = tables_for_ref(ref_rules(ace))
+    hands = class_hands(kind, ace, 9, 3, tab) + class_hands(kind, ace, 12, 3, tab)
+    for jokers in (1, 2):
+        rng = seeded("second-discards", ace, kind, jokers)
+        hands += [random_hand(rng, 9, jokers), dense_hand(rng, 9, jokers)]
+    _check_second_discards(hands, ace, oracle=True)
+
+
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_second_discard_deadwoods_many_hands(ace: str) -> None:
+    """Against ``best_discard_one`` card by card on 1,600 seeded hands of 2 to 13 cards:
+    random, dense, four of a kind, two fours of a kind (where a card out of one set of 4
+    may be followed by one out of the other), and with jokers."""
+    rng = seeded("second-discards-many", ace)
+    hands = []
+    for i in range(1600):
+        size = 2 + i % 12
+        kind = i % 5
+        if kind == 0 or size < 4:
+            hands.append(random_hand(rng, size, (0, 0, 1, 2)[i % 4] if size >= 2 else 0))
+        elif kind == 1:
+            hands.append(dense_hand(rng, size))
+        elif kind == 2:
+            hands.append(quad_hand(rng, size))
+        elif kind == 3 and size >= 9:
+            hands.append(_two_quads(rng, size))
+        else:
+            hands.append(dense_hand(rng, size, 0))
+    _check_second_discards(hands, ace, oracle=False)
+
+
+def test_second_discard_deadwoods_of_tiny_hands() -> None:
+    """Hand-drawn: the best second card after each first."""
+    tab = tables_for_ref(ref_rules("low"))
+    out = np.zeros(64, np.int64)
+    assert second_discard_deadwoods(np.int64(0), tab, out) == BIG
+    assert not out.any()
+    hand = parse("AC 2C 3C 4C KD")  # the King goes second unless it went first
+    second_discard_deadwoods(kmask(hand), tab, out)
+    assert [out[c] for c in hand] == [0, 1 + 3 + 4, 1 + 2 + 4, 0, 0]
+    hand = parse("5C 5D 5H 5S 9H")  # one five, then the nine (or the nine, then a five)
+    second_discard_deadwoods(kmask(hand), tab, out)
+    assert [out[c] for c in hand] == [0, 0, 0, 0, 0]
 
 
 def test_discard_deadwoods_of_tiny_hands() -> None:

@@ -1,6 +1,6 @@
 """``benchmarks/bench_discard_deadwoods.py`` runs as documented (tiny sizes): one line
-per kind of hand, after checking that its two ways agree card for card, and its
-melded hands hold 11 cards with melds in them. The speed itself is measured by running
+per kind of hand and kernel, after checking that its two ways agree card for card, and
+its melded hands hold 11 cards with melds in them. The speed itself is measured by running
 the script by hand."""
 
 from __future__ import annotations
@@ -30,8 +30,11 @@ def test_one_line_per_kind_of_hand(
     bench.main()
     lines = capsys.readouterr().out.splitlines()
     assert [line[:17].strip() for line in lines] == [
-        "random, 11 cards", "random, 8 cards", "melded, 11 cards"
+        "random, 11 cards", "random, 8 cards", "melded, 11 cards", "random, 12 cards",
+        "melded, 12 cards",
     ]  # fmt: skip
+    kernels = ["discard_deadwoods"] * 3 + ["second_discard_deadwoods"] * 2
+    assert [line[18:].split(":")[0] for line in lines] == kernels
     assert all("one pass" in line and "ratio" in line for line in lines)
 
 
