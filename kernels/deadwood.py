@@ -811,6 +811,16 @@ def discard_deadwoods_by_search(mask, tab, out):
     return _least_of(mask, out)
 
 
+@njit(cache=True, inline="always")
+def _clear(mask, out):
+    """``BIG`` in ``out`` for every card of ``mask``: the start of each card's least,
+    before the set-choice leaves fold theirs in."""
+    rest = mask
+    while rest:
+        out[lowest_bit(rest)] = BIG
+        rest &= rest - 1
+
+
 DEADWOODS = BorrowedArray(int64, 1, "C")  # one entry per card index (``DECK_CAPACITY``)
 
 
@@ -829,10 +839,7 @@ def discard_deadwoods(mask, tab, out):
     """
     if (mask >> 52) != 0:
         return discard_deadwoods_by_search(mask, tab, out)
-    rest = mask
-    while rest:
-        out[lowest_bit(rest)] = BIG
-        rest &= rest - 1
+    _clear(mask, out)
     p0, p1, p2, p3 = suit_patterns(mask)
     ranks = at_least_three(p0, p1, p2, p3)
     if ranks == 0:
@@ -943,10 +950,7 @@ def second_discard_deadwoods(mask, tab, out):
             rest ^= bit
             out[lowest_bit(bit)] = _unpack(_discard_key(mask ^ bit, np.int64(-1), tab))[1]
         return _least_of(mask, out)
-    rest = mask
-    while rest:
-        out[lowest_bit(rest)] = BIG
-        rest &= rest - 1
+    _clear(mask, out)
     p0, p1, p2, p3 = suit_patterns(mask)
     ranks = at_least_three(p0, p1, p2, p3)
     if ranks == 0:

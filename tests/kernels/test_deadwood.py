@@ -457,14 +457,13 @@ def test_second_discard_deadwoods_by_hand_class(ace: str, kind: str, memo_oracle
     _check_second_discards(hands, ace, oracle=True)
 
 
-@pytest.mark.parametrize("ace", ACE_MODES)
-def test_second_discard_deadwoods_many_hands(ace: str) -> None:
-    """Against ``best_discard_one`` card by card on 1,600 seeded hands of 2 to 13 cards:
-    random, dense, four of a kind, two fours of a kind (where a card out of one set of 4
-    may be followed by one out of the other), and with jokers."""
-    rng = seeded("second-discards-many", ace)
+def _second_discard_hands(ace: str, n: int) -> list[tuple[int, ...]]:
+    """``n`` seeded hands of 2 to 13 cards: random, dense, four of a kind, two fours of
+    a kind (where a card out of one set of 4 may be followed by one out of the other),
+    and with jokers."""
+    rng = seeded("second-discards-many", ace, n)
     hands = []
-    for i in range(1600):
+    for i in range(n):
         size = 2 + i % 12
         kind = i % 5
         if kind == 0 or size < 4:
@@ -477,7 +476,21 @@ def test_second_discard_deadwoods_many_hands(ace: str) -> None:
             hands.append(_two_quads(rng, size))
         else:
             hands.append(dense_hand(rng, size, 0))
-    _check_second_discards(hands, ace, oracle=False)
+    return hands
+
+
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_second_discard_deadwoods_many_hands(ace: str) -> None:
+    """Against ``best_discard_one`` card by card on 1,600 seeded hands
+    (``_second_discard_hands``)."""
+    _check_second_discards(_second_discard_hands(ace, 1600), ace, oracle=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ace", ACE_MODES)
+def test_second_discard_deadwoods_at_scale(ace: str) -> None:
+    """The same on 60,000 hands per ace mode."""
+    _check_second_discards(_second_discard_hands(ace, 60_000), ace, oracle=False)
 
 
 def test_second_discard_deadwoods_of_tiny_hands() -> None:
