@@ -948,7 +948,7 @@ def second_discard_deadwoods(mask, tab, out):
         while rest:
             bit = rest & -rest
             rest ^= bit
-            out[lowest_bit(bit)] = _unpack(_discard_key(mask ^ bit, np.int64(-1), tab))[1]
+            out[lowest_bit(bit)] = best_discard_one(mask ^ bit, np.int64(-1), tab)[1]
         return _least_of(mask, out)
     _clear(mask, out)
     p0, p1, p2, p3 = suit_patterns(mask)
@@ -985,13 +985,13 @@ def second_discard_deadwoods(mask, tab, out):
     for i in range(n):
         in_fours = popcount(whole[i] & fours)  # whole sets of 4 this leaf takes
         spare = np.int64(0) if in_fours + easy_fours > 0 else break1
+        # The second card outside the runs once a card left one set of 4: another set
+        # of 4, or an easy set of 3 broken.
+        spare_after_four = np.int64(0) if in_fours + easy_fours > 1 else break1
         total, least = _leaf_second_discards(leaves[i], spare, out, tab)
-        # A card out of one of this leaf's sets of 4: the second from the runs, another
-        # set of 4, or an easy set of 3.
-        for k in range(4):
+        for k in range(4):  # a card out of one of this leaf's sets of 4
             if (whole[i] & fours) >> k & 1:
-                other = np.int64(0) if in_fours + easy_fours > 1 else break1
-                left = total + min(least, other)
+                left = total + min(least, spare_after_four)
                 cards = natural & (RANK_ACROSS_SUITS << ((set_ranks >> (4 * k)) & 15))
                 while cards:
                     card = lowest_bit(cards)
@@ -1005,8 +1005,7 @@ def second_discard_deadwoods(mask, tab, out):
             cards = mask & (RANK_ACROSS_SUITS << r)
             value = np.int64(tab[CARD_VALUE + r])
             if popcount(cards) == 4:  # three stay a set; the second may break them
-                other = np.int64(0) if in_fours + easy_fours > 1 else break1
-                left = total + min(least, min(other, 2 * value))
+                left = total + min(least, min(spare_after_four, 2 * value))
             else:  # two deadwood cards stay; the second may be one of them
                 other = np.int64(0) if in_fours + easy_fours > 0 else np.int64(BIG)
                 other = min(other, break2 if r == break1_rank else break1)

@@ -284,6 +284,9 @@ def lookahead_discard(obs, weight, gin_weight, safety, scratch):
     lefts = stack_empty(DECK_CAPACITY, 0)
     discard_deadwoods(hand, obs.tab, lefts)
     partners = stack_empty(DECK_CAPACITY, 0)  # per card thrown: the draws that meld
+    savings = stack_empty(DECK_CAPACITY, 0)  # ... their summed saving
+    gins = stack_empty(DECK_CAPACITY, 0)  # ... how many of them leave no deadwood
+    afters = stack_empty(DECK_CAPACITY, 0)
     drawn = np.int64(0)
     cards = legal
     while cards:
@@ -291,13 +294,6 @@ def lookahead_discard(obs, weight, gin_weight, safety, scratch):
         cards &= cards - 1
         partners[card] = meld_partners(hand & ~(np.int64(1) << card), hidden, obs.tab)
         drawn |= partners[card]
-    savings = stack_empty(DECK_CAPACITY, 0)
-    gins = stack_empty(DECK_CAPACITY, 0)
-    afters = stack_empty(DECK_CAPACITY, 0)
-    cards = legal
-    while cards:
-        card = lowest_bit(cards)
-        cards &= cards - 1
         savings[card] = 0
         gins[card] = 0
     while drawn:
