@@ -1,7 +1,9 @@
-"""How every CLI error must look: one ``error:`` line on stderr, no traceback."""
+"""How every CLI error must look (one ``error:`` line on stderr, no traceback), and the
+command tree the CLI tests walk."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 
@@ -35,3 +37,21 @@ def replace_execute(monkeypatch: Any, fake: Any) -> None:
         importlib.import_module(name)
     monkeypatch.setattr(execute, "execute", fake)  # rummy run (through execute.run)
     monkeypatch.setattr(experiment, "execute", fake)  # experiments and sweeps
+
+
+@functools.cache
+def command_paths() -> tuple[tuple[str, ...], ...]:
+    """Every command of ``rummy``'s registry and every subcommand of its groups, as typed
+    after ``rummy`` (a group's subcommands sorted). Built once: typer builds the whole
+    command tree again at every call (a fifth of a second)."""
+    import typer
+
+    from sim.cli import COMMANDS, app
+
+    group = typer.main.get_command(app)
+    paths: list[tuple[str, ...]] = []
+    for name, spec in COMMANDS.items():
+        command = group.get_command(group.context_class(group), name)  # type: ignore[attr-defined]
+        subs = sorted(command.commands) if spec.group else []
+        paths += [(name, sub) for sub in subs] if subs else [(name,)]
+    return tuple(paths)

@@ -12,6 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from sim.cli import app, unwrap_help
+from tests.support.cli import command_paths
 
 cli = CliRunner()
 # What rich would read as a markup tag ("[bold]", "[/]", "[tune]"); "\[" escapes it.
@@ -80,21 +81,8 @@ def test_rendered_help(args: list[str], line: str) -> None:
     assert line in " ".join(result.output.split())  # wrapped to the terminal's width
 
 
-def _command_paths() -> list[list[str]]:
-    """Every command and subcommand, as typed after ``rummy``."""
-    from sim.cli import COMMANDS as REGISTRY
-
-    group = typer.main.get_command(app)
-    paths = []
-    for name in REGISTRY:
-        command = group.get_command(group.context_class(group), name)  # type: ignore[attr-defined]
-        subs = getattr(command, "commands", None) or {}
-        paths += [[name, sub] for sub in subs] if subs else [[name]]
-    return paths
-
-
-@pytest.mark.parametrize("path", _command_paths(), ids=" ".join)
-def test_help_fits_80_columns_with_room_for_the_descriptions(path: list[str]) -> None:
+@pytest.mark.parametrize("path", command_paths(), ids=" ".join)
+def test_help_fits_80_columns_with_room_for_the_descriptions(path: tuple[str, ...]) -> None:
     """At 80 columns no line of a command's help runs over, and every option's
     description starts within the first 40 columns (rich's panels left it 20 of 80)."""
     name = " ".join(path)

@@ -17,7 +17,6 @@ on Ray.
 
 from __future__ import annotations
 
-import functools
 import os
 import signal
 import subprocess
@@ -27,10 +26,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-import typer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.cli import command_paths
 from tests.support.procs import alive, needs_proc
 
 pytestmark = needs_proc
@@ -207,19 +206,9 @@ RESUMABLE = {"run", "sweep", "compare", "tournament", "tune", "strategy-chart kn
              "strategy-chart draw", "strategy-chart discard", "strategy-chart solve"}  # fmt: skip
 
 
-@functools.cache
-def _command_paths() -> tuple[str, ...]:
-    """Every command of the ``rummy`` tree, a group's subcommands by their full path
-    (built once: typer builds the whole tree again at every call, a fifth of a second)."""
-    from sim.cli import COMMANDS, app
-
-    group = typer.main.get_command(app)
-    paths = []
-    for name, spec in COMMANDS.items():
-        command = group.get_command(None, name)
-        subs = sorted(command.commands) if spec.group else [""]
-        paths += [f"{name} {sub}".strip() for sub in subs]
-    return tuple(paths)
+def _command_paths() -> list[str]:
+    """Every command and subcommand as one string (``"strategy-chart knock"``)."""
+    return [" ".join(path) for path in command_paths()]
 
 
 @settings(max_examples=60, derandomize=True, deadline=None)
