@@ -502,11 +502,12 @@ def _who(agents: Any) -> str:
 def remove_temporaries(run_dir: StorePath) -> None:
     """Remove what writers stopped mid-write left in a run's folders (``.*.tmp``: the
     temporaries of ``sim.store``'s atomic writes, a Ray study's markers). Only while
-    the run is locked by this process and nothing writes it (no chunk in flight)."""
+    the run is locked by this process and nothing writes it (no chunk in flight). A
+    folder that is not there globs nothing, locally and in an object store: no question
+    asked first (in an object store each would be a request)."""
     for folder in (run_dir, *(run_dir / table for table in (*TABLES, CHUNKS))):
-        if folder.is_dir():
-            for stale in folder.glob(".*.tmp"):
-                stale.unlink(missing_ok=True)
+        for stale in folder.glob(".*.tmp"):
+            stale.unlink(missing_ok=True)
 
 
 def write_or_fail(writer: Callable[..., Any], *args: Any) -> Any:
