@@ -106,8 +106,8 @@ def melded_hands(n: int, seed: int, cards: int = 11) -> np.ndarray:
         while bin(hand).count("1") < cards:
             hand |= 1 << int(rng.integers(N_NATURAL))
         while bin(hand).count("1") > cards:
-            cards = [c for c in range(N_NATURAL) if hand >> c & 1]
-            hand &= ~(1 << int(rng.choice(cards)))
+            held = [c for c in range(N_NATURAL) if hand >> c & 1]
+            hand &= ~(1 << int(rng.choice(held)))
         out[i] = hand
     return out
 
