@@ -1,0 +1,98 @@
+"""``rummy run`` end to end against OpenSpiel's C++ Gin Rummy bots, on one core.
+
+    pip install open_spiel    # the yardstick only: not a dependency of this project
+    python benchmarks/bench_openspiel.py [--deals 5000000] [--episodes 2000] [--repeat 3]
+
+Both sides play two-player Gin, each seat a "simple" player (OpenSpiel's
+``SimpleGinRummyBot``; ours is ``strategies/simple.py``, written in its style), pinned to
+one core (``--core``; this process's affinity, which the commands it starts inherit).
+Each repeat times, one right after the other:
+
+``rummy``
+    ``rummy run --rules gin --seats simple/simple --deals N --seed S -w 1`` in a fresh
+    process, from its start to its exit: Python's start-up and imports, the engine
+    loaded from numba's disk cache, the hands played, every hand's row written as
+    Parquet (``--rows hands``, the default), the summary read back and printed. One
+    untimed run first fills the cache, so that no timed run compiles.
+``openspiel``
+    ``pyspiel.evaluate_bots`` on ``gin_rummy`` (its defaults: knock at 10, gin 25,
+    undercut 25) for E hands in this process, each a C++ call that plays one hand
+    between two bots (a game of one hand: OpenSpiel has no game to 100).
+
+The report gives each side's hands per second, median (min, max) over the repeats, and
+the ratio of the medians: how many times as many hands ``rummy run`` plays in the same
+time. The seed changes from repeat to repeat on both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def rummy_run_seconds(deals: int, seed: int, out: Path) -> float:
+    """Wall seconds of one ``rummy run`` of ``deals`` Gin hands in a fresh process."""
+    command = [
+        sys.executable, "-m", "rummy", "run", "--rules", "gin", "--seats", "simple/simple",
+        "--deals", str(deals), "--seed", str(seed), "-w", "1", "--out", str(out), "-q",
+    ]  # fmt: skip
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def openspiel_seconds(episodes: int, seed: int) -> float:
+    """Wall seconds of ``episodes`` hands of OpenSpiel's ``gin_rummy``, two simple bots."""
+    import pyspiel  # imported here: the rest of this script runs without it
+
+    game = pyspiel.load_game("gin_rummy")
+    params = game.get_parameters()
+    bots = [pyspiel.make_simple_gin_rummy_bot(params, player) for player in range(2)]
+    start = time.perf_counter()
+    for episode in range(episodes):
+        pyspiel.evaluate_bots(game.new_initial_state(), bots, seed * 1_000_003 + episode)
+    return time.perf_counter() - start
+
+
+def _summary(rates: list[float]) -> str:
+    median = statistics.median(rates)
+    return f"{median:>13,.0f} hands/s (min {min(rates):,.0f}, max {max(rates):,.0f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=5_000_000, help="hands per rummy run")
+    parser.add_argument("--episodes", type=int, default=2_000, help="hands per OpenSpiel run")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each")
+    parser.add_argument("--core", type=int, default=0, help="the one core both run on")
+    args = parser.parse_args()
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        sys.exit("bench_openspiel.py: OpenSpiel is not installed (pip install open_spiel)")
+    os.sched_setaffinity(0, {args.core})
+    folder = Path(tempfile.mkdtemp(prefix="bench_openspiel_"))
+    try:
+        rummy_run_seconds(1_000, 0, folder / "untimed")  # fills numba's cache
+        ours, theirs = [], []
+        for repeat in range(args.repeat):
+            seed = repeat + 1
+            ours.append(args.deals / rummy_run_seconds(args.deals, seed, folder / f"run{seed}"))
+            shutil.rmtree(folder / f"run{seed}")  # 5M rows take a few hundred MB
+            theirs.append(args.episodes / openspiel_seconds(args.episodes, seed))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"rummy run  {_summary(ours)}", flush=True)
+    print(f"OpenSpiel  {_summary(theirs)}", flush=True)
+    print(f"ratio      {statistics.median(ours) / statistics.median(theirs):>13,.0f}x")
+
+
+if __name__ == "__main__":
+    main()

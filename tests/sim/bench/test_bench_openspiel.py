@@ -1,0 +1,45 @@
+"""``benchmarks/bench_openspiel.py`` runs what it says (tiny sizes): the timed ``rummy run``
+is a real run whose every hand's row is written, and without OpenSpiel the script stops
+with one line before it times anything. The speed itself is measured by running the
+script by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.support import ROOT
+
+_SPEC = importlib.util.spec_from_file_location(
+    "bench_openspiel", ROOT / "benchmarks" / "bench_openspiel.py"
+)
+assert _SPEC is not None and _SPEC.loader is not None
+bench_openspiel = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench_openspiel)
+
+
+def test_the_timed_run_writes_every_hand(tmp_path: Path) -> None:
+    seconds = bench_openspiel.rummy_run_seconds(40, 3, tmp_path / "run")
+    [hands] = (tmp_path / "run").glob("*/*/hands")
+    rows = pl.read_parquet(hands / "*.parquet")
+    assert seconds > 0 and rows.height == 40
+    assert set(rows["strategy_0"]) == set(rows["strategy_1"]) == {"simple"}
+
+
+def test_without_openspiel_one_line_and_nothing_timed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel raises ImportError
+    monkeypatch.setattr(sys, "argv", ["bench_openspiel.py"])
+    monkeypatch.setattr(bench_openspiel, "rummy_run_seconds", pytest.fail)
+    with pytest.raises(SystemExit, match=r"^bench_openspiel.py: OpenSpiel is not installed"):
+        bench_openspiel.main()
+
+
+def test_openspiel_plays_its_hands() -> None:
+    pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install open_spiel)")
+    assert bench_openspiel.openspiel_seconds(3, 1) > 0
