@@ -21,7 +21,11 @@ Each repeat times, one right after the other:
 
 The report gives each side's hands per second, median (min, max) over the repeats, and
 the ratio of the medians: how many times as many hands ``rummy run`` plays in the same
-time. The seed changes from repeat to repeat on both sides.
+time. The seed changes from repeat to repeat on both sides. As a check that both play
+much the same game, it also gives the points a hand awards on each side (the winner's,
+averaged over every timed hand): OpenSpiel's simple bot never lays off a card when the
+other knocks, where our engine lays off every card it can for the defender, so its
+knockers score more.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import polars as pl
+
 
 def rummy_run_seconds(deals: int, seed: int, out: Path) -> float:
     """Wall seconds of one ``rummy run`` of ``deals`` Gin hands in a fresh process."""
@@ -48,17 +54,28 @@ def rummy_run_seconds(deals: int, seed: int, out: Path) -> float:
     return time.perf_counter() - start
 
 
-def openspiel_seconds(episodes: int, seed: int) -> float:
-    """Wall seconds of ``episodes`` hands of OpenSpiel's ``gin_rummy``, two simple bots."""
+def points_per_hand(out: Path) -> float:
+    """The points a hand awarded (both seats' summed: only its winner scores), averaged
+    over the hand rows of the run written to ``out``."""
+    [hands] = out.glob("*/*/hands")
+    points = pl.col("points_0") + pl.col("points_1")
+    return float(pl.scan_parquet(hands / "*.parquet").select(points.mean()).collect().item())
+
+
+def openspiel_seconds(episodes: int, seed: int) -> tuple[float, float]:
+    """Wall seconds of ``episodes`` hands of OpenSpiel's ``gin_rummy``, two simple bots,
+    and the points the hands awarded (summed over the hands)."""
     import pyspiel  # imported here: the rest of this script runs without it
 
     game = pyspiel.load_game("gin_rummy")
     params = game.get_parameters()
     bots = [pyspiel.make_simple_gin_rummy_bot(params, player) for player in range(2)]
+    points = 0.0
     start = time.perf_counter()
     for episode in range(episodes):
-        pyspiel.evaluate_bots(game.new_initial_state(), bots, seed * 1_000_003 + episode)
-    return time.perf_counter() - start
+        returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed * 1_000_003 + episode)
+        points += abs(returns[0])  # zero-sum: the winner's points
+    return time.perf_counter() - start, points
 
 
 def _summary(rates: list[float]) -> str:
@@ -81,17 +98,25 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench_openspiel_"))
     try:
         rummy_run_seconds(1_000, 0, folder / "untimed")  # fills numba's cache
-        ours, theirs = [], []
+        ours, theirs, our_points, their_points = [], [], [], 0.0
         for repeat in range(args.repeat):
             seed = repeat + 1
-            ours.append(args.deals / rummy_run_seconds(args.deals, seed, folder / f"run{seed}"))
-            shutil.rmtree(folder / f"run{seed}")  # 5M rows take a few hundred MB
-            theirs.append(args.episodes / openspiel_seconds(args.episodes, seed))
+            out = folder / f"run{seed}"
+            ours.append(args.deals / rummy_run_seconds(args.deals, seed, out))
+            our_points.append(points_per_hand(out))
+            shutil.rmtree(out)  # 5M rows take a few hundred MB
+            seconds, points = openspiel_seconds(args.episodes, seed)
+            theirs.append(args.episodes / seconds)
+            their_points += points
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"rummy run  {_summary(ours)}", flush=True)
     print(f"OpenSpiel  {_summary(theirs)}", flush=True)
     print(f"ratio      {statistics.median(ours) / statistics.median(theirs):>13,.0f}x")
+    print(
+        f"points a hand: rummy run {statistics.fmean(our_points):.2f}, OpenSpiel "
+        f"{their_points / (args.episodes * args.repeat):.2f} (its simple bot never lays off)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """``benchmarks/bench_openspiel.py`` runs what it says (tiny sizes): the timed ``rummy run``
-is a real run whose every hand's row is written, and without OpenSpiel the script stops
-with one line before it times anything. The speed itself is measured by running the
-script by hand."""
+is a real run whose every hand's row is written, its points a hand a plain recount of
+them, and without OpenSpiel the script stops with one line before it times anything.
+The speed itself is measured by running the script by hand."""
 
 from __future__ import annotations
 
@@ -28,6 +28,10 @@ def test_the_timed_run_writes_every_hand(tmp_path: Path) -> None:
     rows = pl.read_parquet(hands / "*.parquet")
     assert seconds > 0 and rows.height == 40
     assert set(rows["strategy_0"]) == set(rows["strategy_1"]) == {"simple"}
+    # only a hand's winner scores: the two seats' points summed are what it awarded
+    assert rows.filter((pl.col("points_0") != 0) & (pl.col("points_1") != 0)).height == 0
+    awarded = (rows["points_0"] + rows["points_1"]).to_list()
+    assert bench_openspiel.points_per_hand(tmp_path / "run") == sum(awarded) / 40 > 0
 
 
 def test_without_openspiel_one_line_and_nothing_timed(
@@ -42,4 +46,5 @@ def test_without_openspiel_one_line_and_nothing_timed(
 
 def test_openspiel_plays_its_hands() -> None:
     pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install open_spiel)")
-    assert bench_openspiel.openspiel_seconds(3, 1) > 0
+    seconds, points = bench_openspiel.openspiel_seconds(3, 1)
+    assert seconds > 0 and points > 0
