@@ -90,6 +90,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each")
     parser.add_argument("--core", type=int, default=0, help="the one core both run on")
     args = parser.parse_args()
+    for name in ("deals", "episodes", "repeat"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} {getattr(args, name)}: must be 1 or more")
+    cores = sorted(os.sched_getaffinity(0))
+    if args.core not in cores:
+        parser.error(f"--core {args.core}: this process may run on cores {cores}")
     try:
         import pyspiel  # noqa: F401
     except ImportError:
@@ -104,7 +110,7 @@ def main() -> None:
             out = folder / f"run{seed}"
             ours.append(args.deals / rummy_run_seconds(args.deals, seed, out))
             our_points.append(points_per_hand(out))
-            shutil.rmtree(out)  # 5M rows take a few hundred MB
+            shutil.rmtree(out)  # counted: the next run needs no more room
             seconds, points = openspiel_seconds(args.episodes, seed)
             theirs.append(args.episodes / seconds)
             their_points += points

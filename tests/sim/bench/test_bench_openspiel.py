@@ -48,3 +48,24 @@ def test_openspiel_plays_its_hands() -> None:
     pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install open_spiel)")
     seconds, points = bench_openspiel.openspiel_seconds(3, 1)
     assert seconds > 0 and points > 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--deals", "0"], "--deals 0: must be 1 or more"),
+        (["--episodes", "-3"], "--episodes -3: must be 1 or more"),
+        (["--core", "4096"], "--core 4096: this process may run on cores"),
+    ],
+)
+def test_bad_sizes_are_one_line(
+    argv: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(sys, "argv", ["bench_openspiel.py", *argv])
+    monkeypatch.setattr(bench_openspiel, "rummy_run_seconds", pytest.fail)
+    with pytest.raises(SystemExit) as stopped:
+        bench_openspiel.main()
+    assert stopped.value.code == 2 and message in capsys.readouterr().err
