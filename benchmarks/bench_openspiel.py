@@ -2,6 +2,7 @@
 
     pip install open_spiel    # the yardstick only: not a dependency of this project
     python benchmarks/bench_openspiel.py [--deals 5000000] [--episodes 2000] [--repeat 3]
+        [--no-layoff]
 
 Both sides play two-player Gin, each seat a "simple" player (OpenSpiel's
 ``SimpleGinRummyBot``; ours is ``strategies/simple.py``, written in its style), pinned to
@@ -23,9 +24,10 @@ The report gives each side's hands per second, median (min, max) over the repeat
 the ratio of the medians: how many times as many hands ``rummy run`` plays in the same
 time. The seed changes from repeat to repeat on both sides. As a check that both play
 much the same game, it also gives the points a hand awards on each side (the winner's,
-averaged over every timed hand): OpenSpiel's simple bot never lays off a card when the
-other knocks, where our engine lays off every card it can for the defender, so its
-knockers score more.
+averaged over every timed hand, with a 95% t interval). OpenSpiel's simple bot never
+lays off a card when the other knocks, where our engine lays off every card it can for
+the defender, so its knockers score more; ``--no-layoff`` plays our side without
+lay-offs (``-r layoff=false``), OpenSpiel's game as far as the rules go.
 """
 
 from __future__ import annotations
@@ -42,45 +44,55 @@ from pathlib import Path
 
 import polars as pl
 
+from sim.stats.estimates import Moments, mean_ci
 
-def rummy_run_seconds(deals: int, seed: int, out: Path) -> float:
-    """Wall seconds of one ``rummy run`` of ``deals`` Gin hands in a fresh process."""
+
+def rummy_run_seconds(deals: int, seed: int, out: Path, layoff: bool = True) -> float:
+    """Wall seconds of one ``rummy run`` of ``deals`` Gin hands in a fresh process
+    (without lay-offs unless ``layoff``)."""
     command = [
         sys.executable, "-m", "rummy", "run", "--rules", "gin", "--seats", "simple/simple",
         "--deals", str(deals), "--seed", str(seed), "-w", "1", "--out", str(out), "-q",
     ]  # fmt: skip
+    if not layoff:
+        command += ["-r", "layoff=false"]
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 
 
-def points_per_hand(out: Path) -> float:
-    """The points a hand awarded (both seats' summed: only its winner scores), averaged
-    over the hand rows of the run written to ``out``."""
+def hand_points(out: Path) -> Moments:
+    """The points each hand awarded (both seats' summed: only its winner scores) in the
+    hand rows of the run written to ``out``."""
     [hands] = out.glob("*/*/hands")
     points = pl.col("points_0") + pl.col("points_1")
-    return float(pl.scan_parquet(hands / "*.parquet").select(points.mean()).collect().item())
+    return Moments.of(pl.scan_parquet(hands / "*.parquet").select(points).collect().to_series())
 
 
-def openspiel_seconds(episodes: int, seed: int) -> tuple[float, float]:
+def openspiel_seconds(episodes: int, seed: int) -> tuple[float, Moments]:
     """Wall seconds of ``episodes`` hands of OpenSpiel's ``gin_rummy``, two simple bots,
-    and the points the hands awarded (summed over the hands)."""
+    and the points each hand awarded."""
     import pyspiel  # imported here: the rest of this script runs without it
 
     game = pyspiel.load_game("gin_rummy")
     params = game.get_parameters()
     bots = [pyspiel.make_simple_gin_rummy_bot(params, player) for player in range(2)]
-    points = 0.0
+    points = []
     start = time.perf_counter()
     for episode in range(episodes):
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed * 1_000_003 + episode)
-        points += abs(returns[0])  # zero-sum: the winner's points
-    return time.perf_counter() - start, points
+        points.append(abs(returns[0]))  # zero-sum: the winner's points
+    return time.perf_counter() - start, Moments.of(points)
 
 
 def _summary(rates: list[float]) -> str:
     median = statistics.median(rates)
     return f"{median:>13,.0f} hands/s (min {min(rates):,.0f}, max {max(rates):,.0f})"
+
+
+def _interval(points: Moments) -> str:
+    iv = mean_ci(points)
+    return f"{iv.estimate:.3f} [{iv.low:.3f}, {iv.high:.3f}]"
 
 
 def main() -> None:
@@ -89,6 +101,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=2_000, help="hands per OpenSpiel run")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each")
     parser.add_argument("--core", type=int, default=0, help="the one core both run on")
+    parser.add_argument("--no-layoff", action="store_true", help="our side without lay-offs")
     args = parser.parse_args()
     for name in ("deals", "episodes", "repeat"):
         if getattr(args, name) < 1:
@@ -103,13 +116,14 @@ def main() -> None:
     os.sched_setaffinity(0, {args.core})
     folder = Path(tempfile.mkdtemp(prefix="bench_openspiel_"))
     try:
-        rummy_run_seconds(1_000, 0, folder / "untimed")  # fills numba's cache
-        ours, theirs, our_points, their_points = [], [], [], 0.0
+        layoff = not args.no_layoff
+        rummy_run_seconds(1_000, 0, folder / "untimed", layoff)  # fills numba's cache
+        ours, theirs, our_points, their_points = [], [], Moments(), Moments()
         for repeat in range(args.repeat):
             seed = repeat + 1
             out = folder / f"run{seed}"
-            ours.append(args.deals / rummy_run_seconds(args.deals, seed, out))
-            our_points.append(points_per_hand(out))
+            ours.append(args.deals / rummy_run_seconds(args.deals, seed, out, layoff))
+            our_points += hand_points(out)
             shutil.rmtree(out)  # counted: the next run needs no more room
             seconds, points = openspiel_seconds(args.episodes, seed)
             theirs.append(args.episodes / seconds)
@@ -120,8 +134,8 @@ def main() -> None:
     print(f"OpenSpiel  {_summary(theirs)}", flush=True)
     print(f"ratio      {statistics.median(ours) / statistics.median(theirs):>13,.0f}x")
     print(
-        f"points a hand: rummy run {statistics.fmean(our_points):.2f}, OpenSpiel "
-        f"{their_points / (args.episodes * args.repeat):.2f} (its simple bot never lays off)"
+        f"points a hand, rummy run{' without lay-offs' if args.no_layoff else ''}: "
+        f"{_interval(our_points)}; OpenSpiel (its bot never lays off): {_interval(their_points)}"
     )
 
 

@@ -6,6 +6,7 @@ The speed itself is measured by running the script by hand."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -31,7 +32,18 @@ def test_the_timed_run_writes_every_hand(tmp_path: Path) -> None:
     # only a hand's winner scores: the two seats' points summed are what it awarded
     assert rows.filter((pl.col("points_0") != 0) & (pl.col("points_1") != 0)).height == 0
     awarded = (rows["points_0"] + rows["points_1"]).to_list()
-    assert bench_openspiel.points_per_hand(tmp_path / "run") == sum(awarded) / 40 > 0
+    points = bench_openspiel.hand_points(tmp_path / "run")
+    assert points.n == 40 and points.mean == sum(awarded) / 40 > 0
+
+
+def test_without_layoffs_the_run_plays_the_rule_without_them(tmp_path: Path) -> None:
+    bench_openspiel.rummy_run_seconds(40, 3, tmp_path / "plain", layoff=False)
+    bench_openspiel.rummy_run_seconds(40, 3, tmp_path / "usual")
+    rules = {}
+    for name in ("plain", "usual"):
+        [manifest] = (tmp_path / name).glob("*/*/manifest.json")
+        rules[name] = json.loads(manifest.read_text())["config"]["rules"]["layoff"]
+    assert rules == {"plain": False, "usual": True}
 
 
 def test_without_openspiel_one_line_and_nothing_timed(
@@ -47,7 +59,7 @@ def test_without_openspiel_one_line_and_nothing_timed(
 def test_openspiel_plays_its_hands() -> None:
     pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install open_spiel)")
     seconds, points = bench_openspiel.openspiel_seconds(3, 1)
-    assert seconds > 0 and points > 0
+    assert seconds > 0 and points.n == 3 and points.mean > 0
 
 
 @pytest.mark.parametrize(
