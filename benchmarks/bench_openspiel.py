@@ -27,7 +27,8 @@ much the same game, it also gives the points a hand awards on each side (the win
 averaged over every timed hand, with a 95% t interval). OpenSpiel's simple bot never
 lays off a card when the other knocks, where our engine lays off every card it can for
 the defender, so its knockers score more; ``--no-layoff`` plays our side without
-lay-offs (``-r layoff=false``), OpenSpiel's game as far as the rules go.
+lay-offs (``-r layoff=false``), nearer OpenSpiel's game (which has no big gin either:
+ours keeps it, about 4 hands in 10,000 of simple against simple).
 """
 
 from __future__ import annotations
