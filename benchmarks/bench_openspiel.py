@@ -46,6 +46,7 @@ from pathlib import Path
 import polars as pl
 
 from sim.stats.estimates import Moments, mean_ci
+from sim.study.rundir import load_hands
 
 
 def rummy_run_seconds(deals: int, seed: int, out: Path, layoff: bool = True) -> float:
@@ -64,10 +65,10 @@ def rummy_run_seconds(deals: int, seed: int, out: Path, layoff: bool = True) -> 
 
 def hand_points(out: Path) -> Moments:
     """The points each hand awarded (both seats' summed: only its winner scores) in the
-    hand rows of the run written to ``out``."""
-    [hands] = out.glob("*/*/hands")
+    hand rows of the run written to ``out`` (its one run folder, read as studies read it)."""
+    [run_dir] = out.glob("*/*/manifest.json")
     points = pl.col("points_0") + pl.col("points_1")
-    return Moments.of(pl.scan_parquet(hands / "*.parquet").select(points).collect().to_series())
+    return Moments.of(load_hands(run_dir.parent).select(points).collect().to_series())
 
 
 def openspiel_seconds(episodes: int, seed: int) -> tuple[float, Moments]:
@@ -78,7 +79,7 @@ def openspiel_seconds(episodes: int, seed: int) -> tuple[float, Moments]:
     game = pyspiel.load_game("gin_rummy")
     params = game.get_parameters()
     bots = [pyspiel.make_simple_gin_rummy_bot(params, player) for player in range(2)]
-    points = []
+    points: list[float] = []
     start = time.perf_counter()
     for episode in range(episodes):
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed * 1_000_003 + episode)
