@@ -135,10 +135,9 @@ def main() -> None:
     print(f"rummy run  {_summary(ours)}", flush=True)
     print(f"OpenSpiel  {_summary(theirs)}", flush=True)
     print(f"ratio      {statistics.median(ours) / statistics.median(theirs):>13,.0f}x")
-    print(
-        f"points a hand, rummy run{' without lay-offs' if args.no_layoff else ''}: "
-        f"{_interval(our_points)}; OpenSpiel (its bot never lays off): {_interval(their_points)}"
-    )
+    print(f"points a hand{' (ours without lay-offs)' if args.no_layoff else ''}, 95% t intervals:")
+    print(f"  rummy run  {_interval(our_points)}")
+    print(f"  OpenSpiel  {_interval(their_points)} (its simple bot never lays off)")
 
 
 if __name__ == "__main__":
