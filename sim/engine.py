@@ -337,14 +337,16 @@ def probe_deals(
     cols = engine.new_columns(deals, r.players)
     state = engine.new_state(r.players)
     scores = np.zeros(r.players, np.int64)
-    compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
+    # The types of mc's rollouts (``play_probed``): writeable rules, read-only tables.
+    compiled, tab, key = r.compile().copy(), tables_for(r).view(), key_of(seed)
+    tab.flags.writeable = False
     head = (compiled, tab, key, first, 0, r.players - 1, sids, params, scores, state, cols)
 
     def play(begin: int) -> None:
-        if engine.play_hands(*head, begin, deals, None, probe):
+        if engine.play_probed(*head, begin, deals, probe):
             _raise_decision_error(state.error, engine, seats, seed, params)
 
-    _ready(engine, seats, engine.play_hands, (*head, 0, 0, None, probe))
+    _ready(engine, seats, engine.play_probed, (*head, 0, 0, probe))
     parts = []
     cursor, begin = probe.cursor, 0
     while begin < deals:
@@ -369,8 +371,10 @@ def _warm_probe(lineup: str) -> None:
     probe_deals("gin", lineup, probe, deals=0, seed=0)
 
 
-@warm_entry("engine: strategy charts")
+@warm_entry("engine: strategy charts", LAST)
 def _warm_chart_deals() -> None:
+    """The loop of every strategy with a probe is the one ``mc``'s rollouts play
+    (``play_probed``): queued last, it loads what ``advise``'s rollouts compiled."""
     _warm_probe("random")
 
 

@@ -399,12 +399,24 @@ def all_pieces() -> list[Piece]:
     return pieces()
 
 
+def _place(name: str) -> tuple[int, int]:
+    """Where entry ``name`` is queued: by its ``order``, then by its module's place in
+    ``ENTRY_MODULES`` (other modules after them), then as its module registers it (the
+    sort is stable). Not by when its module was imported: that differs from process to
+    process (a process that imported ``sim.stats.deadwood`` first would queue its entry
+    first), and the queue must not."""
+    entry = ENTRIES[name]
+    modules = list(ENTRY_MODULES)
+    rank = modules.index(entry.module) if entry.module in modules else len(modules)
+    return entry.order, rank
+
+
 def queue() -> tuple[list[str], list[str], list[str]]:
     """``warm``'s units by name, in the order it queues them: the entries queued before
     the pieces (``FIRST``, then ``ANY``), every piece heaviest first, the entries queued
     ``LAST``. The entries are those of ``load_entries`` and any other registered so far."""
     load_entries()
-    entries = sorted(ENTRIES, key=lambda name: ENTRIES[name].order)
+    entries = sorted(ENTRIES, key=_place)
     first = [name for name in entries if ENTRIES[name].order != LAST]
     last = [name for name in entries if ENTRIES[name].order == LAST]
     return first, [p.name for p in sorted(all_pieces(), key=_weight, reverse=True)], last

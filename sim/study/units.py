@@ -94,11 +94,18 @@ class Units:
         own = self.points[:, seat]
         if players == 1:
             return own.copy()
+        if players == 2:  # the other seat's column as it is: no copy of both
+            return own - self.points[:, 1 - seat]
         others = np.delete(self.points, seat, axis=1)
         return own - others.sum(axis=1) / (players - 1)
 
     def won(self, seat: int) -> npt.NDArray[np.bool_]:
         return self.winner == seat
+
+    def sorted(self) -> Units:
+        """The same rows in (game, deal) order (a stable sort)."""
+        order = np.lexsort((self.keys[:, 1], self.keys[:, 0]))
+        return Units(self.keys[order], self.points[order], self.winner[order])
 
 
 def load_units(run_dir: StorePath, mode: Mode, players: int) -> Units:
@@ -109,20 +116,28 @@ def load_units(run_dir: StorePath, mode: Mode, players: int) -> Units:
     """
     if mode == "deals":
         columns = ["game", "deal", *(f"points_{k}" for k in range(players)), "winner"]
-        frame = load_hands(run_dir).select(columns).collect().sort(["game", "deal"])
+        frame = load_hands(run_dir).select(columns).collect()
         deal = frame["deal"].to_numpy().astype(np.int64)
         points = [f"points_{k}" for k in range(players)]
     else:
         columns = ["game", *(f"score_{k}" for k in range(players)), "winner"]
-        frame = load_games(run_dir).select(columns).collect().sort("game")
+        frame = load_games(run_dir).select(columns).collect()
         deal = np.zeros(frame.height, np.int64)
         points = [f"score_{k}" for k in range(players)]
     game = frame["game"].to_numpy().astype(np.int64)
-    return Units(
+    units = Units(
         keys=np.stack([game, deal], axis=1),
         points=frame.select(points).to_numpy().astype(np.float64),
         winner=frame["winner"].to_numpy().astype(np.int64),
     )
+    return units if _in_key_order(game, deal) else units.sorted()
+
+
+def _in_key_order(game: npt.NDArray[np.int64], deal: npt.NDArray[np.int64]) -> bool:
+    """True when the rows are already in (game, deal) order, as ``load_hands`` and
+    ``load_games`` read a finished run's parts; the check costs much less than a sort."""
+    game_step, deal_step = np.diff(game), np.diff(deal)
+    return bool(np.all((game_step > 0) | ((game_step == 0) & (deal_step >= 0))))
 
 
 def check_joined(reference: Units, other: Units, what: str) -> None:

@@ -56,6 +56,26 @@ def test_every_module_that_registers_an_entry_is_loaded() -> None:
     assert registering and registering <= set(ENTRY_MODULES)
 
 
+def test_the_queue_does_not_depend_on_which_module_was_imported_first(monkeypatch) -> None:
+    """A process that imported ``sim.stats.deadwood`` before the other entry modules (a
+    test worker, say) registers its entry first; ``warm`` queues the units as any other
+    process does all the same (``benchmarks/warm_units.py`` prints that order)."""
+    import sim.warm as W
+
+    W.load_entries()
+    expected = W.queue()
+    for module in ENTRY_MODULES:
+        early = {n: e for n, e in W.ENTRIES.items() if e.module == module}
+        reordered = {**early, **{n: e for n, e in W.ENTRIES.items() if n not in early}}
+        monkeypatch.setattr(W, "ENTRIES", reordered)
+        assert W.queue() == expected, module
+    first, _, last = expected
+    assert first[0] == "advise: rollouts of known opponents"  # the longest compile first
+    assert [W.ENTRIES[n].order for n in first + last] == sorted(
+        W.ENTRIES[n].order for n in first + last
+    )
+
+
 def test_a_helper_compiles_into_the_shared_cache(tmp_path: Path) -> None:
     """This process is busy (``local``): the helper takes the piece; this process then
     loads it from the cache, compiling nothing."""
