@@ -44,11 +44,10 @@ single hands and replays (a jitted wrapper re-optimizes the code it links), and 
 call the same compiled loop with one row. The strategy charts of the engine of every
 strategy call it through ``kernels.mc.play_probed``, whose arrays have the types
 ``mc``'s rollouts hand it, so that the rollouts and the charts share one compile of the
-loop with a probe. Whether to
-write the event log is a type (None or True), not a value: the deals' loop has none of
-its branches (a runtime flag measured 3-7% slower). Each of these choices shortens the
-engine's cold start; docs/ENGINE.md ("Compile time") has the figures and the commands
-that measure them.
+loop with a probe. Whether to write the event log is a type (None or True), not a value:
+the deals' loop has none of its branches (a runtime flag measured 3-7% slower). Each of
+these choices shortens the engine's cold start; docs/ENGINE.md ("Compile time") has the
+figures and the commands that measure them.
 """
 
 from typing import NamedTuple

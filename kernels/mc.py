@@ -560,8 +560,7 @@ def play_probed(
     """``play_hands`` with a probe, called from Python (strategy charts: ``sim.engine``'s
     ``probe_deals``), its arrays handed on as the rollouts hand theirs (borrowed through
     ``borrowed_engine``, as ``play_samples`` does), so that one compile of the loop
-    serves both.
-    ``rules`` must be writeable and ``tab`` read-only, as the rollouts' are."""
+    serves both. ``rules`` must be writeable and ``tab`` read-only, as the rollouts' are."""
     # sids and scores stand in for the turn words and game memory, which no probe reads
     engine = borrowed_engine(Engine(state, cols, probe, sids, params, False, sids, scores))
     return play_hands(borrow(rules), tab, np.uint64(key), np.int64(first_number),

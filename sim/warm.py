@@ -406,9 +406,8 @@ def _place(name: str) -> tuple[int, int]:
     process (a process that imported ``sim.stats.deadwood`` first would queue its entry
     first), and the queue must not."""
     entry = ENTRIES[name]
-    modules = list(ENTRY_MODULES)
-    rank = modules.index(entry.module) if entry.module in modules else len(modules)
-    return entry.order, rank
+    known = entry.module in ENTRY_MODULES
+    return entry.order, ENTRY_MODULES.index(entry.module) if known else len(ENTRY_MODULES)
 
 
 def queue() -> tuple[list[str], list[str], list[str]]:
