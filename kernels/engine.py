@@ -39,15 +39,12 @@ opponent's turns) the hooks are asked through ``ask_take``, ``ask_discard`` and
 ``ask_knock``, each compiled once, rather than every strategy's dispatch inlined at each
 call site. Numba's inlining copies the inlined function's IR block by block, each copy
 with the whole scope, so it costs time in the square of the function's size: the hand's
-body is written in the loop of ``play_hands`` itself, which Python calls directly for
-single hands and replays (a jitted wrapper re-optimizes the code it links), and games
-call the same compiled loop with one row. The strategy charts of the engine of every
-strategy call it through ``kernels.mc.play_probed``, whose arrays have the types
-``mc``'s rollouts hand it, so that the rollouts and the charts share one compile of the
-loop with a probe. Whether to write the event log is a type (None or True), not a value:
-the deals' loop has none of its branches (a runtime flag measured 3-7% slower). Each of
-these choices shortens the engine's cold start; docs/ENGINE.md ("Compile time") has the
-figures and the commands that measure them.
+body is written in the loop of ``play_hands`` itself, which Python calls directly (a
+jitted wrapper would re-optimize the whole engine once more), and games and replays call
+the same compiled loop with one row. Whether to write the event log is a type (None or
+True), not a value: the deals' loop has none of its branches (a runtime flag measured
+3-7% slower). Each of these choices shortens the engine's cold start; docs/ENGINE.md
+("Compile time") has the figures and the commands that measure them.
 """
 
 from typing import NamedTuple
@@ -628,8 +625,7 @@ def play_hands(
     of the first illegal decision (details in ``state.error``; that hand's row is not
     written). The same compiled loop plays blocks of single deals (called from Python:
     the GIL is released) and the hands of games (one row each). The hand's body is
-    written here, not inlined from a helper; from Python only the strategy charts of the
-    engine of every strategy call it through a wrapper (``kernels.mc.play_probed``): see
+    written here, not inlined from a helper, and no wrapper calls this from Python: see
     "Compile time" above.
     """
     # Borrowed views (kernels/borrow.py): no reference counting in the loop. The

@@ -552,23 +552,6 @@ def play_action(obs, kind, card, stock_n, skey, work, engine):
     return action_result(obs, work, engine)
 
 
-@njit(cache=True, nogil=True)
-def play_probed(
-    rules, tab, key, first_number, hand_index, dealer, sids, params, scores, state, cols,
-    begin, end, probe,
-):  # fmt: skip
-    """``play_hands`` with a probe, called from Python (strategy charts: ``sim.engine``'s
-    ``probe_deals``), its arrays handed on as the rollouts hand theirs (borrowed through
-    ``borrowed_engine``, as ``play_samples`` does), so that one compile of the loop
-    serves both. ``rules`` must be writeable and ``tab`` read-only, as the rollouts' are."""
-    # sids and scores stand in for the turn words and game memory, which no probe reads
-    engine = borrowed_engine(Engine(state, cols, probe, sids, params, False, sids, scores))
-    return play_hands(borrow(rules), tab, np.uint64(key), np.int64(first_number),
-                      np.int64(hand_index), np.int64(dealer), engine.sids, engine.params,
-                      borrow(scores), engine.state, engine.cols, np.int64(begin),
-                      np.int64(end), None, engine.probe)  # fmt: skip
-
-
 @njit(cache=True)
 def play_samples(
     obs, kinds, cards, decision_key, first_sample, model, net, won, ends, owner, engine,

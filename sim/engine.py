@@ -152,18 +152,13 @@ def key_of(seed: int) -> np.uint64:
 CORE = ("greedy", "simple")
 
 
-def _core(seats: Lineup) -> bool:
-    """True when every seat plays a ``CORE`` strategy."""
-    return {s.name for s, _ in seats.seats} <= set(CORE)
-
-
 def _engine(seats: Lineup, deals: bool = False) -> tuple[ModuleType, dict[str, int]]:
     """The engine of every built-in strategy and of agent seats (hooks that are pieces,
     ``mc``'s, the chart's and the agents' among them, it calls through a slot, and a
     plugin's pieces through a socket: no compile of the engine for any of them; a
     plugin of plain hooks is compiled in, ``sim.engine_build.engine_with``), or for
     ``deals`` of a ``CORE`` line-up, the engine of ``CORE``. The ids, by strategy name."""
-    if deals and _core(seats):
+    if deals and {s.name for s, _ in seats.seats} <= set(CORE):
         strategies = [BUILTINS[name] for name in CORE]
         return engine_for(strategies), {s.name: i for i, s in enumerate(strategies)}
     plugins = [s for s, _ in seats.seats if s.name not in BUILTINS and s.name != AGENT.name]
@@ -343,23 +338,13 @@ def probe_deals(
     state = engine.new_state(r.players)
     scores = np.zeros(r.players, np.int64)
     compiled, tab, key = r.compile(), tables_for(r), key_of(seed)
-    tail: tuple[Any, ...]  # the arguments after ``end``
-    if _core(seats):
-        # greedy and simple's engine has no rollouts to share a compile with, and the
-        # wrapper's own compile would cost its cold start (docs/ENGINE.md)
-        entry, tail = engine.play_hands, (None, probe)
-    else:
-        # mc's rollouts' types (``play_probed``): writeable rules, read-only tables
-        compiled, tab = compiled.copy(), tab.view()
-        tab.flags.writeable = False
-        entry, tail = engine.play_probed, (probe,)
     head = (compiled, tab, key, first, 0, r.players - 1, sids, params, scores, state, cols)
 
     def play(begin: int) -> None:
-        if entry(*head, begin, deals, *tail):
+        if engine.play_hands(*head, begin, deals, None, probe):
             _raise_decision_error(state.error, engine, seats, seed, params)
 
-    _ready(engine, seats, entry, (*head, 0, 0, *tail))
+    _ready(engine, seats, engine.play_hands, (*head, 0, 0, None, probe))
     parts = []
     cursor, begin = probe.cursor, 0
     while begin < deals:
@@ -384,10 +369,8 @@ def _warm_probe(lineup: str) -> None:
     probe_deals("gin", lineup, probe, deals=0, seed=0)
 
 
-@warm_entry("engine: strategy charts", LAST)
+@warm_entry("engine: strategy charts")
 def _warm_chart_deals() -> None:
-    """The loop of every strategy with a probe is the one ``mc``'s rollouts play
-    (``play_probed``): queued last, it loads what ``advise``'s rollouts compiled."""
     _warm_probe("random")
 
 

@@ -102,7 +102,6 @@ def _plugin_digests(strategies: list[Strategy]) -> list[str]:
 # engine's (kernels/mc.py, "the samples' loop"), with the names it needs from elsewhere.
 ROLLOUT_FUNCTIONS = (
     "play_action",
-    "play_probed",
     "play_samples",
     "prepare_samples",
     "deal_sample",
