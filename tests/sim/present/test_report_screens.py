@@ -4,8 +4,9 @@ The report kinds are those ``write_report`` writes: an experiment (a sweep over 
 parameter, so compared per rule setting, with its house-rule table and a best claim),
 one run read as an experiment, a strategy chart, and a comparison's, a round robin's
 and a tune's (``rummy report`` of their folders). Each page is laid out by Chromium with a script
-added to a copy of it that measures the page; screenshots are kept next to each report
-(``screens/``) to be looked at. Skipped only where Chromium is not installed.
+added to a copy of it that measures the page (it writes its measures into an attribute
+of the page's body, which shows nothing); screenshots of that copy are kept next to each
+report (``screens/``) to be looked at. Skipped only where Chromium is not installed.
 """
 
 from __future__ import annotations
@@ -74,19 +75,24 @@ def _chromium(*args: str) -> str:
     return done.stdout
 
 
+def measure(page: Path, script: str, size: str, shot: Path) -> dict[str, Any]:
+    """Lay ``page`` out in a window of ``size`` ("width,height" px), with ``script`` added
+    to a copy of it: its screenshot in ``shot`` and the measures the script wrote. One
+    Chromium run does both (``--screenshot`` with ``--dump-dom``)."""
+    probe = page.parent / f".{page.stem}-probe.html"
+    probe.write_text(page.read_text().replace("</body>", script + "</body>"))
+    dom = _chromium(f"--screenshot={shot}", "--dump-dom", f"--window-size={size}", probe.as_uri())
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    found = re.search(r'data-measure="([^"]*)"', dom)
+    assert found, "the page did not run its measuring script"
+    return dict(json.loads(found.group(1).replace("&quot;", '"')))
+
+
 def look(report: Path, width: int) -> dict[str, Any]:
     """Lay ``report`` out at ``width`` px: a screenshot next to it, and the measures."""
     screens = report.parent / "screens"
     screens.mkdir(exist_ok=True)
-    shot = screens / f"{report.stem}-{width}.png"
-    _chromium(f"--screenshot={shot}", f"--window-size={width},2200", report.as_uri())
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    probe = report.parent / f".{report.stem}-probe.html"
-    probe.write_text(report.read_text().replace("</body>", MEASURE + "</body>"))
-    dom = _chromium("--dump-dom", f"--window-size={width},2200", probe.as_uri())
-    found = re.search(r'data-measure="([^"]*)"', dom)
-    assert found, "the page did not run its measuring script"
-    return dict(json.loads(found.group(1).replace("&quot;", '"')))
+    return measure(report, MEASURE, f"{width},2200", screens / f"{report.stem}-{width}.png")
 
 
 def check_layout(report: Path, answer: str) -> None:
@@ -189,15 +195,7 @@ def test_a_chart_card_reads_on_a_phone_and_a_desktop(tmp_path: Path, width: int)
     assert result.exit_code == 0, result.output
     card = json.loads(result.stdout)
     page = tmp_path / "card.html"
-    shot = tmp_path / f"card-{width}.png"
-    _chromium(f"--screenshot={shot}", f"--window-size={width},1800", page.as_uri())
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    probe = tmp_path / "probe.html"
-    probe.write_text(page.read_text().replace("</body>", CARD_MEASURE + "</body>"))
-    dom = _chromium("--dump-dom", f"--window-size={width},1800", probe.as_uri())
-    found = re.search(r'data-measure="([^"]*)"', dom)
-    assert found, "the page did not run its measuring script"
-    seen = json.loads(found.group(1).replace("&quot;", '"'))
+    seen = measure(page, CARD_MEASURE, f"{width},1800", tmp_path / f"card-{width}.png")
     assert seen["page"] <= seen["view"], f"the card is wider than {width} px"
     assert seen["smallest_px"] >= 16 and seen["first_heading"] == "Knock"
     assert seen["rules"] == len(card["knock"]) + len(card["take"]) + len(card["discard"])
