@@ -48,8 +48,10 @@ def _keyed_cache_dir() -> Path:
 
 def _configure_numba_cache() -> None:
     cache_dir = _keyed_cache_dir()
-    # Remember the parent so that a later import (e.g. in a worker) keys it the same way.
-    os.environ.setdefault("RUMMY_NUMBA_CACHE_BASE", str(cache_dir.parent))
+    # Remember the parent so that a later import (e.g. in a worker) keys it the same way
+    # (an empty value counts as unset, as above: kept, a worker would key the keyed folder).
+    if not os.environ.get("RUMMY_NUMBA_CACHE_BASE"):
+        os.environ["RUMMY_NUMBA_CACHE_BASE"] = str(cache_dir.parent)
     os.environ["NUMBA_CACHE_DIR"] = str(cache_dir)
     if "numba" in sys.modules:  # already imported: make it read the new folder
         from numba.core import config

@@ -41,6 +41,11 @@ class Greedy:
         self.tab = tables_for(rules)
         self.throw_back = rules.discard_taken_card
         self.big_gin = rules.big_gin_bonus > 0
+        # The solver's first calls compile it (or load it from the cache): here, in the
+        # time a table gives ``hello``, not in the first decision's (docs/AGENTS.md).
+        some_hand = (1 << 11) - 1
+        min_deadwood_one(some_hand, self.tab)
+        best_discard(some_hand, -1, self.tab)
 
     def take(self, view: View) -> bool:
         pile = view.pile
