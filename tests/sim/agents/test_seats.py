@@ -78,6 +78,22 @@ def test_an_external_greedy_plays_the_compiled_greedys_hands() -> None:
     )
 
 
+def test_the_python_greedy_compiles_its_solver_in_hello(monkeypatch) -> None:
+    """From an empty cache its solver compiles for 10 s or more, its decisions' limit:
+    ``hello`` calls each solver function once, with the types its decisions pass, so
+    that the compile falls in the greeting's time."""
+    from sim.agents import greedy
+
+    called = []
+    for name in ("min_deadwood_one", "best_discard"):
+        real = getattr(greedy, name)
+        monkeypatch.setattr(greedy, name, lambda *a, n=name, f=real: called.append(
+            (n, [type(x) for x in a])) or f(*a))  # fmt: skip
+    greedy.Greedy().hello(rules=get_rules("gin"), seat=0)
+    assert called == [("min_deadwood_one", [int, np.ndarray]),
+                      ("best_discard", [int, int, np.ndarray])]  # fmt: skip
+
+
 def test_a_different_agent_plays_different_hands() -> None:
     """The comparison above can fail: an agent that plays otherwise changes the hands."""
     lineup = f"{external('fine')}/simple"

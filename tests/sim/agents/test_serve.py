@@ -53,8 +53,8 @@ def test_a_rummy_agent_process_answers_as_the_player_does() -> None:
     hello = {"type": "hello", "protocol": 1, "seat": 0, "players": 2,
              "rules": get_rules("gin").to_dict()}  # fmt: skip
     requests = [line(hello), *bad, line(melds)] + [line(r) for r, _ in asked]
-    # The agent may compile what this process did not (an empty cache, a busy machine:
-    # over two minutes once): the limit only stops a hang.
+    # The agent may compile what this process did not (an empty cache, or another one:
+    # on a busy machine, over two minutes once): the limit only stops a hang.
     process = subprocess.run(
         [sys.executable, "-m", "rummy", "agent", SPEC, "--rules", "gin"],
         input=b"".join(requests) + line({"type": "bye"}) + line({"type": "take"}),
