@@ -135,11 +135,15 @@ class ExternalSeat(Seat):
         self.stdin, self.stdout = self.process.stdin, self.process.stdout
         self.reader = LineReader(self.stdout)
         hello = {"type": "hello", "protocol": PROTOCOL, "seat": seat, "players": rules.players}
+        greeting = max(timeout, GREETING)
         try:
-            reply = self._ask({**hello, "rules": rules.to_dict()}, max(timeout, GREETING))
+            reply = self._ask({**hello, "rules": rules.to_dict()}, greeting)
         except AgentFailed as exc:
             self.stop()
-            raise StrategyError(f"{self.spec}: no greeting: {exc}") from None
+            said = str(exc)
+            if said == f"no answer within {greeting:g} s":  # silent: maybe still compiling
+                said += " (a start that compiles: `rummy warm` first, or a longer timeout=)"
+            raise StrategyError(f"{self.spec}: no greeting: {said}") from None
         name = reply.get("name")
         if not isinstance(name, str) or not name:
             self.stop()

@@ -202,6 +202,18 @@ def test_a_program_that_does_not_greet_is_one_line_before_anything_plays() -> No
         play_deals("gin", f"{external('nohello')}/greedy", deals=5, seed=1)
 
 
+def test_a_program_silent_past_the_greeting_time_is_told_why_it_may_be(monkeypatch) -> None:
+    """A start that compiles (``rummy agent`` on an empty cache, a busy machine) can
+    outlast the greeting's time: the line says what to do."""
+    monkeypatch.setattr(S, "GREETING", 0.5)
+    with pytest.raises(StrategyError) as error:
+        play_deals("gin", "external:cmd='sleep 30',timeout=0.2/greedy", deals=5, seed=1)
+    assert str(error.value) == (
+        "external:cmd=sleep 30: no greeting: no answer within 0.5 s "
+        "(a start that compiles: `rummy warm` first, or a longer timeout=)"
+    )
+
+
 # --- an agent that fails ----------------------------------------------------------------
 
 
