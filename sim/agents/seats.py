@@ -142,7 +142,7 @@ class ExternalSeat(Seat):
             self.stop()
             said = str(exc)
             if said == f"no answer within {greeting:g} s":  # silent: maybe still compiling
-                said += " (a start that compiles: `rummy warm` first, or a longer timeout=)"
+                said += " (a start that compiles: `rummy warm` first, or a longer timeout=SECONDS)"
             raise StrategyError(f"{self.spec}: no greeting: {said}") from None
         name = reply.get("name")
         if not isinstance(name, str) or not name:

@@ -85,10 +85,16 @@ def test_the_python_greedy_compiles_its_solver_in_hello(monkeypatch) -> None:
     from sim.agents import greedy
 
     called = []
+
+    def recording(name, real):
+        def call(*args):
+            called.append((name, [type(a) for a in args]))
+            return real(*args)
+
+        return call
+
     for name in ("min_deadwood_one", "best_discard"):
-        real = getattr(greedy, name)
-        monkeypatch.setattr(greedy, name, lambda *a, n=name, f=real: called.append(
-            (n, [type(x) for x in a])) or f(*a))  # fmt: skip
+        monkeypatch.setattr(greedy, name, recording(name, getattr(greedy, name)))
     greedy.Greedy().hello(rules=get_rules("gin"), seat=0)
     assert called == [("min_deadwood_one", [int, np.ndarray]),
                       ("best_discard", [int, int, np.ndarray])]  # fmt: skip
@@ -210,7 +216,7 @@ def test_a_program_silent_past_the_greeting_time_is_told_why_it_may_be(monkeypat
         play_deals("gin", "external:cmd='sleep 30',timeout=0.2/greedy", deals=5, seed=1)
     assert str(error.value) == (
         "external:cmd=sleep 30: no greeting: no answer within 0.5 s "
-        "(a start that compiles: `rummy warm` first, or a longer timeout=)"
+        "(a start that compiles: `rummy warm` first, or a longer timeout=SECONDS)"
     )
 
 
