@@ -30,7 +30,11 @@ opponent and sample:
   deadwood is at or below the threshold a greedy player knocks at (the rule's limit,
   or greedy's tuned threshold for the player count where any deadwood may knock;
   ``kernels.mc.shown_floor``, the shown model's test): hands such an opponent would
-  have knocked with, had it played greedy.
+  have knocked with, had it played greedy;
+* ``miss%``: samples that fit nothing the opponent showed and kept their last deal
+  (under the history model: were dealt by the rules' model where no hand fit its
+  notes), as ``mc`` counts them (``work.misses``) and a study's note reports them; with
+  more than one opponent, the misses of a sample's every opponent.
 
 The table is by the opponent's discards so far this hand (0-1, 2-3, 4-5, 6-7, 8+)
 and model, each a mean over (position, opponent) pairs of the pair's mean over its
@@ -81,8 +85,8 @@ from sim.solver import tables_for
 BUCKETS = ("0-1", "2-3", "4-5", "6-7", "8+")  # the opponent's discards so far
 DRAWS = (E.EV_PASS, E.EV_DRAW_PILE, E.EV_DRAW_STOCK, E.EV_REBUILD, E.EV_EXHAUSTED)
 # Per (position, opponent), sums over the samples of: |err|, bias, shared, ready, the
-# sampled hand's least deadwood.
-SUMS = 5
+# sampled hand's least deadwood, misses.
+SUMS = 6
 
 
 @njit(cache=True)
@@ -97,13 +101,15 @@ def measure(obs, model, key, samples, truth, threshold, scratch, out):
     copy_notes(scratch, work.inference[K.INF_NOTES :])
     K.prepare_samples(obs, hidden, key, model, work, engine)
     for j in range(samples):
+        before = work.misses[0]
         K.deal_sample(obs, hidden, random64(key, j), model, work, engine)
-        add_sample(obs, work.base, truth, threshold, out)
+        add_sample(obs, work.base, truth, threshold, work.misses[0] - before, out)
 
 
 @njit(cache=True)
-def add_sample(obs, hands, truth, threshold, out):
-    """Add one sample's opponent ``hands`` to ``out`` (``measure``'s sums)."""
+def add_sample(obs, hands, truth, threshold, missed, out):
+    """Add one sample's opponent ``hands`` and its ``missed`` count to ``out``
+    (``measure``'s sums)."""
     for s in range(obs.players):
         if s == obs.seat:
             continue
@@ -115,6 +121,7 @@ def add_sample(obs, hands, truth, threshold, out):
         out[s, 2] += popcount(hand & truth[obs.players + s] & ~obs.taken[s])
         out[s, 3] += 1 if d <= threshold else 0
         out[s, 4] += d
+        out[s, 5] += missed
 
 
 def measure_known(module, engine, obs, model, key, samples, truth, threshold, scratch, out):
@@ -129,8 +136,9 @@ def measure_known(module, engine, obs, model, key, samples, truth, threshold, sc
     module.prepare_samples(obs, hidden, key, model, work, engine)
     seconds = time.perf_counter() - start
     for j in range(samples):
+        before = work.misses[0]
         module.deal_sample(obs, hidden, np.uint64(random64(key, j)), model, work, engine)
-        add_sample(obs, work.base, truth, threshold, out)
+        add_sample(obs, work.base, truth, threshold, work.misses[0] - before, out)
     return seconds
 
 
@@ -160,11 +168,11 @@ class Table:
 
     def add(self, row: int, bucket: int, means: np.ndarray, discarded: bool) -> None:
         sums = self.sums.setdefault((row, bucket), np.zeros(SUMS))
-        sums += means * np.array([1, 1, 1, discarded, 1])
+        sums += means * np.array([1, 1, 1, discarded, 1, 1])
 
     def print(self, rows: dict[int, str]) -> None:
         print(f"{'discards':>8} {'model':>9} {'|err|':>6} {'bias':>6} {'shared':>6} "
-              f"{'dw':>6} {'ready%':>6} {'n':>6}")  # fmt: skip
+              f"{'dw':>6} {'ready%':>6} {'miss%':>6} {'n':>6}")  # fmt: skip
         groups = [(label, [b]) for b, label in enumerate(BUCKETS)]
         for label, buckets in groups + [("all", list(range(len(BUCKETS))))]:
             n = sum(self.n[b] for b in buckets)
@@ -176,10 +184,11 @@ class Table:
                         np.zeros(SUMS))  # fmt: skip
                 ready = f"{100 * s[3] / discarded:6.1f}" if discarded else f"{'-':>6}"
                 if row == self.TRUE:
-                    errors = f"{'-':>6} {'-':>6} {'-':>6}"
+                    errors, missed = f"{'-':>6} {'-':>6} {'-':>6}", f"{'-':>6}"
                 else:
                     errors = f"{s[0] / n:6.2f} {s[1] / n:+6.2f} {s[2] / n:6.2f}"
-                print(f"{label:>8} {name:>9} {errors} {s[4] / n:6.2f} {ready} {n:6d}")
+                    missed = f"{100 * s[5] / n:6.1f}"
+                print(f"{label:>8} {name:>9} {errors} {s[4] / n:6.2f} {ready} {missed} {n:6d}")
 
 
 def bucket_of(discards: int) -> int:
@@ -404,7 +413,7 @@ def main() -> None:
                 for m in rows:
                     table.add(m, b, sums[m][s] / args.samples, discarded)
                 dw = truth[s]
-                table.add(Table.TRUE, b, np.array([0, 0, 0, dw <= threshold, dw]), discarded)
+                table.add(Table.TRUE, b, np.array([0, 0, 0, dw <= threshold, dw, 0]), discarded)
     seconds = time.perf_counter() - start
     print(
         f"rules {rules.name}, players {players}, seats {args.seats}, seed {args.seed}, "
