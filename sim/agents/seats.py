@@ -64,6 +64,10 @@ class AgentFailed(Exception):
     """What an agent did wrong at one decision (the message quotes what it said)."""
 
 
+class AgentSilent(AgentFailed):
+    """The agent answered nothing within its limit."""
+
+
 class Seat:
     """One live agent at one seat: ``take(view)`` and ``discard(view)`` (the card and
     the knock decision), its ``identity`` (name and version), ``close()``."""
@@ -135,13 +139,12 @@ class ExternalSeat(Seat):
         self.stdin, self.stdout = self.process.stdin, self.process.stdout
         self.reader = LineReader(self.stdout)
         hello = {"type": "hello", "protocol": PROTOCOL, "seat": seat, "players": rules.players}
-        greeting = max(timeout, GREETING)
         try:
-            reply = self._ask({**hello, "rules": rules.to_dict()}, greeting)
+            reply = self._ask({**hello, "rules": rules.to_dict()}, max(timeout, GREETING))
         except AgentFailed as exc:
             self.stop()
             said = str(exc)
-            if said == f"no answer within {greeting:g} s":  # silent: maybe still compiling
+            if isinstance(exc, AgentSilent):  # perhaps still compiling
                 said += " (a start that compiles: `rummy warm` first, or a longer timeout=SECONDS)"
             raise StrategyError(f"{self.spec}: no greeting: {said}") from None
         name = reply.get("name")
@@ -168,7 +171,7 @@ class ExternalSeat(Seat):
         try:
             line = self.reader.line(limit)
         except TimeoutError:
-            raise AgentFailed(f"no answer within {limit:g} s") from None
+            raise AgentSilent(f"no answer within {limit:g} s") from None
         except ProtocolError as exc:
             raise AgentFailed(str(exc)) from None
         if line is None:
